@@ -1,0 +1,26 @@
+#pragma once
+// Command line of fabric-broker: options, their environment fallbacks, and mode selection.
+#include <QCommandLineParser>
+#include <QStringList>
+#include <optional>
+
+namespace fb {
+
+class CommandLine {
+public:
+    CommandLine();
+    struct Parsed {
+        std::optional<int> exitCode; // set when the process should exit now (help, version, error)
+    };
+    Parsed parse(const QStringList &arguments);
+    QCommandLineParser &parser() { return m_parser; }
+    bool isSet(const QString &name) const { return m_parser.isSet(name); }
+    QString value(const QString &name) const { return m_parser.value(name); }
+
+private:
+    QCommandLineParser m_parser;
+};
+
+int runHeadless(CommandLine &cli);
+
+} // namespace fb

@@ -1,0 +1,282 @@
+#include "core/CanonicalJson.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QJsonParseError>
+#include <QList>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+
+namespace fb {
+
+namespace {
+
+void appendValue(QByteArray &out, const QJsonValue &value);
+
+bool utf16Less(const QString &a, const QString &b)
+{
+    const auto *pa = reinterpret_cast<const char16_t *>(a.utf16());
+    const auto *pb = reinterpret_cast<const char16_t *>(b.utf16());
+    return std::lexicographical_compare(pa, pa + a.size(), pb, pb + b.size());
+}
+
+void appendString(QByteArray &out, const QString &s)
+{
+    static const char hex[] = "0123456789abcdef";
+    const QByteArray utf8 = s.toUtf8();
+    out.reserve(out.size() + utf8.size() + 2);
+    out.append('"');
+    for (char c : utf8) {
+        const auto u = static_cast<unsigned char>(c);
+        switch (u) {
+        case '"':
+            out.append("\\\"");
+            break;
+        case '\\':
+            out.append("\\\\");
+            break;
+        case '\b':
+            out.append("\\b");
+            break;
+        case '\f':
+            out.append("\\f");
+            break;
+        case '\n':
+            out.append("\\n");
+            break;
+        case '\r':
+            out.append("\\r");
+            break;
+        case '\t':
+            out.append("\\t");
+            break;
+        default:
+            if (u < 0x20) {
+                out.append("\\u00");
+                out.append(hex[u >> 4]);
+                out.append(hex[u & 0xf]);
+            } else {
+                out.append(c);
+            }
+        }
+    }
+    out.append('"');
+}
+
+void appendNumber(QByteArray &out, double v)
+{
+    if (!std::isfinite(v)) {
+        out.append("null");
+        return;
+    }
+    if (v == 0) { // also -0
+        out.append('0');
+        return;
+    }
+    // Shortest round-trip digits in scientific form: "-d.ddde+XX".
+    char buf[64];
+    auto res = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::scientific);
+    const std::string_view sci(buf, static_cast<size_t>(res.ptr - buf));
+    size_t pos = 0;
+    if (sci[0] == '-') {
+        out.append('-');
+        pos = 1;
+    }
+    const size_t ePos = sci.find('e');
+    std::string digits;
+    for (size_t i = pos; i < ePos; ++i) {
+        if (sci[i] != '.')
+            digits.push_back(sci[i]);
+    }
+    while (digits.size() > 1 && digits.back() == '0')
+        digits.pop_back();
+    int exp10 = 0;
+    std::from_chars(sci.data() + ePos + 1 + (sci[ePos + 1] == '+' ? 1 : 0), sci.data() + sci.size(),
+                    exp10);
+    const int k = static_cast<int>(digits.size());
+    const int n = exp10 + 1; // value = 0.digits * 10^n
+    if (k <= n && n <= 21) {
+        out.append(digits.data(), k);
+        out.append(QByteArray(n - k, '0'));
+    } else if (0 < n && n <= 21) {
+        out.append(digits.data(), n);
+        out.append('.');
+        out.append(digits.data() + n, k - n);
+    } else if (-6 < n && n <= 0) {
+        out.append("0.");
+        out.append(QByteArray(-n, '0'));
+        out.append(digits.data(), k);
+    } else {
+        out.append(digits[0]);
+        if (k > 1) {
+            out.append('.');
+            out.append(digits.data() + 1, k - 1);
+        }
+        out.append('e');
+        out.append(n - 1 >= 0 ? '+' : '-');
+        out.append(QByteArray::number(std::abs(n - 1)));
+    }
+}
+
+void appendObject(QByteArray &out, const QJsonObject &obj)
+{
+    QList<QString> keys = obj.keys();
+    std::sort(keys.begin(), keys.end(), utf16Less);
+    out.append('{');
+    bool first = true;
+    for (const QString &key : keys) {
+        if (!first)
+            out.append(',');
+        first = false;
+        appendString(out, key);
+        out.append(':');
+        appendValue(out, obj.value(key));
+    }
+    out.append('}');
+}
+
+void appendValue(QByteArray &out, const QJsonValue &value)
+{
+    switch (value.type()) {
+    case QJsonValue::Null:
+    case QJsonValue::Undefined:
+        out.append("null");
+        break;
+    case QJsonValue::Bool:
+        out.append(value.toBool() ? "true" : "false");
+        break;
+    case QJsonValue::Double:
+        appendNumber(out, value.toDouble());
+        break;
+    case QJsonValue::String:
+        appendString(out, value.toString());
+        break;
+    case QJsonValue::Array: {
+        out.append('[');
+        bool first = true;
+        for (const QJsonValue &item : value.toArray()) {
+            if (!first)
+                out.append(',');
+            first = false;
+            appendValue(out, item);
+        }
+        out.append(']');
+        break;
+    }
+    case QJsonValue::Object:
+        appendObject(out, value.toObject());
+        break;
+    }
+}
+
+// Scans JSON text for duplicate keys and nesting depth, which QJsonDocument does not report.
+// Assumes the text already parsed as valid JSON.
+bool checkStructure(const QByteArray &json, int maxDepth, QString *error)
+{
+    struct Frame {
+        bool isObject;
+        QList<QByteArray> keys;
+        bool expectKey;
+    };
+    QList<Frame> stack;
+    const qsizetype n = json.size();
+    for (qsizetype i = 0; i < n; ++i) {
+        const char c = json[i];
+        if (c == '"') {
+            const qsizetype start = i;
+            ++i;
+            while (i < n && json[i] != '"') {
+                if (json[i] == '\\')
+                    ++i;
+                ++i;
+            }
+            if (!stack.isEmpty() && stack.last().isObject && stack.last().expectKey) {
+                QByteArray raw = json.mid(start, i - start + 1);
+                // Compare decoded keys, so "a" and "\u0061" are duplicates too.
+                const QJsonDocument d = QJsonDocument::fromJson("[" + raw + "]");
+                const QByteArray key = d.array().at(0).toString().toUtf8();
+                if (stack.last().keys.contains(key)) {
+                    if (error)
+                        *error = QStringLiteral("duplicate object key \"%1\"")
+                                     .arg(QString::fromUtf8(key));
+                    return false;
+                }
+                stack.last().keys.append(key);
+                stack.last().expectKey = false;
+            }
+        } else if (c == '-' || (c >= '0' && c <= '9')) {
+            // QJsonDocument accepts numbers beyond the double range; JSON for us does not.
+            qsizetype end = i;
+            while (end < n && QByteArrayView("+-.eE0123456789").contains(json[end]))
+                ++end;
+            double v = 0;
+            const auto res = std::from_chars(json.constData() + i, json.constData() + end, v);
+            if (res.ec != std::errc() || !std::isfinite(v)) {
+                if (error)
+                    *error = QStringLiteral("number out of range: %1")
+                                 .arg(QString::fromLatin1(json.mid(i, std::min<qsizetype>(end - i, 40))));
+                return false;
+            }
+            i = end - 1;
+        } else if (c == '{' || c == '[') {
+            stack.append({c == '{', {}, c == '{'});
+            if (stack.size() > maxDepth) {
+                if (error)
+                    *error = QStringLiteral("JSON nesting deeper than %1 levels").arg(maxDepth);
+                return false;
+            }
+        } else if (c == '}' || c == ']') {
+            if (!stack.isEmpty())
+                stack.removeLast();
+        } else if (c == ',') {
+            if (!stack.isEmpty() && stack.last().isObject)
+                stack.last().expectKey = true;
+        }
+    }
+    return true;
+}
+
+} // namespace
+
+QByteArray canonicalJson(const QJsonValue &value)
+{
+    QByteArray out;
+    out.reserve(256);
+    appendValue(out, value);
+    return out;
+}
+
+QByteArray canonicalNumber(double value)
+{
+    QByteArray out;
+    appendNumber(out, value);
+    return out;
+}
+
+QByteArray canonicalString(const QString &value)
+{
+    QByteArray out;
+    appendString(out, value);
+    return out;
+}
+
+std::optional<QByteArray> canonicalizeText(const QByteArray &json, QString *error, int maxDepth)
+{
+    QJsonParseError pe{};
+    // Wrap so scalars parse too; QJsonDocument only accepts arrays and objects at top level.
+    const QJsonDocument doc = QJsonDocument::fromJson("[" + json + "]", &pe);
+    if (pe.error != QJsonParseError::NoError || !doc.isArray() || doc.array().size() != 1) {
+        if (error)
+            *error = pe.error != QJsonParseError::NoError ? pe.errorString()
+                                                          : QStringLiteral("not one JSON value");
+        return std::nullopt;
+    }
+    if (!checkStructure(json, maxDepth, error))
+        return std::nullopt;
+    return canonicalJson(doc.array().at(0));
+}
+
+} // namespace fb
