@@ -1,0 +1,86 @@
+#pragma once
+// FabricClient: the Fabric v4 REST client on QNetworkAccessManager. Owns the OAuth2
+// client-credentials token cache, the three creates (dry run and real), the read endpoints of
+// the catalog and the price search. It has no method for DELETE, PATCH or PUT, by design, and
+// it never retries a real create.
+#include "core/CompiledRequest.h"
+#include "fabric/FabricResult.h"
+
+#include <QJsonObject>
+#include <QObject>
+#include <QProcessEnvironment>
+#include <QUrl>
+#include <QUrlQuery>
+
+class QNetworkAccessManager;
+
+namespace fb {
+
+struct FabricConfig {
+    QUrl endpoint = QUrl(QStringLiteral("https://api.equinix.com"));
+    QString clientId;
+    QString clientSecret;
+    QString staticToken; // EQUINIX_API_TOKEN: used as the bearer token as-is
+    int timeoutMs = 30000;
+    bool sandbox = false; // pointed at the embedded sandbox (shown everywhere the user looks)
+
+    // EQUINIX_API_ENDPOINT, EQUINIX_API_CLIENTID/EQUINIX_API_CLIENTSECRET (or
+    // EQUINIX_CLIENT_ID/EQUINIX_CLIENT_SECRET), EQUINIX_API_TOKEN, EQUINIX_API_TIMEOUT_MS.
+    // Precedence: client credentials first, then the static token.
+    static FabricConfig fromEnvironment(const QProcessEnvironment &env =
+                                            QProcessEnvironment::systemEnvironment());
+    bool hasCredentials() const;
+    // "client credentials (EQUINIX_API_CLIENTID)", "static token (EQUINIX_API_TOKEN)", "none".
+    QString credentialSource() const;
+};
+
+// One in-flight Fabric call. Emits finished exactly once (also after abort(), with Kind::Cancelled
+// unless a real create was already sent, in which case the outcome is reported as it is known),
+// then deletes itself later.
+class FabricCall : public QObject {
+    Q_OBJECT
+public:
+    using QObject::QObject;
+    virtual void abort() = 0;
+    virtual bool isFinished() const = 0;
+signals:
+    void finished(const fb::FabricResult &result);
+};
+
+class FabricClient : public QObject {
+    Q_OBJECT
+public:
+    explicit FabricClient(FabricConfig config, QObject *parent = nullptr);
+    ~FabricClient() override;
+
+    const FabricConfig &config() const;
+    void setConfig(FabricConfig config); // drops the cached token
+
+    // POST <path>?dryRun=true with the compiled body bytes unchanged. A reply carrying a "uuid"
+    // is an InvalidResponse (a dry run must not create). EQ-3142411 -> DryRunUnsupported.
+    FabricCall *dryRun(const CompiledRequest &request);
+    // POST <path> with the compiled body bytes unchanged. Sent at most once: no retry, not even
+    // after a 401. A timeout or lost connection after sending -> OutcomeUnknown with lookup hints.
+    FabricCall *create(const CompiledRequest &request);
+    // GET <path>?<query> (reads; refreshed and retried once on 401).
+    FabricCall *get(const QString &path, const QUrlQuery &query = {});
+    // POST <path> with a JSON body, for the spec's search endpoints (reads).
+    FabricCall *search(const QString &path, const QJsonObject &body);
+    // Rate-card context for a compiled request: result body is the price context object
+    // ({"priced": true, ...} or {"priced": false, "reason": ...}). Never fails: a failed lookup
+    // finishes Ok with priced=false and the reason.
+    FabricCall *priceContext(const CompiledRequest &request);
+    // Obtains (or reuses) an access token; for "Test connection" buttons.
+    FabricCall *testConnection();
+
+signals:
+    // For the activity log: method, path, status, correlation id. Never secrets.
+    void requestFinished(const QString &method, const QString &path, int httpStatus,
+                         const QString &correlationId, qint64 elapsedMs);
+
+private:
+    class Private;
+    Private *d;
+};
+
+} // namespace fb

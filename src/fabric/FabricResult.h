@@ -1,0 +1,53 @@
+#pragma once
+// FabricResult: the typed outcome of one Fabric call, and the agent-facing rendering of it.
+#include <QJsonArray>
+#include <QJsonObject>
+#include <QJsonValue>
+#include <QList>
+#include <QMetaType>
+#include <QString>
+
+namespace fb {
+
+// One entry of the Fabric ErrorList.
+struct FabricError {
+    QString errorCode;     // e.g. "EQ-3142306"
+    QString errorMessage;
+    QString correlationId;
+    QString details;
+    QList<QPair<QString, QString>> additionalInfo; // {property, reason}
+    QJsonObject toJson() const;
+};
+
+struct FabricResult {
+    enum class Kind {
+        Ok,                // 2xx with a JSON body
+        FabricError,       // 4xx/5xx carrying a Fabric ErrorList
+        AuthError,         // OAuth failure or 401/403 after refresh
+        HttpError,         // non-2xx without a parsable ErrorList
+        NetworkError,      // connection refused, DNS, TLS... before the request was sent
+        Timeout,           // no reply in time (reads, dry runs)
+        OutcomeUnknown,    // real create sent, then timeout or lost connection
+        DryRunUnsupported, // EQ-3142411
+        InvalidResponse,   // unparsable body, or a dry run reply with a uuid
+        Cancelled,         // aborted before a real create was sent
+    };
+    Kind kind = Kind::Ok;
+    int httpStatus = 0;
+    QJsonValue body;
+    QList<FabricError> errors;
+    QString message;       // one sentence an agent can act on; never secrets
+    QString correlationId; // X-CORRELATION-ID we sent
+    bool requestSent = false; // whether the request bytes left this process
+    QString method;
+    QString path;
+
+    bool ok() const { return kind == Kind::Ok; }
+    static QString kindName(Kind kind); // "ok", "fabric_error", ...
+    // {"kind", "http_status", "message", "correlation_id", "errors": [...]} (no body)
+    QJsonObject toJson() const;
+};
+
+} // namespace fb
+
+Q_DECLARE_METATYPE(fb::FabricResult)

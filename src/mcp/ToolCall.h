@@ -1,0 +1,92 @@
+#pragma once
+// ToolCall: one tools/call in flight. Completes exactly once. Cancellation (client
+// notifications/cancelled, session end), progress and server-to-client requests (elicitation)
+// are first-class inputs and outputs of this object.
+#include "mcp/ClientInfo.h"
+
+#include <QJsonObject>
+#include <QJsonValue>
+#include <QObject>
+#include <QPointer>
+#include <functional>
+
+namespace fb::mcp {
+
+class Session;
+
+// Outcome of one server-to-client request (e.g. elicitation/create).
+struct ClientReply {
+    enum class Status {
+        Result,        // the client answered with a result (see result)
+        Error,         // the client answered with a JSON-RPC error (see error)
+        Timeout,       // no answer in time; the server sent notifications/cancelled for it
+        Cancelled,     // the server side cancelled it (cancelClientRequest or call cancelled)
+        SessionClosed, // the session ended before an answer
+        NotSent,       // could not be sent (capability missing, session not initialized...)
+    };
+    Status status = Status::NotSent;
+    QJsonObject result;
+    QJsonObject error; // {code, message, data}
+    QString message;   // human description of what happened
+};
+
+class ToolCall : public QObject {
+    Q_OBJECT
+public:
+    ~ToolCall() override;
+
+    QString toolName() const;
+    QJsonObject arguments() const;
+    QJsonValue requestId() const;
+    const ClientInfo &client() const; // the session's client identity and capabilities
+    bool hasProgressToken() const;
+
+    bool isCancelled() const;   // client sent notifications/cancelled, or the session ended
+    QString cancelReason() const;
+    bool isFinished() const;
+
+    // When the client cancels, the response is suppressed unless the tool set this, because
+    // the client must still learn the outcome (e.g. a create was already sent).
+    void setReportEvenIfCancelled(bool report);
+
+    // Complete with a CallToolResult {content, structuredContent, isError}. Exactly once; later
+    // calls are ignored with a warning.
+    void finish(const QJsonObject &callToolResult);
+    // Convenience: result with structuredContent and a text rendering.
+    void finishStructured(const QJsonObject &structured, const QString &text, bool isError = false);
+    // Convenience: isError result with a text message (and optional structured content).
+    void finishError(const QString &message, const QJsonObject &structured = {});
+
+    // notifications/progress, only if the request carried _meta.progressToken. Monotonic:
+    // a value not greater than the last one sent is dropped. Nothing is sent after finish.
+    void progress(double progress, double total = -1, const QString &message = {});
+    // Log to the session (notifications/message), respecting logging/setLevel.
+    void log(const QString &level, const QString &logger, const QJsonValue &data);
+
+    // Sends a server-to-client request on this call's session (only after initialized, at a
+    // protocol >= 2025-06-18 for elicitation and when the client declared the capability; else
+    // the callback runs with NotSent). Times out after timeoutMs (sends notifications/cancelled
+    // for it). If this call is cancelled or finishes first, the request is cancelled too.
+    // Returns an id usable with cancelClientRequest; the callback runs exactly once.
+    qint64 sendClientRequest(const QString &method, const QJsonObject &params, int timeoutMs,
+                             std::function<void(const ClientReply &)> callback);
+    void cancelClientRequest(qint64 id, const QString &reason = {});
+
+    // Build a CallToolResult.
+    static QJsonObject makeResult(const QJsonObject &structured, const QString &text,
+                                  bool isError = false);
+
+signals:
+    void cancelled(const QString &reason);
+
+protected:
+    friend class Session;
+    ToolCall(Session *session, QJsonValue id, QString tool, QJsonObject arguments,
+             QJsonValue progressToken);
+
+private:
+    class Private;
+    Private *d;
+};
+
+} // namespace fb::mcp

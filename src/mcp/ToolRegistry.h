@@ -1,0 +1,58 @@
+#pragma once
+// ToolRegistry: every MCP tool registers here (name, title, description, input and output
+// schema, annotations, toolset, handler). Toolsets gate what is served: "read" by default,
+// "mutate" only when the operator names it. Tools outside the served toolsets are absent from
+// tools/list and calling them is an unknown tool.
+#include <QJsonArray>
+#include <QJsonObject>
+#include <QObject>
+#include <QStringList>
+#include <functional>
+
+namespace fb::mcp {
+
+class ToolCall;
+
+struct ToolDefinition {
+    QString name;
+    QString title;
+    QString description;
+    QJsonObject inputSchema;  // JSON Schema, type object
+    QJsonObject outputSchema; // JSON Schema, type object; empty = none declared
+    QJsonObject annotations;  // readOnlyHint, destructiveHint, idempotentHint, openWorldHint
+    QString toolset;          // "read" or "mutate"
+    // Called once per tools/call with validated-as-object arguments. The handler (or whatever it
+    // starts) must call ToolCall::finish exactly once, synchronously or later.
+    std::function<void(ToolCall *call)> handler;
+};
+
+class ToolRegistry : public QObject {
+    Q_OBJECT
+public:
+    explicit ToolRegistry(QObject *parent = nullptr);
+
+    static QStringList knownToolsets(); // {"read", "mutate"}
+    // Parses "read,mutate" (also from EQUINIX_MCP_TOOLSETS); unknown names -> error message.
+    static bool parseToolsets(const QString &text, QStringList *out, QString *error);
+
+    void registerTool(ToolDefinition tool);
+    void setServedToolsets(const QStringList &toolsets); // emits toolsChanged when it changes
+    QStringList servedToolsets() const;
+
+    // Served tools in deterministic order (registration order).
+    QList<const ToolDefinition *> servedTools() const;
+    const ToolDefinition *servedTool(const QString &name) const; // nullptr = unknown or gated
+    const ToolDefinition *anyTool(const QString &name) const;    // regardless of toolsets
+    // The cached compact serialization of {"tools": [...]} for tools/list.
+    QByteArray toolsListJson() const;
+
+signals:
+    void toolsChanged();
+
+private:
+    QList<ToolDefinition> m_tools;
+    QStringList m_served;
+    mutable QByteArray m_cache;
+};
+
+} // namespace fb::mcp
