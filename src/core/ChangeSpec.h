@@ -32,9 +32,16 @@ QJsonObject schema(ChangeType type);
 QJsonObject proposeInputSchema();
 // Every violation (schema and cross-field rules), each with its JSON path. Empty = valid.
 QList<SpecViolation> validate(ChangeType type, const QJsonValue &spec);
-// One-line human summary compiled from the spec, e.g.
-// "EVPL_VC 1 Gbps port <name or uuid> (SV) -> service profile <name or uuid> (SV)".
+// One-line human summary compiled from the spec only (names when the spec has them, else
+// uuids), e.g. "EVPL_VC 1 Gbps port SV-Port-01 (SV) → AWS us-west-1" or
+// "EVPL_VC 50 Mbps port <uuid> (SV) → service profile <uuid> (DC)".
 QString summarize(ChangeType type, const QJsonObject &spec);
+// The time-dependent rules that validate() leaves out (it has no clock): a service token's
+// expirationDateTime must be after nowMs (milliseconds since the epoch, e.g. Clock::nowMs()).
+// Empty for other change types and for specs whose expiry validate() already rejects.
+QList<SpecViolation> validateTimes(ChangeType type, const QJsonValue &spec, qint64 nowMs);
+// Bandwidth for people: whole multiples of 1000 Mbps as "1 Gbps"/"10 Gbps", else "50 Mbps".
+QString bandwidthText(double mbps);
 } // namespace ChangeSpec
 
 struct CompileResult {

@@ -1,0 +1,20 @@
+#pragma once
+// AuditSink: where the broker records every step worth an audit record. record() returns only
+// once the record is durable (flushed and synced); false means it is not, and a step that must
+// be recorded before it proceeds (sending a create) does not proceed.
+#include <QByteArray>
+#include <QJsonObject>
+#include <QString>
+
+namespace fb {
+
+class AuditSink {
+public:
+    virtual ~AuditSink() = default;
+    virtual bool record(const QString &type, const QJsonObject &data) = 0;
+};
+
+// Confirm tokens never reach the audit log in clear: their SHA-256 (lowercase hex) does.
+QString tokenDigest(const QString &token);
+
+} // namespace fb

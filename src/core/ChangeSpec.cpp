@@ -1,0 +1,638 @@
+#include "core/ChangeSpec.h"
+
+#include "core/CanonicalJson.h"
+#include "core/JsonSchema.h"
+
+#include <QDateTime>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QTimeZone>
+#include <QtGlobal>
+
+#include <array>
+#include <cmath>
+
+// Q_INIT_RESOURCE declares an extern function, so it must be used outside namespace fb. The
+// schemas live in a static library, where the resource's static initializer would otherwise be
+// dropped by the linker.
+static void fbInitSchemaResources() {
+    Q_INIT_RESOURCE(schemas);
+}
+
+namespace fb {
+
+namespace {
+
+QString schemaResourcePath(ChangeType type) {
+    return QStringLiteral(":/fabricbroker/schemas/") + changeTypeName(type) +
+           QStringLiteral(".json");
+}
+
+QJsonObject loadSchema(ChangeType type) {
+    fbInitSchemaResources();
+    QFile file(schemaResourcePath(type));
+    if (!file.open(QIODevice::ReadOnly))
+        qFatal("ChangeSpec: schema resource %s is missing", qPrintable(file.fileName()));
+    QJsonParseError error{};
+    const QJsonDocument doc = QJsonDocument::fromJson(file.readAll(), &error);
+    if (error.error != QJsonParseError::NoError || !doc.isObject()) {
+        qFatal("ChangeSpec: schema resource %s is not a JSON object: %s",
+               qPrintable(file.fileName()), qPrintable(error.errorString()));
+    }
+    return doc.object();
+}
+
+constexpr std::array kAllTypes = {ChangeType::ConnectionCreate, ChangeType::NetworkCreate,
+                                  ChangeType::ServiceTokenCreate};
+
+const JsonSchema &validatorFor(ChangeType type) {
+    // Built once, thread-safely (function-local static), then only read.
+    static const std::array<JsonSchema, 3> validators = {
+        JsonSchema(loadSchema(ChangeType::ConnectionCreate)),
+        JsonSchema(loadSchema(ChangeType::NetworkCreate)),
+        JsonSchema(loadSchema(ChangeType::ServiceTokenCreate))};
+    return validators.at(static_cast<std::size_t>(type));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Cross-field rules. They run on the raw spec alongside the schema and must tolerate any JSON
+// shape: wrong types are the schema's to report, so a rule simply skips what it cannot read.
+
+QString child(const QString &path, const QString &key) {
+    return JsonSchema::childPath(path, key);
+}
+
+QString str(const QJsonObject &o, QStringView key) {
+    return o.value(key).toString();
+}
+
+class Rules {
+public:
+    explicit Rules(QList<SpecViolation> &out)
+        : m_out(out) {}
+    void add(const QString &path, const QString &message) { m_out.append({path, message}); }
+
+    // DOT1Q: vlanTag only. QINQ: vlanSTag, optional vlanCTag. UNTAGGED: no tags.
+    void linkProtocol(const QJsonObject &lp, const QString &path) {
+        const QString type = str(lp, u"type");
+        const auto need = [&](QStringView key) {
+            if (!lp.contains(key))
+                add(child(path, key.toString()), QStringLiteral("required for ") + type);
+        };
+        const auto forbid = [&](QStringView key) {
+            if (lp.contains(key)) {
+                add(child(path, key.toString()),
+                    QStringLiteral("not allowed for ") + type +
+                        (type == u"UNTAGGED" ? QStringLiteral(" (no VLAN tags)")
+                         : type == u"DOT1Q"  ? QStringLiteral(" (use vlanTag)")
+                                             : QStringLiteral(" (use vlanSTag and vlanCTag)")));
+            }
+        };
+        if (type == u"DOT1Q") {
+            need(u"vlanTag");
+            forbid(u"vlanSTag");
+            forbid(u"vlanCTag");
+        } else if (type == u"QINQ") {
+            need(u"vlanSTag");
+            forbid(u"vlanTag");
+        } else if (type == u"UNTAGGED") {
+            forbid(u"vlanTag");
+            forbid(u"vlanSTag");
+            forbid(u"vlanCTag");
+        }
+    }
+
+    // Fields an access point (or token selector) of a given type may and must carry.
+    // Fields outside `known` are unknown to the schema, which reports them already.
+    void fieldsForType(const QJsonObject &ap, const QString &path, const QStringList &known,
+                       const QString &what, const QStringList &allowed,
+                       const QStringList &required) {
+        for (auto it = ap.begin(); it != ap.end(); ++it) {
+            if (known.contains(it.key()) && !allowed.contains(it.key())) {
+                add(child(path, it.key()), QStringLiteral("not allowed for ") + what +
+                                               QStringLiteral("; allowed: ") +
+                                               allowed.join(QStringLiteral(", ")));
+            }
+        }
+        for (const auto &key : required) {
+            if (!ap.contains(key))
+                add(child(path, key), QStringLiteral("required for ") + what);
+        }
+    }
+
+private:
+    QList<SpecViolation> &m_out;
+};
+
+bool isTaggedFamily(QStringView t) {
+    return t == u"EVPL_VC" || t == u"EVPLAN_VC" || t == u"EVPTREE_VC";
+}
+bool isPortBasedFamily(QStringView t) {
+    return t == u"EPL_VC" || t == u"EPLAN_VC" || t == u"EPTREE_VC" || t == u"ACCESS_EPL_VC";
+}
+bool isTreeType(QStringView t) {
+    return t == u"EVPTREE_VC" || t == u"EPTREE_VC";
+}
+// EVPLAN_VC -> EVPLAN etc.; empty for connection types that do not attach to a network.
+QString networkTypeFor(QStringView connectionType) {
+    if (connectionType == u"EVPLAN_VC" || connectionType == u"EPLAN_VC" ||
+        connectionType == u"EVPTREE_VC" || connectionType == u"EPTREE_VC")
+        return connectionType.chopped(3).toString();
+    return {};
+}
+
+const QStringList kAccessPointFields = {QStringLiteral("type"),
+                                        QStringLiteral("port"),
+                                        QStringLiteral("linkProtocol"),
+                                        QStringLiteral("location"),
+                                        QStringLiteral("profile"),
+                                        QStringLiteral("sellerRegion"),
+                                        QStringLiteral("authenticationKey"),
+                                        QStringLiteral("peeringType"),
+                                        QStringLiteral("network"),
+                                        QStringLiteral("role"),
+                                        QStringLiteral("virtualDevice"),
+                                        QStringLiteral("interface")};
+const QStringList kSelectorFields = {
+    QStringLiteral("type"),          QStringLiteral("port"),      QStringLiteral("linkProtocol"),
+    QStringLiteral("virtualDevice"), QStringLiteral("interface"), QStringLiteral("network")};
+
+const QString kNetworkConnectionTypes =
+    QStringLiteral("EVPLAN_VC, EPLAN_VC, EVPTREE_VC or EPTREE_VC");
+
+// linkProtocol rules of a COLO port by connection type (connections and token selectors alike).
+void coloLinkProtocol(Rules &rules, const QJsonObject &ap, const QString &path,
+                      const QString &connType) {
+    const QString lpPath = child(path, QStringLiteral("linkProtocol"));
+    const QJsonValue lpValue = ap.value(u"linkProtocol");
+    if (lpValue.isUndefined()) {
+        if (isTaggedFamily(connType)) {
+            rules.add(lpPath, QStringLiteral("required for a COLO port of an ") + connType +
+                                  QStringLiteral(" connection (DOT1Q, QINQ or UNTAGGED)"));
+        }
+        return;
+    }
+    const QJsonObject lp = lpValue.toObject();
+    const QString lpType = str(lp, u"type");
+    if (connType == u"ACCESS_EPL_VC") {
+        if (!lpType.isEmpty() && lpType != u"QINQ") {
+            rules.add(child(lpPath, QStringLiteral("type")),
+                      QStringLiteral("must be QINQ (with vlanSTag only) for ACCESS_EPL_VC, or omit "
+                                     "linkProtocol"));
+        } else if (lp.contains(u"vlanCTag")) {
+            rules.add(child(lpPath, QStringLiteral("vlanCTag")),
+                      QStringLiteral("not allowed for ACCESS_EPL_VC (only vlanSTag)"));
+        }
+    } else if (isPortBasedFamily(connType) && !lpType.isEmpty() && lpType != u"UNTAGGED") {
+        rules.add(child(lpPath, QStringLiteral("type")),
+                  connType + QStringLiteral(" uses the whole port: omit linkProtocol or use "
+                                            "UNTAGGED"));
+    }
+    rules.linkProtocol(lp, lpPath);
+}
+
+void connectionAccessPoint(Rules &rules, const QJsonObject &ap, const QString &path, bool isASide,
+                           const QString &connType) {
+    const QString apType = str(ap, u"type");
+    const QString typePath = child(path, QStringLiteral("type"));
+    const QString what = QStringLiteral("a ") + apType + QStringLiteral(" access point");
+    if (apType == u"COLO") {
+        rules.fieldsForType(ap, path, kAccessPointFields, what,
+                            {QStringLiteral("type"), QStringLiteral("port"),
+                             QStringLiteral("linkProtocol"), QStringLiteral("location")},
+                            {QStringLiteral("port")});
+        coloLinkProtocol(rules, ap, path, connType);
+    } else if (apType == u"SP") {
+        rules.fieldsForType(ap, path, kAccessPointFields, what,
+                            {QStringLiteral("type"), QStringLiteral("profile"),
+                             QStringLiteral("location"), QStringLiteral("sellerRegion"),
+                             QStringLiteral("authenticationKey"), QStringLiteral("peeringType")},
+                            {QStringLiteral("profile"), QStringLiteral("location")});
+        if (isASide)
+            rules.add(typePath, QStringLiteral("a service profile (SP) can only be on the zSide"));
+        else if (!connType.isEmpty() && connType != u"EVPL_VC")
+            rules.add(typePath, QStringLiteral("SP access points need connection type EVPL_VC"));
+    } else if (apType == u"NETWORK") {
+        QStringList allowed = {QStringLiteral("type"), QStringLiteral("network")};
+        QStringList required = {QStringLiteral("network")};
+        if (isTreeType(connType)) {
+            allowed.append(QStringLiteral("role"));
+            required.append(QStringLiteral("role"));
+        }
+        rules.fieldsForType(ap, path, kAccessPointFields,
+                            isTreeType(connType) ? what : what + QStringLiteral(" outside E-Tree"),
+                            allowed, required);
+        if (isASide)
+            rules.add(typePath, QStringLiteral("a NETWORK access point can only be on the zSide"));
+        else if (!connType.isEmpty() && networkTypeFor(connType).isEmpty())
+            rules.add(typePath, QStringLiteral("NETWORK access points need connection type ") +
+                                    kNetworkConnectionTypes);
+    } else if (apType == u"VD") {
+        rules.fieldsForType(
+            ap, path, kAccessPointFields, what,
+            {QStringLiteral("type"), QStringLiteral("virtualDevice"), QStringLiteral("interface")},
+            {QStringLiteral("virtualDevice")});
+        if (isPortBasedFamily(connType))
+            rules.add(typePath, QStringLiteral("a virtual device cannot be on a port-based ") +
+                                    connType + QStringLiteral(" connection"));
+    }
+    if (!isASide && !networkTypeFor(connType).isEmpty() && !apType.isEmpty() &&
+        apType != u"NETWORK") {
+        rules.add(typePath, QStringLiteral("must be NETWORK for an ") + connType +
+                                QStringLiteral(" connection (or use a zSide serviceToken)"));
+    }
+}
+
+void connectionRules(Rules &rules, const QJsonObject &spec) {
+    const QString connType = str(spec, u"type");
+    for (const bool isASide : {true, false}) {
+        const QString sideName = isASide ? QStringLiteral("aSide") : QStringLiteral("zSide");
+        const QJsonValue sideValue = spec.value(sideName);
+        if (!sideValue.isObject())
+            continue;
+        const QJsonObject side = sideValue.toObject();
+        const QString sidePath = child(QStringLiteral("$"), sideName);
+        const bool hasAccessPoint = side.contains(u"accessPoint");
+        const bool hasToken = side.contains(u"serviceToken");
+        if (hasAccessPoint && hasToken) {
+            rules.add(sidePath,
+                      QStringLiteral("give exactly one of accessPoint or serviceToken, not both"));
+        } else if (!hasAccessPoint && !hasToken) {
+            rules.add(sidePath, QStringLiteral("needs accessPoint or serviceToken"));
+        }
+        const QJsonValue ap = side.value(u"accessPoint");
+        if (ap.isObject()) {
+            connectionAccessPoint(rules, ap.toObject(),
+                                  child(sidePath, QStringLiteral("accessPoint")), isASide,
+                                  connType);
+        }
+    }
+}
+
+void networkRules(Rules &rules, const QJsonObject &spec) {
+    const QString scope = str(spec, u"scope");
+    const QJsonValue locationValue = spec.value(u"location");
+    const QJsonObject location = locationValue.toObject();
+    const QString locationPath = QStringLiteral("$.location");
+    if (scope == u"GLOBAL" && !locationValue.isUndefined()) {
+        rules.add(locationPath, QStringLiteral("not allowed for a GLOBAL network"));
+    } else if (scope == u"REGIONAL") {
+        if (locationValue.isUndefined())
+            rules.add(locationPath, QStringLiteral("required for a REGIONAL network (region)"));
+        else if (locationValue.isObject() && !location.contains(u"region"))
+            rules.add(child(locationPath, QStringLiteral("region")),
+                      QStringLiteral("required for a REGIONAL network"));
+        if (location.contains(u"metroCode"))
+            rules.add(child(locationPath, QStringLiteral("metroCode")),
+                      QStringLiteral("not allowed for a REGIONAL network (use region)"));
+    } else if (scope == u"LOCAL" && location.contains(u"region")) {
+        rules.add(child(locationPath, QStringLiteral("region")),
+                  QStringLiteral("not allowed for a LOCAL network (use metroCode)"));
+    }
+}
+
+void tokenSelector(Rules &rules, const QJsonObject &sel, const QString &path, bool isASide,
+                   const QString &connType) {
+    const QString selType = str(sel, u"type");
+    const QString typePath = child(path, QStringLiteral("type"));
+    const QString what = QStringLiteral("a ") + selType + QStringLiteral(" selector");
+    if (selType == u"COLO") {
+        rules.fieldsForType(
+            sel, path, kSelectorFields, what,
+            {QStringLiteral("type"), QStringLiteral("port"), QStringLiteral("linkProtocol")},
+            {QStringLiteral("port")});
+        coloLinkProtocol(rules, sel, path, connType);
+    } else if (selType == u"VD") {
+        rules.fieldsForType(
+            sel, path, kSelectorFields, what,
+            {QStringLiteral("type"), QStringLiteral("virtualDevice"), QStringLiteral("interface")},
+            {QStringLiteral("virtualDevice")});
+        if (isASide)
+            rules.add(typePath, QStringLiteral("a VD selector can only be on a zSide token"));
+        if (isPortBasedFamily(connType))
+            rules.add(typePath, QStringLiteral("a virtual device cannot be on a port-based ") +
+                                    connType + QStringLiteral(" connection"));
+    } else if (selType == u"NETWORK") {
+        rules.fieldsForType(sel, path, kSelectorFields, what,
+                            {QStringLiteral("type"), QStringLiteral("network")},
+                            {QStringLiteral("network")});
+        const QString expected = networkTypeFor(connType);
+        if (isASide) {
+            rules.add(typePath, QStringLiteral("a NETWORK selector can only be on a zSide token"));
+        } else if (!connType.isEmpty() && expected.isEmpty()) {
+            rules.add(typePath, QStringLiteral("NETWORK selectors need connection type ") +
+                                    kNetworkConnectionTypes);
+        }
+        const QJsonObject network = sel.value(u"network").toObject();
+        const QString networkType = str(network, u"type");
+        if (!expected.isEmpty() && !networkType.isEmpty() && networkType != expected) {
+            rules.add(child(child(path, QStringLiteral("network")), QStringLiteral("type")),
+                      QStringLiteral("must be ") + expected + QStringLiteral(" for an ") +
+                          connType + QStringLiteral(" token"));
+        }
+    }
+    if (!isASide && !networkTypeFor(connType).isEmpty() && !selType.isEmpty() &&
+        selType != u"NETWORK") {
+        rules.add(typePath,
+                  QStringLiteral("must be NETWORK for an ") + connType + QStringLiteral(" token"));
+    }
+}
+
+void serviceTokenRules(Rules &rules, const QJsonObject &spec) {
+    const QJsonValue connValue = spec.value(u"connection");
+    if (!connValue.isObject())
+        return;
+    const QJsonObject conn = connValue.toObject();
+    const QString connPath = QStringLiteral("$.connection");
+    const QString connType = str(conn, u"type");
+    if (str(spec, u"type") == u"EPL_TOKEN" && !connType.isEmpty() && connType != u"EPL_VC")
+        rules.add(child(connPath, QStringLiteral("type")),
+                  QStringLiteral("must be EPL_VC for an EPL_TOKEN"));
+
+    const bool hasA = conn.contains(u"aSide");
+    const bool hasZ = conn.contains(u"zSide");
+    if (hasA && hasZ) {
+        rules.add(connPath, QStringLiteral("give exactly one of aSide (a token for your port, with "
+                                           "bandwidthLimit) or zSide (a token others connect to, "
+                                           "with supportedBandwidths), not both"));
+    } else if (!hasA && !hasZ) {
+        rules.add(connPath, QStringLiteral("needs aSide (with bandwidthLimit) or zSide (with "
+                                           "supportedBandwidths)"));
+    }
+    if (hasA && !hasZ) {
+        if (!conn.contains(u"bandwidthLimit"))
+            rules.add(child(connPath, QStringLiteral("bandwidthLimit")),
+                      QStringLiteral("required for an A-side token"));
+        if (conn.contains(u"supportedBandwidths"))
+            rules.add(child(connPath, QStringLiteral("supportedBandwidths")),
+                      QStringLiteral("not allowed for an A-side token (use bandwidthLimit)"));
+    }
+    if (hasZ && !hasA) {
+        if (!conn.contains(u"supportedBandwidths"))
+            rules.add(child(connPath, QStringLiteral("supportedBandwidths")),
+                      QStringLiteral("required for a Z-side token"));
+        if (conn.contains(u"bandwidthLimit"))
+            rules.add(child(connPath, QStringLiteral("bandwidthLimit")),
+                      QStringLiteral("not allowed for a Z-side token (use supportedBandwidths)"));
+    }
+    for (const bool isASide : {true, false}) {
+        const QString sideName = isASide ? QStringLiteral("aSide") : QStringLiteral("zSide");
+        const QJsonArray selectors =
+            conn.value(sideName).toObject().value(u"accessPointSelectors").toArray();
+        const QString selectorsPath =
+            child(child(connPath, sideName), QStringLiteral("accessPointSelectors"));
+        for (qsizetype i = 0; i < selectors.size(); ++i) {
+            if (selectors.at(i).isObject()) {
+                tokenSelector(rules, selectors.at(i).toObject(),
+                              JsonSchema::indexPath(selectorsPath, i), isASide, connType);
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Summary helpers.
+
+QString orUnknown(const QString &s) {
+    return s.isEmpty() ? QStringLiteral("?") : s;
+}
+
+QString nameOrUuid(const QJsonObject &o) {
+    const QString name = str(o, u"name");
+    return orUnknown(name.isEmpty() ? str(o, u"uuid") : name);
+}
+
+QString metroSuffix(const QJsonObject &ap) {
+    const QString metro = str(ap.value(u"location").toObject(), u"metroCode");
+    return metro.isEmpty() ? QString() : QStringLiteral(" (") + metro + u')';
+}
+
+QString connectionSideText(const QJsonObject &side) {
+    if (side.contains(u"serviceToken"))
+        return QStringLiteral("service token ") +
+               nameOrUuid(side.value(u"serviceToken").toObject());
+    const QJsonObject ap = side.value(u"accessPoint").toObject();
+    const QString type = str(ap, u"type");
+    if (type == u"COLO")
+        return QStringLiteral("port ") + nameOrUuid(ap.value(u"port").toObject()) + metroSuffix(ap);
+    if (type == u"SP") {
+        const QJsonObject profile = ap.value(u"profile").toObject();
+        const QString name = str(profile, u"name");
+        QString text = name.isEmpty()
+                           ? QStringLiteral("service profile ") + orUnknown(str(profile, u"uuid"))
+                           : name;
+        const QString region = str(ap, u"sellerRegion");
+        return region.isEmpty() ? text + metroSuffix(ap) : text + u' ' + region;
+    }
+    if (type == u"NETWORK") {
+        QString text = QStringLiteral("network ") + nameOrUuid(ap.value(u"network").toObject());
+        if (ap.contains(u"role"))
+            text += QStringLiteral(" as ") + str(ap, u"role");
+        return text;
+    }
+    if (type == u"VD") {
+        return QStringLiteral("virtual device ") +
+               nameOrUuid(ap.value(u"virtualDevice").toObject());
+    }
+    return orUnknown(type);
+}
+
+QString bandwidthOrUnknown(const QJsonValue &v) {
+    return v.isDouble() ? ChangeSpec::bandwidthText(v.toDouble()) : QStringLiteral("? Mbps");
+}
+
+QString selectorText(const QJsonObject &sel) {
+    const QString type = str(sel, u"type");
+    if (type == u"COLO") {
+        QString text =
+            QStringLiteral("port ") + orUnknown(str(sel.value(u"port").toObject(), u"uuid"));
+        const QJsonObject lp = sel.value(u"linkProtocol").toObject();
+        if (!lp.isEmpty()) {
+            text += u' ' + str(lp, u"type");
+            QStringList tags;
+            for (const auto key : {u"vlanTag", u"vlanSTag", u"vlanCTag"}) {
+                if (lp.value(key).isDouble())
+                    tags.append(QString::fromLatin1(canonicalNumber(lp.value(key).toDouble())));
+            }
+            if (!tags.isEmpty())
+                text += u' ' + tags.join(u'.');
+        }
+        return text;
+    }
+    if (type == u"VD")
+        return QStringLiteral("virtual device ") +
+               nameOrUuid(sel.value(u"virtualDevice").toObject());
+    if (type == u"NETWORK")
+        return QStringLiteral("network ") + nameOrUuid(sel.value(u"network").toObject());
+    return orUnknown(type);
+}
+
+} // namespace
+
+QString formatViolations(const QList<SpecViolation> &violations) {
+    QStringList parts;
+    parts.reserve(violations.size());
+    for (const auto &v : violations)
+        parts.append(v.path + QStringLiteral(": ") + v.message);
+    return parts.join(QStringLiteral("; "));
+}
+
+namespace ChangeSpec {
+
+QJsonObject schema(ChangeType type) {
+    return validatorFor(type).root();
+}
+
+QJsonObject proposeInputSchema() {
+    static const QJsonObject cached = [] {
+        QJsonArray alternatives;
+        QStringList lines;
+        for (const ChangeType type : kAllTypes) {
+            // Inlined (no $ref/$defs): some MCP clients and LLM tool APIs do not resolve
+            // references. It is the same schema as schema(type), expanded.
+            QJsonObject inlined = validatorFor(type).inlined();
+            Q_ASSERT(!inlined.isEmpty());
+            alternatives.append(inlined);
+            lines.append(changeTypeName(type) + QStringLiteral(": ") +
+                         inlined.value(u"description").toString());
+        }
+        QJsonArray typeNames;
+        for (const auto &name : changeTypeNames())
+            typeNames.append(name);
+        const QJsonObject changeType{
+            {QStringLiteral("type"), QStringLiteral("string")},
+            {QStringLiteral("enum"), typeNames},
+            {QStringLiteral("description"),
+             QStringLiteral("What to create. Only creates exist; there is no update or delete.")}};
+        const QJsonObject spec{
+            {QStringLiteral("description"),
+             QStringLiteral("The Fabric v4 request body, using Fabric's own field names and "
+                            "nesting; it must match the schema of change_type (unknown fields are "
+                            "rejected). ") +
+                 lines.join(QStringLiteral("; "))},
+            {QStringLiteral("oneOf"), alternatives}};
+        return QJsonObject{
+            {QStringLiteral("type"), QStringLiteral("object")},
+            {QStringLiteral("properties"), QJsonObject{{QStringLiteral("change_type"), changeType},
+                                                       {QStringLiteral("spec"), spec}}},
+            {QStringLiteral("required"),
+             QJsonArray{QStringLiteral("change_type"), QStringLiteral("spec")}},
+            {QStringLiteral("additionalProperties"), false}};
+    }();
+    return cached;
+}
+
+QList<SpecViolation> validate(ChangeType type, const QJsonValue &spec) {
+    QList<SpecViolation> out;
+    for (const auto &v : validatorFor(type).validate(spec))
+        out.append({v.path, v.message});
+    if (spec.isObject()) {
+        Rules rules(out);
+        switch (type) {
+        case ChangeType::ConnectionCreate:
+            connectionRules(rules, spec.toObject());
+            break;
+        case ChangeType::NetworkCreate:
+            networkRules(rules, spec.toObject());
+            break;
+        case ChangeType::ServiceTokenCreate:
+            serviceTokenRules(rules, spec.toObject());
+            break;
+        }
+    }
+    QList<SpecViolation> unique;
+    for (const auto &v : std::as_const(out)) {
+        if (!unique.contains(v))
+            unique.append(v);
+    }
+    return unique;
+}
+
+QList<SpecViolation> validateTimes(ChangeType type, const QJsonValue &spec, qint64 nowMs) {
+    if (type != ChangeType::ServiceTokenCreate)
+        return {};
+    const QString expiry = spec.toObject().value(u"expirationDateTime").toString();
+    if (!JsonSchema::isDateTime(expiry))
+        return {};
+    const QDateTime when = QDateTime::fromString(expiry, Qt::ISODateWithMs);
+    if (!when.isValid())
+        return {};
+    if (when.toMSecsSinceEpoch() > nowMs)
+        return {};
+    return {{QStringLiteral("$.expirationDateTime"),
+             QStringLiteral("must be in the future (now is ") +
+                 QDateTime::fromMSecsSinceEpoch(nowMs, QTimeZone::utc()).toString(Qt::ISODate) +
+                 u')'}};
+}
+
+QString bandwidthText(double mbps) {
+    if (std::isfinite(mbps) && mbps >= 1000 && std::fmod(mbps, 1000) == 0)
+        return QString::fromLatin1(canonicalNumber(mbps / 1000)) + QStringLiteral(" Gbps");
+    return QString::fromLatin1(canonicalNumber(mbps)) + QStringLiteral(" Mbps");
+}
+
+QString summarize(ChangeType type, const QJsonObject &spec) {
+    const QString specType = orUnknown(str(spec, u"type"));
+    switch (type) {
+    case ChangeType::ConnectionCreate:
+        return specType + u' ' + bandwidthOrUnknown(spec.value(u"bandwidth")) + u' ' +
+               connectionSideText(spec.value(u"aSide").toObject()) + QStringLiteral(" \u2192 ") +
+               connectionSideText(spec.value(u"zSide").toObject());
+    case ChangeType::NetworkCreate: {
+        const QJsonObject location = spec.value(u"location").toObject();
+        QString where = orUnknown(str(spec, u"scope"));
+        for (const auto key : {u"region", u"metroCode"}) {
+            if (!str(location, key).isEmpty())
+                where += u' ' + str(location, key);
+        }
+        return specType + QStringLiteral(" network ") + orUnknown(str(spec, u"name")) +
+               QStringLiteral(" (") + where + u')';
+    }
+    case ChangeType::ServiceTokenCreate: {
+        const QJsonObject conn = spec.value(u"connection").toObject();
+        const bool zSide = conn.contains(u"zSide") && !conn.contains(u"aSide");
+        const QJsonArray selectors = conn.value(zSide ? u"zSide" : u"aSide")
+                                         .toObject()
+                                         .value(u"accessPointSelectors")
+                                         .toArray();
+        QString text = specType + u' ' + orUnknown(str(spec, u"name")) + QStringLiteral(" for ") +
+                       orUnknown(str(conn, u"type")) +
+                       (zSide ? QStringLiteral(" Z-side ") : QStringLiteral(" A-side ")) +
+                       (selectors.isEmpty() ? QStringLiteral("?")
+                                            : selectorText(selectors.first().toObject()));
+        if (conn.contains(u"bandwidthLimit")) {
+            text += QStringLiteral(", up to ") + bandwidthOrUnknown(conn.value(u"bandwidthLimit"));
+        } else if (conn.value(u"supportedBandwidths").isArray()) {
+            QStringList bws;
+            for (const auto &bw : conn.value(u"supportedBandwidths").toArray())
+                bws.append(bandwidthOrUnknown(bw));
+            text += QStringLiteral(", bandwidths ") + bws.join(QStringLiteral("/"));
+        }
+        if (spec.contains(u"expirationDateTime"))
+            text += QStringLiteral(", expires ") + str(spec, u"expirationDateTime");
+        return text;
+    }
+    }
+    Q_UNREACHABLE();
+    return {};
+}
+
+} // namespace ChangeSpec
+
+CompileResult ChangeCompiler::compile(ChangeType type, const QJsonValue &spec) const {
+    CompileResult result;
+    result.violations = ChangeSpec::validate(type, spec);
+    if (!result.violations.isEmpty())
+        return result;
+    CompiledRequest request;
+    request.changeType = type;
+    request.method = "POST";
+    request.path = changeTypePath(type);
+    // The spec as written, canonicalized: nothing is added, so these are the bytes on the wire.
+    request.body = canonicalJson(spec);
+    result.request = request;
+    return result;
+}
+
+} // namespace fb
