@@ -37,9 +37,17 @@ public:
     // The session ends at end of input; sessionClosed is emitted.
     Session *serveStdio(QIODevice *input, QIODevice *output);
     // Serve one session on an accepted local socket; returns nullptr if over maxSessions.
+    // When over maxSessions the socket is aborted and deleted; otherwise the session owns it.
     Session *serveSocket(QLocalSocket *socket);
+    // The real process: a session on fd 0 / fd 1 through StdioDevices (non-blocking stdin,
+    // buffered stdout written by a writer thread). stdioFinished() is emitted when input ends
+    // and the session has closed; connect it to QCoreApplication::quit. Stdout is flushed (at
+    // most one second) when the server is destroyed.
+    Session *serveProcessStdio();
 
     QList<ClientInfo> sessions() const;
+    Session *session(quint64 sessionId) const; // nullptr when unknown or closed
+    int sessionCount() const;
     // notifications/message to every session whose level admits it.
     void broadcastLog(const QString &level, const QString &logger, const QJsonValue &data);
 
@@ -47,6 +55,8 @@ signals:
     void sessionOpened(const fb::mcp::ClientInfo &client);
     void sessionInitialized(const fb::mcp::ClientInfo &client);
     void sessionClosed(const fb::mcp::ClientInfo &client);
+    // The process stdio session ended (end of input): the app should exit.
+    void stdioFinished();
 
 private:
     class Private;

@@ -1,0 +1,180 @@
+#include "mcp/LocalSocketServer.h"
+#include "mcp/Logging.h"
+#include "mcp/McpServer.h"
+
+#include <QDir>
+#include <QFileInfo>
+#include <QLocalServer>
+#include <QLocalSocket>
+#include <QLockFile>
+
+#include <cerrno>
+#include <cstring>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+using namespace Qt::StringLiterals;
+
+namespace fb::mcp {
+
+namespace {
+
+// Creates the fallback directory 0700, or checks that an existing one is ours and private.
+bool ensurePrivateDirectory(const QString &dir, QString *error) {
+    const QByteArray path = QFile::encodeName(dir);
+    if (::mkdir(path.constData(), 0700) != 0 && errno != EEXIST) {
+        *error = u"cannot create %1: %2"_s.arg(dir, QString::fromLocal8Bit(strerror(errno)));
+        return false;
+    }
+    struct stat st {};
+    if (::lstat(path.constData(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+        *error = u"%1 is not a directory"_s.arg(dir);
+        return false;
+    }
+    if (st.st_uid != ::getuid()) {
+        *error = u"%1 belongs to another user"_s.arg(dir);
+        return false;
+    }
+    if ((st.st_mode & 077) != 0 && ::chmod(path.constData(), 0700) != 0) {
+        *error = u"%1 is accessible to other users and cannot be restricted"_s.arg(dir);
+        return false;
+    }
+    return true;
+}
+
+bool peerIsSameUser(qintptr fd, QString *why) {
+    struct ucred cred {};
+    socklen_t len = sizeof cred;
+    if (::getsockopt(static_cast<int>(fd), SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0) {
+        *why =
+            u"cannot read the peer credentials: %1"_s.arg(QString::fromLocal8Bit(strerror(errno)));
+        return false;
+    }
+    if (cred.uid != ::getuid()) {
+        *why = u"peer uid %1 (pid %2) is not ours"_s.arg(cred.uid).arg(cred.pid);
+        return false;
+    }
+    return true;
+}
+
+} // namespace
+
+LocalSocketServer::LocalSocketServer(McpServer *server, QObject *parent)
+    : QObject(parent)
+    , m_server(server) {}
+
+LocalSocketServer::~LocalSocketServer() {
+    close();
+}
+
+QString LocalSocketServer::defaultSocketName() {
+    return u"fabric-broker.sock"_s;
+}
+
+QString LocalSocketServer::runtimeDirectory() {
+    const QString xdg = qEnvironmentVariable("XDG_RUNTIME_DIR");
+    if (!xdg.isEmpty() && QFileInfo(xdg).isDir())
+        return QDir::cleanPath(xdg);
+    return u"/tmp/fabric-broker-%1"_s.arg(::getuid());
+}
+
+QString LocalSocketServer::resolveSocketPath(const QString &nameOrPath) {
+    const QString value = nameOrPath.trimmed();
+    if (value.isEmpty())
+        return runtimeDirectory() + u'/' + defaultSocketName();
+    if (value.contains(u'/'))
+        return QFileInfo(value).absoluteFilePath();
+    return runtimeDirectory() + u'/' + value;
+}
+
+QString LocalSocketServer::lockFilePathFor(const QString &socketPath) {
+    return socketPath + u".lock"_s;
+}
+
+bool LocalSocketServer::listen(const QString &nameOrPath, QString *error) {
+    QString dummy;
+    QString &err = error ? *error : dummy;
+    close();
+    const QString path = resolveSocketPath(nameOrPath);
+    const QString dir = QFileInfo(path).absolutePath();
+    if (dir == runtimeDirectory() && !qEnvironmentVariableIsSet("XDG_RUNTIME_DIR")) {
+        if (!ensurePrivateDirectory(dir, &err))
+            return false;
+    } else if (!QFileInfo(dir).isDir()) {
+        err = u"socket directory %1 does not exist"_s.arg(dir);
+        return false;
+    }
+
+    auto lock = std::make_unique<QLockFile>(lockFilePathFor(path));
+    lock->setStaleLockTime(0); // stale only when its process is gone, never by age
+    if (!lock->tryLock(0)) {
+        if (lock->error() == QLockFile::LockFailedError) {
+            qint64 pid = 0;
+            QString host, app;
+            lock->getLockInfo(&pid, &host, &app);
+            err = u"another fabric-broker instance (pid %1) is already serving %2"_s.arg(pid).arg(
+                path);
+        } else {
+            err = u"cannot create the lock file %1"_s.arg(lockFilePathFor(path));
+        }
+        return false;
+    }
+    // The lock is ours: whatever socket file is there was left by a dead instance.
+    if (QFileInfo::exists(path)) {
+        qCInfo(lcMcpTransport) << "removing stale socket" << path;
+        QLocalServer::removeServer(path);
+    }
+    auto *local = new QLocalServer(this);
+    local->setSocketOptions(QLocalServer::UserAccessOption);
+    if (!local->listen(path)) {
+        err = u"cannot listen on %1: %2"_s.arg(path, local->errorString());
+        delete local;
+        return false;
+    }
+    connect(local, &QLocalServer::newConnection, this, &LocalSocketServer::onNewConnection);
+    m_local = local;
+    m_lock = std::move(lock);
+    m_path = path;
+    qCInfo(lcMcpTransport) << "listening on" << path;
+    return true;
+}
+
+void LocalSocketServer::close() {
+    if (m_local) {
+        m_local->close(); // removes the socket file
+        delete m_local;
+        m_local = nullptr;
+    }
+    m_lock.reset(); // unlocks and removes the lock file
+    m_path.clear();
+}
+
+bool LocalSocketServer::isListening() const {
+    return m_local && m_local->isListening();
+}
+
+QString LocalSocketServer::socketPath() const {
+    return m_path;
+}
+
+void LocalSocketServer::onNewConnection() {
+    while (m_local && m_local->hasPendingConnections()) {
+        QLocalSocket *socket = m_local->nextPendingConnection();
+        QString why;
+        if (!peerIsSameUser(socket->socketDescriptor(), &why)) {
+            ++m_rejected;
+            qCWarning(lcMcpTransport) << "rejecting a connection:" << why;
+            socket->abort();
+            socket->deleteLater();
+            emit connectionRejected(why);
+            continue;
+        }
+        if (!m_server->serveSocket(socket)) {
+            ++m_rejected;
+            emit connectionRejected(u"too many sessions"_s);
+        }
+    }
+}
+
+} // namespace fb::mcp

@@ -1,0 +1,121 @@
+#include "mcp/McpServer.h"
+#include "mcp/Logging.h"
+#include "mcp/Session.h"
+#include "mcp/StdioDevices.h"
+
+#include <QLocalSocket>
+
+using namespace Qt::StringLiterals;
+
+namespace fb::mcp {
+
+class McpServer::Private {
+public:
+    ToolRegistry *registry = nullptr;
+    ServerOptions options;
+    QList<Session *> sessions;
+    quint64 nextId = 0;
+    StdioDevices *stdio = nullptr;
+
+    Session *attach(McpServer *q, Session *session) {
+        sessions.append(session);
+        QObject::connect(session, &Session::initialized, q,
+                         [q, session] { emit q->sessionInitialized(session->clientInfo()); });
+        QObject::connect(session, &Session::closed, q, [this, q, session] {
+            sessions.removeAll(session);
+            emit q->sessionClosed(session->clientInfo());
+            session->deleteLater();
+        });
+        emit q->sessionOpened(session->clientInfo());
+        session->start();
+        return session;
+    }
+};
+
+McpServer::McpServer(ToolRegistry *registry, ServerOptions options, QObject *parent)
+    : QObject(parent)
+    , d(new Private) {
+    qRegisterMetaType<fb::mcp::ClientInfo>();
+    d->registry = registry;
+    d->options = std::move(options);
+    if (d->options.version.isEmpty())
+        d->options.version = QStringLiteral(FB_VERSION);
+    connect(registry, &ToolRegistry::toolsChanged, this, [this] {
+        for (Session *s : std::as_const(d->sessions))
+            s->notifyToolsListChanged();
+    });
+}
+
+McpServer::~McpServer() {
+    const QList<Session *> sessions = std::exchange(d->sessions, {});
+    for (Session *s : sessions) {
+        disconnect(s, nullptr, this, nullptr);
+        s->close(u"server shutting down"_s);
+        delete s;
+    }
+    delete d->stdio; // flushes stdout (at most one second)
+    delete d;
+}
+
+ToolRegistry *McpServer::registry() const {
+    return d->registry;
+}
+
+const ServerOptions &McpServer::options() const {
+    return d->options;
+}
+
+Session *McpServer::serveStdio(QIODevice *input, QIODevice *output) {
+    auto *session = new Session(this, ++d->nextId, u"stdio"_s, input, output, this);
+    return d->attach(this, session);
+}
+
+Session *McpServer::serveSocket(QLocalSocket *socket) {
+    if (d->sessions.size() >= d->options.maxSessions) {
+        qCWarning(lcMcpServer) << "refusing a connection: already" << d->sessions.size()
+                               << "sessions (maximum" << d->options.maxSessions << ")";
+        socket->abort();
+        socket->deleteLater();
+        return nullptr;
+    }
+    // A client that sends faster than we parse is throttled by the kernel, not by memory.
+    socket->setReadBufferSize(1024 * 1024);
+    auto *session = new Session(this, ++d->nextId, u"socket"_s, socket, socket, this);
+    socket->setParent(session);
+    return d->attach(this, session);
+}
+
+Session *McpServer::serveProcessStdio() {
+    if (!d->stdio)
+        d->stdio = new StdioDevices(0, 1);
+    Session *session = serveStdio(d->stdio->input(), d->stdio->output());
+    connect(session, &Session::closed, this, &McpServer::stdioFinished, Qt::QueuedConnection);
+    return session;
+}
+
+QList<ClientInfo> McpServer::sessions() const {
+    QList<ClientInfo> out;
+    out.reserve(d->sessions.size());
+    for (const Session *s : std::as_const(d->sessions))
+        out.append(s->clientInfo());
+    return out;
+}
+
+Session *McpServer::session(quint64 sessionId) const {
+    for (Session *s : std::as_const(d->sessions)) {
+        if (s->id() == sessionId)
+            return s;
+    }
+    return nullptr;
+}
+
+int McpServer::sessionCount() const {
+    return static_cast<int>(d->sessions.size());
+}
+
+void McpServer::broadcastLog(const QString &level, const QString &logger, const QJsonValue &data) {
+    for (Session *s : std::as_const(d->sessions))
+        s->sendLog(level, logger, data);
+}
+
+} // namespace fb::mcp

@@ -1,0 +1,36 @@
+#pragma once
+// JSON-RPC / MCP protocol constants and small helpers shared by the engine.
+#include <QByteArray>
+#include <QJsonValue>
+#include <QString>
+#include <QStringList>
+
+namespace fb::mcp::protocol {
+
+inline constexpr int ParseError = -32700;
+inline constexpr int InvalidRequest = -32600;
+inline constexpr int MethodNotFound = -32601;
+inline constexpr int InvalidParams = -32602;
+inline constexpr int InternalError = -32603;
+
+// Supported protocol versions, newest first. The first one is answered to unknown versions.
+const QStringList &supportedVersions();
+QString latestVersion();
+// Batches (JSON arrays) are accepted only on sessions that negotiated this version.
+QString batchVersion();
+
+// A request id is a JSON string or number (fractional numbers are accepted and echoed as
+// received). null, booleans, objects and arrays are not ids.
+bool isValidRequestId(const QJsonValue &id);
+// A map key identifying an id: "s<string>" or "i<integer>" or "d<double>". 1 and 1.0 are the
+// same id; "1" and 1 are not.
+QString idKey(const QJsonValue &id);
+// Compact JSON text of a single value (string escaping included).
+QByteArray valueToJson(const QJsonValue &value);
+
+// RFC 5424 severities as used by logging/setLevel: index 0 = debug ... 7 = emergency,
+// -1 = not a level.
+int logLevelIndex(QStringView level);
+const QStringList &logLevels();
+
+} // namespace fb::mcp::protocol

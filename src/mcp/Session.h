@@ -1,0 +1,144 @@
+#pragma once
+// Session: one MCP conversation over one pair of devices (stdio, or a local socket used for
+// both directions). Parses newline-delimited JSON-RPC, runs the lifecycle, dispatches tools,
+// routes replies of server-to-client requests, and is the ONLY writer of its output device:
+// every response and notification is serialized as one complete frame in one write call.
+#include "mcp/ClientInfo.h"
+#include "mcp/FrameReader.h"
+#include "mcp/ToolCall.h"
+
+#include <QHash>
+#include <QJsonArray>
+#include <QJsonObject>
+#include <QObject>
+#include <QPointer>
+#include <functional>
+#include <memory>
+
+class QIODevice;
+class QLocalSocket;
+class QTimer;
+
+namespace fb::mcp {
+
+class McpServer;
+
+class Session : public QObject {
+    Q_OBJECT
+public:
+    // input and output may be the same device (sockets). The session does not take ownership
+    // of the devices (serveSocket reparents the socket to the session).
+    Session(McpServer *server, quint64 id, const QString &transport, QIODevice *input,
+            QIODevice *output, QObject *parent = nullptr);
+    ~Session() override;
+
+    quint64 id() const { return m_client.sessionId; }
+    const ClientInfo &clientInfo() const { return m_client; }
+    bool isClosed() const { return m_closed; }
+    // True once the initialize request has been answered.
+    bool isInitializeAnswered() const { return m_initializeAnswered; }
+    QString logLevel() const;
+    int inFlightCalls() const { return static_cast<int>(m_inFlight.size()); }
+    int pendingClientRequests() const { return static_cast<int>(m_clientRequests.size()); }
+
+    // Server-to-client request with its own id space (integers from 1). "ping" may be sent at
+    // any time; other methods only after notifications/initialized; "elicitation/create" only
+    // when the client declared form elicitation and the protocol is >= 2025-06-18. Otherwise
+    // the callback runs asynchronously with NotSent and 0 is returned. timeoutMs <= 0: no
+    // timeout. The callback runs exactly once.
+    qint64 sendClientRequest(const QString &method, const QJsonObject &params, int timeoutMs,
+                             std::function<void(const ClientReply &)> callback,
+                             ToolCall *owner = nullptr);
+    // Sends notifications/cancelled for it and runs its callback with Cancelled.
+    void cancelClientRequest(qint64 id, const QString &reason = {});
+    // Convenience for a server-initiated ping.
+    qint64 ping(int timeoutMs, std::function<void(const ClientReply &)> callback);
+
+    void sendNotification(const QString &method, const QJsonObject &params);
+    // notifications/message if the session's level admits it (after initialize).
+    bool sendLog(const QString &level, const QString &logger, const QJsonValue &data);
+    void notifyToolsListChanged();
+
+    // Ends the session: client requests get SessionClosed, calls in flight are cancelled (those
+    // not started yet are dropped), the transport is closed, closed() is emitted. Idempotent.
+    void close(const QString &reason);
+
+    // Starts reading (the server calls it once signals are connected).
+    void start();
+
+signals:
+    void initialized(); // notifications/initialized received
+    void closed();
+
+private slots:
+    void onReadyRead();
+    void onInputFinished();
+
+private:
+    friend class ToolCall;
+    struct Batch {
+        QJsonArray responses;
+        int pending = 0;
+        bool sealed = false;
+    };
+    using BatchPtr = std::shared_ptr<Batch>;
+    struct InFlight {
+        QJsonValue id;
+        ToolCall *call = nullptr; // owned by the session until started
+        std::function<void(ToolCall *)> handler;
+        BatchPtr batch;
+        bool started = false;
+    };
+    struct ClientRequest {
+        QString method;
+        std::function<void(const ClientReply &)> callback;
+        QTimer *timer = nullptr;
+        QPointer<ToolCall> owner;
+    };
+
+    void handleFrame(const QByteArray &frame);
+    void handleBatch(const QJsonArray &array);
+    void handleMessage(const QJsonObject &message, const BatchPtr &batch);
+    void handleNotification(const QString &method, const QJsonObject &params);
+    void handleRequest(const QString &method, const QJsonValue &id, const QJsonObject &params,
+                       const BatchPtr &batch);
+    void handleClientResponse(const QJsonObject &message);
+    void handleInitialize(const QJsonValue &id, const QJsonObject &params, const BatchPtr &batch);
+    void handleToolsList(const QJsonValue &id, const BatchPtr &batch);
+    void handleToolsCall(const QJsonValue &id, const QJsonObject &params, const BatchPtr &batch);
+    void handleSetLevel(const QJsonValue &id, const QJsonObject &params, const BatchPtr &batch);
+    void handleCancelled(const QJsonObject &params);
+    void startQueuedCalls();
+    void onClientRequestTimeout(qint64 id, int timeoutMs);
+
+    void toolCallFinished(ToolCall *call, const QJsonObject &result);
+    static void markCancelled(ToolCall *call, const QString &reason);
+
+    void respond(const QJsonValue &id, const QJsonObject &result, const BatchPtr &batch);
+    void respondError(const QJsonValue &id, int code, const QString &message, const BatchPtr &batch,
+                      const QJsonValue &data = {});
+    void deliver(QJsonObject message, const BatchPtr &batch);
+    void finishBatchItem(const BatchPtr &batch);
+    void flushBatch(const BatchPtr &batch);
+    void writeMessage(const QJsonObject &message);
+    void writeFrame(QByteArray frame);
+
+    McpServer *m_server;
+    QPointer<QIODevice> m_input;
+    QPointer<QIODevice> m_output;
+    QPointer<QLocalSocket> m_socket;
+    ClientInfo m_client;
+    FrameReader m_reader;
+    qint64 m_maxPendingWrite;
+    bool m_closed = false;
+    bool m_dropping = false;
+    bool m_initializeAnswered = false;
+    int m_logLevel = 1; // info
+    QHash<QString, InFlight> m_inFlight;
+    QList<QString> m_startQueue;
+    bool m_startScheduled = false;
+    QHash<qint64, ClientRequest> m_clientRequests;
+    qint64 m_nextClientRequestId = 0;
+};
+
+} // namespace fb::mcp

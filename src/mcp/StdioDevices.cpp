@@ -1,0 +1,264 @@
+#include "mcp/StdioDevices.h"
+#include "mcp/Logging.h"
+
+#include <QMetaObject>
+#include <QSocketNotifier>
+
+#include <atomic>
+#include <cerrno>
+#include <condition_variable>
+#include <csignal>
+#include <cstring>
+#include <fcntl.h>
+#include <mutex>
+#include <poll.h>
+#include <sys/stat.h>
+#include <thread>
+#include <unistd.h>
+
+namespace fb::mcp {
+
+namespace {
+constexpr int ReadChunk = 64 * 1024;
+constexpr int PollIntervalMs = 100;
+} // namespace
+
+// ---------------------------------------------------------------------------- StdinDevice
+
+struct StdinDevice::ThreadState {
+    std::atomic<bool> stop{false};
+    std::thread thread;
+};
+
+StdinDevice::StdinDevice(int fd, QObject *parent)
+    : QIODevice(parent)
+    , m_fd(fd) {
+    QIODevice::open(QIODevice::ReadOnly | QIODevice::Unbuffered);
+    struct stat st {};
+    const bool selectable = ::fstat(fd, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode));
+    if (selectable) {
+        const int flags = ::fcntl(fd, F_GETFL);
+        if (flags >= 0)
+            ::fcntl(fd, F_SETFL, flags | O_NONBLOCK);
+        m_notifier = new QSocketNotifier(static_cast<qintptr>(fd), QSocketNotifier::Read, this);
+        connect(m_notifier, &QSocketNotifier::activated, this, &StdinDevice::onNotifier);
+        qCDebug(lcMcpTransport) << "stdin fd" << fd << "read with a socket notifier";
+        return;
+    }
+    qCDebug(lcMcpTransport) << "stdin fd" << fd << "read by a reader thread";
+    m_thread = std::make_shared<ThreadState>();
+    auto state = m_thread;
+    m_thread->thread = std::thread([state, fd, this] {
+        QByteArray buffer(ReadChunk, Qt::Uninitialized);
+        while (!state->stop.load()) {
+            pollfd pfd{fd, POLLIN, 0};
+            const int ready = ::poll(&pfd, 1, PollIntervalMs);
+            if (ready < 0 && errno != EINTR)
+                break;
+            if (ready <= 0)
+                continue;
+            const ssize_t n = ::read(fd, buffer.data(), ReadChunk);
+            if (n < 0 && (errno == EINTR || errno == EAGAIN))
+                continue;
+            if (n <= 0)
+                break;
+            QByteArray chunk(buffer.constData(), n);
+            // The device joins this thread before it dies, so `this` outlives the post.
+            QMetaObject::invokeMethod(
+                this, [this, chunk] { appendData(chunk); }, Qt::QueuedConnection);
+        }
+        if (!state->stop.load())
+            QMetaObject::invokeMethod(
+                this, [this] { markEof(); }, Qt::QueuedConnection);
+    });
+}
+
+StdinDevice::~StdinDevice() {
+    if (m_thread) {
+        m_thread->stop.store(true);
+        if (m_thread->thread.joinable())
+            m_thread->thread.join(); // bounded by the poll interval
+    }
+}
+
+bool StdinDevice::usesReaderThread() const {
+    return m_thread != nullptr;
+}
+
+qint64 StdinDevice::bytesAvailable() const {
+    return m_buffer.size() + QIODevice::bytesAvailable();
+}
+
+bool StdinDevice::atEnd() const {
+    return m_eof && m_buffer.isEmpty();
+}
+
+qint64 StdinDevice::readData(char *data, qint64 maxSize) {
+    if (m_buffer.isEmpty())
+        return m_eof ? -1 : 0;
+    const qint64 n = qMin<qint64>(maxSize, m_buffer.size());
+    std::memcpy(data, m_buffer.constData(), static_cast<size_t>(n));
+    if (n == m_buffer.size())
+        m_buffer.clear();
+    else
+        m_buffer.remove(0, n);
+    return n;
+}
+
+void StdinDevice::appendData(const QByteArray &data) {
+    m_buffer.append(data);
+    emit readyRead();
+}
+
+void StdinDevice::markEof() {
+    if (m_eof)
+        return;
+    m_eof = true;
+    if (m_notifier)
+        m_notifier->setEnabled(false);
+    qCDebug(lcMcpTransport) << "stdin: end of input";
+    emit readChannelFinished();
+}
+
+void StdinDevice::onNotifier() {
+    char buffer[ReadChunk];
+    bool got = false;
+    for (;;) {
+        const ssize_t n = ::read(m_fd, buffer, sizeof buffer);
+        if (n > 0) {
+            m_buffer.append(buffer, n);
+            got = true;
+            continue;
+        }
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            break;
+        if (n < 0)
+            qCWarning(lcMcpTransport) << "stdin read error:" << strerror(errno);
+        if (got)
+            emit readyRead();
+        markEof();
+        return;
+    }
+    if (got)
+        emit readyRead();
+}
+
+// ---------------------------------------------------------------------------- StdoutDevice
+
+struct StdoutDevice::WriterState {
+    std::mutex mutex;
+    std::condition_variable wake;    // data or stop
+    std::condition_variable drained; // queue empty
+    QByteArray queue;
+    qint64 inProgress = 0;
+    bool stop = false;
+    bool failed = false;
+    std::thread thread;
+};
+
+StdoutDevice::StdoutDevice(int fd, QObject *parent)
+    : QIODevice(parent)
+    , m_state(std::make_shared<WriterState>()) {
+    std::signal(SIGPIPE, SIG_IGN);
+    QIODevice::open(QIODevice::WriteOnly | QIODevice::Unbuffered);
+    auto state = m_state;
+    m_state->thread = std::thread([state, fd] {
+        std::unique_lock lock(state->mutex);
+        for (;;) {
+            state->wake.wait(lock, [&] { return state->stop || !state->queue.isEmpty(); });
+            if (state->queue.isEmpty() && state->stop)
+                break;
+            const QByteArray data = std::exchange(state->queue, QByteArray());
+            state->inProgress = data.size();
+            lock.unlock();
+            const char *p = data.constData();
+            qsizetype left = data.size();
+            bool failed = false;
+            while (left > 0) {
+                const ssize_t n = ::write(fd, p, static_cast<size_t>(left));
+                if (n < 0 && errno == EINTR)
+                    continue;
+                if (n < 0 && errno == EAGAIN) {
+                    pollfd pfd{fd, POLLOUT, 0};
+                    ::poll(&pfd, 1, PollIntervalMs);
+                    continue;
+                }
+                if (n <= 0) {
+                    failed = true;
+                    break;
+                }
+                p += n;
+                left -= n;
+            }
+            lock.lock();
+            state->inProgress = 0;
+            if (failed) {
+                state->failed = true;
+                state->queue.clear();
+            }
+            if (state->queue.isEmpty())
+                state->drained.notify_all();
+        }
+        state->drained.notify_all();
+    });
+}
+
+StdoutDevice::~StdoutDevice() {
+    waitForBytesWritten(1000);
+    {
+        std::lock_guard lock(m_state->mutex);
+        m_state->stop = true;
+        if (m_state->inProgress > 0 || !m_state->queue.isEmpty()) {
+            // The reader does not read: do not hang the exit on it.
+            m_state->queue.clear();
+            m_state->wake.notify_all();
+            m_state->thread.detach();
+            return;
+        }
+        m_state->wake.notify_all();
+    }
+    m_state->thread.join();
+}
+
+qint64 StdoutDevice::writeData(const char *data, qint64 len) {
+    std::lock_guard lock(m_state->mutex);
+    if (m_state->failed) {
+        setErrorString(QStringLiteral("standard output is closed"));
+        return -1;
+    }
+    m_state->queue.append(data, len);
+    m_state->wake.notify_one();
+    return len;
+}
+
+qint64 StdoutDevice::bytesToWrite() const {
+    std::lock_guard lock(m_state->mutex);
+    return m_state->queue.size() + m_state->inProgress;
+}
+
+bool StdoutDevice::waitForBytesWritten(int msecs) {
+    std::unique_lock lock(m_state->mutex);
+    return m_state->drained.wait_for(lock, std::chrono::milliseconds(qMax(0, msecs)), [&] {
+        return m_state->failed || (m_state->queue.isEmpty() && m_state->inProgress == 0);
+    }) && !m_state->failed;
+}
+
+bool StdoutDevice::hasFailed() const {
+    std::lock_guard lock(m_state->mutex);
+    return m_state->failed;
+}
+
+// ---------------------------------------------------------------------------- StdioDevices
+
+StdioDevices::StdioDevices(int inFd, int outFd, QObject *parent)
+    : QObject(parent)
+    , m_in(new StdinDevice(inFd, this))
+    , m_out(new StdoutDevice(outFd, this)) {
+    connect(m_in, &QIODevice::readChannelFinished, this, &StdioDevices::inputFinished);
+}
+
+StdioDevices::~StdioDevices() = default;
+
+} // namespace fb::mcp

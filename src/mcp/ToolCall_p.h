@@ -1,0 +1,28 @@
+#pragma once
+// Private state of a ToolCall, shared by ToolCall.cpp and Session.cpp.
+#include "mcp/Session.h"
+#include "mcp/ToolCall.h"
+
+#include <QList>
+#include <QPointer>
+
+namespace fb::mcp {
+
+class ToolCall::Private {
+public:
+    QPointer<Session> session;
+    QJsonValue id;
+    QString tool;
+    QJsonObject arguments;
+    QJsonValue progressToken; // undefined = none
+    ClientInfo client;        // snapshot, refreshed while the session lives
+    bool cancelled = false;
+    QString cancelReason;
+    bool finished = false;
+    bool reportEvenIfCancelled = false;
+    double lastProgress = -1;
+    bool progressSent = false;
+    QList<qint64> clientRequests; // outstanding server-to-client requests of this call
+};
+
+} // namespace fb::mcp

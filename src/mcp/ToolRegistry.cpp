@@ -1,0 +1,135 @@
+#include "mcp/ToolRegistry.h"
+#include "mcp/Logging.h"
+
+#include <QJsonDocument>
+
+using namespace Qt::StringLiterals;
+
+namespace fb::mcp {
+
+ToolRegistry::ToolRegistry(QObject *parent)
+    : QObject(parent)
+    , m_served{u"read"_s} {}
+
+QStringList ToolRegistry::knownToolsets() {
+    return {u"read"_s, u"mutate"_s};
+}
+
+bool ToolRegistry::parseToolsets(const QString &text, QStringList *out, QString *error) {
+    const QStringList known = knownToolsets();
+    QStringList result;
+    const QStringList parts = text.split(u',', Qt::SkipEmptyParts);
+    for (const QString &part : parts) {
+        const QString name = part.trimmed().toLower();
+        if (name.isEmpty())
+            continue;
+        if (!known.contains(name)) {
+            if (error) {
+                *error = u"Unknown toolset: %1 (known toolsets: %2)"_s.arg(part.trimmed(),
+                                                                           known.join(u", "_s));
+            }
+            return false;
+        }
+        if (!result.contains(name))
+            result.append(name);
+    }
+    if (result.isEmpty()) {
+        if (error)
+            *error = u"No toolset named (known toolsets: %1)"_s.arg(known.join(u", "_s));
+        return false;
+    }
+    // Deterministic order: that of knownToolsets().
+    std::sort(result.begin(), result.end(), [&known](const QString &a, const QString &b) {
+        return known.indexOf(a) < known.indexOf(b);
+    });
+    if (out)
+        *out = result;
+    return true;
+}
+
+void ToolRegistry::registerTool(ToolDefinition tool) {
+    const bool served = m_served.contains(tool.toolset);
+    for (ToolDefinition &existing : m_tools) {
+        if (existing.name == tool.name) {
+            qCWarning(lcMcpServer) << "tool registered twice, replacing:" << tool.name;
+            const bool wasServed = m_served.contains(existing.toolset);
+            existing = std::move(tool);
+            m_cache.clear();
+            if (served || wasServed)
+                emit toolsChanged();
+            return;
+        }
+    }
+    m_tools.append(std::move(tool));
+    m_cache.clear();
+    if (served)
+        emit toolsChanged();
+}
+
+void ToolRegistry::setServedToolsets(const QStringList &toolsets) {
+    QStringList normalized;
+    const QStringList known = knownToolsets();
+    for (const QString &k : known) {
+        if (toolsets.contains(k))
+            normalized.append(k);
+    }
+    for (const QString &t : toolsets) {
+        if (!known.contains(t))
+            qCWarning(lcMcpServer) << "ignoring unknown toolset" << t;
+    }
+    if (normalized == m_served)
+        return;
+    m_served = normalized;
+    m_cache.clear();
+    emit toolsChanged();
+}
+
+QStringList ToolRegistry::servedToolsets() const {
+    return m_served;
+}
+
+QList<const ToolDefinition *> ToolRegistry::servedTools() const {
+    QList<const ToolDefinition *> out;
+    out.reserve(m_tools.size());
+    for (const ToolDefinition &t : m_tools) {
+        if (m_served.contains(t.toolset))
+            out.append(&t);
+    }
+    return out;
+}
+
+const ToolDefinition *ToolRegistry::servedTool(const QString &name) const {
+    const ToolDefinition *t = anyTool(name);
+    return t && m_served.contains(t->toolset) ? t : nullptr;
+}
+
+const ToolDefinition *ToolRegistry::anyTool(const QString &name) const {
+    for (const ToolDefinition &t : m_tools) {
+        if (t.name == name)
+            return &t;
+    }
+    return nullptr;
+}
+
+QByteArray ToolRegistry::toolsListJson() const {
+    if (!m_cache.isEmpty())
+        return m_cache;
+    QJsonArray tools;
+    for (const ToolDefinition *t : servedTools()) {
+        QJsonObject o;
+        o.insert(u"name"_s, t->name);
+        if (!t->title.isEmpty())
+            o.insert(u"title"_s, t->title);
+        o.insert(u"description"_s, t->description);
+        o.insert(u"inputSchema"_s,
+                 t->inputSchema.isEmpty() ? QJsonObject{{u"type"_s, u"object"_s}} : t->inputSchema);
+        if (!t->outputSchema.isEmpty())
+            o.insert(u"outputSchema"_s, t->outputSchema);
+        o.insert(u"annotations"_s, t->annotations);
+        tools.append(o);
+    }
+    m_cache = QJsonDocument(QJsonObject{{u"tools"_s, tools}}).toJson(QJsonDocument::Compact);
+    return m_cache;
+}
+
+} // namespace fb::mcp
