@@ -11,11 +11,46 @@ CommandLine::CommandLine()
     m_parser.setApplicationDescription(QStringLiteral(
         "Fabric Broker: an MCP server for Equinix Fabric. Agents read the Fabric estate through\n"
         "read-only tools and may propose creates; nothing is created unless Equinix's dry run\n"
-        "validated the exact request and a person approved it."));
+        "validated the exact request and a person approved it.\n"
+        "\n"
+        "Modes:\n"
+        "  fabric-broker --headless --stdio     serve one MCP session on stdin/stdout\n"
+        "  fabric-broker --headless --listen    serve MCP sessions on the per-user local socket\n"
+        "  fabric-broker --sandbox-only         serve only the embedded Fabric sandbox\n"
+        "\n"
+        "Environment: EQUINIX_API_ENDPOINT, EQUINIX_API_CLIENTID, EQUINIX_API_CLIENTSECRET\n"
+        "(or EQUINIX_CLIENT_ID/EQUINIX_CLIENT_SECRET), EQUINIX_API_TOKEN, EQUINIX_MCP_TOOLSETS,\n"
+        "EQUINIX_MCP_PROPOSAL_TTL_MS, EQUINIX_MCP_MAX_PENDING, EQUINIX_MCP_ELICIT_TIMEOUT_MS,\n"
+        "EQUINIX_MCP_ALLOW_UNCONFIRMED_MUTATIONS, EQUINIX_MCP_APPROVAL. Without credentials the\n"
+        "embedded sandbox is used."));
     m_parser.addHelpOption();
     m_parser.addVersionOption();
     m_parser.addOptions({
         {QStringLiteral("headless"), QStringLiteral("Run the MCP server without any GUI.")},
+        {QStringLiteral("stdio"),
+         QStringLiteral("Serve one MCP session on stdin/stdout (stdout carries MCP frames only; "
+                        "logs go to stderr). Exits at end of input.")},
+        {QStringLiteral("listen"),
+         QStringLiteral("Serve MCP sessions on the per-user local socket.")},
+        {QStringLiteral("socket"),
+         QStringLiteral("Local socket name or path (default: fabric-broker.sock under "
+                        "$XDG_RUNTIME_DIR)."),
+         QStringLiteral("name|path")},
+        {QStringLiteral("toolsets"),
+         QStringLiteral("Toolsets to serve: read (default), mutate. Overrides "
+                        "EQUINIX_MCP_TOOLSETS. Example: read,mutate"),
+         QStringLiteral("list")},
+        {QStringLiteral("sandbox"),
+         QStringLiteral("Use the embedded Fabric sandbox (in-process, random loopback port) even "
+                        "if credentials are set.")},
+        {QStringLiteral("sandbox-only"),
+         QStringLiteral("Serve only the embedded Fabric sandbox on 127.0.0.1 (for trying other "
+                        "tools against it); accepts any non-empty client id and secret.")},
+        {QStringLiteral("port"),
+         QStringLiteral("Port for --sandbox-only (default: a random free port, printed)."),
+         QStringLiteral("port")},
+        {QStringLiteral("print-estate"),
+         QStringLiteral("With --sandbox-only: print the seeded sandbox estate and exit.")},
     });
 }
 
@@ -24,6 +59,11 @@ CommandLine::Parsed CommandLine::parse(const QStringList &arguments)
     if (!m_parser.parse(arguments)) {
         QTextStream(stderr) << m_parser.errorText() << "\n"
                             << "Try 'fabric-broker --help'.\n";
+        return {2};
+    }
+    if (!m_parser.positionalArguments().isEmpty()) {
+        QTextStream(stderr) << "Unexpected argument: " << m_parser.positionalArguments().first()
+                            << "\nTry 'fabric-broker --help'.\n";
         return {2};
     }
     if (m_parser.isSet(QStringLiteral("help"))) {
@@ -36,12 +76,6 @@ CommandLine::Parsed CommandLine::parse(const QStringList &arguments)
         return {0};
     }
     return {};
-}
-
-int runHeadless(CommandLine &)
-{
-    QTextStream(stderr) << "fabric-broker: the MCP server is not built into this version yet.\n";
-    return 1;
 }
 
 } // namespace fb

@@ -22,5 +22,6 @@ private:
 };
 
 int runHeadless(CommandLine &cli);
+int runSandboxOnly(CommandLine &cli);
 
 } // namespace fb

@@ -3,6 +3,18 @@
 // client-credentials token cache, the three creates (dry run and real), the read endpoints of
 // the catalog and the price search. It has no method for DELETE, PATCH or PUT, by design, and
 // it never retries a real create.
+//
+// Transport rules (all calls): one QNetworkAccessManager (connections are reused), HTTP/1.1,
+// an explicit transfer timeout (FabricConfig::timeoutMs), a fresh X-CORRELATION-ID (UUID) per
+// HTTP request, replies capped at FabricConfig::maxResponseBytes and parsed as strict JSON.
+// HTTPS is required except for 127.0.0.1, ::1 and localhost. Redirects: GET reads follow
+// same-origin redirects within /fabric/v4/ only; POSTs (searches, dry runs, creates, the token)
+// never follow one. Calls refused on the client side (bad endpoint, a path outside /fabric/v4/,
+// a compiled request whose path is not its change type's collection) finish with
+// Kind::NetworkError and requestSent=false, so nothing reached Fabric.
+// Logging: category "fabricbroker.fabric.client", one debug line per exchange (method, path,
+// status, correlation id, elapsed); never headers, bodies or secrets.
+#include "core/Clock.h"
 #include "core/CompiledRequest.h"
 #include "fabric/FabricResult.h"
 
@@ -23,15 +35,21 @@ struct FabricConfig {
     QString staticToken; // EQUINIX_API_TOKEN: used as the bearer token as-is
     int timeoutMs = 30000;
     bool sandbox = false; // pointed at the embedded sandbox (shown everywhere the user looks)
+    qint64 maxResponseBytes = 16 * 1024 * 1024; // larger replies are an InvalidResponse
 
     // EQUINIX_API_ENDPOINT, EQUINIX_API_CLIENTID/EQUINIX_API_CLIENTSECRET (or
     // EQUINIX_CLIENT_ID/EQUINIX_CLIENT_SECRET), EQUINIX_API_TOKEN, EQUINIX_API_TIMEOUT_MS.
     // Precedence: client credentials first, then the static token.
-    static FabricConfig fromEnvironment(const QProcessEnvironment &env =
-                                            QProcessEnvironment::systemEnvironment());
+    // EQUINIX_API_TIMEOUT_MS must be a positive integer (capped at 10 minutes), else 30000.
+    // With sandbox=true and no credentials, requests go without an Authorization header.
+    static FabricConfig
+    fromEnvironment(const QProcessEnvironment &env = QProcessEnvironment::systemEnvironment());
     bool hasCredentials() const;
     // "client credentials (EQUINIX_API_CLIENTID)", "static token (EQUINIX_API_TOKEN)", "none".
     QString credentialSource() const;
+    // Empty when the endpoint is usable; otherwise why not (invalid URL, or http:// to a host
+    // other than 127.0.0.1, ::1 or localhost: HTTPS is required everywhere else).
+    QString endpointProblem() const;
 };
 
 // One in-flight Fabric call. Emits finished exactly once (also after abort(), with Kind::Cancelled
@@ -55,6 +73,8 @@ public:
 
     const FabricConfig &config() const;
     void setConfig(FabricConfig config); // drops the cached token
+    // The clock token expiry is measured with (default Clock::system()); for tests.
+    void setClock(const Clock *clock);
 
     // POST <path>?dryRun=true with the compiled body bytes unchanged. A reply carrying a "uuid"
     // is an InvalidResponse (a dry run must not create). EQ-3142411 -> DryRunUnsupported.
@@ -62,15 +82,19 @@ public:
     // POST <path> with the compiled body bytes unchanged. Sent at most once: no retry, not even
     // after a 401. A timeout or lost connection after sending -> OutcomeUnknown with lookup hints.
     FabricCall *create(const CompiledRequest &request);
-    // GET <path>?<query> (reads; refreshed and retried once on 401).
+    // GET <path>?<query> (reads; refreshed and retried once on 401). <path> must be under
+    // /fabric/v4/; offset/limit pagination is the caller's query.
     FabricCall *get(const QString &path, const QUrlQuery &query = {});
-    // POST <path> with a JSON body, for the spec's search endpoints (reads).
+    // POST <path> with a JSON body, for the spec's search endpoints (reads; retried once on 401).
+    // <path> must be under /fabric/v4/ and end in "/search", so it can never reach a create.
     FabricCall *search(const QString &path, const QJsonObject &body);
     // Rate-card context for a compiled request: result body is the price context object
     // ({"priced": true, ...} or {"priced": false, "reason": ...}). Never fails: a failed lookup
     // finishes Ok with priced=false and the reason.
     FabricCall *priceContext(const CompiledRequest &request);
-    // Obtains (or reuses) an access token; for "Test connection" buttons.
+    // Obtains (or reuses) an access token; for "Test connection" buttons. The result body is
+    // {"endpoint", "credential_source", "sandbox"}, never the token. With a static token (or the
+    // sandbox without credentials) nothing is sent and the result is Ok.
     FabricCall *testConnection();
 
 signals:

@@ -11,7 +11,7 @@ namespace fb {
 
 // One entry of the Fabric ErrorList.
 struct FabricError {
-    QString errorCode;     // e.g. "EQ-3142306"
+    QString errorCode; // e.g. "EQ-3142306"
     QString errorMessage;
     QString correlationId;
     QString details;
@@ -36,8 +36,8 @@ struct FabricResult {
     int httpStatus = 0;
     QJsonValue body;
     QList<FabricError> errors;
-    QString message;       // one sentence an agent can act on; never secrets
-    QString correlationId; // X-CORRELATION-ID we sent
+    QString message;          // one sentence an agent can act on; never secrets
+    QString correlationId;    // X-CORRELATION-ID we sent
     bool requestSent = false; // whether the request bytes left this process
     QString method;
     QString path;

@@ -1,0 +1,361 @@
+#include "app/AuditCommand.h"
+
+#include "core/AuditLog.h"
+#include "core/CanonicalJson.h"
+
+#include <QCommandLineParser>
+#include <QDateTime>
+#include <QJsonArray>
+#include <QJsonObject>
+#include <QTimeZone>
+
+#include <cstdio>
+#include <optional>
+
+namespace fb {
+
+namespace {
+
+constexpr int ExitIntact = 0;
+constexpr int ExitBroken = 1;
+constexpr int ExitUsage = 2;
+
+void writeOut(const QByteArray &bytes)
+{
+    std::fwrite(bytes.constData(), 1, static_cast<size_t>(bytes.size()), stdout);
+}
+void out(const QString &text)
+{
+    writeOut(text.toUtf8());
+}
+void err(const QString &text)
+{
+    const QByteArray bytes = text.toUtf8();
+    std::fwrite(bytes.constData(), 1, static_cast<size_t>(bytes.size()), stderr);
+}
+
+QString generalHelp()
+{
+    return QStringLiteral(
+               "Usage: fabric-broker audit <command> [options] [FILE]\n"
+               "Check and export the tamper-evident audit trail of the Safe Mutation Broker.\n"
+               "\n"
+               "Commands:\n"
+               "  verify [--strict] [FILE]                          check the hash chain\n"
+               "  export --format csv|json [--since DATE] [FILE]    print the records\n"
+               "\n"
+               "FILE defaults to $EQUINIX_MCP_AUDIT_LOG, else "
+               "$XDG_DATA_HOME/fabric-broker/audit.jsonl\n"
+               "(currently %1).\n"
+               "Exit codes: 0 = chain intact, 1 = chain broken, 2 = usage or I/O error.\n"
+               "Run 'fabric-broker audit <command> --help' for the options of a command.\n")
+        .arg(AuditLog::defaultPath());
+}
+
+// Parses the options of one subcommand. Returns an exit code when the command should stop
+// here (help printed, or a usage error), otherwise nullopt and the log file to use.
+std::optional<int> parseCommand(QCommandLineParser &parser, const QString &command,
+                                const QString &synopsis, const QString &description,
+                                const QStringList &args, QString *file)
+{
+    parser.setApplicationDescription(description);
+    parser.addPositionalArgument(
+        QStringLiteral("FILE"),
+        QStringLiteral("The audit log (default: %1).").arg(AuditLog::defaultPath()),
+        QStringLiteral("[FILE]"));
+    const QCommandLineOption help({QStringLiteral("h"), QStringLiteral("help")},
+                                  QStringLiteral("Show this help."));
+    parser.addOption(help);
+    if (!parser.parse(QStringList{QStringLiteral("fabric-broker")} + args)) {
+        err(QStringLiteral("fabric-broker audit %1: %2\nTry 'fabric-broker audit %1 --help'.\n")
+                .arg(command, parser.errorText()));
+        return ExitUsage;
+    }
+    if (parser.isSet(help)) {
+        QString text = parser.helpText();
+        const qsizetype firstNewline = text.indexOf(u'\n');
+        text = QStringLiteral("Usage: fabric-broker audit %1\n").arg(synopsis) +
+               (firstNewline >= 0 ? text.mid(firstNewline + 1) : QString());
+        out(text);
+        return ExitIntact;
+    }
+    const QStringList positional = parser.positionalArguments();
+    if (positional.size() > 1) {
+        err(QStringLiteral("fabric-broker audit %1: expected at most one FILE, got %2\n")
+                .arg(command, positional.join(QStringLiteral(" "))));
+        return ExitUsage;
+    }
+    *file = positional.isEmpty() ? AuditLog::defaultPath() : positional.first();
+    return std::nullopt;
+}
+
+int runVerify(const QStringList &args)
+{
+    QCommandLineParser parser;
+    const QCommandLineOption strict(
+        QStringLiteral("strict"),
+        QStringLiteral("Treat truncated/torn records (interrupted writes) as a broken chain."));
+    parser.addOption(strict);
+    QString file;
+    if (const auto stop = parseCommand(
+            parser, QStringLiteral("verify"), QStringLiteral("verify [--strict] [FILE]"),
+            QStringLiteral(
+                "Checks every record of the audit log: canonical JSON, consecutive seq,\n"
+                "and prev = SHA-256 of the previous record's line. Reports the first\n"
+                "broken record. Exit codes: 0 = intact, 1 = broken, 2 = usage or I/O "
+                "error."),
+            args, &file))
+        return *stop;
+
+    const AuditLog::VerifyResult r = AuditLog::verify(file);
+    if (r.ioError) {
+        err(QStringLiteral("fabric-broker audit verify: %1\n").arg(r.problem));
+        return ExitUsage;
+    }
+    if (!r.ok) {
+        out(QStringLiteral("BROKEN: %1: line %2: %3\n")
+                .arg(file)
+                .arg(r.firstBadLine)
+                .arg(r.problem));
+        out(QStringLiteral("%1 record(s) before line %2 verified (last good seq %3, sha256 %4).\n")
+                .arg(r.records)
+                .arg(r.firstBadLine)
+                .arg(r.lastSeq)
+                .arg(r.headSha256));
+        return ExitBroken;
+    }
+    const bool tornIsBroken = parser.isSet(strict) && !r.tornLines.isEmpty();
+    out(QStringLiteral("%1: %2: %3 record(s) verified, chain intact.\n")
+            .arg(tornIsBroken ? QStringLiteral("BROKEN (strict)") : QStringLiteral("OK"), file)
+            .arg(r.records));
+    out(QStringLiteral("head: seq %1 sha256 %2\n").arg(r.lastSeq).arg(r.headSha256));
+    if (!r.tornLines.isEmpty()) {
+        out(QStringLiteral("warning: %1\n").arg(r.problem));
+        for (qsizetype i = 1; i < r.tornLines.size(); ++i)
+            out(QStringLiteral("warning: truncated/torn record at line %1\n")
+                    .arg(r.tornLines.at(i)));
+    }
+    return tornIsBroken ? ExitBroken : ExitIntact;
+}
+
+// YYYY-MM-DD (midnight UTC) or a full ISO-8601 date-time (UTC when it has no offset).
+std::optional<QDateTime> parseSince(const QString &text)
+{
+    if (text.size() == 10) {
+        const QDate date = QDate::fromString(text, Qt::ISODate);
+        if (date.isValid())
+            return QDateTime(date, QTime(0, 0), QTimeZone::utc());
+        return std::nullopt;
+    }
+    QDateTime dt = QDateTime::fromString(text, Qt::ISODateWithMs);
+    if (!dt.isValid())
+        return std::nullopt;
+    if (dt.timeSpec() == Qt::LocalTime)
+        dt.setTimeZone(QTimeZone::utc());
+    return dt;
+}
+
+QString cellText(const QJsonValue &v)
+{
+    switch (v.type()) {
+    case QJsonValue::String:
+        return v.toString();
+    case QJsonValue::Double:
+        return QString::fromLatin1(canonicalNumber(v.toDouble()));
+    case QJsonValue::Bool:
+        return v.toBool() ? QStringLiteral("true") : QStringLiteral("false");
+    case QJsonValue::Object:
+    case QJsonValue::Array:
+        return QString::fromUtf8(canonicalJson(v));
+    default:
+        return {};
+    }
+}
+
+// "name version (transport; session N)" from an MCP client identity.
+QString clientText(const QJsonValue &v)
+{
+    if (!v.isObject())
+        return cellText(v);
+    const QJsonObject c = v.toObject();
+    QString text = c.value(QStringLiteral("name")).toString();
+    const QString version = c.value(QStringLiteral("version")).toString();
+    if (!version.isEmpty())
+        text += (text.isEmpty() ? QString() : QStringLiteral(" ")) + version;
+    QStringList details;
+    const QString transport = c.value(QStringLiteral("transport")).toString();
+    if (!transport.isEmpty())
+        details << transport;
+    const QString session = cellText(c.value(QStringLiteral("sessionId")));
+    if (!session.isEmpty())
+        details << QStringLiteral("session ") + session;
+    if (!details.isEmpty())
+        text += (text.isEmpty() ? QString() : QStringLiteral(" ")) + QStringLiteral("(") +
+                details.join(QStringLiteral("; ")) + QStringLiteral(")");
+    return text;
+}
+
+// RFC 4180 quoting; cells a spreadsheet would run as a formula get a leading apostrophe.
+QString csvCell(QString s)
+{
+    if (!s.isEmpty() && QStringLiteral("=+-@\t\r").contains(s.front()))
+        s.prepend(u'\'');
+    if (s.contains(u',') || s.contains(u'"') || s.contains(u'\n') || s.contains(u'\r')) {
+        s.replace(QStringLiteral("\""), QStringLiteral("\"\""));
+        s = QStringLiteral("\"") + s + QStringLiteral("\"");
+    }
+    return s;
+}
+
+int runExport(const QStringList &args)
+{
+    QCommandLineParser parser;
+    const QCommandLineOption format(
+        QStringLiteral("format"),
+        QStringLiteral("Output format: csv (one row per record, columns "
+                       "seq,time,type,change_type,target,"
+                       "request_sha256,status,channel,outcome,uuid,"
+                       "client) or json (an array of the records)."),
+        QStringLiteral("csv|json"));
+    const QCommandLineOption since(QStringLiteral("since"),
+                                   QStringLiteral("Only records at or after DATE: YYYY-MM-DD "
+                                                  "(midnight UTC) or ISO-8601 date-time (UTC "
+                                                  "unless it has an offset)."),
+                                   QStringLiteral("DATE"));
+    parser.addOption(format);
+    parser.addOption(since);
+    QString file;
+    if (const auto stop = parseCommand(
+            parser, QStringLiteral("export"),
+            QStringLiteral("export --format csv|json [--since DATE] [FILE]"),
+            QStringLiteral("Prints the records of the audit log as CSV or as a JSON array. The\n"
+                           "chain is verified first: when it is broken the records are still\n"
+                           "printed, a warning goes to stderr and the exit code is 1."),
+            args, &file))
+        return *stop;
+
+    const QString fmt = parser.value(format);
+    if (fmt != u"csv" && fmt != u"json") {
+        err(fmt.isEmpty() ? QStringLiteral("fabric-broker audit export: --format csv|json is "
+                                           "required\n")
+                          : QStringLiteral("fabric-broker audit export: unknown format \"%1\" "
+                                           "(expected csv or json)\n")
+                                .arg(fmt));
+        return ExitUsage;
+    }
+    std::optional<QDateTime> sinceTime;
+    if (parser.isSet(since)) {
+        sinceTime = parseSince(parser.value(since));
+        if (!sinceTime) {
+            err(QStringLiteral("fabric-broker audit export: --since \"%1\" is not YYYY-MM-DD or an "
+                               "ISO-8601 date-time\n")
+                    .arg(parser.value(since)));
+            return ExitUsage;
+        }
+    }
+
+    const AuditLog::VerifyResult verified = AuditLog::verify(file);
+    if (verified.ioError) {
+        err(QStringLiteral("fabric-broker audit export: %1\n").arg(verified.problem));
+        return ExitUsage;
+    }
+    QList<QJsonObject> records;
+    QString readError;
+    if (!AuditLog::readRecords(file, &records, &readError)) {
+        err(QStringLiteral("fabric-broker audit export: %1\n").arg(readError));
+        return ExitUsage;
+    }
+    if (sinceTime) {
+        const qint64 cutoff = sinceTime->toMSecsSinceEpoch();
+        QList<QJsonObject> kept;
+        for (const QJsonObject &r : std::as_const(records)) {
+            const QDateTime t = QDateTime::fromString(r.value(QStringLiteral("time")).toString(),
+                                                      Qt::ISODateWithMs);
+            if (t.isValid() && t.toMSecsSinceEpoch() >= cutoff)
+                kept.append(r);
+        }
+        records = kept;
+    }
+
+    if (fmt == u"json") {
+        // Each element is the record's canonical line, byte for byte: its SHA-256 is the next
+        // record's prev.
+        QByteArray body = "[";
+        for (qsizetype i = 0; i < records.size(); ++i) {
+            body += i ? ",\n" : "\n";
+            body += canonicalJson(records.at(i));
+        }
+        body += records.isEmpty() ? "]\n" : "\n]\n";
+        writeOut(body);
+    } else {
+        out(QStringLiteral("seq,time,type,change_type,target,request_sha256,status,channel,"
+                           "outcome,uuid,client\n"));
+        for (const QJsonObject &r : std::as_const(records)) {
+            const QJsonObject d = r.value(QStringLiteral("data")).toObject();
+            const QStringList cells{
+                cellText(r.value(QStringLiteral("seq"))),
+                cellText(r.value(QStringLiteral("time"))),
+                cellText(r.value(QStringLiteral("type"))),
+                cellText(d.value(QStringLiteral("change_type"))),
+                cellText(d.value(QStringLiteral("target"))),
+                cellText(d.value(QStringLiteral("request_sha256"))),
+                cellText(d.value(QStringLiteral("status"))),
+                cellText(d.value(QStringLiteral("channel"))),
+                cellText(d.value(QStringLiteral("outcome"))),
+                cellText(d.value(QStringLiteral("uuid"))),
+                clientText(d.value(QStringLiteral("client"))),
+            };
+            QStringList quoted;
+            for (const QString &c : cells)
+                quoted << csvCell(c);
+            out(quoted.join(u',') + u'\n');
+        }
+    }
+    std::fflush(stdout);
+
+    if (!verified.ok) {
+        err(QStringLiteral("fabric-broker audit export: warning: the chain of %1 is broken at line "
+                           "%2: %3\n")
+                .arg(file)
+                .arg(verified.firstBadLine)
+                .arg(verified.problem));
+        return ExitBroken;
+    }
+    if (!verified.tornLines.isEmpty())
+        err(QStringLiteral("fabric-broker audit export: warning: %1\n").arg(verified.problem));
+    return ExitIntact;
+}
+
+} // namespace
+
+int runAuditCommand(const QStringList &argsIn)
+{
+    QStringList args = argsIn;
+    if (args.size() >= 2 && args.at(1) == u"audit")
+        args = args.mid(2);
+    else if (!args.isEmpty() && args.first() == u"audit")
+        args = args.mid(1);
+
+    int rc = ExitUsage;
+    if (args.isEmpty()) {
+        err(generalHelp());
+    } else {
+        const QString command = args.first();
+        if (command == u"verify") {
+            rc = runVerify(args.mid(1));
+        } else if (command == u"export") {
+            rc = runExport(args.mid(1));
+        } else if (command == u"-h" || command == u"--help" || command == u"help") {
+            out(generalHelp());
+            rc = ExitIntact;
+        } else {
+            err(QStringLiteral("fabric-broker audit: unknown command \"%1\"\n\n").arg(command) +
+                generalHelp());
+        }
+    }
+    std::fflush(stdout);
+    std::fflush(stderr);
+    return rc;
+}
+
+} // namespace fb

@@ -1,0 +1,104 @@
+// The headless modes of fabric-broker: the MCP server (stdio and/or socket) and the sandbox.
+#include "app/CommandLine.h"
+#include "app/ServerHost.h"
+#include "sandbox/FabricSandbox.h"
+
+#include <QCoreApplication>
+#include <QLoggingCategory>
+#include <QSocketNotifier>
+#include <QTextStream>
+#include <QTimer>
+
+#include <csignal>
+#include <sys/socket.h>
+#include <unistd.h>
+
+Q_LOGGING_CATEGORY(lcApp, "fabricbroker.app")
+
+namespace fb {
+
+namespace {
+
+// SIGINT/SIGTERM end the event loop cleanly (self-pipe), so in-flight calls get answered.
+void installQuitOnSignals()
+{
+    static int fds[2] = {-1, -1};
+    if (::socketpair(AF_UNIX, SOCK_STREAM, 0, fds) != 0)
+        return;
+    auto handler = [](int) {
+        const char c = 1;
+        [[maybe_unused]] auto n = ::write(fds[0], &c, 1);
+    };
+    struct sigaction sa = {};
+    sa.sa_handler = handler;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESTART;
+    sigaction(SIGINT, &sa, nullptr);
+    sigaction(SIGTERM, &sa, nullptr);
+    auto *notifier = new QSocketNotifier(fds[1], QSocketNotifier::Read, qApp);
+    QObject::connect(notifier, &QSocketNotifier::activated, qApp, [] {
+        char c;
+        [[maybe_unused]] auto n = ::read(fds[1], &c, 1);
+        qCInfo(lcApp) << "signal received, quitting";
+        QCoreApplication::quit();
+    });
+}
+
+} // namespace
+
+int runSandboxOnly(CommandLine &cli)
+{
+    QTextStream out(stdout);
+    if (cli.isSet(QStringLiteral("print-estate"))) {
+        out << FabricSandbox::estateDescription();
+        return 0;
+    }
+    bool ok = true;
+    const QString portText = cli.value(QStringLiteral("port"));
+    const uint port = portText.isEmpty() ? 0 : portText.toUInt(&ok);
+    if (!ok || port > 65535) {
+        QTextStream(stderr) << "--port must be a number between 0 and 65535\n";
+        return 2;
+    }
+    FabricSandbox sandbox;
+    if (!sandbox.listen(static_cast<quint16>(port))) {
+        QTextStream(stderr) << "could not listen on 127.0.0.1:" << port << "\n";
+        return 1;
+    }
+    installQuitOnSignals();
+    // First line of stdout is machine-readable: tests and scripts read the URL from it.
+    out << "sandbox: " << sandbox.baseUrl().toString() << Qt::endl;
+    out << "This is the Fabric Broker SANDBOX, not Equinix. Any non-empty client id and secret "
+           "are accepted at /oauth2/v1/token. Seeded estate: fabric-broker --print-estate"
+        << Qt::endl;
+    return QCoreApplication::exec();
+}
+
+int runHeadless(CommandLine &cli)
+{
+    ServerHost::Options options;
+    options.stdio = cli.isSet(QStringLiteral("stdio"));
+    options.listen = cli.isSet(QStringLiteral("listen"));
+    options.socket = cli.value(QStringLiteral("socket"));
+    options.forceSandbox = cli.isSet(QStringLiteral("sandbox"));
+    options.toolsets = cli.value(QStringLiteral("toolsets"));
+    if (!options.stdio && !options.listen)
+        options.listen = true; // the default headless server serves the per-user socket
+
+    ServerHost host;
+    QString error;
+    if (!host.start(options, &error)) {
+        QTextStream(stderr) << "fabric-broker: " << error << "\n";
+        return 1;
+    }
+    installQuitOnSignals();
+    QObject::connect(&host, &ServerHost::stdioFinished, qApp, [&] {
+        // End of input: everything in flight was cancelled; exit promptly unless the socket
+        // server keeps serving other sessions.
+        if (!options.listen)
+            QCoreApplication::quit();
+    });
+    return QCoreApplication::exec();
+}
+
+} // namespace fb

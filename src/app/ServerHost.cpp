@@ -1,0 +1,148 @@
+#include "app/ServerHost.h"
+
+#include "broker/Catalog.h"
+#include "broker/MutationBroker.h"
+#include "core/AuditLog.h"
+#include "core/ProposalStore.h"
+#include "mcp/LocalSocketServer.h"
+#include "mcp/McpServer.h"
+#include "mcp/ToolRegistry.h"
+#include "sandbox/FabricSandbox.h"
+
+#include <QCoreApplication>
+#include <QLoggingCategory>
+
+Q_LOGGING_CATEGORY(lcHost, "fabricbroker.app.host")
+
+namespace fb {
+
+ServerHost::ServerHost(QObject *parent)
+    : QObject(parent)
+{
+}
+
+ServerHost::~ServerHost()
+{
+    // Sessions and tools go before the services they call.
+    m_socketServer.reset();
+    m_server.reset();
+    m_catalog.reset();
+    m_broker.reset();
+    m_registry.reset();
+    m_store.reset();
+    m_fabric.reset();
+    m_sandbox.reset();
+    m_audit.reset();
+}
+
+QString ServerHost::serverInstructions(bool sandbox)
+{
+    QString text = QStringLiteral(
+        "Fabric Broker serves Equinix Fabric. Read tools (fabric_search_*, fabric_get_*, "
+        "fabric_list_*) are safe to call freely. Creating anything is a two-step flow and only "
+        "available when the operator enabled the mutate toolset: 1) fabric_propose_change with "
+        "change_type (connection_create, network_create or service_token_create) and a spec in "
+        "Fabric v4 request field names; Fabric's real dry run validates it and you get a "
+        "single-use confirm_token, the exact request, its request_sha256 and price context. "
+        "Show these to the user. 2) fabric_confirm_change with only the confirm_token; a person "
+        "approves or refuses in a prompt, and only on approval is the request sent, once. Tokens "
+        "expire after 10 minutes and are consumed by the first confirm attempt whatever its "
+        "outcome: on any token error, propose again. There are no update or delete tools.");
+    if (sandbox)
+        text.prepend(QStringLiteral("SANDBOX: this broker is connected to its embedded Fabric "
+                                    "sandbox, not to Equinix; nothing real is created. "));
+    return text;
+}
+
+bool ServerHost::start(const Options &options, QString *error)
+{
+    if (!BrokerSettings::fromEnvironment(QProcessEnvironment::systemEnvironment(), &m_settings,
+                                         error))
+        return false;
+    if (!options.toolsets.isEmpty()) {
+        QString toolsetError;
+        if (!mcp::ToolRegistry::parseToolsets(options.toolsets, &m_settings.toolsets,
+                                              &toolsetError)) {
+            *error = QStringLiteral("--toolsets: ") + toolsetError;
+            return false;
+        }
+    }
+
+    // The audit trail comes first: without a durable log nothing may be created.
+    m_audit = std::make_unique<AuditLog>();
+    const QString auditPath = AuditLog::defaultPath();
+    if (!m_audit->open(auditPath, error)) {
+        *error = QStringLiteral("audit log %1: %2").arg(auditPath, *error);
+        return false;
+    }
+    qCInfo(lcHost).noquote() << "audit log" << auditPath;
+
+    FabricConfig config = FabricConfig::fromEnvironment();
+    if (options.forceSandbox || !config.hasCredentials()) {
+        m_sandbox = std::make_unique<FabricSandbox>();
+        if (!m_sandbox->listen(0)) {
+            *error = QStringLiteral("could not start the embedded Fabric sandbox on 127.0.0.1");
+            return false;
+        }
+        config = FabricConfig{};
+        config.endpoint = m_sandbox->baseUrl();
+        // The sandbox accepts any non-empty client id and secret; these are not secrets.
+        config.clientId = QStringLiteral("sandbox");
+        config.clientSecret = QStringLiteral("sandbox");
+        config.sandbox = true;
+        qCWarning(lcHost).noquote() << "SANDBOX: using the embedded Fabric sandbox at"
+                                    << m_sandbox->baseUrl().toString()
+                                    << "- nothing real is created";
+    } else {
+        qCInfo(lcHost).noquote() << "Fabric endpoint" << config.endpoint.toString() << "with"
+                                 << config.credentialSource();
+    }
+    m_fabric = std::make_unique<FabricClient>(config);
+    m_store = std::make_unique<ProposalStore>();
+    m_registry = std::make_unique<mcp::ToolRegistry>();
+    m_catalog = std::make_unique<Catalog>(m_fabric.get(), m_store.get(), Clock::system());
+    m_broker = std::make_unique<MutationBroker>(m_store.get(), m_fabric.get(), m_settings);
+    m_broker->setAuditSink(m_audit.get());
+    connect(m_store.get(), &ProposalStore::proposalEvicted, this,
+            [this](const Proposal &p) { m_audit->recordEviction(p); });
+    connect(m_store.get(), &ProposalStore::proposalExpired, this,
+            [this](const Proposal &p) { m_audit->recordExpiry(p); });
+    m_catalog->registerTools(m_registry.get());
+    m_broker->registerTools(m_registry.get());
+    m_registry->setServedToolsets(m_settings.toolsets);
+    qCInfo(lcHost).noquote() << "serving toolsets" << m_settings.toolsets.join(u',');
+
+    mcp::ServerOptions serverOptions;
+    serverOptions.version = QCoreApplication::applicationVersion();
+    serverOptions.instructions = serverInstructions(config.sandbox);
+    if (config.sandbox)
+        serverOptions.title = QStringLiteral("Fabric Broker (SANDBOX)");
+    m_server = std::make_unique<mcp::McpServer>(m_registry.get(), serverOptions);
+
+    if (options.listen) {
+        m_socketPath = mcp::LocalSocketServer::resolveSocketPath(options.socket);
+        m_socketServer = std::make_unique<mcp::LocalSocketServer>(m_server.get());
+        if (!m_socketServer->listen(m_socketPath, error))
+            return false;
+        qCInfo(lcHost).noquote() << "listening on" << m_socketPath;
+    }
+    if (options.stdio) {
+        connect(m_server.get(), &mcp::McpServer::stdioFinished, this,
+                &ServerHost::stdioFinished);
+        m_server->serveProcessStdio();
+    }
+    return true;
+}
+
+bool ServerHost::isSandbox() const { return m_fabric && m_fabric->config().sandbox; }
+FabricClient *ServerHost::fabric() const { return m_fabric.get(); }
+ProposalStore *ServerHost::store() const { return m_store.get(); }
+MutationBroker *ServerHost::broker() const { return m_broker.get(); }
+mcp::McpServer *ServerHost::server() const { return m_server.get(); }
+mcp::ToolRegistry *ServerHost::registry() const { return m_registry.get(); }
+FabricSandbox *ServerHost::sandbox() const { return m_sandbox.get(); }
+const BrokerSettings &ServerHost::settings() const { return m_settings; }
+QString ServerHost::socketPath() const { return m_socketPath; }
+AuditLog *ServerHost::auditLog() const { return m_audit.get(); }
+
+} // namespace fb

@@ -1,0 +1,71 @@
+#pragma once
+// ServerHost: composes one broker process: Fabric client (real or embedded sandbox), proposal
+// store, the broker and catalog tools, and the MCP server with its transports. Shared by the
+// headless modes and the desktop app.
+#include "broker/BrokerSettings.h"
+#include "fabric/FabricClient.h"
+
+#include <QObject>
+#include <memory>
+
+namespace fb {
+class FabricSandbox;
+class AuditLog;
+class ProposalStore;
+class MutationBroker;
+class Catalog;
+namespace mcp {
+class McpServer;
+class ToolRegistry;
+class LocalSocketServer;
+} // namespace mcp
+
+class ServerHost : public QObject {
+    Q_OBJECT
+public:
+    struct Options {
+        bool stdio = false;
+        bool listen = false;
+        QString socket;        // name or path; empty = default
+        bool forceSandbox = false;
+        QString toolsets;      // --toolsets; empty = EQUINIX_MCP_TOOLSETS or "read"
+    };
+
+    explicit ServerHost(QObject *parent = nullptr);
+    ~ServerHost() override;
+
+    // Builds everything and starts the requested transports. On failure says why.
+    bool start(const Options &options, QString *error);
+
+    bool isSandbox() const;
+    FabricClient *fabric() const;
+    ProposalStore *store() const;
+    MutationBroker *broker() const;
+    mcp::McpServer *server() const;
+    mcp::ToolRegistry *registry() const;
+    FabricSandbox *sandbox() const;
+    const BrokerSettings &settings() const;
+    QString socketPath() const;
+    AuditLog *auditLog() const;
+
+    static QString serverInstructions(bool sandbox);
+
+signals:
+    // The stdio session reached end of input: the process should exit.
+    void stdioFinished();
+
+private:
+    BrokerSettings m_settings;
+    std::unique_ptr<AuditLog> m_audit;
+    std::unique_ptr<FabricSandbox> m_sandbox;
+    std::unique_ptr<FabricClient> m_fabric;
+    std::unique_ptr<ProposalStore> m_store;
+    std::unique_ptr<mcp::ToolRegistry> m_registry;
+    std::unique_ptr<MutationBroker> m_broker;
+    std::unique_ptr<Catalog> m_catalog;
+    std::unique_ptr<mcp::McpServer> m_server;
+    std::unique_ptr<mcp::LocalSocketServer> m_socketServer;
+    QString m_socketPath;
+};
+
+} // namespace fb

@@ -1,0 +1,852 @@
+#include "broker/MutationBroker.h"
+
+#include "broker/ClientElicitationApprover.h"
+#include "broker/ProposalView.h"
+#include "fabric/FabricClient.h"
+#include "mcp/ToolCall.h"
+#include "mcp/ToolRegistry.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QLoggingCategory>
+#include <QTimer>
+
+Q_LOGGING_CATEGORY(lcBroker, "fabricbroker.broker.mutation")
+
+namespace fb {
+
+namespace {
+
+QJsonArray violationsJson(const QList<SpecViolation> &violations)
+{
+    QJsonArray out;
+    for (const SpecViolation &v : violations)
+        out.append(QJsonObject{{QStringLiteral("path"), v.path},
+                               {QStringLiteral("message"), v.message}});
+    return out;
+}
+
+QJsonArray fabricErrorsJson(const FabricResult &r)
+{
+    QJsonArray out;
+    for (const FabricError &e : r.errors)
+        out.append(e.toJson());
+    return out;
+}
+
+QString renderText(const QString &summary, const QJsonObject &structured)
+{
+    return summary + QStringLiteral("\n\n") +
+           QString::fromUtf8(QJsonDocument(structured).toJson(QJsonDocument::Indented));
+}
+
+QJsonObject humanJson(const QString &status, const QString &channel, const QString &detail = {})
+{
+    QJsonObject o{{QStringLiteral("status"), status},
+                  {QStringLiteral("channel"), channel.isEmpty() ? QJsonValue() : channel}};
+    if (!detail.isEmpty())
+        o.insert(QStringLiteral("detail"), detail);
+    return o;
+}
+
+// Arguments must be exactly the declared ones: unknown fields are refused, not ignored.
+QStringList unknownArguments(const QJsonObject &args, const QStringList &allowed)
+{
+    QStringList out;
+    for (auto it = args.begin(); it != args.end(); ++it) {
+        if (!allowed.contains(it.key()))
+            out << it.key();
+    }
+    return out;
+}
+
+} // namespace
+
+// ---------------------------------------------------------------------------------------------
+// One fabric_propose_change call: validate + compile, dry run and price lookup in parallel,
+// mint the token only when Fabric's dry run succeeded.
+class ProposeOperation : public QObject {
+public:
+    ProposeOperation(MutationBroker *broker, mcp::ToolCall *call)
+        : QObject(call)
+        , m_broker(broker)
+        , m_call(call)
+    {
+    }
+
+    void start()
+    {
+        const QJsonObject args = m_call->arguments();
+        const QStringList unknown =
+            unknownArguments(args, {QStringLiteral("change_type"), QStringLiteral("spec")});
+        QList<SpecViolation> problems;
+        for (const QString &k : unknown)
+            problems.append({QStringLiteral("$.") + k,
+                             QStringLiteral("unknown argument; allowed: change_type, spec")});
+        const QJsonValue typeValue = args.value(QStringLiteral("change_type"));
+        const auto type = changeTypeFromName(typeValue.toString());
+        if (!typeValue.isString() || !type)
+            problems.append({QStringLiteral("$.change_type"),
+                             QStringLiteral("must be one of: ") +
+                                 changeTypeNames().join(QStringLiteral(", "))});
+        if (!args.value(QStringLiteral("spec")).isObject())
+            problems.append({QStringLiteral("$.spec"),
+                             args.contains(QStringLiteral("spec"))
+                                 ? QStringLiteral("must be an object")
+                                 : QStringLiteral("required argument missing")});
+        if (!problems.isEmpty())
+            return failInvalid(problems);
+
+        m_type = *type;
+        m_spec = args.value(QStringLiteral("spec")).toObject();
+        const CompileResult compiled = m_broker->m_compiler->compile(m_type, m_spec);
+        QList<SpecViolation> violations = compiled.violations;
+        if (compiled.ok())
+            violations += ChangeSpec::validateTimes(m_type, m_spec, m_broker->m_clock->nowMs());
+        if (!violations.isEmpty()) {
+            QList<SpecViolation> prefixed;
+            for (const SpecViolation &v : std::as_const(violations))
+                prefixed.append({QStringLiteral("$.spec") + v.path.mid(1), v.message});
+            return failInvalid(prefixed);
+        }
+        m_request = *compiled.request;
+        m_target = ChangeSpec::summarize(m_type, m_spec);
+
+        connect(m_call, &mcp::ToolCall::cancelled, this, [this] { abortAll(); });
+        m_dryRun = m_broker->m_fabric->dryRun(m_request);
+        connect(m_dryRun, &FabricCall::finished, this, [this](const FabricResult &r) {
+            m_dryRun = nullptr;
+            m_dryRunResult = r;
+            m_haveDryRun = true;
+            if (!r.ok() && m_price)
+                m_price->abort();
+            maybeFinish();
+        });
+        m_price = m_broker->m_fabric->priceContext(m_request);
+        connect(m_price, &FabricCall::finished, this, [this](const FabricResult &r) {
+            m_price = nullptr;
+            m_priceResult = r.ok() && r.body.isObject()
+                                ? r.body.toObject()
+                                : QJsonObject{{QStringLiteral("priced"), false},
+                                              {QStringLiteral("reason"),
+                                               QStringLiteral("price lookup failed: ") + r.message}};
+            m_havePrice = true;
+            maybeFinish();
+        });
+    }
+
+private:
+    void abortAll()
+    {
+        if (m_dryRun)
+            m_dryRun->abort();
+        if (m_price)
+            m_price->abort();
+    }
+
+    void failInvalid(const QList<SpecViolation> &violations)
+    {
+        const QJsonObject structured{
+            {QStringLiteral("error"),
+             QJsonObject{{QStringLiteral("kind"), QStringLiteral("invalid_spec")},
+                         {QStringLiteral("message"),
+                          QStringLiteral("The proposal is invalid; nothing was sent to Fabric. "
+                                         "Fix every field listed and propose again.")},
+                         {QStringLiteral("violations"), violationsJson(violations)}}}};
+        m_broker->audit(QStringLiteral("propose_failed"), structured);
+        m_call->finishStructured(structured,
+                                 QStringLiteral("Invalid proposal (nothing was sent):\n") +
+                                     formatViolations(violations),
+                                 true);
+    }
+
+    void maybeFinish()
+    {
+        if (!m_haveDryRun || (m_dryRunResult.ok() && !m_havePrice))
+            return;
+        if (m_finished)
+            return;
+        m_finished = true;
+        if (m_call->isCancelled()) {
+            m_call->finishError(QStringLiteral("cancelled by the client; no token was minted"));
+            return;
+        }
+        if (!m_dryRunResult.ok())
+            return failDryRun();
+
+        Proposal p;
+        p.changeType = m_type;
+        p.spec = m_spec;
+        p.requestSha256 = m_request.sha256Hex();
+        p.target = m_target;
+        const QJsonObject validated = m_dryRunResult.body.toObject();
+        p.context = {{QStringLiteral("price"), m_priceResult},
+                     {QStringLiteral("validated"), validated},
+                     {QStringLiteral("client"), m_call->client().toJson()},
+                     {QStringLiteral("dry_run_correlation_id"), m_dryRunResult.correlationId}};
+        const AddResult added = m_broker->m_store->add(p);
+        const qint64 now = m_broker->m_clock->nowMs();
+
+        QJsonArray evicted;
+        for (const Proposal &e : added.evicted)
+            evicted.append(QJsonObject{
+                {QStringLiteral("token"), e.token},
+                {QStringLiteral("change_type"), changeTypeName(e.changeType)},
+                {QStringLiteral("target"), e.target},
+                {QStringLiteral("age_seconds"), static_cast<double>((now - e.proposedAtMs) / 1000)}});
+
+        QJsonArray evictedAudit;
+        for (const Proposal &e : added.evicted)
+            evictedAudit.append(QJsonObject{{QStringLiteral("token_sha256"), tokenDigest(e.token)},
+                                            {QStringLiteral("request_sha256"), e.requestSha256},
+                                            {QStringLiteral("target"), e.target}});
+        const Proposal &stored = added.proposal;
+        QJsonObject structured{
+            {QStringLiteral("confirm_token"), stored.token},
+            {QStringLiteral("change_type"), changeTypeName(m_type)},
+            {QStringLiteral("target"), m_target},
+            {QStringLiteral("request"), m_request.toJson()},
+            {QStringLiteral("request_sha256"), stored.requestSha256},
+            {QStringLiteral("validated"), validated},
+            {QStringLiteral("price"), m_priceResult},
+            {QStringLiteral("proposed_at"), ProposalView::isoTime(stored.proposedAtMs)},
+            {QStringLiteral("expires_at"), ProposalView::isoTime(stored.expiresAtMs)},
+            {QStringLiteral("evicted_proposals"), evicted},
+            {QStringLiteral("sandbox"), m_broker->m_fabric->config().sandbox},
+            {QStringLiteral("next_step"),
+             QStringLiteral("Show the user the target, price and request, then call "
+                            "fabric_confirm_change with confirm_token. The user approves in a "
+                            "prompt; the token works once and expires at expires_at.")}};
+
+        QJsonObject audit{{QStringLiteral("change_type"), changeTypeName(m_type)},
+                          {QStringLiteral("target"), m_target},
+                          {QStringLiteral("request"), m_request.toJson()},
+                          {QStringLiteral("request_sha256"), stored.requestSha256},
+                          {QStringLiteral("token_sha256"), tokenDigest(stored.token)},
+                          {QStringLiteral("dry_run"), m_dryRunResult.toJson()},
+                          {QStringLiteral("price"), m_priceResult},
+                          {QStringLiteral("client"), m_call->client().toJson()},
+                          {QStringLiteral("evicted"), evictedAudit},
+                          {QStringLiteral("expires_at"), ProposalView::isoTime(stored.expiresAtMs)}};
+        m_broker->audit(QStringLiteral("proposed"), audit);
+        qCInfo(lcBroker).noquote() << "proposed" << changeTypeName(m_type) << m_target << "sha256"
+                                   << stored.requestSha256;
+
+        QString summary = QStringLiteral("Proposed %1: %2\nFabric's dry run validated the exact "
+                                         "request. Price: %3\nConfirm token: %4 (expires %5)")
+                              .arg(changeTypeName(m_type), m_target,
+                                   ProposalView::priceLine(m_priceResult), stored.token,
+                                   ProposalView::isoTime(stored.expiresAtMs));
+        if (!added.evicted.isEmpty())
+            summary += QStringLiteral("\nThis proposal evicted %1 older proposal(s).")
+                           .arg(added.evicted.size());
+        m_call->finishStructured(structured, renderText(summary, structured));
+    }
+
+    void failDryRun()
+    {
+        const FabricResult &r = m_dryRunResult;
+        QString message;
+        if (r.kind == FabricResult::Kind::DryRunUnsupported)
+            message = QStringLiteral("Fabric cannot dry-run this %1 (EQ-3142411), so it cannot be "
+                                     "proposed: the broker only carries changes Fabric validated. "
+                                     "No token was minted.")
+                          .arg(changeTypeNoun(m_type));
+        else
+            message = QStringLiteral("Fabric's dry run rejected the request; no token was minted. "
+                                     "%1")
+                          .arg(r.message);
+        const QJsonObject structured{
+            {QStringLiteral("error"),
+             QJsonObject{{QStringLiteral("kind"), r.kind == FabricResult::Kind::DryRunUnsupported
+                                                      ? QStringLiteral("dry_run_unsupported")
+                                                      : QStringLiteral("dry_run_failed")},
+                         {QStringLiteral("message"), message},
+                         {QStringLiteral("fabric"), r.toJson()},
+                         {QStringLiteral("fabric_errors"), fabricErrorsJson(r)}}},
+            {QStringLiteral("change_type"), changeTypeName(m_type)},
+            {QStringLiteral("target"), m_target},
+            {QStringLiteral("request_sha256"), m_request.sha256Hex()}};
+        m_broker->audit(QStringLiteral("propose_failed"), structured);
+        m_call->finishStructured(structured, renderText(message, structured), true);
+    }
+
+    MutationBroker *m_broker;
+    mcp::ToolCall *m_call;
+    ChangeType m_type = ChangeType::ConnectionCreate;
+    QJsonObject m_spec;
+    CompiledRequest m_request;
+    QString m_target;
+    QPointer<FabricCall> m_dryRun;
+    QPointer<FabricCall> m_price;
+    FabricResult m_dryRunResult;
+    QJsonObject m_priceResult;
+    bool m_haveDryRun = false;
+    bool m_havePrice = false;
+    bool m_finished = false;
+};
+
+// ---------------------------------------------------------------------------------------------
+// One fabric_confirm_change call: consume the token (predicates in the seed's order), recompile
+// and check the binding, ask a person, re-check the TTL, then send exactly once.
+class ConfirmOperation : public QObject {
+public:
+    ConfirmOperation(MutationBroker *broker, mcp::ToolCall *call)
+        : QObject(call)
+        , m_broker(broker)
+        , m_call(call)
+    {
+    }
+
+    void start()
+    {
+        const QJsonObject args = m_call->arguments();
+        const QStringList unknown = unknownArguments(args, {QStringLiteral("confirm_token")});
+        const QJsonValue token = args.value(QStringLiteral("confirm_token"));
+        if (!unknown.isEmpty() || !token.isString()) {
+            const QString msg =
+                !unknown.isEmpty()
+                    ? QStringLiteral("fabric_confirm_change takes only confirm_token; unknown "
+                                     "argument(s): %1. The spec cannot be changed at confirm "
+                                     "time: propose again to change it.")
+                          .arg(unknown.join(QStringLiteral(", ")))
+                    : QStringLiteral("confirm_token is required and must be a string (the chg- "
+                                     "token returned by fabric_propose_change).");
+            // No token was consumed: the arguments never named one.
+            return finishNotExecuted(ConfirmChecks{}, QStringLiteral("invalid_arguments"), msg,
+                                     humanJson(QStringLiteral("not_requested"), {}), true);
+        }
+
+        const ConsumeResult consumed = m_broker->m_store->consume(token.toString());
+        m_checks = consumed.checks;
+        if (consumed.proposal)
+            m_proposal = *consumed.proposal;
+        m_broker->audit(
+            QStringLiteral("redemption"),
+            {{QStringLiteral("token_sha256"), tokenDigest(token.toString())},
+             {QStringLiteral("outcome"), consumeOutcomeName(consumed.outcome)},
+             {QStringLiteral("confirm_checks"), m_checks.toJson()},
+             {QStringLiteral("request_sha256"),
+              consumed.proposal ? QJsonValue(m_proposal.requestSha256) : QJsonValue()},
+             {QStringLiteral("client"), m_call->client().toJson()}});
+        if (!consumed.ok())
+            return tokenError(consumed.outcome);
+
+        // Recompile the stored spec; never a re-supplied one.
+        const CompileResult recompiled =
+            m_broker->m_compiler->compile(m_proposal.changeType, m_proposal.spec);
+        const bool matches =
+            recompiled.ok() && recompiled.request->sha256Hex() == m_proposal.requestSha256;
+        m_checks.requestMatchesBinding = matches;
+        if (!matches) {
+            const QString detail =
+                recompiled.ok()
+                    ? QStringLiteral("recompiling the stored spec produced request %1, but the "
+                                     "token is bound to %2")
+                          .arg(recompiled.request->sha256Hex(), m_proposal.requestSha256)
+                    : QStringLiteral("the stored spec no longer compiles: ") +
+                          formatViolations(recompiled.violations);
+            qCWarning(lcBroker).noquote() << "binding mismatch:" << detail;
+            return finishNotExecuted(
+                m_checks, QStringLiteral("binding_mismatch"),
+                QStringLiteral("Refused: %1. Nothing was sent. Propose the change again.")
+                    .arg(detail),
+                humanJson(QStringLiteral("not_requested"), {}), true);
+        }
+        m_request = *recompiled.request;
+
+        if (m_call->isCancelled())
+            return decided(HumanDecision{HumanStatus::CallCancelled,
+                                         m_broker->m_approver->channel(),
+                                         QStringLiteral("the client cancelled the tool call"),
+                                         m_broker->m_clock->nowMs()});
+
+        ApprovalContext ctx{m_proposal, m_request, m_call->client(),
+                            m_broker->m_settings.elicitTimeoutMs};
+        m_askedAtMs = m_broker->m_clock->nowMs();
+        m_broker->audit(
+            QStringLiteral("approval_requested"),
+            {{QStringLiteral("request_sha256"), m_proposal.requestSha256},
+             {QStringLiteral("channel"), m_broker->m_approver->channel()},
+             {QStringLiteral("client"), m_call->client().toJson()}});
+        emit m_broker->approvalStarted(m_proposal, m_broker->m_approver->channel());
+        startProgress();
+        QPointer<ConfirmOperation> self(this);
+        m_broker->m_approver->requestApproval(m_call, ctx, [self](const HumanDecision &d) {
+            if (self)
+                self->decided(d);
+        });
+    }
+
+private:
+    void startProgress()
+    {
+        if (!m_call->hasProgressToken())
+            return;
+        // Keep clients that reset their timeout on progress from giving up while a person reads.
+        m_progressTimer = new QTimer(this);
+        connect(m_progressTimer, &QTimer::timeout, this, [this] {
+            const qint64 waited = m_broker->m_clock->nowMs() - m_askedAtMs;
+            m_call->progress(static_cast<double>(waited),
+                             static_cast<double>(m_broker->m_settings.elicitTimeoutMs),
+                             QStringLiteral("waiting for a person to approve"));
+        });
+        m_progressTimer->start(m_broker->m_settings.progressIntervalMs);
+        m_call->progress(0, m_broker->m_settings.elicitTimeoutMs,
+                         QStringLiteral("asking a person to approve"));
+    }
+
+    void decided(const HumanDecision &d)
+    {
+        if (m_decided)
+            return;
+        m_decided = true;
+        if (m_progressTimer)
+            m_progressTimer->stop();
+        m_decision = d;
+        const qint64 now = m_broker->m_clock->nowMs();
+        const QString status = humanStatusName(d.status);
+        m_broker->audit(
+            QStringLiteral("decision"),
+            {{QStringLiteral("request_sha256"), m_proposal.requestSha256},
+             {QStringLiteral("status"), status},
+             {QStringLiteral("channel"), d.channel},
+             {QStringLiteral("detail"), d.detail},
+             {QStringLiteral("decision_latency_ms"),
+              static_cast<double>(m_askedAtMs ? now - m_askedAtMs : 0)},
+             {QStringLiteral("client"), m_call->client().toJson()}});
+        emit m_broker->approvalFinished(m_proposal, status);
+
+        const QJsonObject human = humanJson(status, d.channel, d.detail);
+        if (d.status == HumanStatus::Accepted) {
+            // Re-check the TTL when the answer arrives.
+            if (now >= m_proposal.expiresAtMs) {
+                m_checks.notExpired = false;
+                return finishNotExecuted(
+                    m_checks, QStringLiteral("expired_during_approval"),
+                    QStringLiteral("The person approved, but only after the proposal expired at "
+                                   "%1. Nothing was sent. Propose the change again.")
+                        .arg(ProposalView::isoTime(m_proposal.expiresAtMs)),
+                    human, true);
+            }
+            return execute(human, false);
+        }
+        if (d.status == HumanStatus::UnsupportedByClient &&
+            m_broker->m_settings.allowUnconfirmedMutations) {
+            qCWarning(lcBroker).noquote()
+                << "EXECUTING WITHOUT HUMAN CONFIRMATION (EQUINIX_MCP_ALLOW_UNCONFIRMED_MUTATIONS"
+                   "=true):"
+                << changeTypeName(m_proposal.changeType) << m_proposal.target;
+            return execute(human, true);
+        }
+        QString message;
+        switch (d.status) {
+        case HumanStatus::Declined:
+            message = QStringLiteral("The person declined. Nothing was created. Do not retry "
+                                     "unless the user asks; a new attempt needs a new proposal.");
+            break;
+        case HumanStatus::Cancelled:
+            message = QStringLiteral("The person dismissed the approval prompt. Nothing was "
+                                     "created. Propose again if the user still wants it.");
+            break;
+        case HumanStatus::TimedOut:
+            message = QStringLiteral("No answer from a person within %1 ms. Nothing was "
+                                     "created. Propose again when the user is available.")
+                          .arg(m_broker->m_settings.elicitTimeoutMs);
+            break;
+        case HumanStatus::Failed:
+            message = QStringLiteral("The approval round trip failed (%1). Nothing was created.")
+                          .arg(d.detail);
+            break;
+        case HumanStatus::CallCancelled:
+            message = QStringLiteral("The tool call was cancelled before anything was sent. "
+                                     "Nothing was created.");
+            break;
+        case HumanStatus::UnsupportedByClient:
+            message = QStringLiteral(
+                "This MCP client did not declare form elicitation, so no person could be asked "
+                "and nothing was created. Use a client that supports elicitation, or the Fabric "
+                "Broker desktop app.");
+            break;
+        case HumanStatus::Accepted:
+            break;
+        }
+        finishNotExecuted(m_checks, QStringLiteral("not_approved"), message, human, true);
+    }
+
+    void execute(const QJsonObject &human, bool unconfirmed)
+    {
+        // From here on the client must learn the outcome even if it cancels.
+        m_call->setReportEvenIfCancelled(true);
+        m_human = human;
+        m_unconfirmed = unconfirmed;
+        const bool durable = m_broker->audit(
+            QStringLiteral("sending"),
+            {{QStringLiteral("request_sha256"), m_proposal.requestSha256},
+             {QStringLiteral("request"), m_request.toJson()},
+             {QStringLiteral("human_confirmation"), human},
+             {QStringLiteral("unconfirmed_execution"), unconfirmed}});
+        if (!durable) {
+            m_call->setReportEvenIfCancelled(false);
+            return finishNotExecuted(m_checks, QStringLiteral("audit_unavailable"),
+                                     QStringLiteral("Approved, but the audit log could not record "
+                                                    "it durably, so nothing was sent. The "
+                                                    "operator must fix the audit log; then "
+                                                    "propose again."),
+                                     human, true);
+        }
+        FabricCall *create = m_broker->m_fabric->create(m_request);
+        connect(create, &FabricCall::finished, this,
+                [this](const FabricResult &r) { executed(r); });
+    }
+
+    void executed(const FabricResult &r)
+    {
+        QString outcome;
+        QString message;
+        QJsonObject execution{{QStringLiteral("correlation_id"), r.correlationId},
+                              {QStringLiteral("http_status"), r.httpStatus}};
+        if (r.ok()) {
+            outcome = QStringLiteral("created");
+            const QJsonObject entity = r.body.toObject();
+            execution.insert(QStringLiteral("entity"), entity);
+            execution.insert(QStringLiteral("uuid"), entity.value(QStringLiteral("uuid")));
+            message = QStringLiteral("Created %1 %2: %3")
+                          .arg(changeTypeNoun(m_proposal.changeType),
+                               entity.value(QStringLiteral("uuid")).toString(), m_proposal.target);
+        } else if (!r.requestSent) {
+            outcome = QStringLiteral("not_sent");
+            message = QStringLiteral("The create could not be sent (%1). Nothing was created; "
+                                     "the token is used up, so propose again.")
+                          .arg(r.message);
+        } else if (r.kind == FabricResult::Kind::OutcomeUnknown ||
+                   r.kind == FabricResult::Kind::InvalidResponse ||
+                   r.kind == FabricResult::Kind::Timeout ||
+                   r.kind == FabricResult::Kind::Cancelled) {
+            outcome = QStringLiteral("unknown");
+            message = QStringLiteral("The create was sent but its outcome is unknown (%1). It was "
+                                     "NOT retried. Look the resource up before doing anything "
+                                     "else: search by name \"%2\" (correlation id %3).")
+                          .arg(r.message, nameFromSpec(), r.correlationId);
+            execution.insert(QStringLiteral("lookup"),
+                             QJsonObject{{QStringLiteral("name"), nameFromSpec()},
+                                         {QStringLiteral("search_tool"), searchToolName()},
+                                         {QStringLiteral("correlation_id"), r.correlationId}});
+        } else {
+            outcome = QStringLiteral("rejected");
+            message = QStringLiteral("Fabric rejected the create: %1. It was not retried.")
+                          .arg(r.message);
+            execution.insert(QStringLiteral("fabric_errors"), fabricErrorsJson(r));
+        }
+        execution.insert(QStringLiteral("outcome"), outcome);
+        execution.insert(QStringLiteral("message"), r.message);
+        if (m_unconfirmed)
+            message = QStringLiteral("WARNING: executed WITHOUT human confirmation because the "
+                                     "operator set EQUINIX_MCP_ALLOW_UNCONFIRMED_MUTATIONS=true. ") +
+                      message;
+
+        const bool executedFlag = r.requestSent;
+        m_broker->audit(
+            QStringLiteral("executed"),
+            {{QStringLiteral("request_sha256"), m_proposal.requestSha256},
+             {QStringLiteral("sent"), executedFlag},
+             {QStringLiteral("outcome"), outcome},
+             {QStringLiteral("uuid"), execution.value(QStringLiteral("uuid"))},
+             {QStringLiteral("correlation_id"), r.correlationId},
+             {QStringLiteral("fabric"), r.toJson()}});
+        emit m_broker->executionFinished(m_proposal, executedFlag, outcome);
+        finish(m_checks, m_human, executedFlag, execution, message, outcome != u"created");
+    }
+
+    QString nameFromSpec() const { return m_proposal.spec.value(QStringLiteral("name")).toString(); }
+    QString searchToolName() const
+    {
+        switch (m_proposal.changeType) {
+        case ChangeType::ConnectionCreate:
+            return QStringLiteral("fabric_search_connections");
+        case ChangeType::NetworkCreate:
+            return QStringLiteral("fabric_search_networks");
+        case ChangeType::ServiceTokenCreate:
+            return QStringLiteral("fabric_search_service_tokens");
+        }
+        return {};
+    }
+
+    void tokenError(ConsumeOutcome outcome)
+    {
+        QString kind, message;
+        switch (outcome) {
+        case ConsumeOutcome::Unknown:
+            kind = QStringLiteral("unknown_token");
+            message = QStringLiteral("Unknown confirm token: this process holds no such proposal "
+                                     "(tokens live in memory and do not survive a restart). "
+                                     "Propose the change again to get a new token.");
+            break;
+        case ConsumeOutcome::Evicted:
+            kind = QStringLiteral("evicted_token");
+            message = QStringLiteral("This proposal was evicted because more than %1 proposals "
+                                     "were pending. Propose the change again.")
+                          .arg(m_broker->m_store->maxPending());
+            break;
+        case ConsumeOutcome::Expired:
+            kind = QStringLiteral("expired_token");
+            message = QStringLiteral("This proposal expired at %1. Propose the change again; "
+                                     "Fabric's dry run will re-validate it.")
+                          .arg(ProposalView::isoTime(m_proposal.expiresAtMs));
+            break;
+        case ConsumeOutcome::PreviouslyUsed:
+            kind = QStringLiteral("replayed_token");
+            message = QStringLiteral("This confirm token was already used: tokens are single-use, "
+                                     "consumed on the first attempt whatever its outcome. Propose "
+                                     "the change again if it is still wanted.");
+            break;
+        case ConsumeOutcome::Consumed:
+            break;
+        }
+        finishNotExecuted(m_checks, kind, message, humanJson(QStringLiteral("not_requested"), {}),
+                          true);
+    }
+
+    void finishNotExecuted(const ConfirmChecks &checks, const QString &kind,
+                           const QString &message, const QJsonObject &human, bool isError)
+    {
+        QJsonObject execution{{QStringLiteral("outcome"), QStringLiteral("not_sent")}};
+        if (!kind.isEmpty())
+            execution.insert(QStringLiteral("reason"), kind);
+        emit m_broker->executionFinished(m_proposal, false, kind);
+        finish(checks, human, false, execution, message, isError);
+    }
+
+    void finish(const ConfirmChecks &checks, const QJsonObject &human, bool executedFlag,
+                const QJsonObject &execution, const QString &message, bool isError)
+    {
+        QJsonObject structured{{QStringLiteral("confirm_checks"), checks.toJson()},
+                               {QStringLiteral("human_confirmation"), human},
+                               {QStringLiteral("executed"), executedFlag},
+                               {QStringLiteral("execution"), execution},
+                               {QStringLiteral("message"), message}};
+        const QString failed = checks.firstFailure();
+        structured.insert(QStringLiteral("failed_check"), failed.isEmpty() ? QJsonValue() : failed);
+        if (!m_proposal.token.isEmpty()) {
+            structured.insert(QStringLiteral("change_type"), changeTypeName(m_proposal.changeType));
+            structured.insert(QStringLiteral("target"), m_proposal.target);
+            structured.insert(QStringLiteral("request_sha256"), m_proposal.requestSha256);
+        }
+        if (m_unconfirmed)
+            structured.insert(QStringLiteral("unconfirmed_execution"), true);
+        m_call->finishStructured(structured, renderText(message, structured), isError);
+    }
+
+    MutationBroker *m_broker;
+    mcp::ToolCall *m_call;
+    ConfirmChecks m_checks;
+    Proposal m_proposal;
+    CompiledRequest m_request;
+    HumanDecision m_decision;
+    QJsonObject m_human;
+    QTimer *m_progressTimer = nullptr;
+    qint64 m_askedAtMs = 0;
+    bool m_decided = false;
+    bool m_unconfirmed = false;
+};
+
+// ---------------------------------------------------------------------------------------------
+
+MutationBroker::MutationBroker(ProposalStore *store, FabricClient *fabric, BrokerSettings settings,
+                               Clock *clock, QObject *parent)
+    : QObject(parent)
+    , m_store(store)
+    , m_fabric(fabric)
+    , m_settings(std::move(settings))
+    , m_clock(clock)
+    , m_compiler(&m_defaultCompiler)
+    , m_defaultApprover(std::make_unique<ClientElicitationApprover>())
+    , m_approver(m_defaultApprover.get())
+{
+    m_store->setTtlMs(m_settings.proposalTtlMs);
+    m_store->setMaxPending(m_settings.maxPending);
+}
+
+MutationBroker::~MutationBroker() = default;
+
+void MutationBroker::setApprover(Approver *approver)
+{
+    m_approver = approver ? approver : m_defaultApprover.get();
+}
+
+Approver *MutationBroker::approver() const { return m_approver; }
+
+void MutationBroker::setCompiler(const ChangeCompiler *compiler)
+{
+    m_compiler = compiler ? compiler : &m_defaultCompiler;
+}
+
+void MutationBroker::setAuditSink(AuditSink *sink) { m_audit = sink; }
+
+bool MutationBroker::audit(const QString &type, const QJsonObject &record)
+{
+    const bool durable = !m_audit || m_audit->record(type, record);
+    if (!durable)
+        qCCritical(lcBroker).noquote() << "audit record" << type << "could not be made durable";
+    emit auditEvent(type, record);
+    return durable;
+}
+
+void MutationBroker::propose(mcp::ToolCall *call) { (new ProposeOperation(this, call))->start(); }
+
+void MutationBroker::confirm(mcp::ToolCall *call) { (new ConfirmOperation(this, call))->start(); }
+
+QJsonObject MutationBroker::proposeOutputSchema()
+{
+    const QJsonObject str{{QStringLiteral("type"), QStringLiteral("string")}};
+    const QJsonObject anyObj{{QStringLiteral("type"), QStringLiteral("object")}};
+    return QJsonObject{
+        {QStringLiteral("type"), QStringLiteral("object")},
+        {QStringLiteral("description"),
+         QStringLiteral("On success: the token and everything it is bound to. On failure "
+                        "(isError): error {kind, message, violations | fabric_errors}.")},
+        {QStringLiteral("properties"),
+         QJsonObject{
+             {QStringLiteral("confirm_token"),
+              QJsonObject{{QStringLiteral("type"), QStringLiteral("string")},
+                          {QStringLiteral("pattern"), QStringLiteral("^chg-[0-9a-f]{32}$")}}},
+             {QStringLiteral("change_type"),
+              QJsonObject{{QStringLiteral("type"), QStringLiteral("string")},
+                          {QStringLiteral("enum"), QJsonArray::fromStringList(changeTypeNames())}}},
+             {QStringLiteral("target"), str},
+             {QStringLiteral("request"),
+              QJsonObject{{QStringLiteral("type"), QStringLiteral("object")},
+                          {QStringLiteral("properties"),
+                           QJsonObject{{QStringLiteral("method"), str},
+                                       {QStringLiteral("path"), str},
+                                       {QStringLiteral("body"), anyObj}}}}},
+             {QStringLiteral("request_sha256"),
+              QJsonObject{{QStringLiteral("type"), QStringLiteral("string")},
+                          {QStringLiteral("pattern"), QStringLiteral("^[0-9a-f]{64}$")}}},
+             {QStringLiteral("validated"), anyObj},
+             {QStringLiteral("price"), anyObj},
+             {QStringLiteral("proposed_at"), str},
+             {QStringLiteral("expires_at"), str},
+             {QStringLiteral("evicted_proposals"),
+              QJsonObject{{QStringLiteral("type"), QStringLiteral("array")},
+                          {QStringLiteral("items"), anyObj}}},
+             {QStringLiteral("sandbox"), QJsonObject{{QStringLiteral("type"), QStringLiteral("boolean")}}},
+             {QStringLiteral("next_step"), str},
+             {QStringLiteral("error"), anyObj}}}};
+}
+
+QJsonObject MutationBroker::confirmInputSchema()
+{
+    return QJsonObject{
+        {QStringLiteral("type"), QStringLiteral("object")},
+        {QStringLiteral("properties"),
+         QJsonObject{{QStringLiteral("confirm_token"),
+                      QJsonObject{{QStringLiteral("type"), QStringLiteral("string")},
+                                  {QStringLiteral("description"),
+                                   QStringLiteral("The chg- token returned by "
+                                                  "fabric_propose_change. Single-use.")}}}}},
+        {QStringLiteral("required"), QJsonArray{QStringLiteral("confirm_token")}},
+        {QStringLiteral("additionalProperties"), false}};
+}
+
+QJsonObject MutationBroker::confirmOutputSchema()
+{
+    const QJsonObject nullableBool{
+        {QStringLiteral("type"), QJsonArray{QStringLiteral("boolean"), QStringLiteral("null")}}};
+    QJsonArray statuses = QJsonArray::fromStringList(humanStatusNames());
+    statuses.append(QStringLiteral("not_requested"));
+    const QJsonObject str{{QStringLiteral("type"), QStringLiteral("string")}};
+    return QJsonObject{
+        {QStringLiteral("type"), QStringLiteral("object")},
+        {QStringLiteral("properties"),
+         QJsonObject{
+             {QStringLiteral("confirm_checks"),
+              QJsonObject{{QStringLiteral("type"), QStringLiteral("object")},
+                          {QStringLiteral("properties"),
+                           QJsonObject{{QStringLiteral("proposal_exists"), nullableBool},
+                                       {QStringLiteral("not_evicted"), nullableBool},
+                                       {QStringLiteral("not_expired"), nullableBool},
+                                       {QStringLiteral("not_previously_used"), nullableBool},
+                                       {QStringLiteral("request_matches_binding"), nullableBool}}},
+                          {QStringLiteral("required"),
+                           QJsonArray{QStringLiteral("proposal_exists"), QStringLiteral("not_evicted"),
+                                      QStringLiteral("not_expired"),
+                                      QStringLiteral("not_previously_used"),
+                                      QStringLiteral("request_matches_binding")}}}},
+             {QStringLiteral("human_confirmation"),
+              QJsonObject{
+                  {QStringLiteral("type"), QStringLiteral("object")},
+                  {QStringLiteral("properties"),
+                   QJsonObject{{QStringLiteral("status"),
+                                QJsonObject{{QStringLiteral("type"), QStringLiteral("string")},
+                                            {QStringLiteral("enum"), statuses}}},
+                               {QStringLiteral("channel"),
+                                QJsonObject{{QStringLiteral("type"),
+                                             QJsonArray{QStringLiteral("string"),
+                                                        QStringLiteral("null")}}}},
+                               {QStringLiteral("detail"), str}}},
+                  {QStringLiteral("required"),
+                   QJsonArray{QStringLiteral("status"), QStringLiteral("channel")}}}},
+             {QStringLiteral("executed"), QJsonObject{{QStringLiteral("type"), QStringLiteral("boolean")}}},
+             {QStringLiteral("execution"), QJsonObject{{QStringLiteral("type"), QStringLiteral("object")}}},
+             {QStringLiteral("failed_check"),
+              QJsonObject{{QStringLiteral("type"),
+                           QJsonArray{QStringLiteral("string"), QStringLiteral("null")}}}},
+             {QStringLiteral("message"), str},
+             {QStringLiteral("change_type"), str},
+             {QStringLiteral("target"), str},
+             {QStringLiteral("request_sha256"), str},
+             {QStringLiteral("unconfirmed_execution"),
+              QJsonObject{{QStringLiteral("type"), QStringLiteral("boolean")}}}}},
+        {QStringLiteral("required"),
+         QJsonArray{QStringLiteral("confirm_checks"), QStringLiteral("human_confirmation"),
+                    QStringLiteral("executed"), QStringLiteral("execution"),
+                    QStringLiteral("message")}}};
+}
+
+void MutationBroker::registerTools(mcp::ToolRegistry *registry)
+{
+    mcp::ToolDefinition propose;
+    propose.name = QStringLiteral("fabric_propose_change");
+    propose.title = QStringLiteral("Propose a Fabric create (dry run)");
+    propose.description = QStringLiteral(
+        "Propose a billable Equinix Fabric create: a connection, a network or a service token "
+        "(no updates or deletes exist). The spec uses the Fabric v4 request's own field names. "
+        "Runs Fabric's real dry run (dryRun=true) of the exact request, looks up rate-card price "
+        "context, and returns a single-use confirm_token bound to the SHA-256 of the compiled "
+        "request. Nothing is created: call fabric_confirm_change with the token, after which a "
+        "person must approve. Tokens expire after 10 minutes; at most 20 are pending.");
+    propose.inputSchema = ChangeSpec::proposeInputSchema();
+    propose.outputSchema = proposeOutputSchema();
+    propose.annotations = {{QStringLiteral("title"), propose.title},
+                           {QStringLiteral("readOnlyHint"), false},
+                           {QStringLiteral("destructiveHint"), false},
+                           {QStringLiteral("idempotentHint"), false},
+                           {QStringLiteral("openWorldHint"), true}};
+    propose.toolset = QStringLiteral("mutate");
+    propose.handler = [this](mcp::ToolCall *call) { this->propose(call); };
+    registry->registerTool(std::move(propose));
+
+    mcp::ToolDefinition confirm;
+    confirm.name = QStringLiteral("fabric_confirm_change");
+    confirm.title = QStringLiteral("Confirm a proposed Fabric create");
+    confirm.description = QStringLiteral(
+        "Execute a proposal made by fabric_propose_change. Takes only the confirm_token: the "
+        "stored spec is recompiled and must produce the exact request the dry run validated. A "
+        "person is asked to approve (client elicitation or the desktop app); only then is the "
+        "request sent, once, without dryRun, creating billable resources. The token is consumed "
+        "on the first attempt whatever the outcome. The result reports confirm_checks, "
+        "human_confirmation {status, channel}, executed, and the execution outcome.");
+    confirm.inputSchema = confirmInputSchema();
+    confirm.outputSchema = confirmOutputSchema();
+    confirm.annotations = {{QStringLiteral("title"), confirm.title},
+                           {QStringLiteral("readOnlyHint"), false},
+                           {QStringLiteral("destructiveHint"), false},
+                           {QStringLiteral("idempotentHint"), false},
+                           {QStringLiteral("openWorldHint"), true}};
+    confirm.toolset = QStringLiteral("mutate");
+    confirm.handler = [this](mcp::ToolCall *call) { this->confirm(call); };
+    registry->registerTool(std::move(confirm));
+}
+
+} // namespace fb

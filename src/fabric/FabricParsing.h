@@ -1,0 +1,51 @@
+#pragma once
+// FabricParsing: the pure parts of the Fabric client (no network): strict JSON, the Fabric
+// ErrorList and the OAuth error shape, the agent-facing sentences, and the price context.
+// Kept apart from FabricClient so they can be unit tested on their own.
+#include "core/CompiledRequest.h"
+#include "fabric/FabricResult.h"
+
+#include <QByteArray>
+#include <QJsonObject>
+#include <QJsonValue>
+#include <QList>
+#include <QString>
+#include <optional>
+
+namespace fb {
+
+// Strict JSON: a single object or array, valid UTF-8, nothing after it. On failure returns
+// std::nullopt and a short reason in *error.
+std::optional<QJsonValue> parseStrictJson(const QByteArray &bytes, QString *error = nullptr);
+
+// A Fabric ErrorList (array of {errorCode, errorMessage, correlationId, details,
+// additionalInfo[{property, reason}]}), or a single such object. Returns std::nullopt when the
+// body is not that shape (every entry needs a string errorCode or errorMessage).
+std::optional<QList<FabricError>> parseFabricErrorList(const QByteArray &bytes);
+
+// "EQ-3142306 bandwidth not supported by the profile (at /bandwidth)"; several errors are
+// joined with "; " (at most three, then "and N more").
+QString describeFabricErrors(const QList<FabricError> &errors);
+
+// The OAuth error shape of the accesstokenv1 spec ({error_domain, error_title, error_code,
+// developer_message, error_message}) as a sentence fragment; std::nullopt if not that shape.
+std::optional<QString> describeOAuthError(const QByteArray &bytes);
+
+// Collapses whitespace and bounds the length of text that came from the network.
+QString sanitizeRemoteText(const QString &text, int maxChars = 300);
+
+// The POST /fabric/v4/prices/search body (FilterBody with filter.and) for a compiled
+// connection_create. Returns std::nullopt and the honest reason in *unpricedReason when the
+// request cannot be priced (other change types, or a connection the rate card cannot express).
+std::optional<QJsonObject> buildPriceSearch(const CompiledRequest &request,
+                                            QString *unpricedReason);
+
+// {"priced": true, "source", "currency", "monthly_recurring", "non_recurring",
+//  "term_length_months", "product_code", "product_name", "charges": [...]} from a
+// PriceSearchResponse, or the unpriced object when it carries no usable price.
+QJsonObject priceContextFromResponse(const QJsonValue &response);
+
+// {"priced": false, "reason": reason}
+QJsonObject unpricedContext(const QString &reason);
+
+} // namespace fb

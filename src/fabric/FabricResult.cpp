@@ -1,0 +1,70 @@
+#include "fabric/FabricResult.h"
+
+namespace fb {
+
+QJsonObject FabricError::toJson() const
+{
+    QJsonObject o;
+    o.insert(QStringLiteral("error_code"), errorCode);
+    o.insert(QStringLiteral("error_message"), errorMessage);
+    if (!correlationId.isEmpty())
+        o.insert(QStringLiteral("correlation_id"), correlationId);
+    if (!details.isEmpty())
+        o.insert(QStringLiteral("details"), details);
+    if (!additionalInfo.isEmpty()) {
+        QJsonArray info;
+        for (const auto &[property, reason] : additionalInfo) {
+            QJsonObject item;
+            if (!property.isEmpty())
+                item.insert(QStringLiteral("property"), property);
+            if (!reason.isEmpty())
+                item.insert(QStringLiteral("reason"), reason);
+            info.append(item);
+        }
+        o.insert(QStringLiteral("additional_info"), info);
+    }
+    return o;
+}
+
+QString FabricResult::kindName(Kind kind)
+{
+    switch (kind) {
+    case Kind::Ok:
+        return QStringLiteral("ok");
+    case Kind::FabricError:
+        return QStringLiteral("fabric_error");
+    case Kind::AuthError:
+        return QStringLiteral("auth_error");
+    case Kind::HttpError:
+        return QStringLiteral("http_error");
+    case Kind::NetworkError:
+        return QStringLiteral("network_error");
+    case Kind::Timeout:
+        return QStringLiteral("timeout");
+    case Kind::OutcomeUnknown:
+        return QStringLiteral("outcome_unknown");
+    case Kind::DryRunUnsupported:
+        return QStringLiteral("dry_run_unsupported");
+    case Kind::InvalidResponse:
+        return QStringLiteral("invalid_response");
+    case Kind::Cancelled:
+        return QStringLiteral("cancelled");
+    }
+    return QStringLiteral("unknown");
+}
+
+QJsonObject FabricResult::toJson() const
+{
+    QJsonObject o;
+    o.insert(QStringLiteral("kind"), kindName(kind));
+    o.insert(QStringLiteral("http_status"), httpStatus);
+    o.insert(QStringLiteral("message"), message);
+    o.insert(QStringLiteral("correlation_id"), correlationId);
+    QJsonArray list;
+    for (const FabricError &e : errors)
+        list.append(e.toJson());
+    o.insert(QStringLiteral("errors"), list);
+    return o;
+}
+
+} // namespace fb

@@ -1,0 +1,156 @@
+// Shared helpers for the end-to-end tests: spawn the real fabric-broker executable and drive it
+// with the official MCP TypeScript SDK client (or, where the SDK hides the wire, a raw NDJSON
+// client). Everything runs on loopback; nothing reaches the internet.
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import path from 'node:path';
+import fs from 'node:fs';
+import os from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { ElicitRequestSchema, CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+
+export const BIN = process.env.FB_BROKER_BIN
+  || path.resolve(here, '../../build/ci/src/app/fabric-broker');
+
+// Seeded sandbox estate (see `fabric-broker --print-estate`).
+export const IDS = {
+  portSvPrimary: '50000000-0000-4000-8000-000000000001',
+  portSvSecondary: '50000000-0000-4000-8000-000000000002',
+  portDc: '50000000-0000-4000-8000-000000000003',
+  profileAws: '5e000000-0000-4000-8000-000000000001',
+  profileGenericL2: '5e000000-0000-4000-8000-000000000003',
+  networkGlobalEvplan: 'e0000000-0000-4000-8000-000000000001',
+};
+
+let vlanCounter = 2000 + Math.floor(Math.random() * 1000);
+export function nextVlan() { return vlanCounter++; }
+
+// A connection from the SV primary port to the AWS-like cloud profile.
+export function connectionSpec(overrides = {}) {
+  const vlan = overrides.vlan ?? nextVlan();
+  return {
+    type: 'EVPL_VC',
+    name: overrides.name ?? `e2e-conn-${vlan}`,
+    bandwidth: overrides.bandwidth ?? 50,
+    aSide: { accessPoint: { type: 'COLO', port: { uuid: IDS.portSvPrimary },
+      linkProtocol: { type: 'DOT1Q', vlanTag: vlan } } },
+    zSide: { accessPoint: { type: 'SP', profile: { type: 'L2_PROFILE', uuid: IDS.profileAws },
+      location: { metroCode: 'SV' }, sellerRegion: 'us-west-1',
+      authenticationKey: '123456789012' } },
+    notifications: [{ type: 'ALL', emails: ['netops@example.com'] }],
+  };
+}
+
+export function baseEnv(extra = {}) {
+  const runtime = fs.mkdtempSync(path.join(os.tmpdir(), 'fb-e2e-'));
+  fs.chmodSync(runtime, 0o700);
+  const env = {
+    PATH: process.env.PATH, HOME: process.env.HOME ?? runtime,
+    XDG_RUNTIME_DIR: runtime, XDG_DATA_HOME: path.join(runtime, 'data'),
+    XDG_CONFIG_HOME: path.join(runtime, 'config'),
+    QT_QPA_PLATFORM: 'offscreen', LANG: 'C.UTF-8',
+  };
+  if (process.env.ASAN_OPTIONS) env.ASAN_OPTIONS = process.env.ASAN_OPTIONS;
+  if (process.env.UBSAN_OPTIONS) env.UBSAN_OPTIONS = process.env.UBSAN_OPTIONS;
+  return { ...env, ...extra };
+}
+
+// Starts `fabric-broker --headless --stdio ...` and connects the official SDK client.
+// elicit: undefined = the client does not declare elicitation; a function (req, extra) => result
+// otherwise.
+export async function startBroker({ args = ['--sandbox', '--toolsets', 'read,mutate'], env = {},
+  elicit, clientName = 'fabric-broker-e2e' } = {}) {
+  const transport = new StdioClientTransport({
+    command: BIN, args: ['--headless', '--stdio', ...args], env: baseEnv(env), stderr: 'pipe',
+  });
+  let stderr = '';
+  transport.stderr?.on('data', (d) => { stderr += d.toString(); });
+  const capabilities = elicit ? { elicitation: { form: {} } } : {};
+  const client = new Client({ name: clientName, version: '1.0.0' }, { capabilities });
+  if (elicit) client.setRequestHandler(ElicitRequestSchema, elicit);
+  await client.connect(transport);
+  return {
+    client, transport,
+    get stderr() { return stderr; },
+    async call(name, args = {}, options = {}) {
+      return client.callTool({ name, arguments: args }, CallToolResultSchema, options);
+    },
+    async close() { await client.close(); },
+  };
+}
+
+// Runs a separate `fabric-broker --sandbox-only` process; returns its URL and an admin helper.
+export async function startSandboxProcess() {
+  const proc = spawn(BIN, ['--sandbox-only', '--port', '0'], { env: baseEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  proc.stdout.on('data', (d) => { out += d.toString(); });
+  const deadline = Date.now() + 15000;
+  while (!/sandbox: (http:\/\/127\.0\.0\.1:\d+)/.test(out)) {
+    if (Date.now() > deadline || proc.exitCode !== null) throw new Error(`sandbox did not start: ${out}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  const url = /sandbox: (http:\/\/127\.0\.0\.1:\d+)/.exec(out)[1];
+  return {
+    url, proc,
+    env: { EQUINIX_API_ENDPOINT: url, EQUINIX_API_CLIENTID: 'e2e-client', EQUINIX_API_CLIENTSECRET: 'e2e-secret-value' },
+    async admin(method, p, body) {
+      const res = await fetch(url + p, { method, headers: { 'content-type': 'application/json' }, body: body ? JSON.stringify(body) : undefined });
+      const text = await res.text();
+      return text ? JSON.parse(text) : null;
+    },
+    async stop() { proc.kill('SIGTERM'); if (proc.exitCode === null) await once(proc, 'exit'); },
+  };
+}
+
+// A raw NDJSON JSON-RPC client over the broker's stdio, for wire-level cases the SDK hides
+// (a cancel in the same write as its call, responses to cancelled calls).
+export function startRaw({ args = ['--sandbox', '--toolsets', 'read,mutate'], env = {} } = {}) {
+  const proc = spawn(BIN, ['--headless', '--stdio', ...args], { env: baseEnv(env), stdio: ['pipe', 'pipe', 'pipe'] });
+  let buf = '';
+  const messages = [];
+  const waiters = [];
+  proc.stdout.on('data', (d) => {
+    buf += d.toString();
+    let i;
+    while ((i = buf.indexOf('\n')) >= 0) {
+      const line = buf.slice(0, i); buf = buf.slice(i + 1);
+      if (!line.trim()) continue;
+      const msg = JSON.parse(line);
+      messages.push(msg);
+      for (const w of [...waiters]) if (w.pred(msg)) { waiters.splice(waiters.indexOf(w), 1); w.resolve(msg); }
+    }
+  });
+  let stderr = '';
+  proc.stderr.on('data', (d) => { stderr += d.toString(); });
+  return {
+    proc, messages,
+    get stderr() { return stderr; },
+    write(...objs) { proc.stdin.write(objs.map((o) => JSON.stringify(o) + '\n').join('')); },
+    waitFor(pred, ms = 10000) {
+      const hit = messages.find(pred);
+      if (hit) return Promise.resolve(hit);
+      return new Promise((resolve, reject) => {
+        const w = { pred, resolve };
+        waiters.push(w);
+        setTimeout(() => { const k = waiters.indexOf(w); if (k >= 0) { waiters.splice(k, 1); reject(new Error('timeout waiting for message; got ' + JSON.stringify(messages).slice(0, 2000))); } }, ms);
+      });
+    },
+    async initialize(capabilities = { elicitation: { form: {} } }) {
+      this.write({ jsonrpc: '2.0', id: 'init', method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities, clientInfo: { name: 'raw-e2e', version: '1' } } });
+      const r = await this.waitFor((m) => m.id === 'init');
+      this.write({ jsonrpc: '2.0', method: 'notifications/initialized' });
+      return r;
+    },
+    async close() { proc.stdin.end(); if (proc.exitCode === null) await once(proc, 'exit'); },
+  };
+}
+
+export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+export function accept(confirm = true) {
+  return async () => ({ action: 'accept', content: { confirm } });
+}
