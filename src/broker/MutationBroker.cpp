@@ -174,12 +174,14 @@ private:
         if (!m_dryRunResult.ok())
             return failDryRun();
 
+        const QJsonObject validated = m_dryRunResult.body.toObject();
+        m_target = ChangeSpec::summarize(m_type, ProposalView::withFabricNames(m_spec, validated));
+
         Proposal p;
         p.changeType = m_type;
         p.spec = m_spec;
         p.requestSha256 = m_request.sha256Hex();
         p.target = m_target;
-        const QJsonObject validated = m_dryRunResult.body.toObject();
         p.context = {{QStringLiteral("price"), m_priceResult},
                      {QStringLiteral("validated"), validated},
                      {QStringLiteral("client"), m_call->client().toJson()},

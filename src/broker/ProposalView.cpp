@@ -92,7 +92,7 @@ QString approvalText(const Proposal &proposal, const CompiledRequest &request, q
         lines << QStringLiteral("Proposed by: %1 %2 (session %3)")
                      .arg(client.value(QStringLiteral("name")).toString(),
                           client.value(QStringLiteral("version")).toString(),
-                          QString::number(client.value(QStringLiteral("sessionId")).toInteger()));
+                          client.value(QStringLiteral("sessionId")).toVariant().toString());
     lines << QStringLiteral("Request SHA-256: ") + proposal.requestSha256;
     lines << QString();
     lines << QStringLiteral("%1 %2 (validated by Fabric's dry run):")
@@ -100,6 +100,27 @@ QString approvalText(const Proposal &proposal, const CompiledRequest &request, q
     for (const auto &[path, value] : flatten(QJsonDocument::fromJson(request.body).object()))
         lines << QStringLiteral("  %1 = %2").arg(path, value);
     return lines.join(u'\n');
+}
+
+QJsonObject withFabricNames(const QJsonObject &spec, const QJsonObject &validated)
+{
+    QJsonObject out = spec;
+    for (auto it = spec.begin(); it != spec.end(); ++it) {
+        const QJsonValue v = validated.value(it.key());
+        if (it->isObject() && v.isObject())
+            out.insert(it.key(), withFabricNames(it->toObject(), v.toObject()));
+    }
+    const QJsonValue uuid = spec.value(QStringLiteral("uuid"));
+    const QJsonValue name = validated.value(QStringLiteral("name"));
+    if (uuid.isString() && validated.value(QStringLiteral("uuid")) == uuid &&
+        !spec.contains(QStringLiteral("name")) && name.isString())
+        out.insert(QStringLiteral("name"), name);
+    const QJsonValue metro =
+        validated.value(QStringLiteral("location")).toObject().value(QStringLiteral("metroCode"));
+    if (spec.contains(QStringLiteral("port")) && !spec.contains(QStringLiteral("location")) &&
+        metro.isString())
+        out.insert(QStringLiteral("location"), QJsonObject{{QStringLiteral("metroCode"), metro}});
+    return out;
 }
 
 QJsonObject listRow(const Proposal &proposal, qint64 nowMs)

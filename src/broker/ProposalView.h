@@ -21,6 +21,9 @@ QString isoTime(qint64 msSinceEpoch);
 QString priceLine(const QJsonObject &price);
 // The full elicitation/dialog text.
 QString approvalText(const Proposal &proposal, const CompiledRequest &request, qint64 nowMs);
+// The spec with names (and port metros) that Fabric's dry run reported for the same UUIDs, for
+// the one-line target only; the request body is never changed by this.
+QJsonObject withFabricNames(const QJsonObject &spec, const QJsonObject &validated);
 // A row for fabric_list_proposals: never the token.
 QJsonObject listRow(const Proposal &proposal, qint64 nowMs);
 

@@ -1,0 +1,16 @@
+// Keeps the README's example session true: runs it against the real executable.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { BIN, baseEnv } from './lib.mjs';
+
+test('README example: propose, approve, create, replay refused', async () => {
+  const { stdout } = await promisify(execFile)(process.execPath, ['examples/propose-confirm.mjs', BIN],
+    { env: { ...process.env, ...baseEnv() }, timeout: 60000 });
+  assert.match(stdout, /"confirm_token": "chg-[0-9a-f]{32}"/);
+  assert.match(stdout, /"target": "EVPL_VC 50 Mbps port SV-DOT1Q-PRI \(SV\) → AWS Direct Connect us-west-1"/);
+  assert.match(stdout, /"status": "accepted"/);
+  assert.match(stdout, /"outcome": "created"/);
+  assert.match(stdout, /"not_previously_used": false/);
+});
