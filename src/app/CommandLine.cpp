@@ -14,9 +14,14 @@ CommandLine::CommandLine()
         "validated the exact request and a person approved it.\n"
         "\n"
         "Modes:\n"
-        "  fabric-broker --headless --stdio     serve one MCP session on stdin/stdout\n"
-        "  fabric-broker --headless --listen    serve MCP sessions on the per-user local socket\n"
+        "  fabric-broker                        the desktop app: approval dialogs, proposals,\n"
+        "                                       tray; serves the per-user MCP socket\n"
+        "  fabric-broker --stdio                what MCP clients spawn: relays to the running\n"
+        "                                       app, or becomes the instance itself\n"
+        "  fabric-broker --headless --stdio     one MCP session on stdin/stdout, never any UI\n"
+        "  fabric-broker --headless --listen    MCP sessions on the per-user local socket\n"
         "  fabric-broker --sandbox-only         serve only the embedded Fabric sandbox\n"
+        "  fabric-broker audit verify|export    check or export the audit trail\n"
         "\n"
         "Environment: EQUINIX_API_ENDPOINT, EQUINIX_API_CLIENTID, EQUINIX_API_CLIENTSECRET\n"
         "(or EQUINIX_CLIENT_ID/EQUINIX_CLIENT_SECRET), EQUINIX_API_TOKEN, EQUINIX_MCP_TOOLSETS,\n"
@@ -26,7 +31,8 @@ CommandLine::CommandLine()
     m_parser.addHelpOption();
     m_parser.addVersionOption();
     m_parser.addOptions({
-        {QStringLiteral("headless"), QStringLiteral("Run the MCP server without any GUI.")},
+        {QStringLiteral("headless"),
+         QStringLiteral("Run the MCP server without any GUI; never relays to a running app.")},
         {QStringLiteral("stdio"),
          QStringLiteral("Serve one MCP session on stdin/stdout (stdout carries MCP frames only; "
                         "logs go to stderr). Exits at end of input.")},

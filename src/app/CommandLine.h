@@ -2,6 +2,7 @@
 // Command line of fabric-broker: options, their environment fallbacks, and mode selection.
 #include <QCommandLineParser>
 #include <QStringList>
+#include <functional>
 #include <optional>
 
 namespace fb {
@@ -23,5 +24,11 @@ private:
 
 int runHeadless(CommandLine &cli);
 int runSandboxOnly(CommandLine &cli);
+int runDesktop(CommandLine &cli);
+// SIGINT/SIGTERM end the event loop cleanly, so in-flight calls get answered.
+void installQuitOnSignals(std::function<void()> beforeQuit = {});
+// A display the GUI can use ($DISPLAY, $WAYLAND_DISPLAY or an explicit QT_QPA_PLATFORM), in a
+// build that has the GUI.
+bool displayAvailable();
 
 } // namespace fb

@@ -17,10 +17,8 @@ Q_LOGGING_CATEGORY(lcApp, "fabricbroker.app")
 
 namespace fb {
 
-namespace {
-
-// SIGINT/SIGTERM end the event loop cleanly (self-pipe), so in-flight calls get answered.
-void installQuitOnSignals()
+// Self-pipe: the handler only writes a byte; the event loop does the quitting.
+void installQuitOnSignals(std::function<void()> beforeQuit)
 {
     static int fds[2] = {-1, -1};
     if (::socketpair(AF_UNIX, SOCK_STREAM, 0, fds) != 0)
@@ -36,15 +34,20 @@ void installQuitOnSignals()
     sigaction(SIGINT, &sa, nullptr);
     sigaction(SIGTERM, &sa, nullptr);
     auto *notifier = new QSocketNotifier(fds[1], QSocketNotifier::Read, qApp);
-    QObject::connect(notifier, &QSocketNotifier::activated, qApp, [] {
+    QObject::connect(notifier, &QSocketNotifier::activated, qApp, [beforeQuit] {
         char c;
         [[maybe_unused]] auto n = ::read(fds[1], &c, 1);
         qCInfo(lcApp) << "signal received, quitting";
-        QCoreApplication::quit();
+        if (beforeQuit) {
+            // E.g. open approvals end as denials; give their answers a moment to go out.
+            beforeQuit();
+            QTimer::singleShot(200, qApp, [] { QCoreApplication::exit(0); });
+        } else {
+            // exit(), not quit(): a signal ends the process without asking windows first.
+            QCoreApplication::exit(0);
+        }
     });
 }
-
-} // namespace
 
 int runSandboxOnly(CommandLine &cli)
 {
@@ -87,7 +90,7 @@ int runHeadless(CommandLine &cli)
 
     ServerHost host;
     QString error;
-    if (!host.start(options, &error)) {
+    if (!host.start(options, &error) || !host.applyApprovalMode(nullptr, &error)) {
         QTextStream(stderr) << "fabric-broker: " << error << "\n";
         return 1;
     }
@@ -96,7 +99,7 @@ int runHeadless(CommandLine &cli)
         // End of input: everything in flight was cancelled; exit promptly unless the socket
         // server keeps serving other sessions.
         if (!options.listen)
-            QCoreApplication::quit();
+            QCoreApplication::exit(0);
     });
     return QCoreApplication::exec();
 }

@@ -134,6 +134,29 @@ bool ServerHost::start(const Options &options, QString *error)
     return true;
 }
 
+bool ServerHost::applyApprovalMode(Approver *desktop, QString *error)
+{
+    switch (m_settings.approvalMode) {
+    case ApprovalMode::Auto:
+        m_broker->setApprover(desktop); // null: the client's elicitation
+        break;
+    case ApprovalMode::Client:
+        m_broker->setApprover(nullptr);
+        break;
+    case ApprovalMode::Desktop:
+        if (!desktop) {
+            *error = QStringLiteral("EQUINIX_MCP_APPROVAL=desktop needs the desktop UI, but this "
+                                    "process has none (headless, or no display)");
+            return false;
+        }
+        m_broker->setApprover(desktop);
+        break;
+    }
+    qCInfo(lcHost).noquote() << "approvals go through the" << m_broker->approver()->channel()
+                             << "channel";
+    return true;
+}
+
 bool ServerHost::isSandbox() const { return m_fabric && m_fabric->config().sandbox; }
 FabricClient *ServerHost::fabric() const { return m_fabric.get(); }
 ProposalStore *ServerHost::store() const { return m_store.get(); }

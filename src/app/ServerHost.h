@@ -11,6 +11,7 @@
 namespace fb {
 class FabricSandbox;
 class AuditLog;
+class Approver;
 class ProposalStore;
 class MutationBroker;
 class Catalog;
@@ -47,6 +48,10 @@ public:
     const BrokerSettings &settings() const;
     QString socketPath() const;
     AuditLog *auditLog() const;
+
+    // Chooses who asks people (desktop: the UI's approver, or null without a UI) and refuses
+    // EQUINIX_MCP_APPROVAL=desktop when there is no UI to ask.
+    bool applyApprovalMode(Approver *desktop, QString *error);
 
     static QString serverInstructions(bool sandbox);
 

@@ -1,0 +1,347 @@
+#include "gui/ApprovalDialog.h"
+
+#include "broker/ProposalView.h"
+#include "gui/ClientText.h"
+#include "ui_ApprovalDialog.h"
+
+#include <QClipboard>
+#include <QFontDatabase>
+#include <QGuiApplication>
+#include <QHash>
+#include <QHeaderView>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QLoggingCategory>
+#include <QShowEvent>
+
+Q_LOGGING_CATEGORY(lcApprovalDialog, "fabricbroker.gui.dialog")
+
+namespace fb {
+
+namespace {
+
+// Mirrors ProposalView::flatten's paths so every leaf of the tree is one flattened field.
+void addJson(QTreeWidgetItem *parent, QTreeWidget *tree, const QString &label, const QString &path,
+             const QJsonValue &value, const QHash<QString, QString> &leafValues)
+{
+    auto *item = parent ? new QTreeWidgetItem(parent) : new QTreeWidgetItem(tree);
+    item->setText(0, label);
+    const bool emptyContainer = (value.isObject() && value.toObject().isEmpty()) ||
+                                (value.isArray() && value.toArray().isEmpty());
+    if (value.isObject() && !emptyContainer) {
+        const QJsonObject obj = value.toObject();
+        QStringList keys = obj.keys();
+        keys.sort();
+        for (const QString &k : keys)
+            addJson(item, tree, k, path.isEmpty() ? k : path + u'.' + k, obj.value(k), leafValues);
+    } else if (value.isArray() && !emptyContainer) {
+        const QJsonArray arr = value.toArray();
+        for (qsizetype i = 0; i < arr.size(); ++i)
+            addJson(item, tree, QStringLiteral("[%1]").arg(i),
+                    QStringLiteral("%1[%2]").arg(path).arg(i), arr.at(i), leafValues);
+    } else {
+        item->setText(1, leafValues.value(path));
+        item->setData(0, Qt::UserRole, path);
+        item->setToolTip(1, leafValues.value(path));
+    }
+}
+
+} // namespace
+
+ApprovalDialog::ApprovalDialog(const ApprovalContext &context, Clock *clock, QWidget *parent)
+    : QDialog(parent)
+    , ui(std::make_unique<Ui::ApprovalDialog>())
+    , m_context(context)
+    , m_clock(clock ? clock : Clock::system())
+{
+    ui->setupUi(this);
+    setAttribute(Qt::WA_DeleteOnClose);
+    setModal(false);
+    setWindowModality(Qt::NonModal);
+    setSizeGripEnabled(true);
+
+    const Proposal &p = m_context.proposal;
+    setWindowTitle(tr("Approve: %1 - Fabric Broker").arg(approveLabel(p.changeType)));
+
+    ui->sandboxBanner->setVisible(false);
+    ui->sandboxBanner->setStyleSheet(QStringLiteral(
+        "QLabel { background: #f5c542; color: #1d1d1d; font-weight: bold; padding: 6px; "
+        "border-radius: 4px; }"));
+
+    QFont headingFont = ui->headingLabel->font();
+    headingFont.setBold(true);
+    ui->headingLabel->setFont(headingFont);
+
+    ui->changeTypeValue->setText(
+        tr("create a %1 (%2)").arg(changeTypeNoun(p.changeType), changeTypeName(p.changeType)));
+    ui->targetValue->setText(p.target);
+
+    // Who proposed (recorded by the broker at propose time) and who asks to confirm now.
+    const QJsonObject proposer = p.context.value(QStringLiteral("client")).toObject();
+    const QJsonObject confirmer = m_context.client.toJson();
+    QString clientText;
+    if (!proposer.isEmpty()) {
+        clientText = ClientText::summary(proposer);
+        if (m_context.client.sessionId != 0 &&
+            ClientText::sessionId(proposer) != m_context.client.sessionId)
+            clientText += u'\n' + tr("confirm requested by %1").arg(ClientText::summary(confirmer));
+    } else {
+        clientText = ClientText::summary(m_context.client);
+    }
+    ui->clientValue->setText(clientText);
+
+    ui->priceValue->setText(
+        ProposalView::priceLine(p.context.value(QStringLiteral("price")).toObject()));
+
+    ui->shaEdit->setText(p.requestSha256);
+    ui->shaEdit->setCursorPosition(0);
+    QFont mono = QFontDatabase::systemFont(QFontDatabase::FixedFont);
+    ui->shaEdit->setFont(mono);
+    ui->shaEdit->setMinimumWidth(QFontMetrics(mono).horizontalAdvance(QString(64, u'0')) + 16);
+    connect(ui->copyShaButton, &QPushButton::clicked, this, [this] {
+        if (QClipboard *clipboard = QGuiApplication::clipboard())
+            clipboard->setText(m_context.proposal.requestSha256);
+        ui->copyShaButton->setText(tr("Copied"));
+        QTimer::singleShot(1500, this, [this] { ui->copyShaButton->setText(tr("Copy")); });
+    });
+
+    ui->requestCaption->setText(
+        tr("%1 %2 - every field of the request Fabric's dry run validated, exactly as it will be "
+           "sent:")
+            .arg(QString::fromLatin1(m_context.request.method), m_context.request.path));
+    fillRequestTree();
+
+    ui->expiredLabel->setVisible(false);
+    ui->expiredLabel->setStyleSheet(
+        QStringLiteral("QLabel { color: #b00020; font-weight: bold; }"));
+
+    ui->approveButton->setText(approveLabel(p.changeType));
+    ui->approveButton->setEnabled(false);
+    ui->denyButton->setDefault(true);
+    ui->denyButton->setAutoDefault(true);
+    ui->approveButton->setAutoDefault(false);
+    connect(ui->approveButton, &QPushButton::clicked, this, [this] {
+        // A stale click after expiry or before the unlock never counts.
+        if (ui->approveButton->isEnabled())
+            report(Choice::Approve);
+    });
+    connect(ui->denyButton, &QPushButton::clicked, this, [this] { report(Choice::Deny); });
+
+    m_unlock.setSingleShot(true);
+    connect(&m_unlock, &QTimer::timeout, this, [this] {
+        m_unlocked = true;
+        refresh();
+    });
+    // The countdown is recomputed from the absolute deadline each tick: no drift accumulates.
+    m_tick.setInterval(1000);
+    m_tick.setTimerType(Qt::PreciseTimer);
+    connect(&m_tick, &QTimer::timeout, this, &ApprovalDialog::refresh);
+    m_tick.start();
+    refresh();
+}
+
+ApprovalDialog::~ApprovalDialog() = default;
+
+void ApprovalDialog::setApproveDelayMs(int ms)
+{
+    m_approveDelayMs = std::max(0, ms);
+}
+
+void ApprovalDialog::setSandbox(bool sandbox)
+{
+    ui->sandboxBanner->setVisible(sandbox);
+}
+
+void ApprovalDialog::setAnswerDeadlineMs(qint64 deadlineMs)
+{
+    m_answerDeadlineMs = deadlineMs;
+    refresh();
+}
+
+QString ApprovalDialog::approveLabel(ChangeType type)
+{
+    switch (type) {
+    case ChangeType::ConnectionCreate:
+        return tr("Create connection");
+    case ChangeType::NetworkCreate:
+        return tr("Create network");
+    case ChangeType::ServiceTokenCreate:
+        return tr("Create service token");
+    }
+    return tr("Create");
+}
+
+bool ApprovalDialog::isExpired() const
+{
+    return m_clock->nowMs() >= m_context.proposal.expiresAtMs;
+}
+
+void ApprovalDialog::refresh()
+{
+    const Proposal &p = m_context.proposal;
+    const qint64 now = m_clock->nowMs();
+    ui->proposedValue->setText(tr("%1 ago (at %2)")
+                                   .arg(ProposalView::formatDuration(now - p.proposedAtMs),
+                                        ProposalView::isoTime(p.proposedAtMs)));
+    const bool expired = now >= p.expiresAtMs;
+    if (expired) {
+        ui->expiresValue->setText(tr("expired at %1").arg(ProposalView::isoTime(p.expiresAtMs)));
+        ui->expiredLabel->setText(
+            tr("This proposal expired at %1. Approving can no longer create it: deny or close "
+               "this dialog, and ask the agent to propose again.")
+                .arg(ProposalView::isoTime(p.expiresAtMs)));
+    } else {
+        ui->expiresValue->setText(tr("in %1 (at %2)")
+                                      .arg(ProposalView::formatDuration(p.expiresAtMs - now),
+                                           ProposalView::isoTime(p.expiresAtMs)));
+    }
+    ui->expiredLabel->setVisible(expired);
+
+    if (m_answerDeadlineMs > 0) {
+        ui->answerValue->setText(
+            tr("this prompt closes in %1 if unanswered; nothing is created then")
+                .arg(ProposalView::formatDuration(m_answerDeadlineMs - now)));
+    } else {
+        ui->answerValue->setText(tr("nothing is created unless you approve"));
+    }
+    updateApproveEnabled();
+}
+
+void ApprovalDialog::updateApproveEnabled()
+{
+    const bool expired = isExpired();
+    ui->approveButton->setEnabled(m_unlocked && !expired && !m_reported);
+    if (expired)
+        ui->hintLabel->setText(tr("Expired: approving is no longer possible."));
+    else if (!m_unlocked)
+        ui->hintLabel->setText(tr("Read first: approving unlocks in a moment."));
+    else
+        ui->hintLabel->setText(tr("Deny is the default answer."));
+}
+
+void ApprovalDialog::fillRequestTree()
+{
+    QTreeWidget *tree = ui->requestTree;
+    tree->clear();
+    const QJsonDocument doc = QJsonDocument::fromJson(m_context.request.body);
+    const QJsonValue root = doc.isArray() ? QJsonValue(doc.array()) : QJsonValue(doc.object());
+    QHash<QString, QString> leafValues;
+    for (const auto &[path, value] : ProposalView::flatten(root))
+        leafValues.insert(path, value);
+    if (root.isObject()) {
+        const QJsonObject obj = root.toObject();
+        QStringList keys = obj.keys();
+        keys.sort();
+        for (const QString &k : keys)
+            addJson(nullptr, tree, k, k, obj.value(k), leafValues);
+    } else {
+        const QJsonArray arr = root.toArray();
+        for (qsizetype i = 0; i < arr.size(); ++i)
+            addJson(nullptr, tree, QStringLiteral("[%1]").arg(i), QStringLiteral("[%1]").arg(i),
+                    arr.at(i), leafValues);
+    }
+    tree->expandAll();
+    tree->header()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
+    tree->header()->setStretchLastSection(true);
+}
+
+void ApprovalDialog::showEvent(QShowEvent *event)
+{
+    QDialog::showEvent(event);
+    if (!m_unlockStarted) {
+        m_unlockStarted = true;
+        if (m_approveDelayMs == 0)
+            m_unlocked = true;
+        else
+            m_unlock.start(m_approveDelayMs);
+        refresh();
+    }
+    ui->denyButton->setFocus(Qt::OtherFocusReason);
+}
+
+void ApprovalDialog::open()
+{
+    setWindowModality(Qt::NonModal);
+    setResult(0);
+    show();
+}
+
+void ApprovalDialog::reject()
+{
+    report(Choice::Dismiss);
+}
+
+void ApprovalDialog::report(Choice choice)
+{
+    if (m_reported)
+        return;
+    m_reported = true;
+    m_tick.stop();
+    m_unlock.stop();
+    ui->approveButton->setEnabled(false);
+    switch (choice) {
+    case Choice::Approve:
+        emit approveChosen();
+        break;
+    case Choice::Deny:
+        emit denyChosen();
+        break;
+    case Choice::Dismiss:
+        emit dismissed();
+        break;
+    }
+    QDialog::done(choice == Choice::Approve ? QDialog::Accepted : QDialog::Rejected);
+}
+
+void ApprovalDialog::closeWithoutAnswer()
+{
+    if (m_reported && !isVisible())
+        return;
+    m_reported = true;
+    m_tick.stop();
+    m_unlock.stop();
+    QDialog::done(QDialog::Rejected);
+}
+
+QPushButton *ApprovalDialog::approveButton() const
+{
+    return ui->approveButton;
+}
+QPushButton *ApprovalDialog::denyButton() const
+{
+    return ui->denyButton;
+}
+QPushButton *ApprovalDialog::copyShaButton() const
+{
+    return ui->copyShaButton;
+}
+QLineEdit *ApprovalDialog::shaField() const
+{
+    return ui->shaEdit;
+}
+QTreeWidget *ApprovalDialog::requestTree() const
+{
+    return ui->requestTree;
+}
+QLabel *ApprovalDialog::clientLabel() const
+{
+    return ui->clientValue;
+}
+QLabel *ApprovalDialog::priceLabel() const
+{
+    return ui->priceValue;
+}
+QLabel *ApprovalDialog::expiresLabel() const
+{
+    return ui->expiresValue;
+}
+QLabel *ApprovalDialog::expiredNotice() const
+{
+    return ui->expiredLabel;
+}
+QLabel *ApprovalDialog::sandboxBanner() const
+{
+    return ui->sandboxBanner;
+}
+
+} // namespace fb

@@ -1,0 +1,117 @@
+#include "gui/CredentialStore.h"
+
+#include <QLoggingCategory>
+#include <QPointer>
+#include <memory>
+#include <qt6keychain/keychain.h>
+
+Q_LOGGING_CATEGORY(lcCredentials, "fabricbroker.gui.credentials")
+
+namespace fb {
+
+namespace {
+const QString kClientIdKey = QStringLiteral("fabric-client-id");
+const QString kClientSecretKey = QStringLiteral("fabric-client-secret");
+} // namespace
+
+CredentialStore::CredentialStore(QString service, QObject *parent)
+    : QObject(parent)
+    , m_service(std::move(service))
+{
+}
+
+void CredentialStore::readKey(const QString &key, Callback done)
+{
+    auto *job = new QKeychain::ReadPasswordJob(m_service, this);
+    job->setAutoDelete(true);
+    job->setInsecureFallback(false);
+    job->setKey(key);
+    connect(job, &QKeychain::Job::finished, this, [done = std::move(done)](QKeychain::Job *j) {
+        auto *r = static_cast<QKeychain::ReadPasswordJob *>(j);
+        if (r->error() == QKeychain::NoError)
+            done(true, r->textData(), {});
+        else if (r->error() == QKeychain::EntryNotFound)
+            done(true, {}, {});
+        else
+            done(false, {}, r->errorString());
+    });
+    job->start();
+}
+
+void CredentialStore::writeKey(const QString &key, const QString &value, Callback done)
+{
+    if (value.isEmpty())
+        return deleteKey(key, std::move(done));
+    auto *job = new QKeychain::WritePasswordJob(m_service, this);
+    job->setAutoDelete(true);
+    job->setInsecureFallback(false);
+    job->setKey(key);
+    job->setTextData(value);
+    connect(job, &QKeychain::Job::finished, this, [done = std::move(done)](QKeychain::Job *j) {
+        if (j->error() == QKeychain::NoError)
+            done(true, {}, {});
+        else
+            done(false, {}, j->errorString());
+    });
+    job->start();
+}
+
+void CredentialStore::deleteKey(const QString &key, Callback done)
+{
+    auto *job = new QKeychain::DeletePasswordJob(m_service, this);
+    job->setAutoDelete(true);
+    job->setInsecureFallback(false);
+    job->setKey(key);
+    connect(job, &QKeychain::Job::finished, this, [done = std::move(done)](QKeychain::Job *j) {
+        if (j->error() == QKeychain::NoError || j->error() == QKeychain::EntryNotFound)
+            done(true, {}, {});
+        else
+            done(false, {}, j->errorString());
+    });
+    job->start();
+}
+
+void CredentialStore::read(
+    std::function<void(bool ok, const FabricCredentials &, const QString &error)> done)
+{
+    auto result = std::make_shared<FabricCredentials>();
+    readKey(kClientIdKey, [this, result, done = std::move(done)](bool ok, const QString &id,
+                                                                 const QString &error) mutable {
+        if (!ok) {
+            qCWarning(lcCredentials).noquote() << "keychain read failed:" << error;
+            return done(false, {}, error);
+        }
+        result->clientId = id;
+        readKey(kClientSecretKey, [result, done = std::move(done)](bool ok2, const QString &secret,
+                                                                   const QString &error2) {
+            if (!ok2) {
+                qCWarning(lcCredentials).noquote() << "keychain read failed:" << error2;
+                return done(false, {}, error2);
+            }
+            result->clientSecret = secret;
+            done(true, *result, {});
+        });
+    });
+}
+
+void CredentialStore::write(const FabricCredentials &credentials,
+                            std::function<void(bool ok, const QString &error)> done)
+{
+    const QString secret = credentials.clientSecret;
+    writeKey(kClientIdKey, credentials.clientId,
+             [this, secret, done = std::move(done)](bool ok, const QString &,
+                                                    const QString &error) mutable {
+                 if (!ok)
+                     return done(false, error);
+                 writeKey(kClientSecretKey, secret,
+                          [done = std::move(done)](bool ok2, const QString &,
+                                                   const QString &error2) { done(ok2, error2); });
+             });
+}
+
+void CredentialStore::remove(std::function<void(bool ok, const QString &error)> done)
+{
+    write(FabricCredentials{}, std::move(done));
+}
+
+} // namespace fb

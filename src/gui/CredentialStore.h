@@ -1,0 +1,43 @@
+#pragma once
+// CredentialStore: the Fabric client id and secret in the platform keychain (QtKeychain), never
+// in QSettings or any file of ours. Jobs are asynchronous: callbacks run later from the event
+// loop, exactly once per call.
+#include <QObject>
+#include <QString>
+#include <functional>
+
+namespace fb {
+
+struct FabricCredentials {
+    QString clientId;
+    QString clientSecret;
+    bool isEmpty() const { return clientId.isEmpty() && clientSecret.isEmpty(); }
+};
+
+class CredentialStore : public QObject {
+    Q_OBJECT
+public:
+    static constexpr const char *DefaultService = "fabric-broker";
+
+    explicit CredentialStore(QString service = QString::fromLatin1(DefaultService),
+                             QObject *parent = nullptr);
+
+    // ok=false with an error when the keychain is unavailable; missing entries read as empty.
+    void read(std::function<void(bool ok, const FabricCredentials &, const QString &error)> done);
+    // Empty fields delete their entry.
+    void write(const FabricCredentials &credentials,
+               std::function<void(bool ok, const QString &error)> done);
+    void remove(std::function<void(bool ok, const QString &error)> done);
+
+    QString service() const { return m_service; }
+
+private:
+    using Callback = std::function<void(bool ok, const QString &value, const QString &error)>;
+    void readKey(const QString &key, Callback done);
+    void writeKey(const QString &key, const QString &value, Callback done);
+    void deleteKey(const QString &key, Callback done);
+
+    QString m_service;
+};
+
+} // namespace fb

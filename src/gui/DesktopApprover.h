@@ -1,0 +1,62 @@
+#pragma once
+// DesktopApprover: the "desktop" Approver channel. Each request gets its own ApprovalSession
+// (the decision) and a non-modal ApprovalDialog (the rendering), opened with open(): several
+// pending approvals are several independent windows, none blocks anything, and each request's
+// done runs exactly once.
+#include "broker/Approver.h"
+#include "core/Clock.h"
+
+#include <QList>
+#include <QObject>
+#include <QPointer>
+
+namespace fb {
+
+class ApprovalDialog;
+class ApprovalSession;
+
+class DesktopApprover : public QObject, public Approver {
+    Q_OBJECT
+public:
+    explicit DesktopApprover(Clock *clock = Clock::system(), QObject *parent = nullptr);
+    // Pending approvals end as denials: their calls are answered.
+    ~DesktopApprover() override;
+
+    QString channel() const override { return QStringLiteral("desktop"); }
+    void requestApproval(mcp::ToolCall *call, const ApprovalContext &context,
+                         std::function<void(const HumanDecision &)> done) override;
+    // The same for any object with a cancelled(QString) signal (nullptr: never cancelled).
+    void requestApprovalFor(QObject *cancelSource, bool alreadyCancelled,
+                            const ApprovalContext &context,
+                            std::function<void(const HumanDecision &)> done);
+
+    void setSandbox(bool sandbox);
+    // Delay before the approve button unlocks (ApprovalDialog::DefaultApproveDelayMs).
+    void setApproveDelayMs(int ms);
+
+    int pendingCount() const;
+    QList<ApprovalDialog *> openDialogs() const;
+    // Raises the oldest open approval dialog (tray notification clicked); false if none.
+    bool raiseOldest();
+    // Ends every open approval as Declined (quitting): calls are answered, dialogs close.
+    void denyAllPending(const QString &detail = {});
+
+signals:
+    // A new approval prompt is open (for the tray notification).
+    void approvalRequested(const fb::Proposal &proposal);
+    void pendingCountChanged(int count);
+
+private:
+    struct Entry {
+        QPointer<ApprovalSession> session;
+        QPointer<ApprovalDialog> dialog;
+    };
+    void removeSession(ApprovalSession *session);
+
+    Clock *m_clock;
+    bool m_sandbox = false;
+    int m_approveDelayMs;
+    QList<Entry> m_entries;
+};
+
+} // namespace fb

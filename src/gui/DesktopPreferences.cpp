@@ -1,0 +1,36 @@
+#include "gui/DesktopPreferences.h"
+
+namespace fb {
+
+namespace {
+const QString kEndpoint = QStringLiteral("fabric/endpoint");
+const QString kToolsets = QStringLiteral("broker/toolsets");
+const QString kApproval = QStringLiteral("broker/approval");
+} // namespace
+
+DesktopPreferences DesktopPreferences::load(const QSettings &settings)
+{
+    DesktopPreferences p;
+    p.endpoint = QUrl(settings.value(kEndpoint).toString());
+    p.toolsets = settings.value(kToolsets).toStringList();
+    p.approvalMode = settings.value(kApproval).toString();
+    return p;
+}
+
+void DesktopPreferences::save(QSettings &settings) const
+{
+    if (endpoint.isEmpty())
+        settings.remove(kEndpoint);
+    else
+        settings.setValue(kEndpoint, endpoint.toString());
+    if (toolsets.isEmpty())
+        settings.remove(kToolsets);
+    else
+        settings.setValue(kToolsets, toolsets);
+    if (approvalMode.isEmpty())
+        settings.remove(kApproval);
+    else
+        settings.setValue(kApproval, approvalMode);
+}
+
+} // namespace fb

@@ -1,0 +1,87 @@
+#pragma once
+// DesktopUi: the desktop face of a running broker, for src/app. Creates the DesktopApprover
+// (the "desktop" approval channel), the proposals model, the main window and the tray icon,
+// and wires them to the store, the broker and the MCP server. It does not choose the approval
+// channel: the app passes approver() to MutationBroker::setApprover when the mode asks for it.
+#include "broker/BrokerSettings.h"
+#include "core/Clock.h"
+
+#include <QObject>
+#include <QPointer>
+#include <functional>
+#include <memory>
+
+namespace fb::mcp {
+class McpServer;
+}
+
+namespace fb {
+
+class Approver;
+class CredentialStore;
+class DesktopApprover;
+class FabricClient;
+class MainWindow;
+class MutationBroker;
+class ProposalStore;
+class ProposalTableModel;
+class TrayIcon;
+
+struct DesktopContext {
+    ProposalStore *store = nullptr;
+    MutationBroker *broker = nullptr;
+    mcp::McpServer *server = nullptr;
+    FabricClient *fabric = nullptr;
+    BrokerSettings settings;
+    bool sandbox = false;
+    QString socketPath;
+    QString executablePath; // QCoreApplication::applicationFilePath() of the installation
+    Clock *clock = nullptr; // null: Clock::system()
+};
+
+class DesktopUi : public QObject {
+    Q_OBJECT
+public:
+    explicit DesktopUi(DesktopContext context, QObject *parent = nullptr);
+    ~DesktopUi() override;
+
+    Approver *approver();
+    DesktopApprover *desktopApprover() const;
+    MainWindow *mainWindow() const;
+    ProposalTableModel *proposalModel() const;
+    TrayIcon *trayIcon() const; // null when the system has no tray
+    CredentialStore *credentialStore() const;
+
+    void showMainWindow();
+    void raiseMainWindow();
+    // Asks before quitting when proposals are pending or approvals are open. On yes, open
+    // approvals end as denials (their calls are answered) and true is returned; the caller then
+    // quits (after letting the event loop flush the answers).
+    bool confirmQuit();
+    // Tests replace the question (approvalsOpen, proposalsPending) -> quit?
+    void setQuitQuestion(std::function<bool(int, int)> question);
+
+public slots:
+    void showSettings();
+    void showConnectClient();
+
+signals:
+    // The person asked to quit and confirmed (window close without tray, menu, tray menu).
+    void quitRequested();
+
+private:
+    void requestQuit();
+    void updateCounts();
+
+    DesktopContext m_context;
+    Clock *m_clock;
+    std::unique_ptr<DesktopApprover> m_approver;
+    ProposalTableModel *m_model;
+    std::unique_ptr<MainWindow> m_window;
+    TrayIcon *m_tray = nullptr;
+    CredentialStore *m_credentials;
+    std::function<bool(int, int)> m_quitQuestion;
+    bool m_trayHintShown = false;
+};
+
+} // namespace fb

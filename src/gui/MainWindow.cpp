@@ -1,0 +1,228 @@
+#include "gui/MainWindow.h"
+
+#include "gui/ClientText.h"
+#include "gui/GuiResources.h"
+#include "gui/ProposalTableModel.h"
+#include "ui_MainWindow.h"
+
+#include <QCloseEvent>
+#include <QDateTime>
+#include <QFontDatabase>
+#include <QHeaderView>
+#include <QLoggingCategory>
+#include <QTreeWidgetItem>
+
+Q_LOGGING_CATEGORY(lcMainWindow, "fabricbroker.gui.mainwindow")
+
+namespace fb {
+
+namespace {
+
+QString localTime(qint64 ms)
+{
+    return QDateTime::fromMSecsSinceEpoch(ms).toString(QStringLiteral("HH:mm:ss"));
+}
+
+QTreeWidgetItem *findClient(QTreeWidget *tree, quint64 sessionId)
+{
+    for (int i = 0; i < tree->topLevelItemCount(); ++i)
+        if (tree->topLevelItem(i)->data(0, Qt::UserRole).toULongLong() == sessionId)
+            return tree->topLevelItem(i);
+    return nullptr;
+}
+
+void fillClient(QTreeWidgetItem *item, const mcp::ClientInfo &c)
+{
+    item->setData(0, Qt::UserRole, QVariant::fromValue<qulonglong>(c.sessionId));
+    item->setText(0, c.name.isEmpty() ? MainWindow::tr("(connecting, session %1)").arg(c.sessionId)
+                                      : c.name);
+    item->setToolTip(0, MainWindow::tr("session %1%2")
+                            .arg(c.sessionId)
+                            .arg(c.title.isEmpty() ? QString() : QStringLiteral(" - ") + c.title));
+    item->setText(1, c.version);
+    item->setText(2, c.protocolVersion);
+    item->setText(3, c.transport);
+    item->setText(4, c.connectedAtMs ? localTime(c.connectedAtMs) : QString());
+}
+
+} // namespace
+
+MainWindow::MainWindow(ProposalTableModel *model, Clock *clock, QWidget *parent)
+    : QMainWindow(parent)
+    , ui(std::make_unique<Ui::MainWindow>())
+    , m_model(model)
+    , m_clock(clock ? clock : Clock::system())
+{
+    ui->setupUi(this);
+    setWindowIcon(appIcon());
+    ui->sandboxBanner->setVisible(false);
+    ui->sandboxBanner->setStyleSheet(QStringLiteral(
+        "QLabel { background: #f5c542; color: #1d1d1d; font-weight: bold; padding: 6px; "
+        "border-radius: 4px; }"));
+
+    ui->proposalsView->setModel(model);
+    QHeaderView *header = ui->proposalsView->horizontalHeader();
+    header->setSectionResizeMode(QHeaderView::ResizeToContents);
+    header->setSectionResizeMode(ProposalTableModel::TargetColumn, QHeaderView::Stretch);
+    header->setMinimumSectionSize(60);
+    ui->proposalsView->verticalHeader()->setVisible(false);
+    ui->proposalsView->setAlternatingRowColors(false);
+
+    ui->clientsTree->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    ui->activityLog->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    ui->activityLog->setPlaceholderText(tr("Proposals, approvals and creates appear here."));
+    ui->verticalSplitter->setStretchFactor(0, 3);
+    ui->verticalSplitter->setStretchFactor(1, 2);
+    ui->bottomSplitter->setStretchFactor(0, 2);
+    ui->bottomSplitter->setStretchFactor(1, 3);
+
+    connect(ui->actionSettings, &QAction::triggered, this, &MainWindow::settingsRequested);
+    connect(ui->actionConnectClient, &QAction::triggered, this,
+            &MainWindow::connectClientRequested);
+    connect(ui->actionQuit, &QAction::triggered, this, &MainWindow::quitRequested);
+    updateTitle();
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::setFabricEndpoint(const QUrl &endpoint, bool sandbox)
+{
+    m_sandbox = sandbox;
+    const QString url = endpoint.toDisplayString(QUrl::RemoveUserInfo);
+    ui->endpointValue->setText(sandbox ? tr("%1 (embedded SANDBOX)").arg(url)
+                                       : tr("%1 (production)").arg(url));
+    ui->sandboxBanner->setVisible(sandbox);
+    updateTitle();
+}
+
+void MainWindow::setToolsets(const QStringList &toolsets)
+{
+    QString text = toolsets.join(QStringLiteral(", "));
+    if (!toolsets.contains(QStringLiteral("mutate")))
+        text += tr(" (read-only: agents cannot propose creates)");
+    ui->toolsetsValue->setText(text);
+}
+
+void MainWindow::setSocketPath(const QString &path)
+{
+    ui->socketValue->setText(path.isEmpty() ? tr("(not listening)") : path);
+}
+
+void MainWindow::setHideOnClose(bool hide)
+{
+    m_hideOnClose = hide;
+}
+
+void MainWindow::updateTitle()
+{
+    setWindowTitle(m_sandbox ? tr("Fabric Broker - SANDBOX") : tr("Fabric Broker"));
+}
+
+QString MainWindow::formatActivity(const QString &type, const QJsonObject &record, qint64 nowMs)
+{
+    auto str = [&](const char *key) { return record.value(QLatin1String(key)).toString(); };
+    const QString sha = str("request_sha256");
+    const QString shaShort = sha.isEmpty() ? QString() : tr(" [sha %1...]").arg(sha.left(12));
+    const QJsonObject client = record.value(QStringLiteral("client")).toObject();
+    const QString by =
+        client.isEmpty() ? QString() : tr(" by %1").arg(ClientText::nameAndVersion(client));
+    QString what;
+    if (type == u"proposed") {
+        what = tr("proposed %1: %2%3").arg(str("change_type"), str("target"), by);
+    } else if (type == u"propose_failed") {
+        const QJsonObject error = record.value(QStringLiteral("error")).toObject();
+        QString why = error.value(QStringLiteral("kind")).toString();
+        if (why.isEmpty())
+            why = str("message");
+        what = tr("proposal refused%1%2")
+                   .arg(by, why.isEmpty() ? QString() : QStringLiteral(": ") + why.left(160));
+    } else if (type == u"redemption") {
+        what = tr("confirm token redeemed: %1%2").arg(str("outcome"), by);
+    } else if (type == u"approval_requested") {
+        what = tr("asking a person (%1 channel)%2").arg(str("channel"), by);
+    } else if (type == u"decision") {
+        what = tr("decision: %1 via %2").arg(str("status"), str("channel"));
+    } else if (type == u"sending") {
+        what = tr("sending the approved create to Fabric");
+    } else if (type == u"executed") {
+        what = tr("create %1").arg(str("outcome"));
+        if (!str("uuid").isEmpty())
+            what += tr(", uuid %1").arg(str("uuid"));
+        if (!str("correlation_id").isEmpty())
+            what += tr(" (correlation id %1)").arg(str("correlation_id"));
+    } else {
+        what = type;
+    }
+    return QStringLiteral("%1  %2%3").arg(localTime(nowMs), what, shaShort);
+}
+
+void MainWindow::appendActivity(const QString &type, const QJsonObject &record)
+{
+    const QString line = formatActivity(type, record, m_clock->nowMs());
+    if (!line.isEmpty())
+        appendActivityLine(line);
+}
+
+void MainWindow::appendActivityLine(const QString &line)
+{
+    ui->activityLog->appendPlainText(line);
+}
+
+void MainWindow::clientOpened(const mcp::ClientInfo &client)
+{
+    QTreeWidgetItem *item = findClient(ui->clientsTree, client.sessionId);
+    if (!item)
+        item = new QTreeWidgetItem(ui->clientsTree);
+    fillClient(item, client);
+}
+
+void MainWindow::clientInitialized(const mcp::ClientInfo &client)
+{
+    clientOpened(client);
+    appendActivityLine(QStringLiteral("%1  %2").arg(
+        localTime(m_clock->nowMs()), tr("client connected: %1").arg(ClientText::summary(client))));
+}
+
+void MainWindow::clientClosed(const mcp::ClientInfo &client)
+{
+    delete findClient(ui->clientsTree, client.sessionId);
+    if (!client.name.isEmpty())
+        appendActivityLine(QStringLiteral("%1  %2").arg(
+            localTime(m_clock->nowMs()),
+            tr("client disconnected: %1").arg(ClientText::summary(client))));
+}
+
+void MainWindow::showStatusMessage(const QString &message)
+{
+    ui->statusBar->showMessage(message, 10000);
+}
+
+void MainWindow::closeEvent(QCloseEvent *event)
+{
+    event->ignore();
+    if (m_hideOnClose) {
+        hide();
+        emit hiddenToTray();
+        return;
+    }
+    emit quitRequested();
+}
+
+QTableView *MainWindow::proposalsView() const
+{
+    return ui->proposalsView;
+}
+QTreeWidget *MainWindow::clientsTree() const
+{
+    return ui->clientsTree;
+}
+QPlainTextEdit *MainWindow::activityLog() const
+{
+    return ui->activityLog;
+}
+QLabel *MainWindow::sandboxBanner() const
+{
+    return ui->sandboxBanner;
+}
+
+} // namespace fb

@@ -1,0 +1,76 @@
+#pragma once
+// MainWindow: the broker's dashboard. Live proposals (ProposalTableModel), connected MCP
+// clients, served toolsets, the Fabric endpoint (and whether it is the sandbox) and a recent
+// activity log built from audit events, showing only non-secret fields.
+#include "core/Clock.h"
+#include "mcp/ClientInfo.h"
+
+#include <QJsonObject>
+#include <QMainWindow>
+#include <QUrl>
+#include <memory>
+
+class QTableView;
+class QTreeWidget;
+class QPlainTextEdit;
+class QLabel;
+
+namespace Ui {
+class MainWindow;
+}
+
+namespace fb {
+
+class ProposalTableModel;
+
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+public:
+    MainWindow(ProposalTableModel *model, Clock *clock = Clock::system(),
+               QWidget *parent = nullptr);
+    ~MainWindow() override;
+
+    void setFabricEndpoint(const QUrl &endpoint, bool sandbox);
+    void setToolsets(const QStringList &toolsets);
+    void setSocketPath(const QString &path);
+    // When true, closing the window hides it (the tray keeps serving); otherwise closing asks
+    // to quit (quitRequested).
+    void setHideOnClose(bool hide);
+    bool isSandbox() const { return m_sandbox; }
+
+    // One line of the activity log for an audit event, or empty when the event is not shown.
+    // Only whitelisted, non-secret fields: never a confirm token.
+    static QString formatActivity(const QString &type, const QJsonObject &record, qint64 nowMs);
+
+    QTableView *proposalsView() const;
+    QTreeWidget *clientsTree() const;
+    QPlainTextEdit *activityLog() const;
+    QLabel *sandboxBanner() const;
+
+public slots:
+    void appendActivity(const QString &type, const QJsonObject &record);
+    void appendActivityLine(const QString &line);
+    void clientOpened(const fb::mcp::ClientInfo &client);
+    void clientInitialized(const fb::mcp::ClientInfo &client);
+    void clientClosed(const fb::mcp::ClientInfo &client);
+    void showStatusMessage(const QString &message);
+
+signals:
+    void settingsRequested();
+    void connectClientRequested();
+    void quitRequested();
+    void hiddenToTray();
+
+protected:
+    void closeEvent(QCloseEvent *event) override;
+
+private:
+    void updateTitle();
+    std::unique_ptr<Ui::MainWindow> ui;
+    ProposalTableModel *m_model;
+    Clock *m_clock;
+    bool m_sandbox = false;
+    bool m_hideOnClose = false;
+};
+
+} // namespace fb

@@ -1,0 +1,202 @@
+// MainWindow, ConnectClientDialog, TrayIcon badge and DesktopUi wiring.
+#include "GuiTestData.h"
+#include "broker/MutationBroker.h"
+#include "fabric/FabricClient.h"
+#include "gui/ApprovalDialog.h"
+#include "gui/ConnectClientDialog.h"
+#include "gui/DesktopApprover.h"
+#include "gui/DesktopUi.h"
+#include "gui/MainWindow.h"
+#include "gui/ProposalTableModel.h"
+#include "gui/TrayIcon.h"
+
+#include <QApplication>
+#include <QClipboard>
+#include <QJsonDocument>
+#include <QLabel>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QTableView>
+#include <QTest>
+#include <QTreeWidget>
+
+using namespace fb;
+
+class TestMainWindow : public QObject {
+    Q_OBJECT
+
+private slots:
+    void activityNeverShowsTokens()
+    {
+        const QString token = QStringLiteral("chg-0123456789abcdef0123456789abcdef");
+        const QJsonObject record{
+            {QStringLiteral("change_type"), QStringLiteral("connection_create")},
+            {QStringLiteral("target"), QStringLiteral("EVPL_VC \"lab\"")},
+            {QStringLiteral("request_sha256"), guitest::fakeSha('e')},
+            {QStringLiteral("token_sha256"), guitest::fakeSha('f')},
+            {QStringLiteral("confirm_token"), token},
+            {QStringLiteral("client"), guitest::sampleClient().toJson()}};
+        for (const QString &type :
+             {QStringLiteral("proposed"), QStringLiteral("redemption"),
+              QStringLiteral("approval_requested"), QStringLiteral("decision"),
+              QStringLiteral("sending"), QStringLiteral("executed"),
+              QStringLiteral("propose_failed"), QStringLiteral("something_new")}) {
+            const QString line = MainWindow::formatActivity(type, record, 1767225600000);
+            QVERIFY(!line.isEmpty());
+            QVERIFY2(!line.contains(token), qPrintable(line));
+            QVERIFY2(!line.contains(guitest::fakeSha('f').left(12)), qPrintable(line));
+        }
+        const QString proposed =
+            MainWindow::formatActivity(QStringLiteral("proposed"), record, 1767225600000);
+        QVERIFY(proposed.contains(QStringLiteral("connection_create")));
+        QVERIFY(proposed.contains(QStringLiteral("claude-code 2.1.4")));
+        QVERIFY(proposed.contains(guitest::fakeSha('e').left(12)));
+    }
+
+    void clientsPanelAndSandbox()
+    {
+        ManualClock clock;
+        ProposalTableModel model(&clock);
+        MainWindow window(&model, &clock);
+        window.setFabricEndpoint(QUrl(QStringLiteral("http://127.0.0.1:8443")), true);
+        QVERIFY(window.windowTitle().contains(QStringLiteral("SANDBOX")));
+        QVERIFY(window.sandboxBanner()->isVisibleTo(&window));
+        window.setFabricEndpoint(QUrl(QStringLiteral("https://api.equinix.com")), false);
+        QVERIFY(!window.windowTitle().contains(QStringLiteral("SANDBOX")));
+        QVERIFY(!window.sandboxBanner()->isVisibleTo(&window));
+
+        mcp::ClientInfo c = guitest::sampleClient(7);
+        c.name.clear();
+        window.clientOpened(c);
+        QCOMPARE(window.clientsTree()->topLevelItemCount(), 1);
+        c = guitest::sampleClient(7);
+        window.clientInitialized(c);
+        QCOMPARE(window.clientsTree()->topLevelItemCount(), 1);
+        QTreeWidgetItem *item = window.clientsTree()->topLevelItem(0);
+        QCOMPARE(item->text(0), QStringLiteral("claude-code"));
+        QCOMPARE(item->text(1), QStringLiteral("2.1.4"));
+        QCOMPARE(item->text(2), QStringLiteral("2025-06-18"));
+        QCOMPARE(item->text(3), QStringLiteral("socket"));
+        QVERIFY(!item->text(4).isEmpty());
+        window.clientClosed(c);
+        QCOMPARE(window.clientsTree()->topLevelItemCount(), 0);
+        QVERIFY(window.activityLog()->toPlainText().contains(QStringLiteral("client connected")));
+        QCOMPARE(window.proposalsView()->model(), &model);
+    }
+
+    void connectClientSnippets()
+    {
+        const QString exe = QStringLiteral("/opt/Fabric Broker/bin/fabric-broker");
+        QCOMPARE(ConnectClientDialog::claudeCodeCommand(QStringLiteral("/usr/bin/fabric-broker")),
+                 QStringLiteral("claude mcp add fabric-broker -- /usr/bin/fabric-broker --stdio"));
+        QCOMPARE(
+            ConnectClientDialog::claudeCodeCommand(exe),
+            QStringLiteral(
+                "claude mcp add fabric-broker -- '/opt/Fabric Broker/bin/fabric-broker' --stdio"));
+        const QJsonObject desktop =
+            QJsonDocument::fromJson(ConnectClientDialog::mcpServersJson(exe).toUtf8()).object();
+        QCOMPARE(desktop,
+                 QJsonDocument::fromJson(
+                     QStringLiteral("{\"mcpServers\": {\"fabric-broker\": {\"command\": \"%1\", "
+                                    "\"args\": [\"--stdio\"]}}}")
+                         .arg(exe)
+                         .toUtf8())
+                     .object());
+        const QJsonObject vscode =
+            QJsonDocument::fromJson(ConnectClientDialog::vsCodeJson(exe).toUtf8()).object();
+        QCOMPARE(vscode,
+                 QJsonDocument::fromJson(
+                     QStringLiteral("{\"servers\": {\"fabric-broker\": {\"type\": \"stdio\", "
+                                    "\"command\": \"%1\", \"args\": [\"--stdio\"]}}}")
+                         .arg(exe)
+                         .toUtf8())
+                     .object());
+
+        ConnectClientDialog dialog(exe);
+        dialog.setAttribute(Qt::WA_DeleteOnClose, false);
+        using C = ConnectClientDialog::Client;
+        for (C c : {C::ClaudeCode, C::ClaudeDesktop, C::Cursor, C::VsCode}) {
+            QVERIFY(dialog.snippet(c)->toPlainText().contains(exe));
+            QTest::mouseClick(dialog.copyButton(c), Qt::LeftButton);
+            QCOMPARE(QApplication::clipboard()->text(), dialog.snippet(c)->toPlainText());
+        }
+    }
+
+    void trayBadge()
+    {
+        QPixmap base(32, 32);
+        base.fill(Qt::blue);
+        const QIcon icon(base);
+        const QImage plain = TrayIcon::badgePixmap(icon, 0, 32).toImage();
+        const QImage badged = TrayIcon::badgePixmap(icon, 3, 32).toImage();
+        QCOMPARE(plain.size(), QSize(32, 32));
+        QVERIFY(plain != badged);
+        // The badge sits in the top-right corner; the bottom-left is untouched.
+        QCOMPARE(badged.pixelColor(2, 30), plain.pixelColor(2, 30));
+        QVERIFY(badged.pixelColor(26, 6) != plain.pixelColor(26, 6));
+
+        TrayIcon tray(icon);
+        tray.setCounts(2, 5);
+        QVERIFY(tray.toolTip().contains(QStringLiteral("2 approval(s) waiting")));
+        QVERIFY(tray.toolTip().contains(QStringLiteral("5 proposal(s) pending")));
+        tray.setSandbox(true);
+        QVERIFY(tray.toolTip().contains(QStringLiteral("SANDBOX")));
+    }
+
+    void desktopUiQuitDeniesOpenApprovals()
+    {
+        ManualClock clock;
+        ProposalStore store(&clock);
+        FabricClient fabric(FabricConfig{});
+        MutationBroker broker(&store, &fabric, BrokerSettings{}, &clock);
+        DesktopContext ctx;
+        ctx.store = &store;
+        ctx.broker = &broker;
+        ctx.fabric = &fabric;
+        ctx.sandbox = true;
+        ctx.executablePath = QStringLiteral("/usr/bin/fabric-broker");
+        ctx.clock = &clock;
+        DesktopUi ui(ctx);
+        QCOMPARE(ui.approver()->channel(), QStringLiteral("desktop"));
+        QVERIFY(ui.mainWindow()->windowTitle().contains(QStringLiteral("SANDBOX")));
+
+        // Nothing pending: no question.
+        int asked = 0;
+        bool answer = false;
+        ui.setQuitQuestion([&](int approvals, int pending) {
+            ++asked;
+            Q_UNUSED(pending);
+            return approvals >= 0 && answer;
+        });
+        QVERIFY(ui.confirmQuit());
+        QCOMPARE(asked, 0);
+
+        // An audit event lands in the activity log.
+        emit broker.auditEvent(QStringLiteral("decision"),
+                               {{QStringLiteral("status"), QStringLiteral("declined")},
+                                {QStringLiteral("channel"), QStringLiteral("desktop")}});
+        QVERIFY(ui.mainWindow()->activityLog()->toPlainText().contains(
+            QStringLiteral("decision: declined via desktop")));
+
+        int calls = 0;
+        HumanDecision last;
+        ui.desktopApprover()->requestApprovalFor(
+            nullptr, false, guitest::sampleContext(clock.nowMs()), [&](const HumanDecision &d) {
+                ++calls;
+                last = d;
+            });
+        QCOMPARE(ui.desktopApprover()->pendingCount(), 1);
+        QVERIFY(ui.desktopApprover()->openDialogs().first()->sandboxBanner()->isVisible());
+        QVERIFY(!ui.confirmQuit()); // "keep running"
+        QCOMPARE(asked, 1);
+        QCOMPARE(calls, 0);
+        answer = true;
+        QVERIFY(ui.confirmQuit());
+        QCOMPARE(asked, 2);
+        QCOMPARE(calls, 1);
+        QCOMPARE(last.status, HumanStatus::Declined);
+    }
+};
+
+QTEST_MAIN(TestMainWindow)
+#include "tst_mainwindow.moc"
