@@ -58,12 +58,17 @@ int runDesktop(CommandLine &cli)
         return 0;
     }
 
-    const bool gui = displayAvailable() && qobject_cast<QGuiApplication *>(qApp);
+#ifdef HAVE_FABRICBROKER_GUI
+    const bool gui = displayAvailable() && qobject_cast<QApplication *>(qApp);
+#else
+    const bool gui = false;
+#endif
     if (!gui && !stdio) {
         QTextStream(stderr) << "fabric-broker: no display available; serving headless on the "
                                "per-user socket (use --headless to say so explicitly).\n";
     }
 
+    installQuitOnSignals(); // before the socket is published, so a signal always ends cleanly
     ServerHost host;
     ServerHost::Options options;
     options.stdio = stdio;
@@ -107,7 +112,6 @@ int runDesktop(CommandLine &cli)
     });
     Approver *desktopApprover = ui ? ui->approver() : nullptr;
 #else
-    installQuitOnSignals();
     Approver *desktopApprover = nullptr;
 #endif
     if (!host.applyApprovalMode(desktopApprover, &error)) {

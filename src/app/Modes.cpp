@@ -17,30 +17,34 @@ Q_LOGGING_CATEGORY(lcApp, "fabricbroker.app")
 
 namespace fb {
 
-// Self-pipe: the handler only writes a byte; the event loop does the quitting.
+// Self-pipe: the handler only writes a byte; the event loop does the quitting. Installed once;
+// a later call only replaces the hook that runs before quitting.
 void installQuitOnSignals(std::function<void()> beforeQuit)
 {
+    static std::function<void()> hook;
+    static bool installed = false;
     static int fds[2] = {-1, -1};
-    if (::socketpair(AF_UNIX, SOCK_STREAM, 0, fds) != 0)
+    hook = std::move(beforeQuit);
+    if (installed || ::socketpair(AF_UNIX, SOCK_STREAM, 0, fds) != 0)
         return;
-    auto handler = [](int) {
+    installed = true;
+    struct sigaction sa = {};
+    sa.sa_handler = [](int) {
         const char c = 1;
         [[maybe_unused]] auto n = ::write(fds[0], &c, 1);
     };
-    struct sigaction sa = {};
-    sa.sa_handler = handler;
     sigemptyset(&sa.sa_mask);
     sa.sa_flags = SA_RESTART;
     sigaction(SIGINT, &sa, nullptr);
     sigaction(SIGTERM, &sa, nullptr);
     auto *notifier = new QSocketNotifier(fds[1], QSocketNotifier::Read, qApp);
-    QObject::connect(notifier, &QSocketNotifier::activated, qApp, [beforeQuit] {
+    QObject::connect(notifier, &QSocketNotifier::activated, qApp, [] {
         char c;
         [[maybe_unused]] auto n = ::read(fds[1], &c, 1);
         qCInfo(lcApp) << "signal received, quitting";
-        if (beforeQuit) {
+        if (hook) {
             // E.g. open approvals end as denials; give their answers a moment to go out.
-            beforeQuit();
+            hook();
             QTimer::singleShot(200, qApp, [] { QCoreApplication::exit(0); });
         } else {
             // exit(), not quit(): a signal ends the process without asking windows first.
@@ -63,12 +67,12 @@ int runSandboxOnly(CommandLine &cli)
         QTextStream(stderr) << "--port must be a number between 0 and 65535\n";
         return 2;
     }
+    installQuitOnSignals(); // before anything is published, so a signal always ends cleanly
     FabricSandbox sandbox;
     if (!sandbox.listen(static_cast<quint16>(port))) {
         QTextStream(stderr) << "could not listen on 127.0.0.1:" << port << "\n";
         return 1;
     }
-    installQuitOnSignals();
     // First line of stdout is machine-readable: tests and scripts read the URL from it.
     out << "sandbox: " << sandbox.baseUrl().toString() << Qt::endl;
     out << "This is the Fabric Broker SANDBOX, not Equinix. Any non-empty client id and secret "
@@ -88,13 +92,13 @@ int runHeadless(CommandLine &cli)
     if (!options.stdio && !options.listen)
         options.listen = true; // the default headless server serves the per-user socket
 
+    installQuitOnSignals(); // before the socket is published, so a signal always ends cleanly
     ServerHost host;
     QString error;
     if (!host.start(options, &error) || !host.applyApprovalMode(nullptr, &error)) {
         QTextStream(stderr) << "fabric-broker: " << error << "\n";
         return 1;
     }
-    installQuitOnSignals();
     QObject::connect(&host, &ServerHost::stdioFinished, qApp, [&] {
         // End of input: everything in flight was cancelled; exit promptly unless the socket
         // server keeps serving other sessions.

@@ -98,7 +98,11 @@ bool LocalSocketServer::listen(const QString &nameOrPath, QString *error) {
     close();
     const QString path = resolveSocketPath(nameOrPath);
     const QString dir = QFileInfo(path).absolutePath();
-    if (dir == runtimeDirectory() && !qEnvironmentVariableIsSet("XDG_RUNTIME_DIR")) {
+    // The /tmp fallback is shared ground: whenever it is used (no usable XDG_RUNTIME_DIR), it
+    // must be ours and private, created 0700 if missing.
+    const QString xdg = qEnvironmentVariable("XDG_RUNTIME_DIR");
+    const bool fallback = xdg.isEmpty() || !QFileInfo(xdg).isDir();
+    if (dir == runtimeDirectory() && fallback) {
         if (!ensurePrivateDirectory(dir, &err))
             return false;
     } else if (!QFileInfo(dir).isDir()) {

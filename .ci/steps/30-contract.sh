@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# CI step: the contract test. Every change-spec fixture's compiled dry-run request (and the real
+# broker's own dry runs) go to a validating Prism mock of Equinix's Fabric v4 OpenAPI document;
+# any request violation fails. Skips with a message when the spec (../shared, or
+# FB_SHARED_DIR) is absent. Runs after `scripts/dev.sh test` (build/ci and `npm ci` done).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+export CI="${CI:-true}"
+e2e=tests/e2e
+if [ ! -f "$e2e/node_modules/@stoplight/prism-cli/dist/index.js" ] \
+  || [ ! -d "$e2e/node_modules/@modelcontextprotocol/sdk" ]; then
+  echo "== npm ci in $e2e"
+  (cd "$e2e" && npm ci --no-audit --no-fund --loglevel=error)
+fi
+export FB_BUILD_DIR="${FB_BUILD_DIR:-build/${FB_PRESET:-ci}}"
+export FB_BROKER_BIN="${FB_BROKER_BIN:-$PWD/$FB_BUILD_DIR/src/app/fabric-broker}"
+start=$(date +%s)
+(cd "$e2e" && node --test --test-reporter=spec contract/prism.test.mjs)
+echo "== contract: $(( $(date +%s) - start )) s"
