@@ -8,10 +8,13 @@
 #include "mcp/LocalSocketServer.h"
 
 #ifdef HAVE_FABRICBROKER_GUI
+#include "gui/CredentialStore.h"
 #include "gui/DesktopApprover.h"
+#include "gui/DesktopPreferences.h"
 #include "gui/DesktopUi.h"
 #include "gui/GuiResources.h"
 #include <QApplication>
+#include <QSettings>
 #endif
 
 #include <QCoreApplication>
@@ -38,6 +41,110 @@ bool displayAvailable()
 #endif
 }
 
+namespace {
+
+// Everything one desktop instance owns, started from the event loop so that reading saved
+// credentials from the keychain (asynchronous) never needs a nested event loop.
+class DesktopInstance : public QObject {
+public:
+    DesktopInstance(ServerHost::Options options, bool gui)
+        : QObject(qApp)
+        , m_options(std::move(options))
+        , m_gui(gui)
+    {
+    }
+
+    void start()
+    {
+#ifdef HAVE_FABRICBROKER_GUI
+        if (m_gui) {
+            const DesktopPreferences prefs = DesktopPreferences::load(QSettings());
+            m_options.savedToolsets = prefs.toolsets;
+            m_options.savedApprovalMode = prefs.approvalMode;
+            const bool envCredentials = FabricConfig::fromEnvironment().hasCredentials();
+            if (!m_options.forceSandbox && !envCredentials && prefs.credentialsInKeychain) {
+                auto *store = new CredentialStore(QString::fromLatin1(CredentialStore::DefaultService),
+                                                  this);
+                store->read([this, prefs](bool ok, const FabricCredentials &c, const QString &e) {
+                    if (!ok) {
+                        qCWarning(lcDesktop).noquote()
+                            << "keychain unavailable, using the sandbox:" << e;
+                    } else if (!c.clientId.isEmpty() && !c.clientSecret.isEmpty()) {
+                        FabricConfig config;
+                        if (!prefs.endpoint.isEmpty())
+                            config.endpoint = prefs.endpoint;
+                        config.clientId = c.clientId;
+                        config.clientSecret = c.clientSecret;
+                        m_options.savedFabricConfig = config;
+                    }
+                    startHost();
+                });
+                return;
+            }
+        }
+#endif
+        startHost();
+    }
+
+private:
+    void fail(const QString &error)
+    {
+        QTextStream(stderr) << "fabric-broker: " << error << "\n";
+        QCoreApplication::exit(1);
+    }
+
+    void startHost()
+    {
+        QString error;
+        if (!m_host.start(m_options, &error))
+            return fail(error);
+        Approver *desktopApprover = nullptr;
+#ifdef HAVE_FABRICBROKER_GUI
+        if (m_gui) {
+            DesktopContext context;
+            context.store = m_host.store();
+            context.broker = m_host.broker();
+            context.server = m_host.server();
+            context.fabric = m_host.fabric();
+            context.settings = m_host.settings();
+            context.sandbox = m_host.isSandbox();
+            context.socketPath = m_host.socketPath();
+            context.executablePath = QCoreApplication::applicationFilePath();
+            m_ui = std::make_unique<DesktopUi>(context);
+            if (!m_instance.listen(&error))
+                qCWarning(lcDesktop).noquote() << error;
+            connect(&m_instance, &SingleInstance::raiseRequested, m_ui.get(),
+                    &DesktopUi::raiseMainWindow);
+            connect(m_ui.get(), &DesktopUi::quitRequested, qApp, [] {
+                // Let the denials of open approvals reach their clients first.
+                QTimer::singleShot(200, qApp, [] { QCoreApplication::exit(0); });
+            });
+            installQuitOnSignals([this] {
+                m_ui->desktopApprover()->denyAllPending(
+                    QStringLiteral("the app was told to quit"));
+            });
+            m_ui->showMainWindow();
+            desktopApprover = m_ui->approver();
+        }
+#endif
+        if (!m_host.applyApprovalMode(desktopApprover, &error))
+            return fail(error);
+        if (m_options.stdio)
+            connect(&m_host, &ServerHost::stdioFinished, qApp,
+                    [] { QCoreApplication::exit(0); });
+    }
+
+    ServerHost::Options m_options;
+    bool m_gui;
+    ServerHost m_host;
+    SingleInstance m_instance;
+#ifdef HAVE_FABRICBROKER_GUI
+    std::unique_ptr<DesktopUi> m_ui;
+#endif
+};
+
+} // namespace
+
 int runDesktop(CommandLine &cli)
 {
     const bool stdio = cli.isSet(QStringLiteral("stdio"));
@@ -63,69 +170,26 @@ int runDesktop(CommandLine &cli)
 #else
     const bool gui = false;
 #endif
-    if (!gui && !stdio) {
+    if (!gui && !stdio)
         QTextStream(stderr) << "fabric-broker: no display available; serving headless on the "
                                "per-user socket (use --headless to say so explicitly).\n";
-    }
 
-    installQuitOnSignals(); // before the socket is published, so a signal always ends cleanly
-    ServerHost host;
     ServerHost::Options options;
     options.stdio = stdio;
     options.listen = true;
     options.socket = cli.value(QStringLiteral("socket"));
     options.forceSandbox = cli.isSet(QStringLiteral("sandbox"));
     options.toolsets = cli.value(QStringLiteral("toolsets"));
-    QString error;
-    if (!host.start(options, &error)) {
-        QTextStream(stderr) << "fabric-broker: " << error << "\n";
-        return 1;
-    }
+
+    installQuitOnSignals(); // before the socket is published, so a signal always ends cleanly
 #ifdef HAVE_FABRICBROKER_GUI
-    std::unique_ptr<DesktopUi> ui;
-    SingleInstance instance;
-    if (gui) {
+    if (gui)
         initGuiResources();
-        DesktopContext context;
-        context.store = host.store();
-        context.broker = host.broker();
-        context.server = host.server();
-        context.fabric = host.fabric();
-        context.settings = host.settings();
-        context.sandbox = host.isSandbox();
-        context.socketPath = host.socketPath();
-        context.executablePath = QCoreApplication::applicationFilePath();
-        ui = std::make_unique<DesktopUi>(context);
-        if (!instance.listen(&error))
-            qCWarning(lcDesktop).noquote() << error;
-        QObject::connect(&instance, &SingleInstance::raiseRequested, ui.get(),
-                         &DesktopUi::raiseMainWindow);
-        QObject::connect(ui.get(), &DesktopUi::quitRequested, qApp, [] {
-            // Let the denials of open approvals reach their clients first.
-            QTimer::singleShot(200, qApp, [] { QCoreApplication::exit(0); });
-        });
-        ui->showMainWindow();
-    }
-    installQuitOnSignals([&ui] {
-        if (ui)
-            ui->desktopApprover()->denyAllPending(QStringLiteral("the app was told to quit"));
-    });
-    Approver *desktopApprover = ui ? ui->approver() : nullptr;
-#else
-    Approver *desktopApprover = nullptr;
 #endif
-    if (!host.applyApprovalMode(desktopApprover, &error)) {
-        QTextStream(stderr) << "fabric-broker: " << error << "\n";
-        return 1;
-    }
-    if (stdio) {
-        QObject::connect(&host, &ServerHost::stdioFinished, qApp, [] { QCoreApplication::exit(0); });
-    }
+    auto *instance = new DesktopInstance(options, gui);
+    QTimer::singleShot(0, instance, [instance] { instance->start(); });
     const int rc = QCoreApplication::exec();
-#ifdef HAVE_FABRICBROKER_GUI
-    if (ui)
-        ui->desktopApprover()->denyAllPending();
-#endif
+    delete instance; // sessions, UI and services end in order while Qt is still up
     return rc;
 }
 

@@ -59,6 +59,17 @@ bool ServerHost::start(const Options &options, QString *error)
     if (!BrokerSettings::fromEnvironment(QProcessEnvironment::systemEnvironment(), &m_settings,
                                          error))
         return false;
+    const QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    if (!env.contains(QStringLiteral("EQUINIX_MCP_TOOLSETS")) && !options.savedToolsets.isEmpty())
+        m_settings.toolsets = options.savedToolsets;
+    if (!env.contains(QStringLiteral("EQUINIX_MCP_APPROVAL")) &&
+        !options.savedApprovalMode.isEmpty()) {
+        QProcessEnvironment withSaved;
+        withSaved.insert(QStringLiteral("EQUINIX_MCP_APPROVAL"), options.savedApprovalMode);
+        BrokerSettings parsed;
+        if (BrokerSettings::fromEnvironment(withSaved, &parsed, error))
+            m_settings.approvalMode = parsed.approvalMode;
+    }
     if (!options.toolsets.isEmpty()) {
         QString toolsetError;
         if (!mcp::ToolRegistry::parseToolsets(options.toolsets, &m_settings.toolsets,
@@ -78,6 +89,9 @@ bool ServerHost::start(const Options &options, QString *error)
     qCInfo(lcHost).noquote() << "audit log" << auditPath;
 
     FabricConfig config = FabricConfig::fromEnvironment();
+    if (!config.hasCredentials() && options.savedFabricConfig &&
+        options.savedFabricConfig->hasCredentials())
+        config = *options.savedFabricConfig;
     if (options.forceSandbox || !config.hasCredentials()) {
         m_sandbox = std::make_unique<FabricSandbox>();
         if (!m_sandbox->listen(0)) {

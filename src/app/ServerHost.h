@@ -7,6 +7,7 @@
 
 #include <QObject>
 #include <memory>
+#include <optional>
 
 namespace fb {
 class FabricSandbox;
@@ -30,6 +31,11 @@ public:
         QString socket;        // name or path; empty = default
         bool forceSandbox = false;
         QString toolsets;      // --toolsets; empty = EQUINIX_MCP_TOOLSETS or "read"
+        // The desktop app's saved settings, used where the command line and the environment
+        // say nothing: a Fabric config (endpoint + keychain credentials), toolsets, approval.
+        std::optional<FabricConfig> savedFabricConfig;
+        QStringList savedToolsets;
+        QString savedApprovalMode;
     };
 
     explicit ServerHost(QObject *parent = nullptr);

@@ -33,8 +33,11 @@ int main(int argc, char *argv[])
 {
     std::unique_ptr<QCoreApplication> app;
 #ifdef HAVE_FABRICBROKER_GUI
-    if (mayShowWindows(argc, argv))
+    if (mayShowWindows(argc, argv)) {
         app = std::make_unique<QApplication>(argc, argv);
+        // Lets Wayland compositors match our windows to the installed desktop entry.
+        QGuiApplication::setDesktopFileName(QStringLiteral("io.github.fabric_broker.FabricBroker"));
+    }
 #else
     (void)mayShowWindows;
 #endif

@@ -6,6 +6,7 @@ namespace {
 const QString kEndpoint = QStringLiteral("fabric/endpoint");
 const QString kToolsets = QStringLiteral("broker/toolsets");
 const QString kApproval = QStringLiteral("broker/approval");
+const QString kKeychain = QStringLiteral("fabric/credentialsInKeychain");
 } // namespace
 
 DesktopPreferences DesktopPreferences::load(const QSettings &settings)
@@ -14,6 +15,7 @@ DesktopPreferences DesktopPreferences::load(const QSettings &settings)
     p.endpoint = QUrl(settings.value(kEndpoint).toString());
     p.toolsets = settings.value(kToolsets).toStringList();
     p.approvalMode = settings.value(kApproval).toString();
+    p.credentialsInKeychain = settings.value(kKeychain, false).toBool();
     return p;
 }
 
@@ -31,6 +33,11 @@ void DesktopPreferences::save(QSettings &settings) const
         settings.remove(kApproval);
     else
         settings.setValue(kApproval, approvalMode);
+}
+
+void DesktopPreferences::setCredentialsInKeychain(QSettings &settings, bool stored)
+{
+    settings.setValue(kKeychain, stored);
 }
 
 } // namespace fb

@@ -11,9 +11,13 @@ struct DesktopPreferences {
     QUrl endpoint;        // empty: the default (or the environment's)
     QStringList toolsets; // empty: the default (or the environment's)
     QString approvalMode; // "auto", "client", "desktop"; empty: the default
+    // Whether credentials were saved to the keychain, so startup only asks the keychain (which
+    // may be slow or absent) when there is something to read. Not a secret.
+    bool credentialsInKeychain = false;
 
     static DesktopPreferences load(const QSettings &settings);
     void save(QSettings &settings) const;
+    static void setCredentialsInKeychain(QSettings &settings, bool stored);
 };
 
 } // namespace fb

@@ -168,36 +168,40 @@ bool DesktopUi::confirmQuit()
 {
     const int approvals = m_approver->pendingCount();
     const int pending = m_context.store ? m_context.store->pendingCount() : 0;
-    if (approvals > 0 || pending > 0) {
-        bool yes = false;
-        if (m_quitQuestion) {
-            yes = m_quitQuestion(approvals, pending);
-        } else {
-            // A synchronous question is what the bool API needs; approval dialogs never use one.
-            QMessageBox box(QMessageBox::Warning, tr("Quit Fabric Broker?"),
-                            tr("%n approval(s) are waiting for you", nullptr, approvals) +
-                                tr(" and %n proposal(s) are pending.", nullptr, pending),
-                            QMessageBox::NoButton,
-                            m_window->isVisible() ? m_window.get() : nullptr);
-            box.setInformativeText(tr("Quitting denies every open approval and drops pending "
-                                      "proposals; nothing is created."));
-            QPushButton *quit = box.addButton(tr("Quit and deny"), QMessageBox::AcceptRole);
-            QPushButton *stay = box.addButton(tr("Keep running"), QMessageBox::RejectRole);
-            box.setDefaultButton(stay);
-            box.exec();
-            yes = box.clickedButton() == quit;
-        }
-        if (!yes)
-            return false;
-    }
+    if ((approvals > 0 || pending > 0) && (!m_quitQuestion || !m_quitQuestion(approvals, pending)))
+        return false;
     m_approver->denyAllPending(tr("Fabric Broker is quitting"));
     return true;
 }
 
 void DesktopUi::requestQuit()
 {
-    if (confirmQuit())
+    const int approvals = m_approver->pendingCount();
+    const int pending = m_context.store ? m_context.store->pendingCount() : 0;
+    if ((approvals == 0 && pending == 0) || m_quitQuestion) {
+        if (confirmQuit())
+            emit quitRequested();
+        return;
+    }
+    // Asked without a nested event loop: sessions keep being served while the box is up.
+    auto *box = new QMessageBox(QMessageBox::Warning, tr("Quit Fabric Broker?"),
+                                tr("%n approval(s) are waiting for you", nullptr, approvals) +
+                                    tr(" and %n proposal(s) are pending.", nullptr, pending),
+                                QMessageBox::NoButton,
+                                m_window->isVisible() ? m_window.get() : nullptr);
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->setInformativeText(tr("Quitting denies every open approval and drops pending "
+                               "proposals; nothing is created."));
+    QPushButton *quit = box->addButton(tr("Quit and deny"), QMessageBox::AcceptRole);
+    QPushButton *stay = box->addButton(tr("Keep running"), QMessageBox::RejectRole);
+    box->setDefaultButton(stay);
+    connect(box, &QMessageBox::buttonClicked, this, [this, quit](QAbstractButton *clicked) {
+        if (clicked != quit)
+            return;
+        m_approver->denyAllPending(tr("Fabric Broker is quitting"));
         emit quitRequested();
+    });
+    box->open();
 }
 
 void DesktopUi::showSettings()

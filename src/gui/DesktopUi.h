@@ -54,9 +54,10 @@ public:
 
     void showMainWindow();
     void raiseMainWindow();
-    // Asks before quitting when proposals are pending or approvals are open. On yes, open
-    // approvals end as denials (their calls are answered) and true is returned; the caller then
-    // quits (after letting the event loop flush the answers).
+    // Synchronous check used when nothing is pending or a quit question is set (tests): true
+    // means quit now, and open approvals have ended as denials (their calls are answered; the
+    // caller lets the event loop flush those answers). With work pending and no question set it
+    // returns false: the interactive path is requestQuit(), which asks without blocking.
     bool confirmQuit();
     // Tests replace the question (approvalsOpen, proposalsPending) -> quit?
     void setQuitQuestion(std::function<bool(int, int)> question);

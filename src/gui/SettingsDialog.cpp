@@ -193,6 +193,9 @@ void SettingsDialog::save()
                                            true);
                            return;
                        }
+                       QSettings stored;
+                       DesktopPreferences::setCredentialsInKeychain(
+                           stored, !config.clientId.isEmpty() || !config.clientSecret.isEmpty());
                        emit self->saved(config, prefs);
                        self->accept();
                    });
