@@ -5,16 +5,19 @@
 #include <QJsonObject>
 #include <QJsonParseError>
 #include <QList>
+#include <QVarLengthArray>
 
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <utility>
 
 namespace fb {
 
 namespace {
 
 void appendValue(QByteArray &out, const QJsonValue &value);
+bool utf16Less(const QString &a, const QString &b);
 
 bool utf16Less(const QString &a, const QString &b)
 {
@@ -23,45 +26,71 @@ bool utf16Less(const QString &a, const QString &b)
     return std::lexicographical_compare(pa, pa + a.size(), pb, pb + b.size());
 }
 
-void appendString(QByteArray &out, const QString &s)
+void appendEscapedUtf8(QByteArray &out, const char *p, qsizetype n)
 {
     static const char hex[] = "0123456789abcdef";
-    const QByteArray utf8 = s.toUtf8();
-    out.reserve(out.size() + utf8.size() + 2);
-    out.append('"');
-    for (char c : utf8) {
-        const auto u = static_cast<unsigned char>(c);
+    for (qsizetype i = 0; i < n; ++i) {
+        const auto u = static_cast<unsigned char>(p[i]);
         switch (u) {
         case '"':
-            out.append("\\\"");
+            out.append("\\\"", 2);
             break;
         case '\\':
-            out.append("\\\\");
+            out.append("\\\\", 2);
             break;
         case '\b':
-            out.append("\\b");
+            out.append("\\b", 2);
             break;
         case '\f':
-            out.append("\\f");
+            out.append("\\f", 2);
             break;
         case '\n':
-            out.append("\\n");
+            out.append("\\n", 2);
             break;
         case '\r':
-            out.append("\\r");
+            out.append("\\r", 2);
             break;
         case '\t':
-            out.append("\\t");
+            out.append("\\t", 2);
             break;
         default:
             if (u < 0x20) {
-                out.append("\\u00");
-                out.append(hex[u >> 4]);
-                out.append(hex[u & 0xf]);
+                const char esc[6] = {'\\', 'u', '0', '0', hex[u >> 4], hex[u & 0xf]};
+                out.append(esc, 6);
             } else {
-                out.append(c);
+                out.append(static_cast<char>(u));
             }
         }
+    }
+}
+
+void appendString(QByteArray &out, const QString &s)
+{
+    out.append('"');
+    // Fast path: ASCII strings (almost every key and value of a Fabric request) are escaped
+    // straight from UTF-16 without an intermediate UTF-8 copy.
+    const char16_t *p = reinterpret_cast<const char16_t *>(s.utf16());
+    const qsizetype n = s.size();
+    bool ascii = true;
+    for (qsizetype i = 0; i < n; ++i) {
+        if (p[i] >= 0x80) {
+            ascii = false;
+            break;
+        }
+    }
+    if (ascii) {
+        char buf[256];
+        qsizetype done = 0;
+        while (done < n) {
+            const qsizetype chunk = std::min<qsizetype>(n - done, sizeof buf);
+            for (qsizetype i = 0; i < chunk; ++i)
+                buf[i] = static_cast<char>(p[done + i]);
+            appendEscapedUtf8(out, buf, chunk);
+            done += chunk;
+        }
+    } else {
+        const QByteArray utf8 = s.toUtf8();
+        appendEscapedUtf8(out, utf8.constData(), utf8.size());
     }
     out.append('"');
 }
@@ -123,17 +152,30 @@ void appendNumber(QByteArray &out, double v)
 
 void appendObject(QByteArray &out, const QJsonObject &obj)
 {
-    QList<QString> keys = obj.keys();
-    std::sort(keys.begin(), keys.end(), utf16Less);
+    // QJsonObject iterates its members sorted by key; RFC 8785 wants UTF-16 code unit order,
+    // which can differ only around surrogates, so the order is checked and fixed if needed.
+    using Member = std::pair<QString, QJsonValue>;
+    QVarLengthArray<Member, 16> members;
+    members.reserve(obj.size());
+    bool sorted = true;
+    for (auto it = obj.constBegin(); it != obj.constEnd(); ++it) {
+        QString key = it.key();
+        if (!members.isEmpty() && !utf16Less(members.back().first, key))
+            sorted = false;
+        members.append({std::move(key), it.value()});
+    }
+    if (!sorted)
+        std::sort(members.begin(), members.end(),
+                  [](const Member &a, const Member &b) { return utf16Less(a.first, b.first); });
     out.append('{');
     bool first = true;
-    for (const QString &key : keys) {
+    for (const Member &m : members) {
         if (!first)
             out.append(',');
         first = false;
-        appendString(out, key);
+        appendString(out, m.first);
         out.append(':');
-        appendValue(out, obj.value(key));
+        appendValue(out, m.second);
     }
     out.append('}');
 }
@@ -189,6 +231,12 @@ bool checkStructure(const QByteArray &json, int maxDepth, QString *error)
             const qsizetype start = i;
             ++i;
             while (i < n && json[i] != '"') {
+                // RFC 8259 section 7: control characters must be escaped (Qt's parser lets them in).
+                if (static_cast<unsigned char>(json[i]) < 0x20) {
+                    if (error)
+                        *error = QStringLiteral("unescaped control character in a string");
+                    return false;
+                }
                 if (json[i] == '\\')
                     ++i;
                 ++i;
@@ -239,6 +287,27 @@ bool checkStructure(const QByteArray &json, int maxDepth, QString *error)
     return true;
 }
 
+// RFC 8785 section 3.2.2.2: lone surrogates (which "\\ud800" escapes can produce) are not
+// Unicode and cannot be serialized as UTF-8. Depth is bounded by checkStructure() first.
+bool hasLoneSurrogate(const QJsonValue &value)
+{
+    if (value.isString())
+        return !QStringView(value.toString()).isValidUtf16();
+    if (value.isArray()) {
+        const QJsonArray a = value.toArray();
+        return std::any_of(a.begin(), a.end(),
+                           [](const QJsonValue &v) { return hasLoneSurrogate(v); });
+    }
+    if (value.isObject()) {
+        const QJsonObject o = value.toObject();
+        for (auto it = o.begin(); it != o.end(); ++it) {
+            if (!QStringView(it.key()).isValidUtf16() || hasLoneSurrogate(it.value()))
+                return true;
+        }
+    }
+    return false;
+}
+
 } // namespace
 
 QByteArray canonicalJson(const QJsonValue &value)
@@ -276,6 +345,11 @@ std::optional<QByteArray> canonicalizeText(const QByteArray &json, QString *erro
     }
     if (!checkStructure(json, maxDepth, error))
         return std::nullopt;
+    if (hasLoneSurrogate(doc.array().at(0))) {
+        if (error)
+            *error = QStringLiteral("a string contains a lone UTF-16 surrogate (not Unicode)");
+        return std::nullopt;
+    }
     return canonicalJson(doc.array().at(0));
 }
 

@@ -1,17 +1,20 @@
 #include "core/CompiledRequest.h"
 
-#include <QCryptographicHash>
+#include "core/Sha256.h"
+
 #include <QJsonDocument>
 
 namespace fb {
 
 QString requestSha256(ChangeType type, const QByteArray &body)
 {
-    QCryptographicHash hash(QCryptographicHash::Sha256);
+    Sha256 hash;
     hash.addData(changeTypeName(type).toUtf8());
     hash.addData(QByteArrayView("\n"));
     hash.addData(body);
-    return QString::fromLatin1(hash.result().toHex());
+    const auto digest = hash.result();
+    return QString::fromLatin1(
+        QByteArray::fromRawData(reinterpret_cast<const char *>(digest.data()), 32).toHex());
 }
 
 QString CompiledRequest::sha256Hex() const { return requestSha256(changeType, body); }

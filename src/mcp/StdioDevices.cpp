@@ -155,6 +155,7 @@ struct StdoutDevice::WriterState {
     qint64 inProgress = 0;
     bool stop = false;
     bool failed = false;
+    std::atomic<bool> abandoned{false}; // the device is gone: drop whatever is left
     std::thread thread;
 };
 
@@ -164,7 +165,12 @@ StdoutDevice::StdoutDevice(int fd, QObject *parent)
     std::signal(SIGPIPE, SIG_IGN);
     QIODevice::open(QIODevice::WriteOnly | QIODevice::Unbuffered);
     auto state = m_state;
-    m_state->thread = std::thread([state, fd] {
+    // The writer owns a private duplicate of the descriptor: if the device is destroyed while a
+    // write is stuck and the owner then closes its fd, that number may be reused for another
+    // file or pipe, and a thread still writing to it would corrupt that. The duplicate keeps
+    // the original pipe (and only it) for as long as the thread lives.
+    const int ownFd = ::fcntl(fd, F_DUPFD_CLOEXEC, 3);
+    m_state->thread = std::thread([state, fd = ownFd] {
         std::unique_lock lock(state->mutex);
         for (;;) {
             state->wake.wait(lock, [&] { return state->stop || !state->queue.isEmpty(); });
@@ -177,6 +183,10 @@ StdoutDevice::StdoutDevice(int fd, QObject *parent)
             qsizetype left = data.size();
             bool failed = false;
             while (left > 0) {
+                if (fd < 0 || state->abandoned.load()) {
+                    failed = true;
+                    break;
+                }
                 const ssize_t n = ::write(fd, p, static_cast<size_t>(left));
                 if (n < 0 && errno == EINTR)
                     continue;
@@ -202,6 +212,9 @@ StdoutDevice::StdoutDevice(int fd, QObject *parent)
                 state->drained.notify_all();
         }
         state->drained.notify_all();
+        lock.unlock();
+        if (fd >= 0)
+            ::close(fd);
     });
 }
 
@@ -213,6 +226,7 @@ StdoutDevice::~StdoutDevice() {
         if (m_state->inProgress > 0 || !m_state->queue.isEmpty()) {
             // The reader does not read: do not hang the exit on it.
             m_state->queue.clear();
+            m_state->abandoned.store(true);
             m_state->wake.notify_all();
             m_state->thread.detach();
             return;

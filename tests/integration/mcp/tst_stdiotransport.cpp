@@ -185,7 +185,7 @@ private slots:
         QCOMPARE(child.exitCode(), 0);
         out += child.readAllStandardOutput();
         const QList<QByteArray> lines = out.trimmed().split('\n');
-        QCOMPARE(lines.size(), 3);
+        QVERIFY2(lines.size() == 3, out.constData());
         for (const QByteArray &line : lines) {
             QJsonParseError err;
             const QJsonObject o = QJsonDocument::fromJson(line, &err).object();
