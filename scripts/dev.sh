@@ -12,7 +12,7 @@ APT_PACKAGES=(
   build-essential cmake ninja-build pkg-config git
   qt6-base-dev qt6-base-dev-tools qt6-tools-dev qt6-tools-dev-tools qt6-httpserver-dev qt6-websockets-dev
   qtkeychain-qt6-dev libgl-dev libqt6svg6 qt6-qpa-plugins
-  libbenchmark-dev clang libclang-rt-14-dev
+  libbenchmark-dev clang libclang-rt-14-dev libfuzzer-14-dev
   nodejs npm xvfb xdotool xauth
 )
 
@@ -53,8 +53,10 @@ case "$mode" in
   test)
     install_deps
     preset="${FB_PRESET:-ci}"
-    if [ "${FB_SKIP_DEPS:-0}" != 1 ] && [ -f tests/e2e/package.json ]; then
-      (cd tests/e2e && npm ci --no-audit --no-fund --loglevel=error)
+    if [ "${FB_SKIP_DEPS:-0}" != 1 ]; then
+      for dir in tests/e2e bench/ts-reference; do
+        [ -f "$dir/package.json" ] && (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error)
+      done
     fi
     build "$preset"
     ctest --preset "$preset" -j"$(nproc)"

@@ -26,8 +26,8 @@ CommandLine::CommandLine()
         "Environment: EQUINIX_API_ENDPOINT, EQUINIX_API_CLIENTID, EQUINIX_API_CLIENTSECRET\n"
         "(or EQUINIX_CLIENT_ID/EQUINIX_CLIENT_SECRET), EQUINIX_API_TOKEN, EQUINIX_MCP_TOOLSETS,\n"
         "EQUINIX_MCP_PROPOSAL_TTL_MS, EQUINIX_MCP_MAX_PENDING, EQUINIX_MCP_ELICIT_TIMEOUT_MS,\n"
-        "EQUINIX_MCP_ALLOW_UNCONFIRMED_MUTATIONS, EQUINIX_MCP_APPROVAL. Without credentials the\n"
-        "embedded sandbox is used."));
+        "EQUINIX_MCP_ALLOW_UNCONFIRMED_MUTATIONS, EQUINIX_MCP_APPROVAL, EQUINIX_MCP_AUDIT_LOG.\n"
+        "Without credentials the embedded sandbox is used."));
     m_parser.addHelpOption();
     m_parser.addVersionOption();
     m_parser.addOptions({

@@ -346,6 +346,11 @@ void JsonSchema::validateObjectSchema(const QJsonObject &schema, const QJsonValu
 
     if (instance.isString()) {
         const QString s = instance.toString();
+        // A lone surrogate ("\\ud800" in the JSON text) is not Unicode: canonical JSON would
+        // send "?" in its place, so the bytes would differ from what was written.
+        if (!QStringView(s).isValidUtf16())
+            out.append({path, QStringLiteral("must be valid Unicode (contains a lone UTF-16 "
+                                             "surrogate escape)")});
         const qsizetype len = codePointCount(s);
         const bool hasMinLen = schema.contains(u"minLength");
         const bool hasMaxLen = schema.contains(u"maxLength");
