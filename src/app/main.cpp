@@ -6,6 +6,7 @@
 #include <QApplication>
 #endif
 #include <QCoreApplication>
+#include <QLoggingCategory>
 #include <cstring>
 #include <memory>
 
@@ -31,6 +32,8 @@ bool mayShowWindows(int argc, char *argv[])
 
 int main(int argc, char *argv[])
 {
+    // Our debug lines are for whoever turns them on (QT_LOGGING_RULES overrides this).
+    QLoggingCategory::setFilterRules(QStringLiteral("fabricbroker.*.debug=false"));
     std::unique_ptr<QCoreApplication> app;
 #ifdef HAVE_FABRICBROKER_GUI
     if (mayShowWindows(argc, argv)) {

@@ -46,21 +46,14 @@ QString idKey(const QJsonValue &id) {
 }
 
 QByteArray valueToJson(const QJsonValue &value) {
-    switch (value.type()) {
-    case QJsonValue::Null:
-    case QJsonValue::Undefined:
-        return QByteArrayLiteral("null");
-    case QJsonValue::Bool:
-        return value.toBool() ? QByteArrayLiteral("true") : QByteArrayLiteral("false");
-    case QJsonValue::Object:
-        return QJsonDocument(value.toObject()).toJson(QJsonDocument::Compact);
-    case QJsonValue::Array:
-        return QJsonDocument(value.toArray()).toJson(QJsonDocument::Compact);
-    default: {
-        QByteArray text = QJsonDocument(QJsonArray{value}).toJson(QJsonDocument::Compact);
-        return text.mid(1, text.size() - 2);
+    // Integer ids are by far the most common: no document round trip for them.
+    if (value.isDouble()) {
+        const double d = value.toDouble();
+        if (d == std::floor(d) && std::fabs(d) < 9007199254740992.0)
+            return QByteArray::number(static_cast<qint64>(d));
     }
-    }
+    const QByteArray array = QJsonDocument(QJsonArray{value}).toJson(QJsonDocument::Compact);
+    return array.mid(1, array.size() - 2);
 }
 
 const QStringList &logLevels() {

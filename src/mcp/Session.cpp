@@ -95,6 +95,8 @@ void Session::start() {
 void Session::onReadyRead() {
     if (m_closed || !m_input)
         return;
+    // Every answer produced while handling this read leaves in one write (pipelined clients).
+    CoalescedWrites coalesce(this);
     for (;;) {
         const QByteArray chunk = m_input->readAll();
         if (chunk.isEmpty())
@@ -332,9 +334,9 @@ void Session::handleToolsList(const QJsonValue &id, const BatchPtr &batch) {
     QByteArray frame;
     const QByteArray idJson = protocol::valueToJson(id);
     frame.reserve(tools.size() + idJson.size() + 40);
-    frame.append("{\"jsonrpc\":\"2.0\",\"id\":");
+    frame.append("{\"id\":");
     frame.append(idJson);
-    frame.append(",\"result\":");
+    frame.append(",\"jsonrpc\":\"2.0\",\"result\":");
     frame.append(tools);
     frame.append('}');
     writeFrame(std::move(frame));
@@ -630,7 +632,26 @@ void Session::notifyToolsListChanged() {
 }
 
 void Session::respond(const QJsonValue &id, const QJsonObject &result, const BatchPtr &batch) {
-    deliver(QJsonObject{{u"jsonrpc"_s, u"2.0"_s}, {u"id"_s, id}, {u"result"_s, result}}, batch);
+    if (batch) {
+        deliver(QJsonObject{{u"jsonrpc"_s, u"2.0"_s}, {u"id"_s, id}, {u"result"_s, result}},
+                batch);
+        return;
+    }
+    // The envelope is written directly: only the result goes through the JSON serializer, and
+    // an empty result (ping) not even that.
+    const QByteArray idJson = protocol::valueToJson(id);
+    const QByteArray resultJson = result.isEmpty()
+                                      ? QByteArrayLiteral("{}")
+                                      : QJsonDocument(result).toJson(QJsonDocument::Compact);
+    QByteArray frame;
+    frame.reserve(resultJson.size() + idJson.size() + 40);
+    // Keys in the order Qt's serializer uses (sorted), so every frame has one canonical shape.
+    frame.append("{\"id\":");
+    frame.append(idJson);
+    frame.append(",\"jsonrpc\":\"2.0\",\"result\":");
+    frame.append(resultJson);
+    frame.append('}');
+    writeFrame(std::move(frame));
 }
 
 void Session::respondError(const QJsonValue &id, int code, const QString &message,
@@ -666,10 +687,32 @@ void Session::writeMessage(const QJsonObject &message) {
     writeFrame(QJsonDocument(message).toJson(QJsonDocument::Compact));
 }
 
+Session::CoalescedWrites::CoalescedWrites(Session *session)
+    : m_session(session) {
+    ++m_session->m_coalesceDepth;
+}
+
+Session::CoalescedWrites::~CoalescedWrites() {
+    if (--m_session->m_coalesceDepth == 0 && !m_session->m_pendingOut.isEmpty())
+        m_session->writeOut(std::exchange(m_session->m_pendingOut, QByteArray()));
+}
+
 void Session::writeFrame(QByteArray frame) {
     if (m_closed || !m_output)
         return;
     frame.append('\n');
+    if (m_coalesceDepth > 0) {
+        m_pendingOut.append(frame);
+        if (m_pendingOut.size() < CoalesceLimit)
+            return;
+        frame = std::exchange(m_pendingOut, QByteArray());
+    }
+    writeOut(frame);
+}
+
+void Session::writeOut(const QByteArray &frame) {
+    if (m_closed || !m_output)
+        return;
     const qint64 written = m_output->write(frame);
     if (written != frame.size()) {
         qCWarning(lcMcpTransport) << "session" << id()
@@ -692,6 +735,8 @@ void Session::writeFrame(QByteArray frame) {
 void Session::close(const QString &reason) {
     if (m_closed)
         return;
+    if (!m_pendingOut.isEmpty() && m_output && !m_dropping)
+        m_output->write(std::exchange(m_pendingOut, QByteArray())); // answers already made
     m_closed = true;
     qCInfo(lcMcpSession) << "session" << id() << "closing:" << reason;
     if (m_input)

@@ -130,6 +130,19 @@ private:
     ClientInfo m_client;
     FrameReader m_reader;
     qint64 m_maxPendingWrite;
+    // Frames written while one read is handled are sent together (see onReadyRead).
+    class CoalescedWrites {
+    public:
+        explicit CoalescedWrites(Session *session);
+        ~CoalescedWrites();
+
+    private:
+        Session *m_session;
+    };
+    static constexpr qsizetype CoalesceLimit = 256 * 1024;
+    void writeOut(const QByteArray &bytes);
+    int m_coalesceDepth = 0;
+    QByteArray m_pendingOut;
     bool m_closed = false;
     bool m_dropping = false;
     bool m_initializeAnswered = false;

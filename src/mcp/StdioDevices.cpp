@@ -156,6 +156,8 @@ struct StdoutDevice::WriterState {
     bool stop = false;
     bool failed = false;
     std::atomic<bool> abandoned{false}; // the device is gone: drop whatever is left
+    int fd = -1;                        // the writer's private duplicate
+    bool direct = false;                // fd is non-blocking: writeData may write it directly
     std::thread thread;
 };
 
@@ -170,6 +172,17 @@ StdoutDevice::StdoutDevice(int fd, QObject *parent)
     // file or pipe, and a thread still writing to it would corrupt that. The duplicate keeps
     // the original pipe (and only it) for as long as the thread lives.
     const int ownFd = ::fcntl(fd, F_DUPFD_CLOEXEC, 3);
+    // Non-blocking, so writeData can try the write on the caller's thread first and leave only
+    // what does not fit to the writer thread (no thread hop per response).
+    // Only for pipes and sockets: on a terminal the flag would be shared with the shell's
+    // own descriptor and outlive us.
+    struct stat st {};
+    if (ownFd >= 0 && ::fstat(ownFd, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode))) {
+        const int flags = ::fcntl(ownFd, F_GETFL);
+        if (flags >= 0 && ::fcntl(ownFd, F_SETFL, flags | O_NONBLOCK) == 0)
+            m_state->direct = true;
+    }
+    m_state->fd = ownFd;
     m_state->thread = std::thread([state, fd = ownFd] {
         std::unique_lock lock(state->mutex);
         for (;;) {
@@ -242,8 +255,28 @@ qint64 StdoutDevice::writeData(const char *data, qint64 len) {
         setErrorString(QStringLiteral("standard output is closed"));
         return -1;
     }
-    m_state->queue.append(data, len);
-    m_state->wake.notify_one();
+    qint64 done = 0;
+    if (m_state->direct && m_state->queue.isEmpty() && m_state->inProgress == 0) {
+        // Nothing queued: write directly; EAGAIN or a short write hands the rest to the thread.
+        while (done < len) {
+            const ssize_t n = ::write(m_state->fd, data + done, static_cast<size_t>(len - done));
+            if (n > 0) {
+                done += n;
+                continue;
+            }
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+                break;
+            m_state->failed = true;
+            setErrorString(QStringLiteral("standard output is closed"));
+            return -1;
+        }
+    }
+    if (done < len) {
+        m_state->queue.append(data + done, len - done);
+        m_state->wake.notify_one();
+    }
     return len;
 }
 
