@@ -1,12 +1,13 @@
-// mcp_bench: the one benchmark client for every server of the side-by-side benchmarks (fabric-broker,
-// the TypeScript SDK reference server, the bare floor). Plain C++/POSIX, no Qt, no JSON library on
-// any timed path: it speaks raw NDJSON JSON-RPC over a child's stdio or a Unix socket, and treats
-// every server the same way (same request bytes, same framing code, a response is recognised by
-// one full scan of the line for its "id", whatever the server's key order).
+// mcp_bench: the one benchmark client for every server of the side-by-side benchmarks
+// (fabric-broker, the TypeScript SDK reference server, the bare floor). Plain C++/POSIX, no Qt, no
+// JSON library on any timed path: it speaks raw NDJSON JSON-RPC over a child's stdio or a Unix
+// socket, and treats every server the same way (same request bytes, same framing code, a response
+// is recognised by one full scan of the line for its "id", whatever the server's key order).
 //
 //   mcp_bench dump-tools --out FILE -- CMD ARGS...
 //       spawn CMD (stdio), initialize, tools/list; write the result object to FILE.
-//   mcp_bench compare --out FILE.jsonl [options] (--stdio NAME CMDLINE | --socket NAME PATH CMDLINE)...
+//   mcp_bench compare --out FILE.jsonl [options] (--stdio NAME CMDLINE | --socket NAME PATH
+//   CMDLINE)...
 //       cold phase: --cold N times, servers interleaved A B A B: spawn -> initialize result,
 //         first tools/call fabric_list_metros, stdin EOF -> exit (stdio servers only);
 //       warm phase: --rounds R times, servers interleaved: one session each with sequential
@@ -299,10 +300,13 @@ struct Conn {
         if (line.find("\"method\":\"elicitation/create\"") != std::string_view::npos) {
             ++elicitations;
             send(R"({"jsonrpc":"2.0","id":)" + rawId(line) +
-                 R"(,"result":{"action":"accept","content":{"confirm":true}}})" "\n");
+                 R"(,"result":{"action":"accept","content":{"confirm":true}}})"
+                 "\n");
         } else if (line.find("\"method\":\"ping\"") != std::string_view::npos &&
                    line.find("\"id\":") != std::string_view::npos) {
-            send(R"({"jsonrpc":"2.0","id":)" + rawId(line) + R"(,"result":{}})" "\n");
+            send(R"({"jsonrpc":"2.0","id":)" + rawId(line) +
+                 R"(,"result":{}})"
+                 "\n");
         }
     }
 
@@ -337,7 +341,8 @@ std::string request(long long id, std::string_view method, std::string_view para
     return s;
 }
 
-const std::string kInitialized = R"({"jsonrpc":"2.0","method":"notifications/initialized"})" "\n";
+const std::string kInitialized = R"({"jsonrpc":"2.0","method":"notifications/initialized"})"
+                                 "\n";
 
 std::string initParams(bool elicitation)
 {
@@ -364,7 +369,8 @@ double roundTrip(Conn &c, std::string_view method, std::string_view params = {},
 
 void checkNoError(std::string_view resp, const char *what)
 {
-    if (resp.find("\"error\":{\"code\"") != std::string_view::npos || resp.find("\"isError\":true") != std::string_view::npos)
+    if (resp.find("\"error\":{\"code\"") != std::string_view::npos ||
+        resp.find("\"isError\":true") != std::string_view::npos)
         fail(std::string(what) + " failed: " + std::string(resp.substr(0, 600)));
 }
 
@@ -416,9 +422,10 @@ std::string jstr(const std::string &s)
 
 std::string summaryJson(const Summary &s, double cpuUsPerReq)
 {
-    return "{\"p50_us\":" + jnum(s.p50) + ",\"p90_us\":" + jnum(s.p90) + ",\"p99_us\":" +
-           jnum(s.p99) + ",\"mean_us\":" + jnum(s.mean) + ",\"n\":" + std::to_string(s.n) +
-           ",\"server_cpu_us_per_req\":" + jnum(cpuUsPerReq) + "}";
+    return "{\"p50_us\":" + jnum(s.p50) + ",\"p90_us\":" + jnum(s.p90) +
+           ",\"p99_us\":" + jnum(s.p99) + ",\"mean_us\":" + jnum(s.mean) +
+           ",\"n\":" + std::to_string(s.n) + ",\"server_cpu_us_per_req\":" + jnum(cpuUsPerReq) +
+           "}";
 }
 
 std::ofstream g_out;
@@ -476,7 +483,8 @@ int connectUnix(const std::string &path, int timeoutMs)
 
 // Starts the server and runs initialize (+ initialized); returns the initialize round trip
 // measured from just before the spawn (stdio) or the connect (socket).
-std::unique_ptr<Session> startSession(const ServerSpec &spec, bool elicitation, double *spawnToInitUs)
+std::unique_ptr<Session> startSession(const ServerSpec &spec, bool elicitation,
+                                      double *spawnToInitUs)
 {
     auto s = std::make_unique<Session>();
     const long long id = g_nextId++;
@@ -554,7 +562,8 @@ std::pair<double, double> pipelined(Session &s, int total, int window)
     size_t partial = 0; // bytes of reqs[sent] already written
     while (received < total) {
         const bool wantWrite = sent < total && sent - received < window;
-        pollfd pfds[2] = {{c.rfd, POLLIN, 0}, {c.wfd, static_cast<short>(wantWrite ? POLLOUT : 0), 0}};
+        pollfd pfds[2] = {{c.rfd, POLLIN, 0},
+                          {c.wfd, static_cast<short>(wantWrite ? POLLOUT : 0), 0}};
         const nfds_t n = (c.rfd == c.wfd) ? 1 : 2;
         if (c.rfd == c.wfd && wantWrite)
             pfds[0].events |= POLLOUT;
@@ -635,8 +644,8 @@ void coldOnce(const ServerSpec &spec, int round)
     s->close();
     emit("{\"kind\":\"cold\",\"server\":" + jstr(spec.name) + ",\"transport\":\"" +
          (spec.socket ? "socket" : "stdio") + "\",\"round\":" + std::to_string(round) +
-         ",\"spawn_to_initialize_us\":" + jnum(spawnInit) + ",\"first_call_us\":" +
-         jnum(firstCall) + ",\"eof_to_exit_us\":" + jnum(eofExit) + "}");
+         ",\"spawn_to_initialize_us\":" + jnum(spawnInit) +
+         ",\"first_call_us\":" + jnum(firstCall) + ",\"eof_to_exit_us\":" + jnum(eofExit) + "}");
 }
 
 void warmOnce(const ServerSpec &spec, int round, const Options &o)
@@ -661,13 +670,15 @@ void warmOnce(const ServerSpec &spec, int round, const Options &o)
     s->close();
     emit("{\"kind\":\"warm\",\"server\":" + jstr(spec.name) + ",\"transport\":\"" +
          (spec.socket ? "socket" : "stdio") + "\",\"round\":" + std::to_string(round) +
-         ",\"ping\":" + summaryJson(ping.first, ping.second) + ",\"tools_list\":" + summaryJson(list.first, list.second) +
+         ",\"ping\":" + summaryJson(ping.first, ping.second) +
+         ",\"tools_list\":" + summaryJson(list.first, list.second) +
          ",\"tools_call_metros\":" + callJson + ",\"pipelined_ping_per_s\":" + jnum(rate) +
-         ",\"pipelined_server_cpu_us_per_req\":" + jnum(pipeCpu) + ",\"vmhwm_kb\":" +
-         std::to_string(hwm) + ",\"vmrss_kb\":" + std::to_string(rss) + "}");
+         ",\"pipelined_server_cpu_us_per_req\":" + jnum(pipeCpu) +
+         ",\"vmhwm_kb\":" + std::to_string(hwm) + ",\"vmrss_kb\":" + std::to_string(rss) + "}");
 }
 
-// ------------------------------------------------------------------------------------ JSON (untimed)
+// ------------------------------------------------------------------------------------ JSON
+// (untimed)
 
 // A small JSON reader for the untimed setup of the broker figures (reading the sandbox's request
 // log and the OAuth token). Never used on a timed path.
@@ -707,16 +718,28 @@ struct JParser {
             }
             ch = in[p++];
             switch (ch) {
-            case 'n': out += '\n'; break;
-            case 't': out += '\t'; break;
-            case 'r': out += '\r'; break;
-            case 'b': out += '\b'; break;
-            case 'f': out += '\f'; break;
+            case 'n':
+                out += '\n';
+                break;
+            case 't':
+                out += '\t';
+                break;
+            case 'r':
+                out += '\r';
+                break;
+            case 'b':
+                out += '\b';
+                break;
+            case 'f':
+                out += '\f';
+                break;
             case 'u': {
-                unsigned cp = static_cast<unsigned>(std::stoul(std::string(in.substr(p, 4)), nullptr, 16));
+                unsigned cp =
+                    static_cast<unsigned>(std::stoul(std::string(in.substr(p, 4)), nullptr, 16));
                 p += 4;
                 if (cp >= 0xD800 && cp < 0xDC00 && in.substr(p, 2) == "\\u") {
-                    const unsigned lo = static_cast<unsigned>(std::stoul(std::string(in.substr(p + 2, 4)), nullptr, 16));
+                    const unsigned lo = static_cast<unsigned>(
+                        std::stoul(std::string(in.substr(p + 2, 4)), nullptr, 16));
                     p += 6;
                     cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
                 }
@@ -737,7 +760,8 @@ struct JParser {
                 }
                 break;
             }
-            default: out += ch;
+            default:
+                out += ch;
             }
         }
         ++p;
@@ -885,12 +909,14 @@ struct Http {
         std::string req = method + " " + target + " HTTP/1.1\r\nHost: " + host + ":" +
                           std::to_string(port) +
                           "\r\nAccept: application/json\r\nUser-Agent: fabric-broker/0.1.0\r\n"
-                          "X-CORRELATION-ID: " + corr + "\r\nConnection: keep-alive\r\n";
+                          "X-CORRELATION-ID: " +
+                          corr + "\r\nConnection: keep-alive\r\n";
         if (!token.empty())
             req += "Authorization: Bearer " + token + "\r\n";
         if (method != "GET")
-            req += "Content-Type: application/json\r\nContent-Length: " +
-                   std::to_string(body.size()) + "\r\n";
+            req +=
+                "Content-Type: application/json\r\nContent-Length: " + std::to_string(body.size()) +
+                "\r\n";
         req += "\r\n";
         req += body;
         size_t off = 0;
@@ -990,7 +1016,8 @@ std::string connectionSpec(int vlan)
     return R"({"aSide":{"accessPoint":{"linkProtocol":{"type":"DOT1Q","vlanTag":)" +
            std::to_string(vlan) +
            R"(},"port":{"uuid":"50000000-0000-4000-8000-000000000001"},"type":"COLO"}},)"
-           R"("bandwidth":50,"name":"bench-conn-)" + std::to_string(vlan) +
+           R"("bandwidth":50,"name":"bench-conn-)" +
+           std::to_string(vlan) +
            R"(","notifications":[{"emails":["netops@example.com"],"type":"ALL"}],"type":"EVPL_VC",)"
            R"("zSide":{"accessPoint":{"authenticationKey":"123456789012","location":{"metroCode":"SV"},)"
            R"("profile":{"type":"L2_PROFILE","uuid":"5e000000-0000-4000-8000-000000000001"},)"
@@ -1024,7 +1051,8 @@ std::vector<Logged> sandboxLog(Http &admin)
     std::vector<Logged> out;
     if (const J *d = j.get("data"))
         for (const J &e : d->a)
-            out.push_back({e.get("method")->s, e.get("path")->s, e.get("query")->s, e.get("body")->s});
+            out.push_back(
+                {e.get("method")->s, e.get("path")->s, e.get("query")->s, e.get("body")->s});
     return out;
 }
 
@@ -1063,7 +1091,8 @@ void runBroker(const std::vector<std::string> &argv, const Options &o)
     std::string resp;
     roundTrip(s->conn, "tools/call", proposeParams("network_create", networkSpec()), &resp);
     checkNoError(resp, "propose network_create");
-    roundTrip(s->conn, "tools/call", proposeParams("connection_create", connectionSpec(3900)), &resp);
+    roundTrip(s->conn, "tools/call", proposeParams("connection_create", connectionSpec(3900)),
+              &resp);
     checkNoError(resp, "propose connection_create");
     const std::vector<Logged> log = sandboxLog(admin);
     std::optional<Logged> netDry, connDry, connPrice;
@@ -1077,10 +1106,12 @@ void runBroker(const std::vector<std::string> &argv, const Options &o)
     }
     if (!netDry || !connDry)
         fail("the sandbox log has no dry runs; is --sandbox pointing at the broker's Fabric?");
-    std::fprintf(stderr, "captured: network dry run %zu bytes, connection dry run %zu bytes, price %s\n",
+    std::fprintf(stderr,
+                 "captured: network dry run %zu bytes, connection dry run %zu bytes, price %s\n",
                  netDry->body.size(), connDry->body.size(), connPrice ? "yes" : "no");
     if (netDry->body != networkSpec())
-        std::fprintf(stderr, "note: the broker's compiled network body differs from ours; using the broker's bytes\n");
+        std::fprintf(stderr, "note: the broker's compiled network body differs from ours; using "
+                             "the broker's bytes\n");
 
     auto direct = [&](const Logged &l, Http &h) {
         const auto t0 = Clock::now();
@@ -1088,7 +1119,8 @@ void runBroker(const std::vector<std::string> &argv, const Options &o)
         const int st = h.exchange(l.method, l.path + "?" + l.query, l.body, &body);
         const double us = usSince(t0);
         if (st >= 300)
-            fail("direct " + l.path + " answered " + std::to_string(st) + ": " + body.substr(0, 300));
+            fail("direct " + l.path + " answered " + std::to_string(st) + ": " +
+                 body.substr(0, 300));
         return us;
     };
     // Dry run and price search in parallel on two keep-alive connections, as the broker does.
@@ -1149,13 +1181,15 @@ void runBroker(const std::vector<std::string> &argv, const Options &o)
     int vlanBroker = o.vlanBase, vlanDirect = o.vlanBase + 1500; // disjoint, unused in the estate
     for (int i = 0; i < o.confirmIters; ++i) {
         std::string pr;
-        roundTrip(s->conn, "tools/call", proposeParams("connection_create", connectionSpec(vlanBroker++)), &pr);
+        roundTrip(s->conn, "tools/call",
+                  proposeParams("connection_create", connectionSpec(vlanBroker++)), &pr);
         checkNoError(pr, "propose for confirm");
         const std::string tok = tokenOf(pr);
         std::string cr;
-        const double c = roundTrip(s->conn, "tools/call",
-                                   R"({"name":"fabric_confirm_change","arguments":{"confirm_token":")" + tok + R"("}})",
-                                   &cr);
+        const double c = roundTrip(
+            s->conn, "tools/call",
+            R"({"name":"fabric_confirm_change","arguments":{"confirm_token":")" + tok + R"("}})",
+            &cr);
         if (cr.find("\"executed\":true") == std::string::npos)
             fail("confirm did not execute: " + cr.substr(0, 800));
         Logged create{"POST", "/fabric/v4/connections", "", connectionSpec(vlanDirect++)};
@@ -1192,7 +1226,8 @@ void runBroker(const std::vector<std::string> &argv, const Options &o)
             if (!line)
                 fail("propose pipeline stalled");
             const std::string id = rawId(*line);
-            if (line->find("\"method\":") != std::string_view::npos && line->find("\"result\":") == std::string_view::npos) {
+            if (line->find("\"method\":") != std::string_view::npos &&
+                line->find("\"result\":") == std::string_view::npos) {
                 c.handleOther(*line);
                 continue;
             }
@@ -1216,7 +1251,8 @@ void runBroker(const std::vector<std::string> &argv, const Options &o)
     const Summary sPN = summarize(pNet), sDN = summarize(dNet), sPC = summarize(pConn),
                   sDC = summarize(dConn), sDfN = summarize(diffNet), sDfC = summarize(diffConn),
                   sCf = summarize(pConf), sDCf = summarize(dConf), sDfCf = summarize(diffConf);
-    emit("{\"kind\":\"broker\",\"label\":" + jstr(o.label) + ",\"propose_network\":" + summaryJson(sPN, (cpu1 - cpu0) / n) +
+    emit("{\"kind\":\"broker\",\"label\":" + jstr(o.label) +
+         ",\"propose_network\":" + summaryJson(sPN, (cpu1 - cpu0) / n) +
          ",\"direct_network_dry_run\":" + summaryJson(sDN, 0) +
          ",\"propose_network_minus_direct\":" + summaryJson(sDfN, 0) +
          ",\"propose_connection\":" + summaryJson(sPC, (cpu2 - cpu1) / n) +
@@ -1225,10 +1261,10 @@ void runBroker(const std::vector<std::string> &argv, const Options &o)
          ",\"confirm\":" + summaryJson(sCf, 0) + ",\"direct_create\":" + summaryJson(sDCf, 0) +
          ",\"confirm_minus_direct\":" + summaryJson(sDfCf, 0) +
          ",\"tools_call_metros\":" + summaryJson(summarize(pMet), 0) +
-         ",\"direct_metros_get\":" + summaryJson(summarize(dMet), 0) +
-         ",\"metros_minus_direct\":" + summaryJson(summarize(diffMet), 0) +
-         ",\"elicitations\":" + std::to_string(elicitations) +
-         ",\"proposals_per_s_pipelined8\":" + jnum(rate) + ",\"vmhwm_kb\":" + std::to_string(hwm) + "}");
+         ",\"direct_metros_get\":" + summaryJson(summarize(dMet), 0) + ",\"metros_minus_direct\":" +
+         summaryJson(summarize(diffMet), 0) + ",\"elicitations\":" + std::to_string(elicitations) +
+         ",\"proposals_per_s_pipelined8\":" + jnum(rate) + ",\"vmhwm_kb\":" + std::to_string(hwm) +
+         "}");
 
     // Propose/expire cycles with a small TTL (the runner sets EQUINIX_MCP_PROPOSAL_TTL_MS).
     if (o.cycles > 0) {
@@ -1243,9 +1279,11 @@ void runBroker(const std::vector<std::string> &argv, const Options &o)
         for (size_t i = 0; i < rss.size(); ++i)
             arr += (i ? "," : "") + std::to_string(rss[i]);
         arr += "]";
-        emit("{\"kind\":\"cycles\",\"label\":" + jstr(o.label) + ",\"ttl_ms\":" + o.cyclesTtlMs + ",\"cycles\":" + std::to_string(o.cycles) + ",\"sample_every\":" +
-             std::to_string(o.sample) + ",\"vmrss_kb\":" + arr + ",\"vmhwm_kb\":" +
-             std::to_string(mhwm) + ",\"proposals_per_s\":" + jnum(cyclesRate) + "}");
+        emit("{\"kind\":\"cycles\",\"label\":" + jstr(o.label) + ",\"ttl_ms\":" + o.cyclesTtlMs +
+             ",\"cycles\":" + std::to_string(o.cycles) +
+             ",\"sample_every\":" + std::to_string(o.sample) + ",\"vmrss_kb\":" + arr +
+             ",\"vmhwm_kb\":" + std::to_string(mhwm) + ",\"proposals_per_s\":" + jnum(cyclesRate) +
+             "}");
     }
 }
 
@@ -1253,7 +1291,8 @@ void runBroker(const std::vector<std::string> &argv, const Options &o)
 
 // Connects to a running app's socket, proposes `count` network_create changes (so `count`
 // countdowns are live in its window), then measures the app's CPU over `seconds` of idling.
-void runHold(const std::string &socketPath, pid_t pid, int count, int seconds, const std::string &label)
+void runHold(const std::string &socketPath, pid_t pid, int count, int seconds,
+             const std::string &label)
 {
     const int fd = connectUnix(socketPath, 20000);
     Conn c;
@@ -1279,9 +1318,10 @@ void runHold(const std::string &socketPath, pid_t pid, int count, int seconds, c
     const double wall = usSince(t0);
     const double cpu1 = cpuUs(pid);
     ::close(fd);
-    emit("{\"kind\":\"desktop_idle\",\"label\":" + jstr(label) + ",\"proposals\":" +
-         std::to_string(count) + ",\"seconds\":" + jnum(wall / 1e6) + ",\"cpu_us\":" +
-         jnum(cpu1 - cpu0) + ",\"cpu_percent\":" + jnum(100.0 * (cpu1 - cpu0) / wall) +
+    emit("{\"kind\":\"desktop_idle\",\"label\":" + jstr(label) +
+         ",\"proposals\":" + std::to_string(count) + ",\"seconds\":" + jnum(wall / 1e6) +
+         ",\"cpu_us\":" + jnum(cpu1 - cpu0) +
+         ",\"cpu_percent\":" + jnum(100.0 * (cpu1 - cpu0) / wall) +
          ",\"vmrss_kb\":" + std::to_string(procStatusKb(pid, "VmRSS")) + "}");
 }
 
@@ -1289,16 +1329,18 @@ void runHold(const std::string &socketPath, pid_t pid, int count, int seconds, c
 
 int usage()
 {
-    std::fprintf(stderr,
-                 "usage: mcp_bench dump-tools --out FILE -- CMD...\n"
-                 "       mcp_bench compare --out FILE [--rounds R --cold N --warmup W --iters N\n"
-                 "                 --call-iters N --pipeline N --window K --phases LIST]\n"
-                 "                 (--stdio NAME CMDLINE | --socket NAME PATH CMDLINE)...\n"
-                 "       mcp_bench broker --out FILE --sandbox URL [--iters N --confirm-iters N\n"
-                 "                 --cycles N --sample N --cycles-ttl-ms MS --label L --vlan-base N] -- CMD...\n"
-                 "       mcp_bench hold --out FILE --socket NAME PATH '' --pid PID [--count N --seconds S]\n"
-                 "                 (propose N changes on a running app's socket, then its CPU over S s)\n"
-                 "       (--stderr FILE: the servers' stderr, default /dev/null)\n");
+    std::fprintf(
+        stderr,
+        "usage: mcp_bench dump-tools --out FILE -- CMD...\n"
+        "       mcp_bench compare --out FILE [--rounds R --cold N --warmup W --iters N\n"
+        "                 --call-iters N --pipeline N --window K --phases LIST]\n"
+        "                 (--stdio NAME CMDLINE | --socket NAME PATH CMDLINE)...\n"
+        "       mcp_bench broker --out FILE --sandbox URL [--iters N --confirm-iters N\n"
+        "                 --cycles N --sample N --cycles-ttl-ms MS --label L --vlan-base N] -- "
+        "CMD...\n"
+        "       mcp_bench hold --out FILE --socket NAME PATH '' --pid PID [--count N --seconds S]\n"
+        "                 (propose N changes on a running app's socket, then its CPU over S s)\n"
+        "       (--stderr FILE: the servers' stderr, default /dev/null)\n");
     return 2;
 }
 
@@ -1324,27 +1366,48 @@ int main(int argc, char **argv)
         if (a == "--") {
             for (++i; i < argc; ++i)
                 cmd.emplace_back(argv[i]);
-        } else if (a == "--out") outPath = next();
-        else if (a == "--stderr") g_stderrPath = next();
-        else if (a == "--rounds") o.rounds = std::stoi(next());
-        else if (a == "--cold") o.cold = std::stoi(next());
-        else if (a == "--warmup") o.warmup = std::stoi(next());
-        else if (a == "--iters") o.iters = std::stoi(next());
-        else if (a == "--call-iters") o.callIters = std::stoi(next());
-        else if (a == "--call-warmup") o.callWarmup = std::stoi(next());
-        else if (a == "--pipeline") o.pipeline = std::stoi(next());
-        else if (a == "--window") o.window = std::stoi(next());
-        else if (a == "--confirm-iters") o.confirmIters = std::stoi(next());
-        else if (a == "--cycles") o.cycles = std::stoi(next());
-        else if (a == "--sample") o.sample = std::stoi(next());
-        else if (a == "--sandbox") o.sandboxUrl = next();
-        else if (a == "--phases") o.phases = next();
-        else if (a == "--label") o.label = next();
-        else if (a == "--vlan-base") o.vlanBase = std::stoi(next());
-        else if (a == "--pid") o.holdPid = static_cast<pid_t>(std::stoi(next()));
-        else if (a == "--count") o.holdCount = std::stoi(next());
-        else if (a == "--seconds") o.holdSeconds = std::stoi(next());
-        else if (a == "--cycles-ttl-ms") o.cyclesTtlMs = std::to_string(std::stoi(next()));
+        } else if (a == "--out")
+            outPath = next();
+        else if (a == "--stderr")
+            g_stderrPath = next();
+        else if (a == "--rounds")
+            o.rounds = std::stoi(next());
+        else if (a == "--cold")
+            o.cold = std::stoi(next());
+        else if (a == "--warmup")
+            o.warmup = std::stoi(next());
+        else if (a == "--iters")
+            o.iters = std::stoi(next());
+        else if (a == "--call-iters")
+            o.callIters = std::stoi(next());
+        else if (a == "--call-warmup")
+            o.callWarmup = std::stoi(next());
+        else if (a == "--pipeline")
+            o.pipeline = std::stoi(next());
+        else if (a == "--window")
+            o.window = std::stoi(next());
+        else if (a == "--confirm-iters")
+            o.confirmIters = std::stoi(next());
+        else if (a == "--cycles")
+            o.cycles = std::stoi(next());
+        else if (a == "--sample")
+            o.sample = std::stoi(next());
+        else if (a == "--sandbox")
+            o.sandboxUrl = next();
+        else if (a == "--phases")
+            o.phases = next();
+        else if (a == "--label")
+            o.label = next();
+        else if (a == "--vlan-base")
+            o.vlanBase = std::stoi(next());
+        else if (a == "--pid")
+            o.holdPid = static_cast<pid_t>(std::stoi(next()));
+        else if (a == "--count")
+            o.holdCount = std::stoi(next());
+        else if (a == "--seconds")
+            o.holdSeconds = std::stoi(next());
+        else if (a == "--cycles-ttl-ms")
+            o.cyclesTtlMs = std::to_string(std::stoi(next()));
         else if (a == "--stdio") {
             ServerSpec s;
             s.name = next();

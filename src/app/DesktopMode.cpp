@@ -63,8 +63,8 @@ public:
             m_options.savedApprovalMode = prefs.approvalMode;
             const bool envCredentials = FabricConfig::fromEnvironment().hasCredentials();
             if (!m_options.forceSandbox && !envCredentials && prefs.credentialsInKeychain) {
-                auto *store = new CredentialStore(QString::fromLatin1(CredentialStore::DefaultService),
-                                                  this);
+                auto *store =
+                    new CredentialStore(QString::fromLatin1(CredentialStore::DefaultService), this);
                 store->read([this, prefs](bool ok, const FabricCredentials &c, const QString &e) {
                     if (!ok) {
                         qCWarning(lcDesktop).noquote()
@@ -120,8 +120,7 @@ private:
                 QTimer::singleShot(200, qApp, [] { QCoreApplication::exit(0); });
             });
             installQuitOnSignals([this] {
-                m_ui->desktopApprover()->denyAllPending(
-                    QStringLiteral("the app was told to quit"));
+                m_ui->desktopApprover()->denyAllPending(QStringLiteral("the app was told to quit"));
             });
             m_ui->showMainWindow();
             desktopApprover = m_ui->approver();
@@ -130,8 +129,7 @@ private:
         if (!m_host.applyApprovalMode(desktopApprover, &error))
             return fail(error);
         if (m_options.stdio)
-            connect(&m_host, &ServerHost::stdioFinished, qApp,
-                    [] { QCoreApplication::exit(0); });
+            connect(&m_host, &ServerHost::stdioFinished, qApp, [] { QCoreApplication::exit(0); });
     }
 
     ServerHost::Options m_options;

@@ -104,9 +104,9 @@ bool ServerHost::start(const Options &options, QString *error)
         config.clientId = QStringLiteral("sandbox");
         config.clientSecret = QStringLiteral("sandbox");
         config.sandbox = true;
-        qCWarning(lcHost).noquote() << "SANDBOX: using the embedded Fabric sandbox at"
-                                    << m_sandbox->baseUrl().toString()
-                                    << "- nothing real is created";
+        qCWarning(lcHost).noquote()
+            << "SANDBOX: using the embedded Fabric sandbox at" << m_sandbox->baseUrl().toString()
+            << "- nothing real is created";
     } else {
         qCInfo(lcHost).noquote() << "Fabric endpoint" << config.endpoint.toString() << "with"
                                  << config.credentialSource();
@@ -141,8 +141,7 @@ bool ServerHost::start(const Options &options, QString *error)
         qCInfo(lcHost).noquote() << "listening on" << m_socketPath;
     }
     if (options.stdio) {
-        connect(m_server.get(), &mcp::McpServer::stdioFinished, this,
-                &ServerHost::stdioFinished);
+        connect(m_server.get(), &mcp::McpServer::stdioFinished, this, &ServerHost::stdioFinished);
         m_server->serveProcessStdio();
     }
     return true;
@@ -171,15 +170,45 @@ bool ServerHost::applyApprovalMode(Approver *desktop, QString *error)
     return true;
 }
 
-bool ServerHost::isSandbox() const { return m_fabric && m_fabric->config().sandbox; }
-FabricClient *ServerHost::fabric() const { return m_fabric.get(); }
-ProposalStore *ServerHost::store() const { return m_store.get(); }
-MutationBroker *ServerHost::broker() const { return m_broker.get(); }
-mcp::McpServer *ServerHost::server() const { return m_server.get(); }
-mcp::ToolRegistry *ServerHost::registry() const { return m_registry.get(); }
-FabricSandbox *ServerHost::sandbox() const { return m_sandbox.get(); }
-const BrokerSettings &ServerHost::settings() const { return m_settings; }
-QString ServerHost::socketPath() const { return m_socketPath; }
-AuditLog *ServerHost::auditLog() const { return m_audit.get(); }
+bool ServerHost::isSandbox() const
+{
+    return m_fabric && m_fabric->config().sandbox;
+}
+FabricClient *ServerHost::fabric() const
+{
+    return m_fabric.get();
+}
+ProposalStore *ServerHost::store() const
+{
+    return m_store.get();
+}
+MutationBroker *ServerHost::broker() const
+{
+    return m_broker.get();
+}
+mcp::McpServer *ServerHost::server() const
+{
+    return m_server.get();
+}
+mcp::ToolRegistry *ServerHost::registry() const
+{
+    return m_registry.get();
+}
+FabricSandbox *ServerHost::sandbox() const
+{
+    return m_sandbox.get();
+}
+const BrokerSettings &ServerHost::settings() const
+{
+    return m_settings;
+}
+QString ServerHost::socketPath() const
+{
+    return m_socketPath;
+}
+AuditLog *ServerHost::auditLog() const
+{
+    return m_audit.get();
+}
 
 } // namespace fb

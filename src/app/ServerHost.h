@@ -28,9 +28,9 @@ public:
     struct Options {
         bool stdio = false;
         bool listen = false;
-        QString socket;        // name or path; empty = default
+        QString socket; // name or path; empty = default
         bool forceSandbox = false;
-        QString toolsets;      // --toolsets; empty = EQUINIX_MCP_TOOLSETS or "read"
+        QString toolsets; // --toolsets; empty = EQUINIX_MCP_TOOLSETS or "read"
         // The desktop app's saved settings, used where the command line and the environment
         // say nothing: a Fabric config (endpoint + keychain credentials), toolsets, approval.
         std::optional<FabricConfig> savedFabricConfig;

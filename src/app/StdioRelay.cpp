@@ -43,7 +43,8 @@ void StdioRelay::start()
         if (e != QLocalSocket::PeerClosedError)
             qCWarning(lcRelay) << "socket error:" << m_socket->errorString();
     });
-    qCInfo(lcRelay) << "relaying stdio to the running Fabric Broker at" << m_socket->fullServerName();
+    qCInfo(lcRelay) << "relaying stdio to the running Fabric Broker at"
+                    << m_socket->fullServerName();
     pumpIn();
     pumpOut();
 }

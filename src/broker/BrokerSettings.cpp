@@ -57,9 +57,8 @@ bool BrokerSettings::fromEnvironment(const QProcessEnvironment &env, BrokerSetti
         return false;
     s.elicitTimeoutMs = static_cast<int>(v);
 
-    const QString allow = env.value(QStringLiteral("EQUINIX_MCP_ALLOW_UNCONFIRMED_MUTATIONS"))
-                              .trimmed()
-                              .toLower();
+    const QString allow =
+        env.value(QStringLiteral("EQUINIX_MCP_ALLOW_UNCONFIRMED_MUTATIONS")).trimmed().toLower();
     if (allow == u"true" || allow == u"1" || allow == u"yes") {
         s.allowUnconfirmedMutations = true;
     } else if (!allow.isEmpty() && allow != u"false" && allow != u"0" && allow != u"no") {

@@ -122,7 +122,8 @@ QStringList validateArgs(const QJsonObject &args, const QList<Arg> &spec)
                 problems << QStringLiteral("offset: must be 0 or more");
         } else {
             if (!v.isString() || v.toString().isEmpty() || v.toString().size() > 200) {
-                problems << QStringLiteral("%1: must be a non-empty string (at most 200 characters)")
+                problems << QStringLiteral(
+                                "%1: must be a non-empty string (at most 200 characters)")
                                 .arg(a.name);
                 continue;
             }
@@ -147,15 +148,15 @@ QJsonObject listOutputSchema(const QString &what)
                             "fabric_errors?}.")
                  .arg(what)},
             {QStringLiteral("properties"),
-             QJsonObject{{QStringLiteral("data"),
-                          QJsonObject{{QStringLiteral("type"), QStringLiteral("array")},
-                                      {QStringLiteral("items"),
-                                       QJsonObject{{QStringLiteral("type"),
-                                                    QStringLiteral("object")}}}}},
-                         {QStringLiteral("pagination"),
-                          QJsonObject{{QStringLiteral("type"), QStringLiteral("object")}}},
-                         {QStringLiteral("error"),
-                          QJsonObject{{QStringLiteral("type"), QStringLiteral("object")}}}}}};
+             QJsonObject{
+                 {QStringLiteral("data"),
+                  QJsonObject{{QStringLiteral("type"), QStringLiteral("array")},
+                              {QStringLiteral("items"),
+                               QJsonObject{{QStringLiteral("type"), QStringLiteral("object")}}}}},
+                 {QStringLiteral("pagination"),
+                  QJsonObject{{QStringLiteral("type"), QStringLiteral("object")}}},
+                 {QStringLiteral("error"),
+                  QJsonObject{{QStringLiteral("type"), QStringLiteral("object")}}}}}};
 }
 
 QJsonObject entityOutputSchema(const QString &what)
@@ -200,7 +201,8 @@ void finishFabricError(mcp::ToolCall *call, const FabricResult &r, const QString
 
 QString textFor(const QJsonObject &structured, const QString &summary)
 {
-    return summary + u'\n' + QString::fromUtf8(QJsonDocument(structured).toJson(QJsonDocument::Compact));
+    return summary + u'\n' +
+           QString::fromUtf8(QJsonDocument(structured).toJson(QJsonDocument::Compact));
 }
 
 QJsonObject paginationOf(const QJsonObject &args)
@@ -272,23 +274,31 @@ void Catalog::registerTools(mcp::ToolRegistry *registry)
                       QStringLiteral("/project/projectId")};
 
     const QList<SearchTool> searches = {
-        {QStringLiteral("fabric_search_connections"), QStringLiteral("Search connections"),
+        {QStringLiteral("fabric_search_connections"),
+         QStringLiteral("Search connections"),
          QStringLiteral("Search Fabric virtual connections by name, state, metro (either side) "
                         "or project. Works with no arguments (first page of all connections)."),
-         QStringLiteral("/fabric/v4/connections/search"), QStringLiteral("connections"),
+         QStringLiteral("/fabric/v4/connections/search"),
+         QStringLiteral("connections"),
          {nameLike,
           {QStringLiteral("state"), QStringLiteral("string"),
            QStringLiteral("Equinix status, e.g. PROVISIONED, PROVISIONING, PENDING_APPROVAL."),
            QStringLiteral("/operation/equinixStatus")},
-          {QStringLiteral("metro"), QStringLiteral("string"),
+          {QStringLiteral("metro"),
+           QStringLiteral("string"),
            QStringLiteral("Metro code of either side, e.g. SV, DC, AM."),
-           QStringLiteral("/aSide/accessPoint/location/metroCode"), QStringLiteral("="),
+           QStringLiteral("/aSide/accessPoint/location/metroCode"),
+           QStringLiteral("="),
            {QStringLiteral("/zSide/accessPoint/location/metroCode")}},
-          project, limitArg(), offsetArg()}},
-        {QStringLiteral("fabric_search_service_profiles"), QStringLiteral("Search service profiles"),
+          project,
+          limitArg(),
+          offsetArg()}},
+        {QStringLiteral("fabric_search_service_profiles"),
+         QStringLiteral("Search service profiles"),
          QStringLiteral("Search service profiles (clouds and other sellers) by exact name, "
                         "state, metro or project. Works with no arguments."),
-         QStringLiteral("/fabric/v4/serviceProfiles/search"), QStringLiteral("service profiles"),
+         QStringLiteral("/fabric/v4/serviceProfiles/search"),
+         QStringLiteral("service profiles"),
          {{QStringLiteral("name"), QStringLiteral("string"),
            QStringLiteral("Exact service profile name, e.g. \"AWS Direct Connect\"."),
            QStringLiteral("/name")},
@@ -297,11 +307,15 @@ void Catalog::registerTools(mcp::ToolRegistry *registry)
           {QStringLiteral("metro"), QStringLiteral("string"),
            QStringLiteral("Metro code where the profile is offered, e.g. SV."),
            QStringLiteral("/metros/code")},
-          project, limitArg(), offsetArg()}},
-        {QStringLiteral("fabric_search_networks"), QStringLiteral("Search networks"),
+          project,
+          limitArg(),
+          offsetArg()}},
+        {QStringLiteral("fabric_search_networks"),
+         QStringLiteral("Search networks"),
          QStringLiteral("Search Fabric networks (EVPLAN, EPLAN, EVPTREE, EPTREE) by name, state, "
                         "metro or project. Works with no arguments."),
-         QStringLiteral("/fabric/v4/networks/search"), QStringLiteral("networks"),
+         QStringLiteral("/fabric/v4/networks/search"),
+         QStringLiteral("networks"),
          {nameLike,
           {QStringLiteral("state"), QStringLiteral("string"),
            QStringLiteral("Network state, e.g. ACTIVE, INACTIVE, PROVISIONING."),
@@ -309,31 +323,43 @@ void Catalog::registerTools(mcp::ToolRegistry *registry)
           {QStringLiteral("metro"), QStringLiteral("string"),
            QStringLiteral("Metro code of a LOCAL network, e.g. SV."),
            QStringLiteral("/location/metroCode")},
-          project, limitArg(), offsetArg()}},
-        {QStringLiteral("fabric_search_service_tokens"), QStringLiteral("Search service tokens"),
+          project,
+          limitArg(),
+          offsetArg()}},
+        {QStringLiteral("fabric_search_service_tokens"),
+         QStringLiteral("Search service tokens"),
          QStringLiteral("Search service tokens by name, state or project. Works with no "
                         "arguments."),
-         QStringLiteral("/fabric/v4/serviceTokens/search"), QStringLiteral("service tokens"),
+         QStringLiteral("/fabric/v4/serviceTokens/search"),
+         QStringLiteral("service tokens"),
          {nameLike,
           {QStringLiteral("state"), QStringLiteral("string"),
            QStringLiteral("Token state, e.g. INACTIVE, ACTIVE, EXPIRED."),
            QStringLiteral("/state")},
-          project, limitArg(), offsetArg()}},
-        {QStringLiteral("fabric_search_cloud_routers"), QStringLiteral("Search cloud routers"),
+          project,
+          limitArg(),
+          offsetArg()}},
+        {QStringLiteral("fabric_search_cloud_routers"),
+         QStringLiteral("Search cloud routers"),
          QStringLiteral("Search Fabric Cloud Routers by name, state, metro or project. Works with "
                         "no arguments."),
-         QStringLiteral("/fabric/v4/routers/search"), QStringLiteral("cloud routers"),
+         QStringLiteral("/fabric/v4/routers/search"),
+         QStringLiteral("cloud routers"),
          {nameLike,
           {QStringLiteral("state"), QStringLiteral("string"),
            QStringLiteral("Router state, e.g. PROVISIONED."), QStringLiteral("/state")},
           {QStringLiteral("metro"), QStringLiteral("string"), QStringLiteral("Metro code."),
            QStringLiteral("/location/metroCode")},
-          project, limitArg(), offsetArg()}},
-        {QStringLiteral("fabric_search_prices"), QStringLiteral("Search the rate card"),
+          project,
+          limitArg(),
+          offsetArg()}},
+        {QStringLiteral("fabric_search_prices"),
+         QStringLiteral("Search the rate card"),
          QStringLiteral("Rate-card prices for virtual connections (context, not a quote): filter "
                         "by connection type, bandwidth in Mbps, metros, access point types or "
                         "service profile. Works with no arguments."),
-         QStringLiteral("/fabric/v4/prices/search"), QStringLiteral("prices"),
+         QStringLiteral("/fabric/v4/prices/search"),
+         QStringLiteral("prices"),
          {{QStringLiteral("connection_type"), QStringLiteral("string"),
            QStringLiteral("Connection type, e.g. EVPL_VC, EPL_VC, IP_VC."),
            QStringLiteral("/connection/type")},
@@ -355,7 +381,8 @@ void Catalog::registerTools(mcp::ToolRegistry *registry)
           {QStringLiteral("profile"), QStringLiteral("string"),
            QStringLiteral("Z-side service profile UUID."),
            QStringLiteral("/connection/zSide/accessPoint/profile/uuid")},
-          limitArg(), offsetArg()}},
+          limitArg(),
+          offsetArg()}},
     };
 
     for (const SearchTool &s : searches) {
@@ -377,11 +404,11 @@ void Catalog::registerTools(mcp::ToolRegistry *registry)
             QJsonObject filter = filterFor(args, s.args);
             if (s.name == u"fabric_search_prices") {
                 QJsonArray and_ = filter.value(QStringLiteral("and")).toArray();
-                and_.prepend(QJsonObject{
-                    {QStringLiteral("property"), QStringLiteral("/type")},
-                    {QStringLiteral("operator"), QStringLiteral("=")},
-                    {QStringLiteral("values"),
-                     QJsonArray{QStringLiteral("VIRTUAL_CONNECTION_PRODUCT")}}});
+                and_.prepend(
+                    QJsonObject{{QStringLiteral("property"), QStringLiteral("/type")},
+                                {QStringLiteral("operator"), QStringLiteral("=")},
+                                {QStringLiteral("values"),
+                                 QJsonArray{QStringLiteral("VIRTUAL_CONNECTION_PRODUCT")}}});
                 filter.insert(QStringLiteral("and"), and_);
                 body.remove(QStringLiteral("pagination")); // FilterBody has no pagination
             }
@@ -400,10 +427,9 @@ void Catalog::registerTools(mcp::ToolRegistry *registry)
                                       .toObject()
                                       .value(QStringLiteral("total"))
                                       .toInt(static_cast<int>(n));
-                call->finishStructured(out, textFor(out, QStringLiteral("%1 %2 (of %3).")
-                                                             .arg(n)
-                                                             .arg(s.what)
-                                                             .arg(total)));
+                call->finishStructured(
+                    out,
+                    textFor(out, QStringLiteral("%1 %2 (of %3).").arg(n).arg(s.what).arg(total)));
             });
         };
         registry->registerTool(std::move(t));
@@ -484,8 +510,9 @@ void Catalog::registerTools(mcp::ToolRegistry *registry)
                     return finishFabricError(call, r, QStringLiteral("list metros"));
                 const QJsonObject out = r.body.toObject();
                 call->finishStructured(
-                    out, textFor(out, QStringLiteral("%1 metros.")
-                                          .arg(out.value(QStringLiteral("data")).toArray().size())));
+                    out,
+                    textFor(out, QStringLiteral("%1 metros.")
+                                     .arg(out.value(QStringLiteral("data")).toArray().size())));
             });
         };
         registry->registerTool(std::move(t));
@@ -501,10 +528,12 @@ void Catalog::registerTools(mcp::ToolRegistry *registry)
                                        "Filter by name, metro or state. Works with no arguments.");
         const QList<Arg> args{
             {QStringLiteral("name"), QStringLiteral("string"), QStringLiteral("Exact port name.")},
-            {QStringLiteral("metro"), QStringLiteral("string"), QStringLiteral("Metro code, e.g. SV.")},
+            {QStringLiteral("metro"), QStringLiteral("string"),
+             QStringLiteral("Metro code, e.g. SV.")},
             {QStringLiteral("state"), QStringLiteral("string"),
              QStringLiteral("Port state, e.g. ACTIVE.")},
-            limitArg(), offsetArg()};
+            limitArg(),
+            offsetArg()};
         t.inputSchema = inputSchemaFor(args);
         t.outputSchema = listOutputSchema(QStringLiteral("ports"));
         t.annotations = readOnlyAnnotations(t.title);
@@ -526,7 +555,8 @@ void Catalog::registerTools(mcp::ToolRegistry *registry)
                 const QString metro = a.value(QStringLiteral("metro")).toString();
                 const QString state = a.value(QStringLiteral("state")).toString();
                 QJsonArray matching;
-                for (const QJsonValue &p : r.body.toObject().value(QStringLiteral("data")).toArray()) {
+                for (const QJsonValue &p :
+                     r.body.toObject().value(QStringLiteral("data")).toArray()) {
                     const QJsonObject port = p.toObject();
                     const QString portMetro = port.value(QStringLiteral("location"))
                                                   .toObject()
@@ -534,9 +564,9 @@ void Catalog::registerTools(mcp::ToolRegistry *registry)
                                                   .toString();
                     if (!metro.isEmpty() && portMetro.compare(metro, Qt::CaseInsensitive) != 0)
                         continue;
-                    if (!state.isEmpty() &&
-                        port.value(QStringLiteral("state")).toString().compare(
-                            state, Qt::CaseInsensitive) != 0)
+                    if (!state.isEmpty() && port.value(QStringLiteral("state"))
+                                                    .toString()
+                                                    .compare(state, Qt::CaseInsensitive) != 0)
                         continue;
                     matching.append(port);
                 }
@@ -551,9 +581,11 @@ void Catalog::registerTools(mcp::ToolRegistry *registry)
                      QJsonObject{{QStringLiteral("offset"), offset},
                                  {QStringLiteral("limit"), limit},
                                  {QStringLiteral("total"), static_cast<int>(matching.size())}}}};
-                call->finishStructured(out, textFor(out, QStringLiteral("%1 ports (of %2).")
-                                                             .arg(page.size())
-                                                             .arg(matching.size())));
+                call->finishStructured(
+                    out,
+                    textFor(
+                        out,
+                        QStringLiteral("%1 ports (of %2).").arg(page.size()).arg(matching.size())));
             });
         };
         registry->registerTool(std::move(t));
@@ -581,8 +613,7 @@ void Catalog::registerTools(mcp::ToolRegistry *registry)
             FabricCall *portCall = m_fabric->get(QStringLiteral("/fabric/v4/ports/") + uuid);
             QObject::connect(call, &mcp::ToolCall::cancelled, portCall, &FabricCall::abort);
             QObject::connect(
-                portCall, &FabricCall::finished, call,
-                [this, call, uuid](const FabricResult &r) {
+                portCall, &FabricCall::finished, call, [this, call, uuid](const FabricResult &r) {
                     if (!r.ok())
                         return finishFabricError(call, r, QStringLiteral("get the port"));
                     const QJsonObject port = r.body.toObject();
@@ -598,8 +629,9 @@ void Catalog::registerTools(mcp::ToolRegistry *registry)
                             else
                                 out.insert(QStringLiteral("vlans_in_use_error"), v.message);
                             call->finishStructured(
-                                out, textFor(out, QStringLiteral("Port %1").arg(
-                                                      port.value(QStringLiteral("name")).toString())));
+                                out,
+                                textFor(out, QStringLiteral("Port %1").arg(
+                                                 port.value(QStringLiteral("name")).toString())));
                         });
                 });
         };
@@ -618,15 +650,15 @@ void Catalog::registerTools(mcp::ToolRegistry *registry)
         t.outputSchema = {
             {QStringLiteral("type"), QStringLiteral("object")},
             {QStringLiteral("properties"),
-             QJsonObject{{QStringLiteral("proposals"),
-                          QJsonObject{{QStringLiteral("type"), QStringLiteral("array")},
-                                      {QStringLiteral("items"),
-                                       QJsonObject{{QStringLiteral("type"),
-                                                    QStringLiteral("object")}}}}},
-                         {QStringLiteral("max_pending"),
-                          QJsonObject{{QStringLiteral("type"), QStringLiteral("integer")}}},
-                         {QStringLiteral("ttl_seconds"),
-                          QJsonObject{{QStringLiteral("type"), QStringLiteral("integer")}}}}},
+             QJsonObject{
+                 {QStringLiteral("proposals"),
+                  QJsonObject{{QStringLiteral("type"), QStringLiteral("array")},
+                              {QStringLiteral("items"),
+                               QJsonObject{{QStringLiteral("type"), QStringLiteral("object")}}}}},
+                 {QStringLiteral("max_pending"),
+                  QJsonObject{{QStringLiteral("type"), QStringLiteral("integer")}}},
+                 {QStringLiteral("ttl_seconds"),
+                  QJsonObject{{QStringLiteral("type"), QStringLiteral("integer")}}}}},
             {QStringLiteral("required"), QJsonArray{QStringLiteral("proposals")}}};
         t.annotations = readOnlyAnnotations(t.title);
         t.toolset = QStringLiteral("read");
@@ -639,12 +671,12 @@ void Catalog::registerTools(mcp::ToolRegistry *registry)
             QJsonArray rows;
             for (const Proposal &p : m_store->pending())
                 rows.append(ProposalView::listRow(p, now));
-            const QJsonObject out{{QStringLiteral("proposals"), rows},
-                                  {QStringLiteral("max_pending"), m_store->maxPending()},
-                                  {QStringLiteral("ttl_seconds"),
-                                   static_cast<int>(m_store->ttlMs() / 1000)}};
-            call->finishStructured(out, textFor(out, QStringLiteral("%1 pending proposal(s).")
-                                                         .arg(rows.size())));
+            const QJsonObject out{
+                {QStringLiteral("proposals"), rows},
+                {QStringLiteral("max_pending"), m_store->maxPending()},
+                {QStringLiteral("ttl_seconds"), static_cast<int>(m_store->ttlMs() / 1000)}};
+            call->finishStructured(
+                out, textFor(out, QStringLiteral("%1 pending proposal(s).").arg(rows.size())));
         };
         registry->registerTool(std::move(t));
     }

@@ -25,10 +25,10 @@ QJsonObject ClientElicitationApprover::elicitationParams(const ApprovalContext &
         {QStringLiteral("message"),
          ProposalView::approvalText(context.proposal, context.request, nowMs)},
         {QStringLiteral("requestedSchema"),
-         QJsonObject{{QStringLiteral("type"), QStringLiteral("object")},
-                     {QStringLiteral("properties"),
-                      QJsonObject{{QStringLiteral("confirm"), confirm}}},
-                     {QStringLiteral("required"), QJsonArray{QStringLiteral("confirm")}}}}};
+         QJsonObject{
+             {QStringLiteral("type"), QStringLiteral("object")},
+             {QStringLiteral("properties"), QJsonObject{{QStringLiteral("confirm"), confirm}}},
+             {QStringLiteral("required"), QJsonArray{QStringLiteral("confirm")}}}}};
     if (context.client.protocolVersion >= u"2025-11-25")
         params.insert(QStringLiteral("mode"), QStringLiteral("form"));
     return params;

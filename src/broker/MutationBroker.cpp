@@ -21,8 +21,8 @@ QJsonArray violationsJson(const QList<SpecViolation> &violations)
 {
     QJsonArray out;
     for (const SpecViolation &v : violations)
-        out.append(QJsonObject{{QStringLiteral("path"), v.path},
-                               {QStringLiteral("message"), v.message}});
+        out.append(
+            QJsonObject{{QStringLiteral("path"), v.path}, {QStringLiteral("message"), v.message}});
     return out;
 }
 
@@ -90,10 +90,10 @@ public:
                              QStringLiteral("must be one of: ") +
                                  changeTypeNames().join(QStringLiteral(", "))});
         if (!args.value(QStringLiteral("spec")).isObject())
-            problems.append({QStringLiteral("$.spec"),
-                             args.contains(QStringLiteral("spec"))
-                                 ? QStringLiteral("must be an object")
-                                 : QStringLiteral("required argument missing")});
+            problems.append(
+                {QStringLiteral("$.spec"), args.contains(QStringLiteral("spec"))
+                                               ? QStringLiteral("must be an object")
+                                               : QStringLiteral("required argument missing")});
         if (!problems.isEmpty())
             return failInvalid(problems);
 
@@ -125,11 +125,12 @@ public:
         m_price = m_broker->m_fabric->priceContext(m_request);
         connect(m_price, &FabricCall::finished, this, [this](const FabricResult &r) {
             m_price = nullptr;
-            m_priceResult = r.ok() && r.body.isObject()
-                                ? r.body.toObject()
-                                : QJsonObject{{QStringLiteral("priced"), false},
-                                              {QStringLiteral("reason"),
-                                               QStringLiteral("price lookup failed: ") + r.message}};
+            m_priceResult =
+                r.ok() && r.body.isObject()
+                    ? r.body.toObject()
+                    : QJsonObject{{QStringLiteral("priced"), false},
+                                  {QStringLiteral("reason"),
+                                   QStringLiteral("price lookup failed: ") + r.message}};
             m_havePrice = true;
             maybeFinish();
         });
@@ -191,11 +192,12 @@ private:
 
         QJsonArray evicted;
         for (const Proposal &e : added.evicted)
-            evicted.append(QJsonObject{
-                {QStringLiteral("token"), e.token},
-                {QStringLiteral("change_type"), changeTypeName(e.changeType)},
-                {QStringLiteral("target"), e.target},
-                {QStringLiteral("age_seconds"), static_cast<double>((now - e.proposedAtMs) / 1000)}});
+            evicted.append(
+                QJsonObject{{QStringLiteral("token"), e.token},
+                            {QStringLiteral("change_type"), changeTypeName(e.changeType)},
+                            {QStringLiteral("target"), e.target},
+                            {QStringLiteral("age_seconds"),
+                             static_cast<double>((now - e.proposedAtMs) / 1000)}});
 
         QJsonArray evictedAudit;
         for (const Proposal &e : added.evicted)
@@ -220,25 +222,26 @@ private:
                             "fabric_confirm_change with confirm_token. The user approves in a "
                             "prompt; the token works once and expires at expires_at.")}};
 
-        QJsonObject audit{{QStringLiteral("change_type"), changeTypeName(m_type)},
-                          {QStringLiteral("target"), m_target},
-                          {QStringLiteral("request"), m_request.toJson()},
-                          {QStringLiteral("request_sha256"), stored.requestSha256},
-                          {QStringLiteral("token_sha256"), tokenDigest(stored.token)},
-                          {QStringLiteral("dry_run"), m_dryRunResult.toJson()},
-                          {QStringLiteral("price"), m_priceResult},
-                          {QStringLiteral("client"), m_call->client().toJson()},
-                          {QStringLiteral("evicted"), evictedAudit},
-                          {QStringLiteral("expires_at"), ProposalView::isoTime(stored.expiresAtMs)}};
+        QJsonObject audit{
+            {QStringLiteral("change_type"), changeTypeName(m_type)},
+            {QStringLiteral("target"), m_target},
+            {QStringLiteral("request"), m_request.toJson()},
+            {QStringLiteral("request_sha256"), stored.requestSha256},
+            {QStringLiteral("token_sha256"), tokenDigest(stored.token)},
+            {QStringLiteral("dry_run"), m_dryRunResult.toJson()},
+            {QStringLiteral("price"), m_priceResult},
+            {QStringLiteral("client"), m_call->client().toJson()},
+            {QStringLiteral("evicted"), evictedAudit},
+            {QStringLiteral("expires_at"), ProposalView::isoTime(stored.expiresAtMs)}};
         m_broker->audit(QStringLiteral("proposed"), audit);
-        qCInfo(lcBroker).noquote() << "proposed" << changeTypeName(m_type) << m_target << "sha256"
-                                   << stored.requestSha256;
+        qCInfo(lcBroker).noquote()
+            << "proposed" << changeTypeName(m_type) << m_target << "sha256" << stored.requestSha256;
 
-        QString summary = QStringLiteral("Proposed %1: %2\nFabric's dry run validated the exact "
-                                         "request. Price: %3\nConfirm token: %4 (expires %5)")
-                              .arg(changeTypeName(m_type), m_target,
-                                   ProposalView::priceLine(m_priceResult), stored.token,
-                                   ProposalView::isoTime(stored.expiresAtMs));
+        QString summary =
+            QStringLiteral("Proposed %1: %2\nFabric's dry run validated the exact "
+                           "request. Price: %3\nConfirm token: %4 (expires %5)")
+                .arg(changeTypeName(m_type), m_target, ProposalView::priceLine(m_priceResult),
+                     stored.token, ProposalView::isoTime(stored.expiresAtMs));
         if (!added.evicted.isEmpty())
             summary += QStringLiteral("\nThis proposal evicted %1 older proposal(s).")
                            .arg(added.evicted.size());
@@ -323,14 +326,13 @@ public:
         m_checks = consumed.checks;
         if (consumed.proposal)
             m_proposal = *consumed.proposal;
-        m_broker->audit(
-            QStringLiteral("redemption"),
-            {{QStringLiteral("token_sha256"), tokenDigest(token.toString())},
-             {QStringLiteral("outcome"), consumeOutcomeName(consumed.outcome)},
-             {QStringLiteral("confirm_checks"), m_checks.toJson()},
-             {QStringLiteral("request_sha256"),
-              consumed.proposal ? QJsonValue(m_proposal.requestSha256) : QJsonValue()},
-             {QStringLiteral("client"), m_call->client().toJson()}});
+        m_broker->audit(QStringLiteral("redemption"),
+                        {{QStringLiteral("token_sha256"), tokenDigest(token.toString())},
+                         {QStringLiteral("outcome"), consumeOutcomeName(consumed.outcome)},
+                         {QStringLiteral("confirm_checks"), m_checks.toJson()},
+                         {QStringLiteral("request_sha256"),
+                          consumed.proposal ? QJsonValue(m_proposal.requestSha256) : QJsonValue()},
+                         {QStringLiteral("client"), m_call->client().toJson()}});
         if (!consumed.ok())
             return tokenError(consumed.outcome);
 
@@ -358,19 +360,17 @@ public:
         m_request = *recompiled.request;
 
         if (m_call->isCancelled())
-            return decided(HumanDecision{HumanStatus::CallCancelled,
-                                         m_broker->m_approver->channel(),
-                                         QStringLiteral("the client cancelled the tool call"),
-                                         m_broker->m_clock->nowMs()});
+            return decided(HumanDecision{
+                HumanStatus::CallCancelled, m_broker->m_approver->channel(),
+                QStringLiteral("the client cancelled the tool call"), m_broker->m_clock->nowMs()});
 
         ApprovalContext ctx{m_proposal, m_request, m_call->client(),
                             m_broker->m_settings.elicitTimeoutMs};
         m_askedAtMs = m_broker->m_clock->nowMs();
-        m_broker->audit(
-            QStringLiteral("approval_requested"),
-            {{QStringLiteral("request_sha256"), m_proposal.requestSha256},
-             {QStringLiteral("channel"), m_broker->m_approver->channel()},
-             {QStringLiteral("client"), m_call->client().toJson()}});
+        m_broker->audit(QStringLiteral("approval_requested"),
+                        {{QStringLiteral("request_sha256"), m_proposal.requestSha256},
+                         {QStringLiteral("channel"), m_broker->m_approver->channel()},
+                         {QStringLiteral("client"), m_call->client().toJson()}});
         emit m_broker->approvalStarted(m_proposal, m_broker->m_approver->channel());
         startProgress();
         QPointer<ConfirmOperation> self(this);
@@ -408,15 +408,14 @@ private:
         m_decision = d;
         const qint64 now = m_broker->m_clock->nowMs();
         const QString status = humanStatusName(d.status);
-        m_broker->audit(
-            QStringLiteral("decision"),
-            {{QStringLiteral("request_sha256"), m_proposal.requestSha256},
-             {QStringLiteral("status"), status},
-             {QStringLiteral("channel"), d.channel},
-             {QStringLiteral("detail"), d.detail},
-             {QStringLiteral("decision_latency_ms"),
-              static_cast<double>(m_askedAtMs ? now - m_askedAtMs : 0)},
-             {QStringLiteral("client"), m_call->client().toJson()}});
+        m_broker->audit(QStringLiteral("decision"),
+                        {{QStringLiteral("request_sha256"), m_proposal.requestSha256},
+                         {QStringLiteral("status"), status},
+                         {QStringLiteral("channel"), d.channel},
+                         {QStringLiteral("detail"), d.detail},
+                         {QStringLiteral("decision_latency_ms"),
+                          static_cast<double>(m_askedAtMs ? now - m_askedAtMs : 0)},
+                         {QStringLiteral("client"), m_call->client().toJson()}});
         emit m_broker->approvalFinished(m_proposal, status);
 
         const QJsonObject human = humanJson(status, d.channel, d.detail);
@@ -482,12 +481,12 @@ private:
         m_call->setReportEvenIfCancelled(true);
         m_human = human;
         m_unconfirmed = unconfirmed;
-        const bool durable = m_broker->audit(
-            QStringLiteral("sending"),
-            {{QStringLiteral("request_sha256"), m_proposal.requestSha256},
-             {QStringLiteral("request"), m_request.toJson()},
-             {QStringLiteral("human_confirmation"), human},
-             {QStringLiteral("unconfirmed_execution"), unconfirmed}});
+        const bool durable =
+            m_broker->audit(QStringLiteral("sending"),
+                            {{QStringLiteral("request_sha256"), m_proposal.requestSha256},
+                             {QStringLiteral("request"), m_request.toJson()},
+                             {QStringLiteral("human_confirmation"), human},
+                             {QStringLiteral("unconfirmed_execution"), unconfirmed}});
         if (!durable) {
             m_call->setReportEvenIfCancelled(false);
             return finishNotExecuted(m_checks, QStringLiteral("audit_unavailable"),
@@ -543,24 +542,27 @@ private:
         execution.insert(QStringLiteral("outcome"), outcome);
         execution.insert(QStringLiteral("message"), r.message);
         if (m_unconfirmed)
-            message = QStringLiteral("WARNING: executed WITHOUT human confirmation because the "
-                                     "operator set EQUINIX_MCP_ALLOW_UNCONFIRMED_MUTATIONS=true. ") +
-                      message;
+            message =
+                QStringLiteral("WARNING: executed WITHOUT human confirmation because the "
+                               "operator set EQUINIX_MCP_ALLOW_UNCONFIRMED_MUTATIONS=true. ") +
+                message;
 
         const bool executedFlag = r.requestSent;
-        m_broker->audit(
-            QStringLiteral("executed"),
-            {{QStringLiteral("request_sha256"), m_proposal.requestSha256},
-             {QStringLiteral("sent"), executedFlag},
-             {QStringLiteral("outcome"), outcome},
-             {QStringLiteral("uuid"), execution.value(QStringLiteral("uuid"))},
-             {QStringLiteral("correlation_id"), r.correlationId},
-             {QStringLiteral("fabric"), r.toJson()}});
+        m_broker->audit(QStringLiteral("executed"),
+                        {{QStringLiteral("request_sha256"), m_proposal.requestSha256},
+                         {QStringLiteral("sent"), executedFlag},
+                         {QStringLiteral("outcome"), outcome},
+                         {QStringLiteral("uuid"), execution.value(QStringLiteral("uuid"))},
+                         {QStringLiteral("correlation_id"), r.correlationId},
+                         {QStringLiteral("fabric"), r.toJson()}});
         emit m_broker->executionFinished(m_proposal, executedFlag, outcome);
         finish(m_checks, m_human, executedFlag, execution, message, outcome != u"created");
     }
 
-    QString nameFromSpec() const { return m_proposal.spec.value(QStringLiteral("name")).toString(); }
+    QString nameFromSpec() const
+    {
+        return m_proposal.spec.value(QStringLiteral("name")).toString();
+    }
     QString searchToolName() const
     {
         switch (m_proposal.changeType) {
@@ -609,8 +611,8 @@ private:
                           true);
     }
 
-    void finishNotExecuted(const ConfirmChecks &checks, const QString &kind,
-                           const QString &message, const QJsonObject &human, bool isError)
+    void finishNotExecuted(const ConfirmChecks &checks, const QString &kind, const QString &message,
+                           const QJsonObject &human, bool isError)
     {
         QJsonObject execution{{QStringLiteral("outcome"), QStringLiteral("not_sent")}};
         if (!kind.isEmpty())
@@ -676,14 +678,20 @@ void MutationBroker::setApprover(Approver *approver)
     m_approver = approver ? approver : m_defaultApprover.get();
 }
 
-Approver *MutationBroker::approver() const { return m_approver; }
+Approver *MutationBroker::approver() const
+{
+    return m_approver;
+}
 
 void MutationBroker::setCompiler(const ChangeCompiler *compiler)
 {
     m_compiler = compiler ? compiler : &m_defaultCompiler;
 }
 
-void MutationBroker::setAuditSink(AuditSink *sink) { m_audit = sink; }
+void MutationBroker::setAuditSink(AuditSink *sink)
+{
+    m_audit = sink;
+}
 
 bool MutationBroker::audit(const QString &type, const QJsonObject &record)
 {
@@ -694,9 +702,15 @@ bool MutationBroker::audit(const QString &type, const QJsonObject &record)
     return durable;
 }
 
-void MutationBroker::propose(mcp::ToolCall *call) { (new ProposeOperation(this, call))->start(); }
+void MutationBroker::propose(mcp::ToolCall *call)
+{
+    (new ProposeOperation(this, call))->start();
+}
 
-void MutationBroker::confirm(mcp::ToolCall *call) { (new ConfirmOperation(this, call))->start(); }
+void MutationBroker::confirm(mcp::ToolCall *call)
+{
+    (new ConfirmOperation(this, call))->start();
+}
 
 QJsonObject MutationBroker::proposeOutputSchema()
 {
@@ -717,11 +731,11 @@ QJsonObject MutationBroker::proposeOutputSchema()
                           {QStringLiteral("enum"), QJsonArray::fromStringList(changeTypeNames())}}},
              {QStringLiteral("target"), str},
              {QStringLiteral("request"),
-              QJsonObject{{QStringLiteral("type"), QStringLiteral("object")},
-                          {QStringLiteral("properties"),
-                           QJsonObject{{QStringLiteral("method"), str},
-                                       {QStringLiteral("path"), str},
-                                       {QStringLiteral("body"), anyObj}}}}},
+              QJsonObject{
+                  {QStringLiteral("type"), QStringLiteral("object")},
+                  {QStringLiteral("properties"), QJsonObject{{QStringLiteral("method"), str},
+                                                             {QStringLiteral("path"), str},
+                                                             {QStringLiteral("body"), anyObj}}}}},
              {QStringLiteral("request_sha256"),
               QJsonObject{{QStringLiteral("type"), QStringLiteral("string")},
                           {QStringLiteral("pattern"), QStringLiteral("^[0-9a-f]{64}$")}}},
@@ -732,7 +746,8 @@ QJsonObject MutationBroker::proposeOutputSchema()
              {QStringLiteral("evicted_proposals"),
               QJsonObject{{QStringLiteral("type"), QStringLiteral("array")},
                           {QStringLiteral("items"), anyObj}}},
-             {QStringLiteral("sandbox"), QJsonObject{{QStringLiteral("type"), QStringLiteral("boolean")}}},
+             {QStringLiteral("sandbox"),
+              QJsonObject{{QStringLiteral("type"), QStringLiteral("boolean")}}},
              {QStringLiteral("next_step"), str},
              {QStringLiteral("error"), anyObj}}}};
 }
@@ -763,34 +778,36 @@ QJsonObject MutationBroker::confirmOutputSchema()
         {QStringLiteral("properties"),
          QJsonObject{
              {QStringLiteral("confirm_checks"),
-              QJsonObject{{QStringLiteral("type"), QStringLiteral("object")},
-                          {QStringLiteral("properties"),
-                           QJsonObject{{QStringLiteral("proposal_exists"), nullableBool},
-                                       {QStringLiteral("not_evicted"), nullableBool},
-                                       {QStringLiteral("not_expired"), nullableBool},
-                                       {QStringLiteral("not_previously_used"), nullableBool},
-                                       {QStringLiteral("request_matches_binding"), nullableBool}}},
-                          {QStringLiteral("required"),
-                           QJsonArray{QStringLiteral("proposal_exists"), QStringLiteral("not_evicted"),
-                                      QStringLiteral("not_expired"),
-                                      QStringLiteral("not_previously_used"),
-                                      QStringLiteral("request_matches_binding")}}}},
+              QJsonObject{
+                  {QStringLiteral("type"), QStringLiteral("object")},
+                  {QStringLiteral("properties"),
+                   QJsonObject{{QStringLiteral("proposal_exists"), nullableBool},
+                               {QStringLiteral("not_evicted"), nullableBool},
+                               {QStringLiteral("not_expired"), nullableBool},
+                               {QStringLiteral("not_previously_used"), nullableBool},
+                               {QStringLiteral("request_matches_binding"), nullableBool}}},
+                  {QStringLiteral("required"),
+                   QJsonArray{QStringLiteral("proposal_exists"), QStringLiteral("not_evicted"),
+                              QStringLiteral("not_expired"), QStringLiteral("not_previously_used"),
+                              QStringLiteral("request_matches_binding")}}}},
              {QStringLiteral("human_confirmation"),
               QJsonObject{
                   {QStringLiteral("type"), QStringLiteral("object")},
                   {QStringLiteral("properties"),
-                   QJsonObject{{QStringLiteral("status"),
-                                QJsonObject{{QStringLiteral("type"), QStringLiteral("string")},
-                                            {QStringLiteral("enum"), statuses}}},
-                               {QStringLiteral("channel"),
-                                QJsonObject{{QStringLiteral("type"),
-                                             QJsonArray{QStringLiteral("string"),
-                                                        QStringLiteral("null")}}}},
-                               {QStringLiteral("detail"), str}}},
+                   QJsonObject{
+                       {QStringLiteral("status"),
+                        QJsonObject{{QStringLiteral("type"), QStringLiteral("string")},
+                                    {QStringLiteral("enum"), statuses}}},
+                       {QStringLiteral("channel"),
+                        QJsonObject{{QStringLiteral("type"), QJsonArray{QStringLiteral("string"),
+                                                                        QStringLiteral("null")}}}},
+                       {QStringLiteral("detail"), str}}},
                   {QStringLiteral("required"),
                    QJsonArray{QStringLiteral("status"), QStringLiteral("channel")}}}},
-             {QStringLiteral("executed"), QJsonObject{{QStringLiteral("type"), QStringLiteral("boolean")}}},
-             {QStringLiteral("execution"), QJsonObject{{QStringLiteral("type"), QStringLiteral("object")}}},
+             {QStringLiteral("executed"),
+              QJsonObject{{QStringLiteral("type"), QStringLiteral("boolean")}}},
+             {QStringLiteral("execution"),
+              QJsonObject{{QStringLiteral("type"), QStringLiteral("object")}}},
              {QStringLiteral("failed_check"),
               QJsonObject{{QStringLiteral("type"),
                            QJsonArray{QStringLiteral("string"), QStringLiteral("null")}}}},

@@ -68,7 +68,8 @@ QString priceLine(const QJsonObject &price)
         extra << QStringLiteral("term %1 month(s)")
                      .arg(price.value(QStringLiteral("term_length_months")).toInt());
     if (!price.value(QStringLiteral("product_code")).toString().isEmpty())
-        extra << QStringLiteral("product ") + price.value(QStringLiteral("product_code")).toString();
+        extra << QStringLiteral("product ") +
+                     price.value(QStringLiteral("product_code")).toString();
     if (!extra.isEmpty())
         line += QStringLiteral(" (") + extra.join(QStringLiteral(", ")) + u')';
     return line + QStringLiteral(" - context, not a quote");
@@ -84,7 +85,8 @@ QString approvalText(const Proposal &proposal, const CompiledRequest &request, q
     lines << QStringLiteral("Price: ") +
                  priceLine(proposal.context.value(QStringLiteral("price")).toObject());
     lines << QStringLiteral("Proposed: %1 ago (at %2)")
-                 .arg(formatDuration(nowMs - proposal.proposedAtMs), isoTime(proposal.proposedAtMs));
+                 .arg(formatDuration(nowMs - proposal.proposedAtMs),
+                      isoTime(proposal.proposedAtMs));
     lines << QStringLiteral("Expires: in %1 (at %2)")
                  .arg(formatDuration(proposal.expiresAtMs - nowMs), isoTime(proposal.expiresAtMs));
     const QJsonObject client = proposal.context.value(QStringLiteral("client")).toObject();
@@ -130,7 +132,8 @@ QJsonObject listRow(const Proposal &proposal, qint64 nowMs)
             {QStringLiteral("request_sha256"), proposal.requestSha256},
             {QStringLiteral("proposed_at"), isoTime(proposal.proposedAtMs)},
             {QStringLiteral("expires_at"), isoTime(proposal.expiresAtMs)},
-            {QStringLiteral("age_seconds"), static_cast<double>((nowMs - proposal.proposedAtMs) / 1000)},
+            {QStringLiteral("age_seconds"),
+             static_cast<double>((nowMs - proposal.proposedAtMs) / 1000)},
             {QStringLiteral("expires_in_seconds"),
              static_cast<double>(std::max<qint64>(0, proposal.expiresAtMs - nowMs) / 1000)},
             {QStringLiteral("price"), proposal.context.value(QStringLiteral("price"))}};

@@ -231,7 +231,8 @@ bool checkStructure(const QByteArray &json, int maxDepth, QString *error)
             const qsizetype start = i;
             ++i;
             while (i < n && json[i] != '"') {
-                // RFC 8259 section 7: control characters must be escaped (Qt's parser lets them in).
+                // RFC 8259 section 7: control characters must be escaped (Qt's parser lets them
+                // in).
                 if (static_cast<unsigned char>(json[i]) < 0x20) {
                     if (error)
                         *error = QStringLiteral("unescaped control character in a string");
@@ -265,7 +266,8 @@ bool checkStructure(const QByteArray &json, int maxDepth, QString *error)
             if (res.ec != std::errc() || !std::isfinite(v)) {
                 if (error)
                     *error = QStringLiteral("number out of range: %1")
-                                 .arg(QString::fromLatin1(json.mid(i, std::min<qsizetype>(end - i, 40))));
+                                 .arg(QString::fromLatin1(
+                                     json.mid(i, std::min<qsizetype>(end - i, 40))));
                 return false;
             }
             i = end - 1;

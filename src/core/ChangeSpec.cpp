@@ -16,7 +16,8 @@
 // Q_INIT_RESOURCE declares an extern function, so it must be used outside namespace fb. The
 // schemas live in a static library, where the resource's static initializer would otherwise be
 // dropped by the linker.
-static void fbInitSchemaResources() {
+static void fbInitSchemaResources()
+{
     Q_INIT_RESOURCE(schemas);
 }
 
@@ -24,12 +25,14 @@ namespace fb {
 
 namespace {
 
-QString schemaResourcePath(ChangeType type) {
+QString schemaResourcePath(ChangeType type)
+{
     return QStringLiteral(":/fabricbroker/schemas/") + changeTypeName(type) +
            QStringLiteral(".json");
 }
 
-QJsonObject loadSchema(ChangeType type) {
+QJsonObject loadSchema(ChangeType type)
+{
     fbInitSchemaResources();
     QFile file(schemaResourcePath(type));
     if (!file.open(QIODevice::ReadOnly))
@@ -46,7 +49,8 @@ QJsonObject loadSchema(ChangeType type) {
 constexpr std::array kAllTypes = {ChangeType::ConnectionCreate, ChangeType::NetworkCreate,
                                   ChangeType::ServiceTokenCreate};
 
-const JsonSchema &validatorFor(ChangeType type) {
+const JsonSchema &validatorFor(ChangeType type)
+{
     // Built once, thread-safely (function-local static), then only read.
     static const std::array<JsonSchema, 3> validators = {
         JsonSchema(loadSchema(ChangeType::ConnectionCreate)),
@@ -59,22 +63,27 @@ const JsonSchema &validatorFor(ChangeType type) {
 // Cross-field rules. They run on the raw spec alongside the schema and must tolerate any JSON
 // shape: wrong types are the schema's to report, so a rule simply skips what it cannot read.
 
-QString child(const QString &path, const QString &key) {
+QString child(const QString &path, const QString &key)
+{
     return JsonSchema::childPath(path, key);
 }
 
-QString str(const QJsonObject &o, QStringView key) {
+QString str(const QJsonObject &o, QStringView key)
+{
     return o.value(key).toString();
 }
 
 class Rules {
 public:
     explicit Rules(QList<SpecViolation> &out)
-        : m_out(out) {}
+        : m_out(out)
+    {
+    }
     void add(const QString &path, const QString &message) { m_out.append({path, message}); }
 
     // DOT1Q: vlanTag only. QINQ: vlanSTag, optional vlanCTag. UNTAGGED: no tags.
-    void linkProtocol(const QJsonObject &lp, const QString &path) {
+    void linkProtocol(const QJsonObject &lp, const QString &path)
+    {
         const QString type = str(lp, u"type");
         const auto need = [&](QStringView key) {
             if (!lp.contains(key))
@@ -106,8 +115,8 @@ public:
     // Fields an access point (or token selector) of a given type may and must carry.
     // Fields outside `known` are unknown to the schema, which reports them already.
     void fieldsForType(const QJsonObject &ap, const QString &path, const QStringList &known,
-                       const QString &what, const QStringList &allowed,
-                       const QStringList &required) {
+                       const QString &what, const QStringList &allowed, const QStringList &required)
+    {
         for (auto it = ap.begin(); it != ap.end(); ++it) {
             if (known.contains(it.key()) && !allowed.contains(it.key())) {
                 add(child(path, it.key()), QStringLiteral("not allowed for ") + what +
@@ -125,17 +134,21 @@ private:
     QList<SpecViolation> &m_out;
 };
 
-bool isTaggedFamily(QStringView t) {
+bool isTaggedFamily(QStringView t)
+{
     return t == u"EVPL_VC" || t == u"EVPLAN_VC" || t == u"EVPTREE_VC";
 }
-bool isPortBasedFamily(QStringView t) {
+bool isPortBasedFamily(QStringView t)
+{
     return t == u"EPL_VC" || t == u"EPLAN_VC" || t == u"EPTREE_VC" || t == u"ACCESS_EPL_VC";
 }
-bool isTreeType(QStringView t) {
+bool isTreeType(QStringView t)
+{
     return t == u"EVPTREE_VC" || t == u"EPTREE_VC";
 }
 // EVPLAN_VC -> EVPLAN etc.; empty for connection types that do not attach to a network.
-QString networkTypeFor(QStringView connectionType) {
+QString networkTypeFor(QStringView connectionType)
+{
     if (connectionType == u"EVPLAN_VC" || connectionType == u"EPLAN_VC" ||
         connectionType == u"EVPTREE_VC" || connectionType == u"EPTREE_VC")
         return connectionType.chopped(3).toString();
@@ -163,7 +176,8 @@ const QString kNetworkConnectionTypes =
 
 // linkProtocol rules of a COLO port by connection type (connections and token selectors alike).
 void coloLinkProtocol(Rules &rules, const QJsonObject &ap, const QString &path,
-                      const QString &connType) {
+                      const QString &connType)
+{
     const QString lpPath = child(path, QStringLiteral("linkProtocol"));
     const QJsonValue lpValue = ap.value(u"linkProtocol");
     if (lpValue.isUndefined()) {
@@ -193,7 +207,8 @@ void coloLinkProtocol(Rules &rules, const QJsonObject &ap, const QString &path,
 }
 
 void connectionAccessPoint(Rules &rules, const QJsonObject &ap, const QString &path, bool isASide,
-                           const QString &connType) {
+                           const QString &connType)
+{
     const QString apType = str(ap, u"type");
     const QString typePath = child(path, QStringLiteral("type"));
     const QString what = QStringLiteral("a ") + apType + QStringLiteral(" access point");
@@ -244,7 +259,8 @@ void connectionAccessPoint(Rules &rules, const QJsonObject &ap, const QString &p
     }
 }
 
-void connectionRules(Rules &rules, const QJsonObject &spec) {
+void connectionRules(Rules &rules, const QJsonObject &spec)
+{
     const QString connType = str(spec, u"type");
     for (const bool isASide : {true, false}) {
         const QString sideName = isASide ? QStringLiteral("aSide") : QStringLiteral("zSide");
@@ -270,7 +286,8 @@ void connectionRules(Rules &rules, const QJsonObject &spec) {
     }
 }
 
-void networkRules(Rules &rules, const QJsonObject &spec) {
+void networkRules(Rules &rules, const QJsonObject &spec)
+{
     const QString scope = str(spec, u"scope");
     const QJsonValue locationValue = spec.value(u"location");
     const QJsonObject location = locationValue.toObject();
@@ -293,7 +310,8 @@ void networkRules(Rules &rules, const QJsonObject &spec) {
 }
 
 void tokenSelector(Rules &rules, const QJsonObject &sel, const QString &path, bool isASide,
-                   const QString &connType) {
+                   const QString &connType)
+{
     const QString selType = str(sel, u"type");
     const QString typePath = child(path, QStringLiteral("type"));
     const QString what = QStringLiteral("a ") + selType + QStringLiteral(" selector");
@@ -339,7 +357,8 @@ void tokenSelector(Rules &rules, const QJsonObject &sel, const QString &path, bo
     }
 }
 
-void serviceTokenRules(Rules &rules, const QJsonObject &spec) {
+void serviceTokenRules(Rules &rules, const QJsonObject &spec)
+{
     const QJsonValue connValue = spec.value(u"connection");
     if (!connValue.isObject())
         return;
@@ -394,21 +413,25 @@ void serviceTokenRules(Rules &rules, const QJsonObject &spec) {
 // ---------------------------------------------------------------------------------------------
 // Summary helpers.
 
-QString orUnknown(const QString &s) {
+QString orUnknown(const QString &s)
+{
     return s.isEmpty() ? QStringLiteral("?") : s;
 }
 
-QString nameOrUuid(const QJsonObject &o) {
+QString nameOrUuid(const QJsonObject &o)
+{
     const QString name = str(o, u"name");
     return orUnknown(name.isEmpty() ? str(o, u"uuid") : name);
 }
 
-QString metroSuffix(const QJsonObject &ap) {
+QString metroSuffix(const QJsonObject &ap)
+{
     const QString metro = str(ap.value(u"location").toObject(), u"metroCode");
     return metro.isEmpty() ? QString() : QStringLiteral(" (") + metro + u')';
 }
 
-QString connectionSideText(const QJsonObject &side) {
+QString connectionSideText(const QJsonObject &side)
+{
     if (side.contains(u"serviceToken"))
         return QStringLiteral("service token ") +
                nameOrUuid(side.value(u"serviceToken").toObject());
@@ -438,11 +461,13 @@ QString connectionSideText(const QJsonObject &side) {
     return orUnknown(type);
 }
 
-QString bandwidthOrUnknown(const QJsonValue &v) {
+QString bandwidthOrUnknown(const QJsonValue &v)
+{
     return v.isDouble() ? ChangeSpec::bandwidthText(v.toDouble()) : QStringLiteral("? Mbps");
 }
 
-QString selectorText(const QJsonObject &sel) {
+QString selectorText(const QJsonObject &sel)
+{
     const QString type = str(sel, u"type");
     if (type == u"COLO") {
         QString text =
@@ -470,7 +495,8 @@ QString selectorText(const QJsonObject &sel) {
 
 } // namespace
 
-QString formatViolations(const QList<SpecViolation> &violations) {
+QString formatViolations(const QList<SpecViolation> &violations)
+{
     QStringList parts;
     parts.reserve(violations.size());
     for (const auto &v : violations)
@@ -480,11 +506,13 @@ QString formatViolations(const QList<SpecViolation> &violations) {
 
 namespace ChangeSpec {
 
-QJsonObject schema(ChangeType type) {
+QJsonObject schema(ChangeType type)
+{
     return validatorFor(type).root();
 }
 
-QJsonObject proposeInputSchema() {
+QJsonObject proposeInputSchema()
+{
     static const QJsonObject cached = [] {
         QJsonArray alternatives;
         QStringList lines;
@@ -523,7 +551,8 @@ QJsonObject proposeInputSchema() {
     return cached;
 }
 
-QList<SpecViolation> validate(ChangeType type, const QJsonValue &spec) {
+QList<SpecViolation> validate(ChangeType type, const QJsonValue &spec)
+{
     QList<SpecViolation> out;
     for (const auto &v : validatorFor(type).validate(spec))
         out.append({v.path, v.message});
@@ -549,7 +578,8 @@ QList<SpecViolation> validate(ChangeType type, const QJsonValue &spec) {
     return unique;
 }
 
-QList<SpecViolation> validateTimes(ChangeType type, const QJsonValue &spec, qint64 nowMs) {
+QList<SpecViolation> validateTimes(ChangeType type, const QJsonValue &spec, qint64 nowMs)
+{
     if (type != ChangeType::ServiceTokenCreate)
         return {};
     const QString expiry = spec.toObject().value(u"expirationDateTime").toString();
@@ -566,13 +596,15 @@ QList<SpecViolation> validateTimes(ChangeType type, const QJsonValue &spec, qint
                  u')'}};
 }
 
-QString bandwidthText(double mbps) {
+QString bandwidthText(double mbps)
+{
     if (std::isfinite(mbps) && mbps >= 1000 && std::fmod(mbps, 1000) == 0)
         return QString::fromLatin1(canonicalNumber(mbps / 1000)) + QStringLiteral(" Gbps");
     return QString::fromLatin1(canonicalNumber(mbps)) + QStringLiteral(" Mbps");
 }
 
-QString summarize(ChangeType type, const QJsonObject &spec) {
+QString summarize(ChangeType type, const QJsonObject &spec)
+{
     const QString specType = orUnknown(str(spec, u"type"));
     switch (type) {
     case ChangeType::ConnectionCreate:
@@ -620,7 +652,8 @@ QString summarize(ChangeType type, const QJsonObject &spec) {
 
 } // namespace ChangeSpec
 
-CompileResult ChangeCompiler::compile(ChangeType type, const QJsonValue &spec) const {
+CompileResult ChangeCompiler::compile(ChangeType type, const QJsonValue &spec) const
+{
     CompileResult result;
     result.violations = ChangeSpec::validate(type, spec);
     if (!result.violations.isEmpty())

@@ -4,7 +4,10 @@
 
 namespace fb {
 
-qint64 SystemClock::nowMs() const { return QDateTime::currentMSecsSinceEpoch(); }
+qint64 SystemClock::nowMs() const
+{
+    return QDateTime::currentMSecsSinceEpoch();
+}
 
 Clock *Clock::system()
 {

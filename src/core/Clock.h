@@ -22,7 +22,10 @@ public:
 // A clock that only moves when told to: for tests and benchmarks.
 class ManualClock final : public Clock {
 public:
-    explicit ManualClock(qint64 startMs = 1767225600000) : m_now(startMs) {} // 2026-01-01T00:00Z
+    explicit ManualClock(qint64 startMs = 1767225600000)
+        : m_now(startMs)
+    {
+    } // 2026-01-01T00:00Z
     qint64 nowMs() const override { return m_now.load(); }
     void setNowMs(qint64 ms) { m_now.store(ms); }
     void advanceMs(qint64 ms) { m_now.fetch_add(ms); }

@@ -17,7 +17,10 @@ QString requestSha256(ChangeType type, const QByteArray &body)
         QByteArray::fromRawData(reinterpret_cast<const char *>(digest.data()), 32).toHex());
 }
 
-QString CompiledRequest::sha256Hex() const { return requestSha256(changeType, body); }
+QString CompiledRequest::sha256Hex() const
+{
+    return requestSha256(changeType, body);
+}
 
 QJsonObject CompiledRequest::toJson() const
 {

@@ -11,25 +11,29 @@ namespace fb {
 
 namespace {
 
-QString numberText(double d) {
+QString numberText(double d)
+{
     return QString::fromLatin1(canonicalNumber(d));
 }
 
 // Human text of a JSON value for messages: strings bare, everything else as canonical JSON.
-QString valueText(const QJsonValue &v) {
+QString valueText(const QJsonValue &v)
+{
     if (v.isString())
         return v.toString();
     return QString::fromUtf8(canonicalJson(v));
 }
 
-bool isIntegerValue(const QJsonValue &v) {
+bool isIntegerValue(const QJsonValue &v)
+{
     if (!v.isDouble())
         return false;
     const double d = v.toDouble();
     return std::isfinite(d) && std::floor(d) == d;
 }
 
-QString jsonTypeName(const QJsonValue &v) {
+QString jsonTypeName(const QJsonValue &v)
+{
     switch (v.type()) {
     case QJsonValue::Null:
         return QStringLiteral("null");
@@ -49,7 +53,8 @@ QString jsonTypeName(const QJsonValue &v) {
     return QStringLiteral("undefined");
 }
 
-bool matchesType(const QString &type, const QJsonValue &v) {
+bool matchesType(const QString &type, const QJsonValue &v)
+{
     if (type == u"object")
         return v.isObject();
     if (type == u"array")
@@ -67,7 +72,8 @@ bool matchesType(const QString &type, const QJsonValue &v) {
     return false;
 }
 
-QString withArticle(const QString &type) {
+QString withArticle(const QString &type)
+{
     if (type == u"integer" || type == u"object" || type == u"array")
         return QStringLiteral("an ") + type;
     if (type == u"null")
@@ -76,7 +82,8 @@ QString withArticle(const QString &type) {
 }
 
 // "between 2 and 4092", ">= 0", "<= 100000", or empty when the schema has no bounds.
-QString rangeText(const QJsonObject &schema) {
+QString rangeText(const QJsonObject &schema)
+{
     const bool hasMin = schema.contains(u"minimum");
     const bool hasMax = schema.contains(u"maximum");
     if (hasMin && hasMax) {
@@ -90,7 +97,8 @@ QString rangeText(const QJsonObject &schema) {
     return {};
 }
 
-qsizetype codePointCount(const QString &s) {
+qsizetype codePointCount(const QString &s)
+{
     qsizetype n = 0;
     for (qsizetype i = 0; i < s.size(); ++i) {
         if (s.at(i).isHighSurrogate() && i + 1 < s.size() && s.at(i + 1).isLowSurrogate())
@@ -103,7 +111,8 @@ qsizetype codePointCount(const QString &s) {
 // JSON Schema patterns are ECMA-262 regular expressions, where an unescaped '$' outside a
 // character class only matches at the very end of the input. In PCRE it also matches before a
 // final newline, so "^[A-Z]{2}$" would accept "SV\n": rewrite such '$' to "\z".
-QString ecmaDollarToPcre(const QString &pattern) {
+QString ecmaDollarToPcre(const QString &pattern)
+{
     QString out;
     out.reserve(pattern.size() + 8);
     bool inClass = false;
@@ -130,11 +139,13 @@ QString ecmaDollarToPcre(const QString &pattern) {
     return out;
 }
 
-bool fullMatch(const QRegularExpression &re, const QString &s) {
+bool fullMatch(const QRegularExpression &re, const QString &s)
+{
     return re.match(s).hasMatch();
 }
 
-int daysInMonth(int year, int month) {
+int daysInMonth(int year, int month)
+{
     static constexpr int days[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
     if (month == 2) {
         const bool leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
@@ -147,9 +158,12 @@ int daysInMonth(int year, int month) {
 
 JsonSchema::JsonSchema(QJsonObject root, int maxDepth)
     : m_root(std::move(root))
-    , m_maxDepth(maxDepth) {}
+    , m_maxDepth(maxDepth)
+{
+}
 
-QString JsonSchema::childPath(const QString &parent, const QString &key) {
+QString JsonSchema::childPath(const QString &parent, const QString &key)
+{
     static const QRegularExpression identifier(
         QRegularExpression::anchoredPattern(QStringLiteral("[A-Za-z_][A-Za-z0-9_]*")));
     if (fullMatch(identifier, key))
@@ -159,17 +173,20 @@ QString JsonSchema::childPath(const QString &parent, const QString &key) {
     return parent + QStringLiteral("['") + escaped + QStringLiteral("']");
 }
 
-QString JsonSchema::indexPath(const QString &parent, qsizetype index) {
+QString JsonSchema::indexPath(const QString &parent, qsizetype index)
+{
     return parent + u'[' + QString::number(index) + u']';
 }
 
-bool JsonSchema::isUuid(const QString &s) {
+bool JsonSchema::isUuid(const QString &s)
+{
     static const QRegularExpression re(QRegularExpression::anchoredPattern(QStringLiteral(
         "[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")));
     return fullMatch(re, s);
 }
 
-bool JsonSchema::isEmail(const QString &s) {
+bool JsonSchema::isEmail(const QString &s)
+{
     // The "full" e-mail format of ajv-formats (what MCP clients check), limited to 254 characters
     // (RFC 5321 path limit).
     static const QRegularExpression re(
@@ -180,7 +197,8 @@ bool JsonSchema::isEmail(const QString &s) {
     return s.size() <= 254 && fullMatch(re, s);
 }
 
-bool JsonSchema::isDateTime(const QString &s) {
+bool JsonSchema::isDateTime(const QString &s)
+{
     // RFC 3339 section 5.6 date-time.
     static const QRegularExpression re(QRegularExpression::anchoredPattern(
         QStringLiteral("(\\d{4})-(\\d{2})-(\\d{2})[Tt](\\d{2}):(\\d{2}):(\\d{2})(\\.\\d+)?"
@@ -203,7 +221,8 @@ bool JsonSchema::isDateTime(const QString &s) {
     return true;
 }
 
-QList<SchemaViolation> JsonSchema::validate(const QJsonValue &instance) const {
+QList<SchemaViolation> JsonSchema::validate(const QJsonValue &instance) const
+{
     QList<SchemaViolation> out;
     validateValue(m_root, instance, QStringLiteral("$"), 0, out);
     // De-duplicate while keeping order (several branches may report the same thing).
@@ -215,7 +234,8 @@ QList<SchemaViolation> JsonSchema::validate(const QJsonValue &instance) const {
     return unique;
 }
 
-QJsonValue JsonSchema::resolveRef(const QString &ref) const {
+QJsonValue JsonSchema::resolveRef(const QString &ref) const
+{
     if (ref == u"#")
         return m_root;
     if (!ref.startsWith(QStringLiteral("#/")))
@@ -246,7 +266,8 @@ QJsonValue JsonSchema::resolveRef(const QString &ref) const {
 }
 
 void JsonSchema::validateValue(const QJsonValue &schema, const QJsonValue &instance,
-                               const QString &path, int depth, QList<SchemaViolation> &out) const {
+                               const QString &path, int depth, QList<SchemaViolation> &out) const
+{
     if (depth > m_maxDepth) {
         out.append({path, QStringLiteral("nesting too deep (limit %1)").arg(m_maxDepth)});
         return;
@@ -265,7 +286,8 @@ void JsonSchema::validateValue(const QJsonValue &schema, const QJsonValue &insta
 
 void JsonSchema::validateObjectSchema(const QJsonObject &schema, const QJsonValue &instance,
                                       const QString &path, int depth,
-                                      QList<SchemaViolation> &out) const {
+                                      QList<SchemaViolation> &out) const
+{
     if (schema.contains(u"$ref")) {
         const QString ref = schema.value(u"$ref").toString();
         const QJsonValue target = resolveRef(ref);
@@ -455,7 +477,8 @@ void JsonSchema::validateObjectSchema(const QJsonObject &schema, const QJsonValu
 
 void JsonSchema::validateCombinator(const QJsonArray &branches, bool exactlyOne,
                                     const QJsonValue &instance, const QString &path, int depth,
-                                    QList<SchemaViolation> &out) const {
+                                    QList<SchemaViolation> &out) const
+{
     if (branches.isEmpty())
         return;
     QList<QList<SchemaViolation>> results;
@@ -540,7 +563,8 @@ void JsonSchema::validateCombinator(const QJsonArray &branches, bool exactlyOne,
 }
 
 QJsonValue JsonSchema::inlineValue(const QJsonValue &value, int depth, QStringList &stack,
-                                   bool *ok) const {
+                                   bool *ok) const
+{
     if (depth > m_maxDepth) {
         *ok = false;
         return {};
@@ -585,7 +609,8 @@ QJsonValue JsonSchema::inlineValue(const QJsonValue &value, int depth, QStringLi
     return result;
 }
 
-QJsonObject JsonSchema::inlined() const {
+QJsonObject JsonSchema::inlined() const
+{
     QStringList stack;
     bool ok = true;
     const QJsonValue v = inlineValue(m_root, 0, stack, &ok);

@@ -127,8 +127,8 @@ void ProposalStore::pruneTombstonesLocked(qint64 now)
         const QString &oldest = m_tombstoneOrder.first();
         const auto it = m_tombstones.constFind(oldest);
         const bool tooMany = m_tombstones.size() > MaxTombstones;
-        const bool stale = it == m_tombstones.cend() ||
-                           now - it->proposal.expiresAtMs > 2 * m_ttlMs;
+        const bool stale =
+            it == m_tombstones.cend() || now - it->proposal.expiresAtMs > 2 * m_ttlMs;
         if (!tooMany && !stale)
             break;
         m_tombstones.remove(oldest);
@@ -277,7 +277,10 @@ QList<Proposal> ProposalStore::pending() const
     return out;
 }
 
-int ProposalStore::pendingCount() const { return static_cast<int>(pending().size()); }
+int ProposalStore::pendingCount() const
+{
+    return static_cast<int>(pending().size());
+}
 
 void ProposalStore::scheduleSweep()
 {

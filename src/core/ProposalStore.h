@@ -48,8 +48,8 @@ QString consumeOutcomeName(ConsumeOutcome outcome);
 
 struct ConsumeResult {
     ConsumeOutcome outcome = ConsumeOutcome::Unknown;
-    ConfirmChecks checks;              // first four predicates; the broker evaluates the fifth
-    std::optional<Proposal> proposal;  // set when the proposal was known (even if refused)
+    ConfirmChecks checks;             // first four predicates; the broker evaluates the fifth
+    std::optional<Proposal> proposal; // set when the proposal was known (even if refused)
     bool ok() const { return outcome == ConsumeOutcome::Consumed; }
 };
 

@@ -23,7 +23,10 @@ alignas(16) constexpr uint32_t K[64] = {
     0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
     0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2};
 
-inline uint32_t rotr(uint32_t x, int n) { return (x >> n) | (x << (32 - n)); }
+inline uint32_t rotr(uint32_t x, int n)
+{
+    return (x >> n) | (x << (32 - n));
+}
 
 void blocksPortable(uint32_t state[8], const uint8_t *data, size_t blocks)
 {
@@ -37,8 +40,8 @@ void blocksPortable(uint32_t state[8], const uint8_t *data, size_t blocks)
             const uint32_t s1 = rotr(w[i - 2], 17) ^ rotr(w[i - 2], 19) ^ (w[i - 2] >> 10);
             w[i] = w[i - 16] + s0 + w[i - 7] + s1;
         }
-        uint32_t a = state[0], b = state[1], c = state[2], d = state[3], e = state[4],
-                 f = state[5], g = state[6], h = state[7];
+        uint32_t a = state[0], b = state[1], c = state[2], d = state[3], e = state[4], f = state[5],
+                 g = state[6], h = state[7];
         for (int i = 0; i < 64; ++i) {
             const uint32_t S1 = rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25);
             const uint32_t ch = (e & f) ^ (~e & g);
@@ -69,14 +72,14 @@ void blocksPortable(uint32_t state[8], const uint8_t *data, size_t blocks)
 
 #ifdef FB_SHA256_X86
 // Four rounds per group with the SHA extensions; the message schedule runs alongside.
-__attribute__((target("sha,sse4.1,ssse3"))) void blocksShaNi(uint32_t state[8],
-                                                              const uint8_t *data, size_t blocks)
+__attribute__((target("sha,sse4.1,ssse3"))) void blocksShaNi(uint32_t state[8], const uint8_t *data,
+                                                             size_t blocks)
 {
     const __m128i mask = _mm_set_epi64x(0x0c0d0e0f08090a0bULL, 0x0405060700010203ULL);
     __m128i tmp = _mm_loadu_si128(reinterpret_cast<const __m128i *>(&state[0]));
     __m128i state1 = _mm_loadu_si128(reinterpret_cast<const __m128i *>(&state[4]));
-    tmp = _mm_shuffle_epi32(tmp, 0xB1);              // CDAB
-    state1 = _mm_shuffle_epi32(state1, 0x1B);        // EFGH
+    tmp = _mm_shuffle_epi32(tmp, 0xB1);               // CDAB
+    state1 = _mm_shuffle_epi32(state1, 0x1B);         // EFGH
     __m128i state0 = _mm_alignr_epi8(tmp, state1, 8); // ABEF
     state1 = _mm_blend_epi16(state1, tmp, 0xF0);      // CDGH
 
@@ -145,8 +148,8 @@ bool useShaNi()
 } // namespace
 
 Sha256::Sha256()
-    : m_state{0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab,
-              0x5be0cd19}
+    : m_state{0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
+              0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19}
 {
 }
 
@@ -212,8 +215,14 @@ QByteArray Sha256::hash(QByteArrayView data)
     return QByteArray(reinterpret_cast<const char *>(r.data()), 32);
 }
 
-const char *Sha256::implementation() { return useShaNi() ? "sha-ni" : "portable"; }
+const char *Sha256::implementation()
+{
+    return useShaNi() ? "sha-ni" : "portable";
+}
 
-void Sha256::forcePortableForTesting(bool portable) { g_forcePortable.store(portable); }
+void Sha256::forcePortableForTesting(bool portable)
+{
+    g_forcePortable.store(portable);
+}
 
 } // namespace fb

@@ -184,11 +184,11 @@ void DesktopUi::requestQuit()
         return;
     }
     // Asked without a nested event loop: sessions keep being served while the box is up.
-    auto *box = new QMessageBox(QMessageBox::Warning, tr("Quit Fabric Broker?"),
-                                tr("%n approval(s) are waiting for you", nullptr, approvals) +
-                                    tr(" and %n proposal(s) are pending.", nullptr, pending),
-                                QMessageBox::NoButton,
-                                m_window->isVisible() ? m_window.get() : nullptr);
+    auto *box =
+        new QMessageBox(QMessageBox::Warning, tr("Quit Fabric Broker?"),
+                        tr("%n approval(s) are waiting for you", nullptr, approvals) +
+                            tr(" and %n proposal(s) are pending.", nullptr, pending),
+                        QMessageBox::NoButton, m_window->isVisible() ? m_window.get() : nullptr);
     box->setAttribute(Qt::WA_DeleteOnClose);
     box->setInformativeText(tr("Quitting denies every open approval and drops pending "
                                "proposals; nothing is created."));

@@ -4,7 +4,8 @@ using namespace Qt::StringLiterals;
 
 namespace fb::mcp {
 
-bool ClientInfo::supportsFormElicitation() const {
+bool ClientInfo::supportsFormElicitation() const
+{
     const QJsonValue elicitation = capabilities.value("elicitation"_L1);
     if (!elicitation.isObject())
         return false;
@@ -13,7 +14,8 @@ bool ClientInfo::supportsFormElicitation() const {
     return modes.isEmpty() || modes.contains("form"_L1);
 }
 
-QJsonObject ClientInfo::toJson() const {
+QJsonObject ClientInfo::toJson() const
+{
     return QJsonObject{
         {u"sessionId"_s, QString::number(sessionId)},
         {u"name"_s, name},

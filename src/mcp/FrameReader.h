@@ -16,7 +16,9 @@ public:
     enum class Event { Frame, Oversized };
 
     explicit FrameReader(qint64 maxFrameBytes)
-        : m_max(maxFrameBytes) {}
+        : m_max(maxFrameBytes)
+    {
+    }
 
     void setMaxFrameBytes(qint64 max) { m_max = max; }
     qint64 maxFrameBytes() const { return m_max; }
@@ -24,7 +26,8 @@ public:
     bool isDiscarding() const { return m_discarding; }
 
     // sink(Event, const QByteArray &frame); frame is empty for Oversized.
-    template <typename Sink> void feed(const QByteArray &chunk, Sink &&sink) {
+    template <typename Sink> void feed(const QByteArray &chunk, Sink &&sink)
+    {
         const char *data = chunk.constData();
         const qsizetype n = chunk.size();
         qsizetype pos = 0;
@@ -67,7 +70,8 @@ public:
     }
 
     // End of input: an unterminated last line is still a frame.
-    template <typename Sink> void finish(Sink &&sink) {
+    template <typename Sink> void finish(Sink &&sink)
+    {
         if (m_discarding) {
             m_discarding = false;
             return;
@@ -82,7 +86,8 @@ public:
 
 private:
     template <typename Sink>
-    void emitLine(const char *p, qsizetype len, const QByteArray *owned, Sink &&sink) {
+    void emitLine(const char *p, qsizetype len, const QByteArray *owned, Sink &&sink)
+    {
         if (len > m_max) {
             sink(Event::Oversized, QByteArray());
             return;
@@ -95,7 +100,8 @@ private:
             sink(Event::Frame, QByteArray::fromRawData(p, len));
     }
 
-    static bool isBlank(const char *p, qsizetype len) {
+    static bool isBlank(const char *p, qsizetype len)
+    {
         for (qsizetype i = 0; i < len; ++i) {
             if (p[i] != ' ' && p[i] != '\t' && p[i] != '\r')
                 return false;

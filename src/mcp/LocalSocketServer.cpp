@@ -21,7 +21,8 @@ namespace fb::mcp {
 namespace {
 
 // Creates the fallback directory 0700, or checks that an existing one is ours and private.
-bool ensurePrivateDirectory(const QString &dir, QString *error) {
+bool ensurePrivateDirectory(const QString &dir, QString *error)
+{
     const QByteArray path = QFile::encodeName(dir);
     if (::mkdir(path.constData(), 0700) != 0 && errno != EEXIST) {
         *error = u"cannot create %1: %2"_s.arg(dir, QString::fromLocal8Bit(strerror(errno)));
@@ -43,7 +44,8 @@ bool ensurePrivateDirectory(const QString &dir, QString *error) {
     return true;
 }
 
-bool peerIsSameUser(qintptr fd, QString *why) {
+bool peerIsSameUser(qintptr fd, QString *why)
+{
     struct ucred cred {};
     socklen_t len = sizeof cred;
     if (::getsockopt(static_cast<int>(fd), SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0) {
@@ -62,24 +64,30 @@ bool peerIsSameUser(qintptr fd, QString *why) {
 
 LocalSocketServer::LocalSocketServer(McpServer *server, QObject *parent)
     : QObject(parent)
-    , m_server(server) {}
+    , m_server(server)
+{
+}
 
-LocalSocketServer::~LocalSocketServer() {
+LocalSocketServer::~LocalSocketServer()
+{
     close();
 }
 
-QString LocalSocketServer::defaultSocketName() {
+QString LocalSocketServer::defaultSocketName()
+{
     return u"fabric-broker.sock"_s;
 }
 
-QString LocalSocketServer::runtimeDirectory() {
+QString LocalSocketServer::runtimeDirectory()
+{
     const QString xdg = qEnvironmentVariable("XDG_RUNTIME_DIR");
     if (!xdg.isEmpty() && QFileInfo(xdg).isDir())
         return QDir::cleanPath(xdg);
     return u"/tmp/fabric-broker-%1"_s.arg(::getuid());
 }
 
-QString LocalSocketServer::resolveSocketPath(const QString &nameOrPath) {
+QString LocalSocketServer::resolveSocketPath(const QString &nameOrPath)
+{
     const QString value = nameOrPath.trimmed();
     if (value.isEmpty())
         return runtimeDirectory() + u'/' + defaultSocketName();
@@ -88,11 +96,13 @@ QString LocalSocketServer::resolveSocketPath(const QString &nameOrPath) {
     return runtimeDirectory() + u'/' + value;
 }
 
-QString LocalSocketServer::lockFilePathFor(const QString &socketPath) {
+QString LocalSocketServer::lockFilePathFor(const QString &socketPath)
+{
     return socketPath + u".lock"_s;
 }
 
-bool LocalSocketServer::listen(const QString &nameOrPath, QString *error) {
+bool LocalSocketServer::listen(const QString &nameOrPath, QString *error)
+{
     QString dummy;
     QString &err = error ? *error : dummy;
     close();
@@ -144,7 +154,8 @@ bool LocalSocketServer::listen(const QString &nameOrPath, QString *error) {
     return true;
 }
 
-void LocalSocketServer::close() {
+void LocalSocketServer::close()
+{
     if (m_local) {
         m_local->close(); // removes the socket file
         delete m_local;
@@ -154,15 +165,18 @@ void LocalSocketServer::close() {
     m_path.clear();
 }
 
-bool LocalSocketServer::isListening() const {
+bool LocalSocketServer::isListening() const
+{
     return m_local && m_local->isListening();
 }
 
-QString LocalSocketServer::socketPath() const {
+QString LocalSocketServer::socketPath() const
+{
     return m_path;
 }
 
-void LocalSocketServer::onNewConnection() {
+void LocalSocketServer::onNewConnection()
+{
     while (m_local && m_local->hasPendingConnections()) {
         QLocalSocket *socket = m_local->nextPendingConnection();
         QString why;

@@ -17,7 +17,8 @@ public:
     quint64 nextId = 0;
     StdioDevices *stdio = nullptr;
 
-    Session *attach(McpServer *q, Session *session) {
+    Session *attach(McpServer *q, Session *session)
+    {
         sessions.append(session);
         QObject::connect(session, &Session::initialized, q,
                          [q, session] { emit q->sessionInitialized(session->clientInfo()); });
@@ -34,7 +35,8 @@ public:
 
 McpServer::McpServer(ToolRegistry *registry, ServerOptions options, QObject *parent)
     : QObject(parent)
-    , d(new Private) {
+    , d(new Private)
+{
     qRegisterMetaType<fb::mcp::ClientInfo>();
     d->registry = registry;
     d->options = std::move(options);
@@ -46,7 +48,8 @@ McpServer::McpServer(ToolRegistry *registry, ServerOptions options, QObject *par
     });
 }
 
-McpServer::~McpServer() {
+McpServer::~McpServer()
+{
     const QList<Session *> sessions = std::exchange(d->sessions, {});
     for (Session *s : sessions) {
         disconnect(s, nullptr, this, nullptr);
@@ -57,20 +60,24 @@ McpServer::~McpServer() {
     delete d;
 }
 
-ToolRegistry *McpServer::registry() const {
+ToolRegistry *McpServer::registry() const
+{
     return d->registry;
 }
 
-const ServerOptions &McpServer::options() const {
+const ServerOptions &McpServer::options() const
+{
     return d->options;
 }
 
-Session *McpServer::serveStdio(QIODevice *input, QIODevice *output) {
+Session *McpServer::serveStdio(QIODevice *input, QIODevice *output)
+{
     auto *session = new Session(this, ++d->nextId, u"stdio"_s, input, output, this);
     return d->attach(this, session);
 }
 
-Session *McpServer::serveSocket(QLocalSocket *socket) {
+Session *McpServer::serveSocket(QLocalSocket *socket)
+{
     if (d->sessions.size() >= d->options.maxSessions) {
         qCWarning(lcMcpServer) << "refusing a connection: already" << d->sessions.size()
                                << "sessions (maximum" << d->options.maxSessions << ")";
@@ -85,7 +92,8 @@ Session *McpServer::serveSocket(QLocalSocket *socket) {
     return d->attach(this, session);
 }
 
-Session *McpServer::serveProcessStdio() {
+Session *McpServer::serveProcessStdio()
+{
     if (!d->stdio)
         d->stdio = new StdioDevices(0, 1);
     Session *session = serveStdio(d->stdio->input(), d->stdio->output());
@@ -93,7 +101,8 @@ Session *McpServer::serveProcessStdio() {
     return session;
 }
 
-QList<ClientInfo> McpServer::sessions() const {
+QList<ClientInfo> McpServer::sessions() const
+{
     QList<ClientInfo> out;
     out.reserve(d->sessions.size());
     for (const Session *s : std::as_const(d->sessions))
@@ -101,7 +110,8 @@ QList<ClientInfo> McpServer::sessions() const {
     return out;
 }
 
-Session *McpServer::session(quint64 sessionId) const {
+Session *McpServer::session(quint64 sessionId) const
+{
     for (Session *s : std::as_const(d->sessions)) {
         if (s->id() == sessionId)
             return s;
@@ -109,11 +119,13 @@ Session *McpServer::session(quint64 sessionId) const {
     return nullptr;
 }
 
-int McpServer::sessionCount() const {
+int McpServer::sessionCount() const
+{
     return static_cast<int>(d->sessions.size());
 }
 
-void McpServer::broadcastLog(const QString &level, const QString &logger, const QJsonValue &data) {
+void McpServer::broadcastLog(const QString &level, const QString &logger, const QJsonValue &data)
+{
     for (Session *s : std::as_const(d->sessions))
         s->sendLog(level, logger, data);
 }

@@ -16,25 +16,30 @@ using namespace Qt::StringLiterals;
 
 namespace fb::mcp::protocol {
 
-const QStringList &supportedVersions() {
+const QStringList &supportedVersions()
+{
     static const QStringList versions{u"2025-11-25"_s, u"2025-06-18"_s, u"2025-03-26"_s,
                                       u"2024-11-05"_s};
     return versions;
 }
 
-QString latestVersion() {
+QString latestVersion()
+{
     return supportedVersions().constFirst();
 }
 
-QString batchVersion() {
+QString batchVersion()
+{
     return u"2025-03-26"_s;
 }
 
-bool isValidRequestId(const QJsonValue &id) {
+bool isValidRequestId(const QJsonValue &id)
+{
     return id.isString() || id.isDouble();
 }
 
-QString idKey(const QJsonValue &id) {
+QString idKey(const QJsonValue &id)
+{
     if (id.isString())
         return u's' + id.toString();
     const double d = id.toDouble();
@@ -45,7 +50,8 @@ QString idKey(const QJsonValue &id) {
     return u'd' + QString::number(d, 'g', 17);
 }
 
-QByteArray valueToJson(const QJsonValue &value) {
+QByteArray valueToJson(const QJsonValue &value)
+{
     // Integer ids are by far the most common: no document round trip for them.
     if (value.isDouble()) {
         const double d = value.toDouble();
@@ -56,13 +62,15 @@ QByteArray valueToJson(const QJsonValue &value) {
     return array.mid(1, array.size() - 2);
 }
 
-const QStringList &logLevels() {
+const QStringList &logLevels()
+{
     static const QStringList levels{u"debug"_s, u"info"_s,     u"notice"_s, u"warning"_s,
                                     u"error"_s, u"critical"_s, u"alert"_s,  u"emergency"_s};
     return levels;
 }
 
-int logLevelIndex(QStringView level) {
+int logLevelIndex(QStringView level)
+{
     const QStringList &levels = logLevels();
     for (int i = 0; i < levels.size(); ++i) {
         if (levels.at(i) == level)

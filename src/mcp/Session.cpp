@@ -16,14 +16,16 @@ namespace fb::mcp {
 
 namespace {
 
-QJsonObject errorObject(int code, const QString &message, const QJsonValue &data) {
+QJsonObject errorObject(int code, const QString &message, const QJsonValue &data)
+{
     QJsonObject error{{u"code"_s, code}, {u"message"_s, message}};
     if (!data.isUndefined() && !data.isNull())
         error.insert(u"data"_s, data);
     return error;
 }
 
-void notSentLater(std::function<void(const ClientReply &)> callback, const QString &why) {
+void notSentLater(std::function<void(const ClientReply &)> callback, const QString &why)
+{
     ClientReply reply;
     reply.status = ClientReply::Status::NotSent;
     reply.message = why;
@@ -42,14 +44,16 @@ Session::Session(McpServer *server, quint64 id, const QString &transport, QIODev
     , m_input(input)
     , m_output(output)
     , m_reader(server->options().maxFrameBytes)
-    , m_maxPendingWrite(server->options().maxPendingWriteBytes) {
+    , m_maxPendingWrite(server->options().maxPendingWriteBytes)
+{
     m_client.sessionId = id;
     m_client.transport = transport;
     m_client.connectedAtMs = QDateTime::currentMSecsSinceEpoch();
     m_socket = qobject_cast<QLocalSocket *>(input);
 }
 
-Session::~Session() {
+Session::~Session()
+{
     close(u"session destroyed"_s);
     // Calls that never started are owned here; started ones belong to their handlers and
     // delete themselves when they finish.
@@ -59,11 +63,13 @@ Session::~Session() {
     }
 }
 
-QString Session::logLevel() const {
+QString Session::logLevel() const
+{
     return protocol::logLevels().at(m_logLevel);
 }
 
-void Session::start() {
+void Session::start()
+{
     // Devices destroyed under the session end it.
     connect(m_input, &QObject::destroyed, this, [this] { close(u"input device destroyed"_s); });
     if (m_output != m_input)
@@ -92,7 +98,8 @@ void Session::start() {
         Qt::QueuedConnection);
 }
 
-void Session::onReadyRead() {
+void Session::onReadyRead()
+{
     if (m_closed || !m_input)
         return;
     // Every answer produced while handling this read leaves in one write (pipelined clients).
@@ -120,7 +127,8 @@ void Session::onReadyRead() {
     }
 }
 
-void Session::onInputFinished() {
+void Session::onInputFinished()
+{
     if (m_closed)
         return;
     onReadyRead();
@@ -134,7 +142,8 @@ void Session::onInputFinished() {
     close(u"end of input"_s);
 }
 
-void Session::handleFrame(const QByteArray &frame) {
+void Session::handleFrame(const QByteArray &frame)
+{
     QJsonParseError error;
     const QJsonDocument doc = QJsonDocument::fromJson(frame, &error);
     if (error.error != QJsonParseError::NoError) {
@@ -161,7 +170,8 @@ void Session::handleFrame(const QByteArray &frame) {
         handleMessage(doc.object(), nullptr);
 }
 
-void Session::handleBatch(const QJsonArray &array) {
+void Session::handleBatch(const QJsonArray &array)
+{
     if (m_client.protocolVersion != protocol::batchVersion()) {
         respondError(QJsonValue::Null, protocol::InvalidRequest,
                      u"Invalid Request: JSON-RPC batches are only supported with protocol "
@@ -190,7 +200,8 @@ void Session::handleBatch(const QJsonArray &array) {
         flushBatch(batch);
 }
 
-void Session::handleMessage(const QJsonObject &message, const BatchPtr &batch) {
+void Session::handleMessage(const QJsonObject &message, const BatchPtr &batch)
+{
     const auto idIt = message.constFind("id"_L1);
     const bool hasId = idIt != message.constEnd();
     const QJsonValue id = hasId ? idIt.value() : QJsonValue();
@@ -235,7 +246,8 @@ void Session::handleMessage(const QJsonObject &message, const BatchPtr &batch) {
     handleRequest(method, id, params.toObject(), batch);
 }
 
-void Session::handleNotification(const QString &method, const QJsonObject &params) {
+void Session::handleNotification(const QString &method, const QJsonObject &params)
+{
     if (method == "notifications/cancelled"_L1) {
         handleCancelled(params);
     } else if (method == "notifications/initialized"_L1) {
@@ -254,7 +266,8 @@ void Session::handleNotification(const QString &method, const QJsonObject &param
 }
 
 void Session::handleRequest(const QString &method, const QJsonValue &id, const QJsonObject &params,
-                            const BatchPtr &batch) {
+                            const BatchPtr &batch)
+{
     if (method == "initialize"_L1) {
         handleInitialize(id, params, batch);
         return;
@@ -284,7 +297,8 @@ void Session::handleRequest(const QString &method, const QJsonValue &id, const Q
 }
 
 void Session::handleInitialize(const QJsonValue &id, const QJsonObject &params,
-                               const BatchPtr &batch) {
+                               const BatchPtr &batch)
+{
     if (m_initializeAnswered) {
         respondError(id, protocol::InvalidRequest,
                      u"Invalid Request: the session is already initialized"_s, batch);
@@ -324,7 +338,8 @@ void Session::handleInitialize(const QJsonValue &id, const QJsonObject &params,
     respond(id, result, batch);
 }
 
-void Session::handleToolsList(const QJsonValue &id, const BatchPtr &batch) {
+void Session::handleToolsList(const QJsonValue &id, const BatchPtr &batch)
+{
     // The cursor param is ignored: the whole list is returned, without nextCursor.
     const QByteArray tools = m_server->registry()->toolsListJson();
     if (batch) {
@@ -343,7 +358,8 @@ void Session::handleToolsList(const QJsonValue &id, const BatchPtr &batch) {
 }
 
 void Session::handleToolsCall(const QJsonValue &id, const QJsonObject &params,
-                              const BatchPtr &batch) {
+                              const BatchPtr &batch)
+{
     const QJsonValue name = params.value("name"_L1);
     if (!name.isString()) {
         respondError(id, protocol::InvalidParams, u"Invalid params: \"name\" must be a string"_s,
@@ -393,7 +409,8 @@ void Session::handleToolsCall(const QJsonValue &id, const QJsonObject &params,
     }
 }
 
-void Session::startQueuedCalls() {
+void Session::startQueuedCalls()
+{
     m_startScheduled = false;
     const QList<QString> queue = std::exchange(m_startQueue, {});
     for (const QString &key : queue) {
@@ -423,8 +440,8 @@ void Session::startQueuedCalls() {
     }
 }
 
-void Session::handleSetLevel(const QJsonValue &id, const QJsonObject &params,
-                             const BatchPtr &batch) {
+void Session::handleSetLevel(const QJsonValue &id, const QJsonObject &params, const BatchPtr &batch)
+{
     const int level = protocol::logLevelIndex(params.value("level"_L1).toString());
     if (level < 0) {
         respondError(id, protocol::InvalidParams,
@@ -437,7 +454,8 @@ void Session::handleSetLevel(const QJsonValue &id, const QJsonObject &params,
     respond(id, QJsonObject(), batch);
 }
 
-void Session::handleCancelled(const QJsonObject &params) {
+void Session::handleCancelled(const QJsonObject &params)
+{
     const QJsonValue requestId = params.value("requestId"_L1);
     if (!protocol::isValidRequestId(requestId))
         return;
@@ -455,7 +473,8 @@ void Session::handleCancelled(const QJsonObject &params) {
     markCancelled(call, reason.isEmpty() ? u"cancelled by the client"_s : reason);
 }
 
-void Session::markCancelled(ToolCall *call, const QString &reason) {
+void Session::markCancelled(ToolCall *call, const QString &reason)
+{
     if (call->d->cancelled || call->d->finished)
         return;
     call->d->cancelled = true;
@@ -468,7 +487,8 @@ void Session::markCancelled(ToolCall *call, const QString &reason) {
     emit call->cancelled(reason);
 }
 
-void Session::toolCallFinished(ToolCall *call, const QJsonObject &result) {
+void Session::toolCallFinished(ToolCall *call, const QJsonObject &result)
+{
     auto it = m_inFlight.find(protocol::idKey(call->requestId()));
     if (it == m_inFlight.end() || it->call != call)
         return;
@@ -486,7 +506,8 @@ void Session::toolCallFinished(ToolCall *call, const QJsonObject &result) {
         respond(rec.id, result, nullptr);
 }
 
-void Session::handleClientResponse(const QJsonObject &message) {
+void Session::handleClientResponse(const QJsonObject &message)
+{
     const QJsonValue idValue = message.value("id"_L1);
     const qint64 rid = idValue.isDouble() ? idValue.toInteger(-1) : -1;
     auto it = m_clientRequests.find(rid);
@@ -515,7 +536,8 @@ void Session::handleClientResponse(const QJsonObject &message) {
 
 qint64 Session::sendClientRequest(const QString &method, const QJsonObject &params, int timeoutMs,
                                   std::function<void(const ClientReply &)> callback,
-                                  ToolCall *owner) {
+                                  ToolCall *owner)
+{
     if (m_closed) {
         notSentLater(std::move(callback), u"The session has ended"_s);
         return 0;
@@ -557,11 +579,13 @@ qint64 Session::sendClientRequest(const QString &method, const QJsonObject &para
     return rid;
 }
 
-qint64 Session::ping(int timeoutMs, std::function<void(const ClientReply &)> callback) {
+qint64 Session::ping(int timeoutMs, std::function<void(const ClientReply &)> callback)
+{
     return sendClientRequest(u"ping"_s, QJsonObject(), timeoutMs, std::move(callback));
 }
 
-void Session::onClientRequestTimeout(qint64 rid, int timeoutMs) {
+void Session::onClientRequestTimeout(qint64 rid, int timeoutMs)
+{
     auto it = m_clientRequests.find(rid);
     if (it == m_clientRequests.end())
         return;
@@ -582,7 +606,8 @@ void Session::onClientRequestTimeout(qint64 rid, int timeoutMs) {
         req.callback(reply);
 }
 
-void Session::cancelClientRequest(qint64 rid, const QString &reason) {
+void Session::cancelClientRequest(qint64 rid, const QString &reason)
+{
     auto it = m_clientRequests.find(rid);
     if (it == m_clientRequests.end())
         return;
@@ -602,7 +627,8 @@ void Session::cancelClientRequest(qint64 rid, const QString &reason) {
         req.callback(reply);
 }
 
-void Session::sendNotification(const QString &method, const QJsonObject &params) {
+void Session::sendNotification(const QString &method, const QJsonObject &params)
+{
     if (m_closed)
         return;
     QJsonObject message{{u"jsonrpc"_s, u"2.0"_s}, {u"method"_s, method}};
@@ -611,7 +637,8 @@ void Session::sendNotification(const QString &method, const QJsonObject &params)
     writeMessage(message);
 }
 
-bool Session::sendLog(const QString &level, const QString &logger, const QJsonValue &data) {
+bool Session::sendLog(const QString &level, const QString &logger, const QJsonValue &data)
+{
     const int index = protocol::logLevelIndex(level);
     if (index < 0) {
         qCWarning(lcMcpSession) << "not a log level:" << level;
@@ -626,15 +653,16 @@ bool Session::sendLog(const QString &level, const QString &logger, const QJsonVa
     return true;
 }
 
-void Session::notifyToolsListChanged() {
+void Session::notifyToolsListChanged()
+{
     if (m_client.initialized)
         sendNotification(u"notifications/tools/list_changed"_s, QJsonObject());
 }
 
-void Session::respond(const QJsonValue &id, const QJsonObject &result, const BatchPtr &batch) {
+void Session::respond(const QJsonValue &id, const QJsonObject &result, const BatchPtr &batch)
+{
     if (batch) {
-        deliver(QJsonObject{{u"jsonrpc"_s, u"2.0"_s}, {u"id"_s, id}, {u"result"_s, result}},
-                batch);
+        deliver(QJsonObject{{u"jsonrpc"_s, u"2.0"_s}, {u"id"_s, id}, {u"result"_s, result}}, batch);
         return;
     }
     // The envelope is written directly: only the result goes through the JSON serializer, and
@@ -655,7 +683,8 @@ void Session::respond(const QJsonValue &id, const QJsonObject &result, const Bat
 }
 
 void Session::respondError(const QJsonValue &id, int code, const QString &message,
-                           const BatchPtr &batch, const QJsonValue &data) {
+                           const BatchPtr &batch, const QJsonValue &data)
+{
     const QJsonValue replyId = id.isUndefined() ? QJsonValue(QJsonValue::Null) : id;
     deliver(QJsonObject{{u"jsonrpc"_s, u"2.0"_s},
                         {u"id"_s, replyId},
@@ -663,41 +692,48 @@ void Session::respondError(const QJsonValue &id, int code, const QString &messag
             batch);
 }
 
-void Session::deliver(QJsonObject message, const BatchPtr &batch) {
+void Session::deliver(QJsonObject message, const BatchPtr &batch)
+{
     if (batch)
         batch->responses.append(std::move(message));
     else
         writeMessage(message);
 }
 
-void Session::finishBatchItem(const BatchPtr &batch) {
+void Session::finishBatchItem(const BatchPtr &batch)
+{
     --batch->pending;
     if (batch->sealed && batch->pending == 0)
         flushBatch(batch);
 }
 
-void Session::flushBatch(const BatchPtr &batch) {
+void Session::flushBatch(const BatchPtr &batch)
+{
     if (batch->responses.isEmpty())
         return; // a batch of notifications only gets no response
     const QJsonArray responses = std::exchange(batch->responses, {});
     writeFrame(QJsonDocument(responses).toJson(QJsonDocument::Compact));
 }
 
-void Session::writeMessage(const QJsonObject &message) {
+void Session::writeMessage(const QJsonObject &message)
+{
     writeFrame(QJsonDocument(message).toJson(QJsonDocument::Compact));
 }
 
 Session::CoalescedWrites::CoalescedWrites(Session *session)
-    : m_session(session) {
+    : m_session(session)
+{
     ++m_session->m_coalesceDepth;
 }
 
-Session::CoalescedWrites::~CoalescedWrites() {
+Session::CoalescedWrites::~CoalescedWrites()
+{
     if (--m_session->m_coalesceDepth == 0 && !m_session->m_pendingOut.isEmpty())
         m_session->writeOut(std::exchange(m_session->m_pendingOut, QByteArray()));
 }
 
-void Session::writeFrame(QByteArray frame) {
+void Session::writeFrame(QByteArray frame)
+{
     if (m_closed || !m_output)
         return;
     frame.append('\n');
@@ -710,7 +746,8 @@ void Session::writeFrame(QByteArray frame) {
     writeOut(frame);
 }
 
-void Session::writeOut(const QByteArray &frame) {
+void Session::writeOut(const QByteArray &frame)
+{
     if (m_closed || !m_output)
         return;
     const qint64 written = m_output->write(frame);
@@ -732,7 +769,8 @@ void Session::writeOut(const QByteArray &frame) {
     }
 }
 
-void Session::close(const QString &reason) {
+void Session::close(const QString &reason)
+{
     if (m_closed)
         return;
     if (!m_pendingOut.isEmpty() && m_output && !m_dropping)

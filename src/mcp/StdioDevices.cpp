@@ -32,7 +32,8 @@ struct StdinDevice::ThreadState {
 
 StdinDevice::StdinDevice(int fd, QObject *parent)
     : QIODevice(parent)
-    , m_fd(fd) {
+    , m_fd(fd)
+{
     QIODevice::open(QIODevice::ReadOnly | QIODevice::Unbuffered);
     struct stat st {};
     const bool selectable = ::fstat(fd, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode));
@@ -73,7 +74,8 @@ StdinDevice::StdinDevice(int fd, QObject *parent)
     });
 }
 
-StdinDevice::~StdinDevice() {
+StdinDevice::~StdinDevice()
+{
     if (m_thread) {
         m_thread->stop.store(true);
         if (m_thread->thread.joinable())
@@ -81,19 +83,23 @@ StdinDevice::~StdinDevice() {
     }
 }
 
-bool StdinDevice::usesReaderThread() const {
+bool StdinDevice::usesReaderThread() const
+{
     return m_thread != nullptr;
 }
 
-qint64 StdinDevice::bytesAvailable() const {
+qint64 StdinDevice::bytesAvailable() const
+{
     return m_buffer.size() + QIODevice::bytesAvailable();
 }
 
-bool StdinDevice::atEnd() const {
+bool StdinDevice::atEnd() const
+{
     return m_eof && m_buffer.isEmpty();
 }
 
-qint64 StdinDevice::readData(char *data, qint64 maxSize) {
+qint64 StdinDevice::readData(char *data, qint64 maxSize)
+{
     if (m_buffer.isEmpty())
         return m_eof ? -1 : 0;
     const qint64 n = qMin<qint64>(maxSize, m_buffer.size());
@@ -105,12 +111,14 @@ qint64 StdinDevice::readData(char *data, qint64 maxSize) {
     return n;
 }
 
-void StdinDevice::appendData(const QByteArray &data) {
+void StdinDevice::appendData(const QByteArray &data)
+{
     m_buffer.append(data);
     emit readyRead();
 }
 
-void StdinDevice::markEof() {
+void StdinDevice::markEof()
+{
     if (m_eof)
         return;
     m_eof = true;
@@ -120,7 +128,8 @@ void StdinDevice::markEof() {
     emit readChannelFinished();
 }
 
-void StdinDevice::onNotifier() {
+void StdinDevice::onNotifier()
+{
     char buffer[ReadChunk];
     bool got = false;
     for (;;) {
@@ -163,7 +172,8 @@ struct StdoutDevice::WriterState {
 
 StdoutDevice::StdoutDevice(int fd, QObject *parent)
     : QIODevice(parent)
-    , m_state(std::make_shared<WriterState>()) {
+    , m_state(std::make_shared<WriterState>())
+{
     std::signal(SIGPIPE, SIG_IGN);
     QIODevice::open(QIODevice::WriteOnly | QIODevice::Unbuffered);
     auto state = m_state;
@@ -231,7 +241,8 @@ StdoutDevice::StdoutDevice(int fd, QObject *parent)
     });
 }
 
-StdoutDevice::~StdoutDevice() {
+StdoutDevice::~StdoutDevice()
+{
     waitForBytesWritten(1000);
     {
         std::lock_guard lock(m_state->mutex);
@@ -249,7 +260,8 @@ StdoutDevice::~StdoutDevice() {
     m_state->thread.join();
 }
 
-qint64 StdoutDevice::writeData(const char *data, qint64 len) {
+qint64 StdoutDevice::writeData(const char *data, qint64 len)
+{
     std::lock_guard lock(m_state->mutex);
     if (m_state->failed) {
         setErrorString(QStringLiteral("standard output is closed"));
@@ -280,19 +292,22 @@ qint64 StdoutDevice::writeData(const char *data, qint64 len) {
     return len;
 }
 
-qint64 StdoutDevice::bytesToWrite() const {
+qint64 StdoutDevice::bytesToWrite() const
+{
     std::lock_guard lock(m_state->mutex);
     return m_state->queue.size() + m_state->inProgress;
 }
 
-bool StdoutDevice::waitForBytesWritten(int msecs) {
+bool StdoutDevice::waitForBytesWritten(int msecs)
+{
     std::unique_lock lock(m_state->mutex);
     return m_state->drained.wait_for(lock, std::chrono::milliseconds(qMax(0, msecs)), [&] {
         return m_state->failed || (m_state->queue.isEmpty() && m_state->inProgress == 0);
     }) && !m_state->failed;
 }
 
-bool StdoutDevice::hasFailed() const {
+bool StdoutDevice::hasFailed() const
+{
     std::lock_guard lock(m_state->mutex);
     return m_state->failed;
 }
@@ -302,7 +317,8 @@ bool StdoutDevice::hasFailed() const {
 StdioDevices::StdioDevices(int inFd, int outFd, QObject *parent)
     : QObject(parent)
     , m_in(new StdinDevice(inFd, this))
-    , m_out(new StdoutDevice(outFd, this)) {
+    , m_out(new StdoutDevice(outFd, this))
+{
     connect(m_in, &QIODevice::readChannelFinished, this, &StdioDevices::inputFinished);
 }
 

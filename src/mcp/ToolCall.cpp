@@ -13,7 +13,8 @@ namespace fb::mcp {
 
 ToolCall::ToolCall(Session *session, QJsonValue id, QString tool, QJsonObject arguments,
                    QJsonValue progressToken)
-    : d(new Private) {
+    : d(new Private)
+{
     d->session = session;
     d->id = std::move(id);
     d->tool = std::move(tool);
@@ -23,49 +24,60 @@ ToolCall::ToolCall(Session *session, QJsonValue id, QString tool, QJsonObject ar
         d->client = session->clientInfo();
 }
 
-ToolCall::~ToolCall() {
+ToolCall::~ToolCall()
+{
     delete d;
 }
 
-QString ToolCall::toolName() const {
+QString ToolCall::toolName() const
+{
     return d->tool;
 }
 
-QJsonObject ToolCall::arguments() const {
+QJsonObject ToolCall::arguments() const
+{
     return d->arguments;
 }
 
-QJsonValue ToolCall::requestId() const {
+QJsonValue ToolCall::requestId() const
+{
     return d->id;
 }
 
-const ClientInfo &ToolCall::client() const {
+const ClientInfo &ToolCall::client() const
+{
     if (d->session)
         d->client = d->session->clientInfo();
     return d->client;
 }
 
-bool ToolCall::hasProgressToken() const {
+bool ToolCall::hasProgressToken() const
+{
     return d->progressToken.isString() || d->progressToken.isDouble();
 }
 
-bool ToolCall::isCancelled() const {
+bool ToolCall::isCancelled() const
+{
     return d->cancelled;
 }
 
-QString ToolCall::cancelReason() const {
+QString ToolCall::cancelReason() const
+{
     return d->cancelReason;
 }
 
-bool ToolCall::isFinished() const {
+bool ToolCall::isFinished() const
+{
     return d->finished;
 }
 
-void ToolCall::setReportEvenIfCancelled(bool report) {
+void ToolCall::setReportEvenIfCancelled(bool report)
+{
     d->reportEvenIfCancelled = report;
 }
 
-void ToolCall::finish(const QJsonObject &callToolResult) {
+void ToolCall::finish(const QJsonObject &callToolResult)
+{
     if (d->finished) {
         qCWarning(lcMcpSession) << "ToolCall::finish called twice for" << d->tool << d->id;
         return;
@@ -80,15 +92,18 @@ void ToolCall::finish(const QJsonObject &callToolResult) {
     deleteLater();
 }
 
-void ToolCall::finishStructured(const QJsonObject &structured, const QString &text, bool isError) {
+void ToolCall::finishStructured(const QJsonObject &structured, const QString &text, bool isError)
+{
     finish(makeResult(structured, text, isError));
 }
 
-void ToolCall::finishError(const QString &message, const QJsonObject &structured) {
+void ToolCall::finishError(const QString &message, const QJsonObject &structured)
+{
     finish(makeResult(structured, message, true));
 }
 
-void ToolCall::progress(double progress, double total, const QString &message) {
+void ToolCall::progress(double progress, double total, const QString &message)
+{
     if (d->finished || !hasProgressToken() || !d->session)
         return;
     if (d->progressSent && progress <= d->lastProgress)
@@ -103,13 +118,15 @@ void ToolCall::progress(double progress, double total, const QString &message) {
     d->session->sendNotification(u"notifications/progress"_s, params);
 }
 
-void ToolCall::log(const QString &level, const QString &logger, const QJsonValue &data) {
+void ToolCall::log(const QString &level, const QString &logger, const QJsonValue &data)
+{
     if (d->session)
         d->session->sendLog(level, logger, data);
 }
 
 qint64 ToolCall::sendClientRequest(const QString &method, const QJsonObject &params, int timeoutMs,
-                                   std::function<void(const ClientReply &)> callback) {
+                                   std::function<void(const ClientReply &)> callback)
+{
     if (d->finished || d->cancelled || !d->session) {
         ClientReply reply;
         reply.status = ClientReply::Status::NotSent;
@@ -129,7 +146,8 @@ qint64 ToolCall::sendClientRequest(const QString &method, const QJsonObject &par
     return rid;
 }
 
-void ToolCall::cancelClientRequest(qint64 id, const QString &reason) {
+void ToolCall::cancelClientRequest(qint64 id, const QString &reason)
+{
     if (!d->clientRequests.contains(id))
         return;
     d->clientRequests.removeAll(id);
@@ -137,7 +155,8 @@ void ToolCall::cancelClientRequest(qint64 id, const QString &reason) {
         d->session->cancelClientRequest(id, reason);
 }
 
-QJsonObject ToolCall::makeResult(const QJsonObject &structured, const QString &text, bool isError) {
+QJsonObject ToolCall::makeResult(const QJsonObject &structured, const QString &text, bool isError)
+{
     QString rendering = text;
     if (rendering.isEmpty() && !structured.isEmpty())
         rendering = QString::fromUtf8(QJsonDocument(structured).toJson(QJsonDocument::Compact));

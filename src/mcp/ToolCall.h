@@ -41,7 +41,7 @@ public:
     const ClientInfo &client() const; // the session's client identity and capabilities
     bool hasProgressToken() const;
 
-    bool isCancelled() const;   // client sent notifications/cancelled, or the session ended
+    bool isCancelled() const; // client sent notifications/cancelled, or the session ended
     QString cancelReason() const;
     bool isFinished() const;
 

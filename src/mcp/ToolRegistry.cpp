@@ -9,13 +9,17 @@ namespace fb::mcp {
 
 ToolRegistry::ToolRegistry(QObject *parent)
     : QObject(parent)
-    , m_served{u"read"_s} {}
+    , m_served{u"read"_s}
+{
+}
 
-QStringList ToolRegistry::knownToolsets() {
+QStringList ToolRegistry::knownToolsets()
+{
     return {u"read"_s, u"mutate"_s};
 }
 
-bool ToolRegistry::parseToolsets(const QString &text, QStringList *out, QString *error) {
+bool ToolRegistry::parseToolsets(const QString &text, QStringList *out, QString *error)
+{
     const QStringList known = knownToolsets();
     QStringList result;
     const QStringList parts = text.split(u',', Qt::SkipEmptyParts);
@@ -47,7 +51,8 @@ bool ToolRegistry::parseToolsets(const QString &text, QStringList *out, QString 
     return true;
 }
 
-void ToolRegistry::registerTool(ToolDefinition tool) {
+void ToolRegistry::registerTool(ToolDefinition tool)
+{
     const bool served = m_served.contains(tool.toolset);
     for (ToolDefinition &existing : m_tools) {
         if (existing.name == tool.name) {
@@ -66,7 +71,8 @@ void ToolRegistry::registerTool(ToolDefinition tool) {
         emit toolsChanged();
 }
 
-void ToolRegistry::setServedToolsets(const QStringList &toolsets) {
+void ToolRegistry::setServedToolsets(const QStringList &toolsets)
+{
     QStringList normalized;
     const QStringList known = knownToolsets();
     for (const QString &k : known) {
@@ -84,11 +90,13 @@ void ToolRegistry::setServedToolsets(const QStringList &toolsets) {
     emit toolsChanged();
 }
 
-QStringList ToolRegistry::servedToolsets() const {
+QStringList ToolRegistry::servedToolsets() const
+{
     return m_served;
 }
 
-QList<const ToolDefinition *> ToolRegistry::servedTools() const {
+QList<const ToolDefinition *> ToolRegistry::servedTools() const
+{
     QList<const ToolDefinition *> out;
     out.reserve(m_tools.size());
     for (const ToolDefinition &t : m_tools) {
@@ -98,12 +106,14 @@ QList<const ToolDefinition *> ToolRegistry::servedTools() const {
     return out;
 }
 
-const ToolDefinition *ToolRegistry::servedTool(const QString &name) const {
+const ToolDefinition *ToolRegistry::servedTool(const QString &name) const
+{
     const ToolDefinition *t = anyTool(name);
     return t && m_served.contains(t->toolset) ? t : nullptr;
 }
 
-const ToolDefinition *ToolRegistry::anyTool(const QString &name) const {
+const ToolDefinition *ToolRegistry::anyTool(const QString &name) const
+{
     for (const ToolDefinition &t : m_tools) {
         if (t.name == name)
             return &t;
@@ -111,7 +121,8 @@ const ToolDefinition *ToolRegistry::anyTool(const QString &name) const {
     return nullptr;
 }
 
-QByteArray ToolRegistry::toolsListJson() const {
+QByteArray ToolRegistry::toolsListJson() const
+{
     if (!m_cache.isEmpty())
         return m_cache;
     QJsonArray tools;

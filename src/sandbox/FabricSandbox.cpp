@@ -25,7 +25,8 @@ constexpr int kDefaultProvisioningDelayMs = 2000;
 constexpr int kDefaultProvisioningReads = 1;
 const QString kAdminPrefix = QStringLiteral("/sandbox/v1/");
 
-QString methodName(QHttpServerRequest::Method m) {
+QString methodName(QHttpServerRequest::Method m)
+{
     switch (m) {
     case QHttpServerRequest::Method::Get:
         return QStringLiteral("GET");
@@ -55,7 +56,8 @@ FabricSandbox::FabricSandbox(QObject *parent)
     : QObject(parent)
     , m_estate(std::make_unique<SandboxEstate>())
     , m_auth(std::make_unique<SandboxAuth>())
-    , m_api(std::make_unique<SandboxApi>(m_estate.get())) {
+    , m_api(std::make_unique<SandboxApi>(m_estate.get()))
+{
     m_estate->setProvisioning(kDefaultProvisioningDelayMs, kDefaultProvisioningReads);
     m_server = new SandboxHttpServer([this](const QHttpServerRequest &request,
                                             QTcpSocket *socket) { onRequest(request, socket); },
@@ -64,7 +66,8 @@ FabricSandbox::FabricSandbox(QObject *parent)
 
 FabricSandbox::~FabricSandbox() = default;
 
-bool FabricSandbox::listen(quint16 port) {
+bool FabricSandbox::listen(quint16 port)
+{
     const quint16 bound = m_server->listen(QHostAddress::LocalHost, port);
     if (bound == 0) {
         qCWarning(lcSandbox) << "cannot listen on 127.0.0.1 port" << port;
@@ -76,7 +79,8 @@ bool FabricSandbox::listen(quint16 port) {
     return true;
 }
 
-QUrl FabricSandbox::baseUrl() const {
+QUrl FabricSandbox::baseUrl() const
+{
     QUrl url;
     url.setScheme(QStringLiteral("http"));
     url.setHost(QStringLiteral("127.0.0.1"));
@@ -84,53 +88,64 @@ QUrl FabricSandbox::baseUrl() const {
     return url;
 }
 
-quint16 FabricSandbox::port() const {
+quint16 FabricSandbox::port() const
+{
     return m_port;
 }
 
-void FabricSandbox::setClock(const Clock *clock) {
+void FabricSandbox::setClock(const Clock *clock)
+{
     m_estate->setClock(clock);
     m_auth->setClock(clock);
 }
 
-void FabricSandbox::setTokenLifetimeSeconds(int seconds) {
+void FabricSandbox::setTokenLifetimeSeconds(int seconds)
+{
     m_auth->setLifetimeSeconds(seconds);
 }
 
-void FabricSandbox::setLatencyMs(int ms) {
+void FabricSandbox::setLatencyMs(int ms)
+{
     m_latencyMs = qMax(0, ms);
 }
 
-void FabricSandbox::failNext(int count, int httpStatus) {
+void FabricSandbox::failNext(int count, int httpStatus)
+{
     m_failCount = qMax(0, count);
     m_failStatus = httpStatus;
 }
 
 void FabricSandbox::dropNext(int count, const QString &method, const QString &pathPrefix,
-                             bool onlyRealCreates) {
+                             bool onlyRealCreates)
+{
     m_dropCount = qMax(0, count);
     m_dropMethod = method.toUpper();
     m_dropPathPrefix = pathPrefix;
     m_dropOnlyRealCreates = onlyRealCreates;
 }
 
-void FabricSandbox::setDropAppliesRequest(bool applies) {
+void FabricSandbox::setDropAppliesRequest(bool applies)
+{
     m_dropApplies = applies;
 }
 
-void FabricSandbox::unauthorizeNext() {
+void FabricSandbox::unauthorizeNext()
+{
     m_unauthorizeNext = true;
 }
 
-void FabricSandbox::setDryRunUnsupported(const QString &changeTypeOrPath, bool unsupported) {
+void FabricSandbox::setDryRunUnsupported(const QString &changeTypeOrPath, bool unsupported)
+{
     m_api->setDryRunUnsupported(changeTypeOrPath, unsupported);
 }
 
-void FabricSandbox::setProvisioning(int delayMs, int readsBeforeReady) {
+void FabricSandbox::setProvisioning(int delayMs, int readsBeforeReady)
+{
     m_estate->setProvisioning(delayMs, readsBeforeReady);
 }
 
-void FabricSandbox::clearFaults() {
+void FabricSandbox::clearFaults()
+{
     m_latencyMs = 0;
     m_failCount = 0;
     m_failStatus = 503;
@@ -142,7 +157,8 @@ void FabricSandbox::clearFaults() {
     m_unauthorizeNext = false;
 }
 
-void FabricSandbox::reset() {
+void FabricSandbox::reset()
+{
     clearFaults();
     m_api->clearDryRunUnsupported();
     m_auth->setLifetimeSeconds(kDefaultLifetime);
@@ -152,29 +168,35 @@ void FabricSandbox::reset() {
     qCInfo(lcSandbox) << "sandbox reset";
 }
 
-QList<FabricSandbox::RecordedRequest> FabricSandbox::requests() const {
+QList<FabricSandbox::RecordedRequest> FabricSandbox::requests() const
+{
     return m_requests;
 }
 
-void FabricSandbox::clearRequests() {
+void FabricSandbox::clearRequests()
+{
     m_requests.clear();
     m_realCreates = 0;
 }
 
-int FabricSandbox::realCreateCount() const {
+int FabricSandbox::realCreateCount() const
+{
     return m_realCreates;
 }
 
-QString FabricSandbox::estateDescription() {
+QString FabricSandbox::estateDescription()
+{
     SandboxEstate estate;
     return estate.describe();
 }
 
-QJsonObject FabricSandbox::estateJson() const {
+QJsonObject FabricSandbox::estateJson() const
+{
     return m_estate->toJson();
 }
 
-QJsonObject FabricSandbox::faultsJson() const {
+QJsonObject FabricSandbox::faultsJson() const
+{
     QJsonObject noDryRun;
     const QStringList keys = m_api->dryRunUnsupported();
     for (const QString &k : keys)
@@ -197,7 +219,8 @@ QJsonObject FabricSandbox::faultsJson() const {
                      {QStringLiteral("readsBeforeReady"), m_estate->provisioningReads()}}}};
 }
 
-bool FabricSandbox::applyFaults(const QJsonObject &f, QString *error) {
+bool FabricSandbox::applyFaults(const QJsonObject &f, QString *error)
+{
     const auto fail = [&](const QString &why) {
         if (error)
             *error = why;
@@ -247,7 +270,8 @@ bool FabricSandbox::applyFaults(const QJsonObject &f, QString *error) {
     return true;
 }
 
-bool FabricSandbox::takeDrop(const QString &method, const QString &path, const QUrlQuery &query) {
+bool FabricSandbox::takeDrop(const QString &method, const QString &path, const QUrlQuery &query)
+{
     if (m_dropCount <= 0)
         return false;
     if (!m_dropMethod.isEmpty() && m_dropMethod != method)
@@ -261,7 +285,8 @@ bool FabricSandbox::takeDrop(const QString &method, const QString &path, const Q
     return true;
 }
 
-void FabricSandbox::onRequest(const QHttpServerRequest &request, QTcpSocket *socket) {
+void FabricSandbox::onRequest(const QHttpServerRequest &request, QTcpSocket *socket)
+{
     const QString method = methodName(request.method());
     const QString path = request.url().path();
     const QUrlQuery query = request.query();
@@ -319,7 +344,8 @@ void FabricSandbox::onRequest(const QHttpServerRequest &request, QTcpSocket *soc
 
 SandboxReply FabricSandbox::process(const QString &method, const QString &path,
                                     const QUrlQuery &query, const QByteArray &body,
-                                    const QByteArray &authorization, const QString &cid) {
+                                    const QByteArray &authorization, const QString &cid)
+{
     if (method != QLatin1String("GET") && method != QLatin1String("POST"))
         return SandboxReply::error(405, SandboxErrors::MethodNotSupported,
                                    SandboxErrors::MethodNotSupportedMessage, cid,
@@ -344,7 +370,8 @@ SandboxReply FabricSandbox::process(const QString &method, const QString &path,
 }
 
 SandboxReply FabricSandbox::admin(const QString &method, const QString &path,
-                                  const QByteArray &body) {
+                                  const QByteArray &body)
+{
     const QString route = path.mid(kAdminPrefix.size());
     const bool get = method == QLatin1String("GET");
     const bool post = method == QLatin1String("POST");
@@ -407,7 +434,8 @@ SandboxReply FabricSandbox::admin(const QString &method, const QString &path,
 }
 
 void FabricSandbox::send(QTcpSocket *socket, const SandboxReply &reply,
-                         const QString &correlationId, bool close, int delayMs) {
+                         const QString &correlationId, bool close, int delayMs)
+{
     QByteArray out = "HTTP/1.1 " + QByteArray::number(reply.status) + ' ' +
                      httpReasonPhrase(reply.status) + "\r\n";
     out += "Content-Type: " + reply.contentType + "\r\n";

@@ -21,18 +21,21 @@ const QString kConnections = QStringLiteral("/fabric/v4/connections");
 const QString kNetworks = QStringLiteral("/fabric/v4/networks");
 const QString kTokens = QStringLiteral("/fabric/v4/serviceTokens");
 
-QString newUuid() {
+QString newUuid()
+{
     return QUuid::createUuid().toString(QUuid::WithoutBraces);
 }
 
 SandboxReply notFound(const QString &cid, const QString &id,
                       QLatin1String code = SandboxErrors::UuidNotFound,
-                      QLatin1String message = SandboxErrors::UuidNotFoundMessage) {
+                      QLatin1String message = SandboxErrors::UuidNotFoundMessage)
+{
     return SandboxReply::error(404, code, message, cid, QString(message), QStringLiteral("uuid"),
                                QStringLiteral("%1 not found").arg(id));
 }
 
-SandboxReply badRequest(const QString &cid, const QString &pathAndReason) {
+SandboxReply badRequest(const QString &cid, const QString &pathAndReason)
+{
     const QString property = pathAndReason.section(QLatin1Char('|'), 0, 0);
     const QString reason = pathAndReason.section(QLatin1Char('|'), 1);
     return SandboxReply::error(400, SandboxErrors::InvalidArgument,
@@ -42,9 +45,12 @@ SandboxReply badRequest(const QString &cid, const QString &pathAndReason) {
 } // namespace
 
 SandboxApi::SandboxApi(SandboxEstate *estate)
-    : m_estate(estate) {}
+    : m_estate(estate)
+{
+}
 
-void SandboxApi::setDryRunUnsupported(const QString &changeTypeOrPath, bool unsupported) {
+void SandboxApi::setDryRunUnsupported(const QString &changeTypeOrPath, bool unsupported)
+{
     QString key = changeTypeOrPath.trimmed();
     if (const auto type = changeTypeFromName(key))
         key = changeTypePath(*type);
@@ -54,18 +60,21 @@ void SandboxApi::setDryRunUnsupported(const QString &changeTypeOrPath, bool unsu
         m_noDryRun.remove(key);
 }
 
-QStringList SandboxApi::dryRunUnsupported() const {
+QStringList SandboxApi::dryRunUnsupported() const
+{
     QStringList keys(m_noDryRun.begin(), m_noDryRun.end());
     keys.sort();
     return keys;
 }
 
-bool SandboxApi::dryRunBlocked(const QString &collectionPath, const QString &subtype) const {
+bool SandboxApi::dryRunBlocked(const QString &collectionPath, const QString &subtype) const
+{
     return m_noDryRun.contains(collectionPath) ||
            (!subtype.isEmpty() && m_noDryRun.contains(subtype));
 }
 
-bool SandboxApi::isCreate(const QString &method, const QString &path) {
+bool SandboxApi::isCreate(const QString &method, const QString &path)
+{
     if (method != QLatin1String("POST"))
         return false;
     QString p = path;
@@ -74,14 +83,15 @@ bool SandboxApi::isCreate(const QString &method, const QString &path) {
     return p == kConnections || p == kNetworks || p == kTokens;
 }
 
-bool SandboxApi::isDryRun(const QUrlQuery &query) {
+bool SandboxApi::isDryRun(const QUrlQuery &query)
+{
     return query.queryItemValue(QStringLiteral("dryRun"))
                .compare(QLatin1String("true"), Qt::CaseInsensitive) == 0;
 }
 
 SandboxReply SandboxApi::handle(const QString &method, const QString &rawPath,
-                                const QUrlQuery &query, const QByteArray &body,
-                                const QString &cid) {
+                                const QUrlQuery &query, const QByteArray &body, const QString &cid)
+{
     QString path = rawPath;
     while (path.size() > 1 && path.endsWith(QLatin1Char('/')))
         path.chop(1);
@@ -252,7 +262,8 @@ SandboxReply SandboxApi::handle(const QString &method, const QString &rawPath,
 
 SandboxReply SandboxApi::searchList(const QList<QJsonObject> &items, const QJsonObject &body,
                                     const QUrlQuery &query, const QString &basePath,
-                                    const QString &cid, bool echoSort) {
+                                    const QString &cid, bool echoSort)
+{
     SandboxSearch::Page page;
     QString problem = SandboxSearch::readPage(query, &page);
     if (problem.isEmpty())
@@ -277,7 +288,8 @@ SandboxReply SandboxApi::searchList(const QList<QJsonObject> &items, const QJson
 }
 
 SandboxReply SandboxApi::search(SandboxKind kind, const QJsonObject &body, const QUrlQuery &query,
-                                const QString &basePath, const QString &cid) {
+                                const QString &basePath, const QString &cid)
+{
     // Validate before reading so a bad request does not advance provisioning.
     SandboxSearch::Page page;
     QString problem = SandboxSearch::readPage(query, &page);
@@ -297,8 +309,8 @@ SandboxReply SandboxApi::search(SandboxKind kind, const QJsonObject &body, const
 
 // ---- creates ------------------------------------------------------------------------------
 
-SandboxReply SandboxApi::createConnection(const QJsonObject &body, bool dryRun,
-                                          const QString &cid) {
+SandboxReply SandboxApi::createConnection(const QJsonObject &body, bool dryRun, const QString &cid)
+{
     SandboxValidator validator(*m_estate, cid);
     QJsonArray errors = validator.connectionSchema(body);
     if (!errors.isEmpty())
@@ -365,7 +377,8 @@ SandboxReply SandboxApi::createConnection(const QJsonObject &body, bool dryRun,
     return reply;
 }
 
-SandboxReply SandboxApi::createNetwork(const QJsonObject &body, bool dryRun, const QString &cid) {
+SandboxReply SandboxApi::createNetwork(const QJsonObject &body, bool dryRun, const QString &cid)
+{
     SandboxValidator validator(*m_estate, cid);
     QJsonArray errors = validator.networkSchema(body);
     if (!errors.isEmpty())
@@ -421,7 +434,8 @@ SandboxReply SandboxApi::createNetwork(const QJsonObject &body, bool dryRun, con
 }
 
 SandboxReply SandboxApi::createServiceToken(const QJsonObject &body, bool dryRun,
-                                            const QString &cid) {
+                                            const QString &cid)
+{
     SandboxValidator validator(*m_estate, cid);
     QJsonArray errors = validator.serviceTokenSchema(body);
     if (!errors.isEmpty())
@@ -484,7 +498,8 @@ SandboxReply SandboxApi::createServiceToken(const QJsonObject &body, bool dryRun
 
 // ---- prices -------------------------------------------------------------------------------
 
-SandboxReply SandboxApi::searchPrices(const QJsonObject &body, const QString &cid) {
+SandboxReply SandboxApi::searchPrices(const QJsonObject &body, const QString &cid)
+{
     const auto priceError = [&](QLatin1String code, QLatin1String message, const QString &property,
                                 const QString &reason) {
         return SandboxReply::errors(

@@ -9,9 +9,12 @@
 namespace fb {
 
 SandboxAuth::SandboxAuth(const Clock *clock)
-    : m_clock(clock ? clock : Clock::system()) {}
+    : m_clock(clock ? clock : Clock::system())
+{
+}
 
-SandboxReply SandboxAuth::issue(const QByteArray &body) {
+SandboxReply SandboxAuth::issue(const QByteArray &body)
+{
     const QJsonObject request = QJsonDocument::fromJson(body).object();
     const QString clientId = request.value(QStringLiteral("client_id")).toString();
     const QString secret = request.value(QStringLiteral("client_secret")).toString();
@@ -46,7 +49,8 @@ SandboxReply SandboxAuth::issue(const QByteArray &body) {
                          {QStringLiteral("token_type"), QStringLiteral("Bearer")}});
 }
 
-bool SandboxAuth::isAuthorized(const QByteArray &authorizationHeader) const {
+bool SandboxAuth::isAuthorized(const QByteArray &authorizationHeader) const
+{
     const QByteArray prefix = QByteArrayLiteral("bearer ");
     if (!authorizationHeader.toLower().startsWith(prefix))
         return false;

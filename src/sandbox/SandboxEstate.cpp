@@ -15,25 +15,29 @@ namespace {
 using L1 = QLatin1String;
 namespace Ids = SandboxIds;
 
-QJsonObject obj(std::initializer_list<std::pair<const char *, QJsonValue>> members) {
+QJsonObject obj(std::initializer_list<std::pair<const char *, QJsonValue>> members)
+{
     QJsonObject o;
     for (const auto &[key, value] : members)
         o.insert(QLatin1String(key), value);
     return o;
 }
 
-QJsonArray ints(std::initializer_list<int> values) {
+QJsonArray ints(std::initializer_list<int> values)
+{
     QJsonArray a;
     for (int v : values)
         a.append(v);
     return a;
 }
 
-QString seedTime(int day) {
+QString seedTime(int day)
+{
     return QStringLiteral("2025-11-%1T09:00:00Z").arg(day, 2, 10, QLatin1Char('0'));
 }
 
-QJsonObject changeLog(const QString &when) {
+QJsonObject changeLog(const QString &when)
+{
     return obj({{"createdBy", L1("sandbox-user")},
                 {"createdByFullName", L1("Sandbox User")},
                 {"createdByEmail", L1("sandbox-user@example.com")},
@@ -42,31 +46,37 @@ QJsonObject changeLog(const QString &when) {
                 {"updatedDateTime", when}});
 }
 
-QJsonArray notifications() {
+QJsonArray notifications()
+{
     return QJsonArray{obj({{"type", L1("ALL")}, {"emails", QJsonArray{L1("noc@example.com")}}})};
 }
 
-QString str(const QJsonObject &o, const char *path) {
+QString str(const QJsonObject &o, const char *path)
+{
     return SandboxSearch::valueAt(o, QLatin1String(path)).toString();
 }
 
 } // namespace
 
 SandboxEstate::SandboxEstate(const Clock *clock)
-    : m_clock(clock ? clock : Clock::system()) {
+    : m_clock(clock ? clock : Clock::system())
+{
     seed(QStringLiteral("http://127.0.0.1"));
 }
 
-QString SandboxEstate::href(const QString &collection, const QString &id) const {
+QString SandboxEstate::href(const QString &collection, const QString &id) const
+{
     return m_baseUrl + QStringLiteral("/fabric/v4/") + collection + QLatin1Char('/') + id;
 }
 
-void SandboxEstate::setProvisioning(int delayMs, int readsBeforeReady) {
+void SandboxEstate::setProvisioning(int delayMs, int readsBeforeReady)
+{
     m_delayMs = delayMs;
     m_readsBeforeReady = readsBeforeReady;
 }
 
-QList<SandboxResource> &SandboxEstate::resources(SandboxKind kind) {
+QList<SandboxResource> &SandboxEstate::resources(SandboxKind kind)
+{
     switch (kind) {
     case SandboxKind::Connection:
         return m_connections;
@@ -78,12 +88,14 @@ QList<SandboxResource> &SandboxEstate::resources(SandboxKind kind) {
     return m_tokens;
 }
 
-const QList<SandboxResource> &SandboxEstate::resources(SandboxKind kind) const {
+const QList<SandboxResource> &SandboxEstate::resources(SandboxKind kind) const
+{
     return const_cast<SandboxEstate *>(this)->resources(kind);
 }
 
 namespace {
-const QJsonObject *findIn(const QList<QJsonObject> &list, const char *key, const QString &value) {
+const QJsonObject *findIn(const QList<QJsonObject> &list, const char *key, const QString &value)
+{
     for (const QJsonObject &o : list) {
         if (o.value(QLatin1String(key)).toString() == value)
             return &o;
@@ -92,20 +104,25 @@ const QJsonObject *findIn(const QList<QJsonObject> &list, const char *key, const
 }
 } // namespace
 
-const QJsonObject *SandboxEstate::metro(const QString &code) const {
+const QJsonObject *SandboxEstate::metro(const QString &code) const
+{
     return findIn(m_metros, "code", code);
 }
-const QJsonObject *SandboxEstate::port(const QString &uuid) const {
+const QJsonObject *SandboxEstate::port(const QString &uuid) const
+{
     return findIn(m_ports, "uuid", uuid);
 }
-const QJsonObject *SandboxEstate::serviceProfile(const QString &uuid) const {
+const QJsonObject *SandboxEstate::serviceProfile(const QString &uuid) const
+{
     return findIn(m_profiles, "uuid", uuid);
 }
-const QJsonObject *SandboxEstate::router(const QString &uuid) const {
+const QJsonObject *SandboxEstate::router(const QString &uuid) const
+{
     return findIn(m_routers, "uuid", uuid);
 }
 
-SandboxResource *SandboxEstate::find(SandboxKind kind, const QString &uuid) {
+SandboxResource *SandboxEstate::find(SandboxKind kind, const QString &uuid)
+{
     for (SandboxResource &r : resources(kind)) {
         if (r.json.value(QStringLiteral("uuid")).toString() == uuid)
             return &r;
@@ -113,15 +130,18 @@ SandboxResource *SandboxEstate::find(SandboxKind kind, const QString &uuid) {
     return nullptr;
 }
 
-const SandboxResource *SandboxEstate::find(SandboxKind kind, const QString &uuid) const {
+const SandboxResource *SandboxEstate::find(SandboxKind kind, const QString &uuid) const
+{
     return const_cast<SandboxEstate *>(this)->find(kind, uuid);
 }
 
-QString SandboxEstate::nowIso() const {
+QString SandboxEstate::nowIso() const
+{
     return QDateTime::fromMSecsSinceEpoch(m_clock->nowMs(), Qt::UTC).toString(Qt::ISODateWithMs);
 }
 
-QJsonObject SandboxEstate::account() const {
+QJsonObject SandboxEstate::account() const
+{
     return obj({{"accountNumber", Ids::AccountNumber},
                 {"accountName", L1("Fabric Broker Sandbox")},
                 {"orgId", 91001},
@@ -129,7 +149,8 @@ QJsonObject SandboxEstate::account() const {
                 {"globalCustId", L1("0016u00000SANDBOX")}});
 }
 
-SandboxResource &SandboxEstate::add(SandboxKind kind, const QJsonObject &json) {
+SandboxResource &SandboxEstate::add(SandboxKind kind, const QJsonObject &json)
+{
     SandboxResource r;
     r.json = json;
     r.createdMs = m_clock->nowMs();
@@ -138,13 +159,15 @@ SandboxResource &SandboxEstate::add(SandboxKind kind, const QJsonObject &json) {
     return resources(kind).last();
 }
 
-QJsonObject SandboxEstate::read(SandboxKind kind, SandboxResource &resource) {
+QJsonObject SandboxEstate::read(SandboxKind kind, SandboxResource &resource)
+{
     settle(kind, resource);
     ++resource.reads;
     return resource.json;
 }
 
-void SandboxEstate::settle(SandboxKind kind, SandboxResource &r) const {
+void SandboxEstate::settle(SandboxKind kind, SandboxResource &r) const
+{
     if (!r.pending)
         return;
     const bool due =
@@ -182,7 +205,8 @@ void SandboxEstate::settle(SandboxKind kind, SandboxResource &r) const {
     }
 }
 
-QJsonObject SandboxEstate::enrichAccessPoint(const QJsonObject &accessPoint) const {
+QJsonObject SandboxEstate::enrichAccessPoint(const QJsonObject &accessPoint) const
+{
     QJsonObject ap = accessPoint;
     const QString type = ap.value(QStringLiteral("type")).toString();
     const auto withLocationOfMetro = [&](const QString &code) {
@@ -250,7 +274,8 @@ struct VlanUse {
 };
 
 void vlanUses(const QList<SandboxResource> &connections, const QList<SandboxResource> &tokens,
-              const QString &portUuid, QList<VlanUse> *out) {
+              const QString &portUuid, QList<VlanUse> *out)
+{
     for (const SandboxResource &r : connections) {
         for (const char *side : {"aSide", "zSide"}) {
             const QJsonObject ap = r.json.value(QLatin1String(side))
@@ -294,7 +319,8 @@ void vlanUses(const QList<SandboxResource> &connections, const QList<SandboxReso
     }
 }
 
-bool sameVlan(const QJsonObject &a, const QJsonObject &b) {
+bool sameVlan(const QJsonObject &a, const QJsonObject &b)
+{
     const auto tag = [](const QJsonObject &lp, const char *key) {
         return lp.value(QLatin1String(key)).toInt(-1);
     };
@@ -317,7 +343,8 @@ bool sameVlan(const QJsonObject &a, const QJsonObject &b) {
 
 } // namespace
 
-QJsonArray SandboxEstate::linkProtocols(const QString &portUuid) const {
+QJsonArray SandboxEstate::linkProtocols(const QString &portUuid) const
+{
     QList<VlanUse> uses;
     vlanUses(m_connections, m_tokens, portUuid, &uses);
     QJsonArray out;
@@ -343,7 +370,8 @@ QJsonArray SandboxEstate::linkProtocols(const QString &portUuid) const {
     return out;
 }
 
-bool SandboxEstate::vlanInUse(const QString &portUuid, const QJsonObject &linkProtocol) const {
+bool SandboxEstate::vlanInUse(const QString &portUuid, const QJsonObject &linkProtocol) const
+{
     QList<VlanUse> uses;
     vlanUses(m_connections, m_tokens, portUuid, &uses);
     for (const VlanUse &u : uses) {
@@ -355,7 +383,8 @@ bool SandboxEstate::vlanInUse(const QString &portUuid, const QJsonObject &linkPr
 
 // ---- seeding ------------------------------------------------------------------------------
 
-void SandboxEstate::seed(const QString &baseUrl) {
+void SandboxEstate::seed(const QString &baseUrl)
+{
     m_baseUrl = baseUrl;
     m_metros.clear();
     m_ports.clear();
@@ -375,7 +404,8 @@ void SandboxEstate::seed(const QString &baseUrl) {
                {1000, 600}, {2000, 900}, {5000, 1500}, {10000, 2500}};
 }
 
-void SandboxEstate::seedMetros() {
+void SandboxEstate::seedMetros()
+{
     struct M {
         const char *code, *name, *region, *country;
         double lat, lon;
@@ -415,7 +445,8 @@ void SandboxEstate::seedMetros() {
     }
 }
 
-void SandboxEstate::seedPorts() {
+void SandboxEstate::seedPorts()
+{
     struct P {
         QLatin1String uuid;
         const char *name, *metro, *ibx, *encapsulation;
@@ -474,7 +505,8 @@ void SandboxEstate::seedPorts() {
     }
 }
 
-void SandboxEstate::seedProfiles() {
+void SandboxEstate::seedProfiles()
+{
     struct Metro {
         const char *code;
         std::initializer_list<std::pair<const char *, const char *>> regions;
@@ -567,7 +599,8 @@ void SandboxEstate::seedProfiles() {
             serviceMetros({{"SV", {}}, {"NY", {}}, {"LD", {}}, {"SG", {}}}), "Managed Services");
 }
 
-void SandboxEstate::seedRouters() {
+void SandboxEstate::seedRouters()
+{
     struct R {
         QLatin1String uuid;
         const char *name, *metro, *package;
@@ -598,7 +631,8 @@ void SandboxEstate::seedRouters() {
     }
 }
 
-void SandboxEstate::seedNetworks() {
+void SandboxEstate::seedNetworks()
+{
     struct N {
         QLatin1String uuid;
         const char *name, *type, *scope, *region;
@@ -627,7 +661,8 @@ void SandboxEstate::seedNetworks() {
     }
 }
 
-void SandboxEstate::seedTokens() {
+void SandboxEstate::seedTokens()
+{
     const auto token = [&](QLatin1String uuid, const char *name, const char *state,
                            const char *expires, QLatin1String portUuid, int vlan) {
         const QJsonObject *p = port(portUuid);
@@ -667,7 +702,8 @@ void SandboxEstate::seedTokens() {
           Ids::PortLd, 450);
 }
 
-void SandboxEstate::seedConnections() {
+void SandboxEstate::seedConnections()
+{
     const auto colo = [&](QLatin1String portUuid, QJsonObject linkProtocol) {
         return enrichAccessPoint(obj({{"type", L1("COLO")},
                                       {"port", obj({{"uuid", portUuid}})},
@@ -734,7 +770,8 @@ void SandboxEstate::seedConnections() {
 
 // ---- description --------------------------------------------------------------------------
 
-QJsonObject SandboxEstate::toJson() const {
+QJsonObject SandboxEstate::toJson() const
+{
     const auto arr = [](const QList<QJsonObject> &list) {
         QJsonArray a;
         for (const QJsonObject &o : list)
@@ -769,7 +806,8 @@ QJsonObject SandboxEstate::toJson() const {
                                   {"rates", rates}})}});
 }
 
-QString SandboxEstate::describe() const {
+QString SandboxEstate::describe() const
+{
     QString text;
     QTextStream out(&text);
     const auto vlanText = [](const QJsonObject &lp) {

@@ -4,27 +4,31 @@
 
 namespace fb {
 
-SandboxReply SandboxReply::json(int status, const QJsonObject &object) {
+SandboxReply SandboxReply::json(int status, const QJsonObject &object)
+{
     SandboxReply r;
     r.status = status;
     r.body = QJsonDocument(object).toJson(QJsonDocument::Compact);
     return r;
 }
 
-SandboxReply SandboxReply::json(int status, const QJsonArray &array) {
+SandboxReply SandboxReply::json(int status, const QJsonArray &array)
+{
     SandboxReply r;
     r.status = status;
     r.body = QJsonDocument(array).toJson(QJsonDocument::Compact);
     return r;
 }
 
-SandboxReply SandboxReply::errors(int status, const QJsonArray &errorList) {
+SandboxReply SandboxReply::errors(int status, const QJsonArray &errorList)
+{
     return json(status, errorList);
 }
 
 SandboxReply SandboxReply::error(int status, const QString &code, const QString &message,
                                  const QString &correlationId, const QString &details,
-                                 const QString &property, const QString &reason) {
+                                 const QString &property, const QString &reason)
+{
     QList<QPair<QString, QString>> info;
     if (!property.isEmpty() || !reason.isEmpty())
         info.append({property, reason});
@@ -33,7 +37,8 @@ SandboxReply SandboxReply::error(int status, const QString &code, const QString 
 
 QJsonObject fabricError(const QString &code, const QString &message, const QString &correlationId,
                         const QString &details,
-                        const QList<QPair<QString, QString>> &additionalInfo) {
+                        const QList<QPair<QString, QString>> &additionalInfo)
+{
     QJsonObject e{{QStringLiteral("errorCode"), code},
                   {QStringLiteral("errorMessage"), message},
                   {QStringLiteral("correlationId"), correlationId}};
@@ -54,7 +59,8 @@ QJsonObject fabricError(const QString &code, const QString &message, const QStri
     return e;
 }
 
-QByteArray httpReasonPhrase(int status) {
+QByteArray httpReasonPhrase(int status)
+{
     switch (status) {
     case 200:
         return QByteArrayLiteral("OK");

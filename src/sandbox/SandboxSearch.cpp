@@ -9,7 +9,8 @@ namespace fb {
 
 namespace {
 
-void collect(const QJsonValue &node, const QStringList &parts, int index, QJsonArray *out) {
+void collect(const QJsonValue &node, const QStringList &parts, int index, QJsonArray *out)
+{
     if (node.isArray()) {
         const QJsonArray array = node.toArray();
         for (const QJsonValue &element : array)
@@ -29,7 +30,8 @@ void collect(const QJsonValue &node, const QStringList &parts, int index, QJsonA
     collect(child, parts, index + 1, out);
 }
 
-QString scalarText(const QJsonValue &v) {
+QString scalarText(const QJsonValue &v)
+{
     if (v.isString())
         return v.toString();
     if (v.isBool())
@@ -44,7 +46,8 @@ QString scalarText(const QJsonValue &v) {
 }
 
 // <0, 0, >0; numbers compare numerically when both sides are numbers.
-int compareScalar(const QJsonValue &actual, const QString &expected) {
+int compareScalar(const QJsonValue &actual, const QString &expected)
+{
     bool okA = false;
     bool okB = false;
     const double a = scalarText(actual).toDouble(&okA);
@@ -54,7 +57,8 @@ int compareScalar(const QJsonValue &actual, const QString &expected) {
     return QString::compare(scalarText(actual), expected, Qt::CaseSensitive);
 }
 
-bool likeMatch(const QString &text, const QString &pattern, Qt::CaseSensitivity cs) {
+bool likeMatch(const QString &text, const QString &pattern, Qt::CaseSensitivity cs)
+{
     if (!pattern.contains(QLatin1Char('%')) && !pattern.contains(QLatin1Char('_')))
         return text.contains(pattern, cs);
     QString rx;
@@ -72,7 +76,8 @@ bool likeMatch(const QString &text, const QString &pattern, Qt::CaseSensitivity 
     return re.match(text).hasMatch();
 }
 
-const QStringList &knownOperators() {
+const QStringList &knownOperators()
+{
     static const QStringList ops{
         QStringLiteral("="),       QStringLiteral("!="),         QStringLiteral(">"),
         QStringLiteral(">="),      QStringLiteral("<"),          QStringLiteral("<="),
@@ -83,11 +88,13 @@ const QStringList &knownOperators() {
     return ops;
 }
 
-bool anyValue(const QJsonArray &actual, const std::function<bool(const QJsonValue &)> &pred) {
+bool anyValue(const QJsonArray &actual, const std::function<bool(const QJsonValue &)> &pred)
+{
     return std::any_of(actual.begin(), actual.end(), pred);
 }
 
-bool evalSimple(const QJsonObject &expr, const QJsonObject &item) {
+bool evalSimple(const QJsonObject &expr, const QJsonObject &item)
+{
     const QString property = expr.value(QStringLiteral("property")).toString();
     const QString op = expr.value(QStringLiteral("operator")).toString().toUpper();
     QStringList values;
@@ -147,19 +154,22 @@ bool evalSimple(const QJsonObject &expr, const QJsonObject &item) {
 
 } // namespace
 
-QJsonArray SandboxSearch::valuesAt(const QJsonValue &root, const QString &property) {
+QJsonArray SandboxSearch::valuesAt(const QJsonValue &root, const QString &property)
+{
     QJsonArray out;
     const QStringList parts = property.split(QLatin1Char('/'), Qt::SkipEmptyParts);
     collect(root, parts, 0, &out);
     return out;
 }
 
-QJsonValue SandboxSearch::valueAt(const QJsonValue &root, const QString &property) {
+QJsonValue SandboxSearch::valueAt(const QJsonValue &root, const QString &property)
+{
     const QJsonArray all = valuesAt(root, property);
     return all.isEmpty() ? QJsonValue(QJsonValue::Undefined) : all.first();
 }
 
-QString SandboxSearch::validateFilter(const QJsonValue &filter, const QString &path) {
+QString SandboxSearch::validateFilter(const QJsonValue &filter, const QString &path)
+{
     if (filter.isUndefined() || filter.isNull())
         return {};
     if (!filter.isObject())
@@ -194,7 +204,8 @@ QString SandboxSearch::validateFilter(const QJsonValue &filter, const QString &p
     return {};
 }
 
-bool SandboxSearch::matches(const QJsonValue &filter, const QJsonObject &item, QString *error) {
+bool SandboxSearch::matches(const QJsonValue &filter, const QJsonObject &item, QString *error)
+{
     if (filter.isUndefined() || filter.isNull())
         return true;
     const QString problem = validateFilter(filter, QStringLiteral("filter"));
@@ -225,7 +236,8 @@ bool SandboxSearch::matches(const QJsonValue &filter, const QJsonObject &item, Q
     return evalSimple(f, item);
 }
 
-void SandboxSearch::sort(QJsonArray &items, const QJsonArray &criteria) {
+void SandboxSearch::sort(QJsonArray &items, const QJsonArray &criteria)
+{
     if (criteria.isEmpty())
         return;
     QList<QJsonValue> list(items.begin(), items.end());
@@ -249,7 +261,8 @@ void SandboxSearch::sort(QJsonArray &items, const QJsonArray &criteria) {
     items = out;
 }
 
-QString SandboxSearch::readPage(const QJsonObject &pagination, Page *page) {
+QString SandboxSearch::readPage(const QJsonObject &pagination, Page *page)
+{
     if (pagination.contains(QStringLiteral("offset"))) {
         const QJsonValue v = pagination.value(QStringLiteral("offset"));
         if (!v.isDouble() || v.toDouble() < 0)
@@ -265,7 +278,8 @@ QString SandboxSearch::readPage(const QJsonObject &pagination, Page *page) {
     return {};
 }
 
-QString SandboxSearch::readPage(const QUrlQuery &query, Page *page) {
+QString SandboxSearch::readPage(const QUrlQuery &query, Page *page)
+{
     bool ok = true;
     if (query.hasQueryItem(QStringLiteral("offset"))) {
         page->offset = query.queryItemValue(QStringLiteral("offset")).toInt(&ok);
@@ -281,7 +295,8 @@ QString SandboxSearch::readPage(const QUrlQuery &query, Page *page) {
 }
 
 QJsonObject SandboxSearch::pageOf(const QJsonArray &items, const Page &page,
-                                  const QString &basePath) {
+                                  const QString &basePath)
+{
     QJsonArray data;
     const qsizetype total = items.size();
     for (qsizetype i = page.offset; i < total && i < qsizetype(page.offset) + page.limit; ++i)

@@ -12,14 +12,16 @@ namespace {
 
 using L1 = QLatin1String;
 
-QStringList list(std::initializer_list<const char *> items) {
+QStringList list(std::initializer_list<const char *> items)
+{
     QStringList out;
     for (const char *s : items)
         out << QLatin1String(s);
     return out;
 }
 
-const QStringList &connectionTypes() {
+const QStringList &connectionTypes()
+{
     static const QStringList t =
         list({"EVPL_VC", "EPL_VC", "EC_VC", "IP_VC", "ACCESS_EPL_VC", "EIA_VC", "EVPLAN_VC",
               "EPLAN_VC", "EVPTREE_VC", "EPTREE_VC", "IPWAN_VC", "IA_VC"});
@@ -31,12 +33,16 @@ class Schema {
 public:
     Schema(const SandboxValidator &v, QJsonArray *errors)
         : m_v(v)
-        , m_errors(errors) {}
-    void fail(const QString &path, const QString &reason) {
+        , m_errors(errors)
+    {
+    }
+    void fail(const QString &path, const QString &reason)
+    {
         m_errors->append(m_v.invalidArgument(path, reason));
     }
     bool has(const QJsonObject &o, const char *key) const { return o.contains(L1(key)); }
-    QJsonObject object(const QJsonObject &o, const char *key, const QString &path, bool required) {
+    QJsonObject object(const QJsonObject &o, const char *key, const QString &path, bool required)
+    {
         const QJsonValue v = o.value(L1(key));
         if (v.isUndefined()) {
             if (required)
@@ -50,7 +56,8 @@ public:
         return v.toObject();
     }
     QString string(const QJsonObject &o, const char *key, const QString &path, bool required,
-                   const QStringList &allowed = {}) {
+                   const QStringList &allowed = {})
+    {
         const QJsonValue v = o.value(L1(key));
         if (v.isUndefined()) {
             if (required)
@@ -69,7 +76,8 @@ public:
         return v.toString();
     }
     void integer(const QJsonObject &o, const char *key, const QString &path, bool required,
-                 double min, double max) {
+                 double min, double max)
+    {
         const QJsonValue v = o.value(L1(key));
         if (v.isUndefined()) {
             if (required)
@@ -82,7 +90,8 @@ public:
                                       .arg(qint64(min))
                                       .arg(qint64(max)));
     }
-    void notifications(const QJsonObject &o, const QString &path, bool required) {
+    void notifications(const QJsonObject &o, const QString &path, bool required)
+    {
         const QJsonValue v = o.value(QStringLiteral("notifications"));
         if (v.isUndefined()) {
             if (required)
@@ -110,7 +119,8 @@ public:
                 fail(p + QStringLiteral(".emails"), QStringLiteral("must be a non-empty array"));
         }
     }
-    void linkProtocol(const QJsonObject &owner, const QString &path) {
+    void linkProtocol(const QJsonObject &owner, const QString &path)
+    {
         const QJsonObject lp = object(owner, "linkProtocol", path, true);
         if (lp.isEmpty())
             return;
@@ -124,7 +134,8 @@ public:
             integer(lp, "vlanCTag", p, false, 2, 4094);
         }
     }
-    static QString join(const QString &path, const char *key) {
+    static QString join(const QString &path, const char *key)
+    {
         return path.isEmpty() ? QString(L1(key)) : path + QLatin1Char('.') + L1(key);
     }
 
@@ -137,10 +148,12 @@ private:
 
 SandboxValidator::SandboxValidator(const SandboxEstate &estate, const QString &correlationId)
     : m_estate(estate)
-    , m_correlationId(correlationId) {}
+    , m_correlationId(correlationId)
+{
+}
 
-QJsonObject SandboxValidator::invalidArgument(const QString &property,
-                                              const QString &reason) const {
+QJsonObject SandboxValidator::invalidArgument(const QString &property, const QString &reason) const
+{
     return fabricError(SandboxErrors::InvalidArgument, SandboxErrors::InvalidArgumentMessage,
                        m_correlationId, {}, {{property, reason}});
 }
@@ -148,7 +161,8 @@ QJsonObject SandboxValidator::invalidArgument(const QString &property,
 // ---- connections --------------------------------------------------------------------------
 
 void SandboxValidator::checkAccessPoint(const QJsonObject &ap, const QString &path,
-                                        QJsonArray *errors) const {
+                                        QJsonArray *errors) const
+{
     Schema s(*this, errors);
     const QString type =
         s.string(ap, "type", path, true,
@@ -179,7 +193,8 @@ void SandboxValidator::checkAccessPoint(const QJsonObject &ap, const QString &pa
     }
 }
 
-QJsonArray SandboxValidator::connectionSchema(const QJsonObject &body) const {
+QJsonArray SandboxValidator::connectionSchema(const QJsonObject &body) const
+{
     QJsonArray errors;
     Schema s(*this, &errors);
     s.string(body, "type", {}, true, connectionTypes());
@@ -215,7 +230,8 @@ QJsonArray SandboxValidator::connectionSchema(const QJsonObject &body) const {
     return errors;
 }
 
-QJsonArray SandboxValidator::connectionRules(const QJsonObject &body) const {
+QJsonArray SandboxValidator::connectionRules(const QJsonObject &body) const
+{
     QJsonArray errors;
     const int bandwidth = body.value(QStringLiteral("bandwidth")).toInt();
     for (const char *side : {"aSide", "zSide"}) {
@@ -341,7 +357,8 @@ QJsonArray SandboxValidator::connectionRules(const QJsonObject &body) const {
 
 // ---- networks -----------------------------------------------------------------------------
 
-QJsonArray SandboxValidator::networkSchema(const QJsonObject &body) const {
+QJsonArray SandboxValidator::networkSchema(const QJsonObject &body) const
+{
     QJsonArray errors;
     Schema s(*this, &errors);
     s.string(body, "type", {}, true, list({"EVPLAN", "EPLAN", "IPWAN", "EVPTREE", "EPTREE"}));
@@ -360,7 +377,8 @@ QJsonArray SandboxValidator::networkSchema(const QJsonObject &body) const {
     return errors;
 }
 
-QJsonArray SandboxValidator::networkRules(const QJsonObject &body) const {
+QJsonArray SandboxValidator::networkRules(const QJsonObject &body) const
+{
     QJsonArray errors;
     const QString metroCode =
         SandboxSearch::valueAt(body, QStringLiteral("/location/metroCode")).toString();
@@ -373,7 +391,8 @@ QJsonArray SandboxValidator::networkRules(const QJsonObject &body) const {
 // ---- service tokens -----------------------------------------------------------------------
 
 void SandboxValidator::checkSelector(const QJsonObject &selector, const QString &path,
-                                     QJsonArray *errors) const {
+                                     QJsonArray *errors) const
+{
     Schema s(*this, errors);
     const QString type = s.string(selector, "type", path, true, list({"COLO", "VD", "NETWORK"}));
     if (type == QLatin1String("COLO")) {
@@ -388,7 +407,8 @@ void SandboxValidator::checkSelector(const QJsonObject &selector, const QString 
     }
 }
 
-QJsonArray SandboxValidator::serviceTokenSchema(const QJsonObject &body) const {
+QJsonArray SandboxValidator::serviceTokenSchema(const QJsonObject &body) const
+{
     QJsonArray errors;
     Schema s(*this, &errors);
     s.string(body, "type", {}, true, list({"VC_TOKEN", "EPL_TOKEN"}));
@@ -427,7 +447,8 @@ QJsonArray SandboxValidator::serviceTokenSchema(const QJsonObject &body) const {
     return errors;
 }
 
-QJsonArray SandboxValidator::serviceTokenRules(const QJsonObject &body) const {
+QJsonArray SandboxValidator::serviceTokenRules(const QJsonObject &body) const
+{
     QJsonArray errors;
     const QDateTime expiry = QDateTime::fromString(
         body.value(QStringLiteral("expirationDateTime")).toString(), Qt::ISODate);

@@ -6,14 +6,15 @@
 #include <QJsonObject>
 #include <QJsonValue>
 #include <QLoggingCategory>
-#include <cstdio>
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <utility>
 
 namespace fbfuzz {
 
-inline void initApp() {
+inline void initApp()
+{
     static int argc = 1;
     static char name[] = "fuzz";
     static char *argv[] = {name, nullptr};
@@ -24,14 +25,16 @@ inline void initApp() {
     }
 }
 
-[[noreturn]] inline void fail(const char *what) {
+[[noreturn]] inline void fail(const char *what)
+{
     std::fprintf(stderr, "fuzz property violated: %s\n", what);
     std::abort();
 }
 
 // JSON equality with numbers compared as IEEE doubles (RFC 8785 / I-JSON semantics): Qt keeps
 // integers that fit in qint64 exactly, canonical JSON does not.
-inline bool sameJson(const QJsonValue &a, const QJsonValue &b) {
+inline bool sameJson(const QJsonValue &a, const QJsonValue &b)
+{
     if (a.isDouble() && b.isDouble())
         return a.toDouble() == b.toDouble();
     if (a.type() != b.type())

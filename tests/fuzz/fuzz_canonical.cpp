@@ -6,7 +6,8 @@
 
 #include <QJsonDocument>
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
     const QByteArray input(reinterpret_cast<const char *>(data), qsizetype(size));
     QString error;
     const std::optional<QByteArray> out = fb::canonicalizeText(input, &error);

@@ -9,7 +9,8 @@
 
 #include <QJsonDocument>
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
     const QByteArray input(reinterpret_cast<const char *>(data), qsizetype(size));
     QJsonParseError err;
     // Scalars too: the MCP layer hands whatever "spec" holds to the validator.

@@ -5,7 +5,8 @@
 #include "FuzzCommon.h"
 #include "fabric/FabricParsing.h"
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
     const QByteArray input(reinterpret_cast<const char *>(data), qsizetype(size));
     QString error;
     const std::optional<QJsonValue> parsed = fb::parseStrictJson(input, &error);

@@ -22,17 +22,30 @@ using namespace fb::mcp;
 
 namespace {
 
-ToolRegistry *registry() {
+ToolRegistry *registry()
+{
     static ToolRegistry *r = [] {
         auto *reg = new ToolRegistry;
         const QJsonObject objectSchema{{"type", "object"}};
-        reg->registerTool({"echo", "Echo", "Echoes its arguments", objectSchema, objectSchema, {},
-                           "read", [](ToolCall *c) {
+        reg->registerTool({"echo",
+                           "Echo",
+                           "Echoes its arguments",
+                           objectSchema,
+                           objectSchema,
+                           {},
+                           "read",
+                           [](ToolCall *c) {
                                c->progress(1, 2, "half");
                                c->finishStructured(QJsonObject{{"args", c->arguments()}}, "echo");
                            }});
-        reg->registerTool({"later", "Later", "Finishes on the next event-loop turn", objectSchema,
-                           {}, {}, "read", [](ToolCall *c) {
+        reg->registerTool({"later",
+                           "Later",
+                           "Finishes on the next event-loop turn",
+                           objectSchema,
+                           {},
+                           {},
+                           "read",
+                           [](ToolCall *c) {
                                QPointer<ToolCall> p(c);
                                QTimer::singleShot(0, c, [p] {
                                    if (p)
@@ -63,12 +76,21 @@ ToolRegistry *registry() {
                     });
             };
         };
-        reg->registerTool({"ask", "Ask", "Elicits", objectSchema, {}, {}, "read",
-                           asking("elicitation/create")});
-        reg->registerTool({"ping_client", "Ping", "Pings the client", objectSchema, {}, {},
-                           "read", asking("ping")});
-        reg->registerTool({"gated", "Gated", "Not served", objectSchema, {}, {}, "mutate",
-                           [](ToolCall *c) { fbfuzz::fail("a tool outside the served toolsets ran"); (void)c; }});
+        reg->registerTool(
+            {"ask", "Ask", "Elicits", objectSchema, {}, {}, "read", asking("elicitation/create")});
+        reg->registerTool({"ping_client",
+                           "Ping",
+                           "Pings the client",
+                           objectSchema,
+                           {},
+                           {},
+                           "read",
+                           asking("ping")});
+        reg->registerTool(
+            {"gated", "Gated", "Not served", objectSchema, {}, {}, "mutate", [](ToolCall *c) {
+                 fbfuzz::fail("a tool outside the served toolsets ran");
+                 (void)c;
+             }});
         return reg;
     }();
     return r;
@@ -77,9 +99,11 @@ ToolRegistry *registry() {
 const QByteArray kHandshake =
     "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{\"protocolVersion\":"
     "\"2025-06-18\",\"capabilities\":{\"elicitation\":{\"form\":{}}},\"clientInfo\":{\"name\":"
-    "\"fuzz\",\"version\":\"1\"}}}\n{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n";
+    "\"fuzz\",\"version\":\"1\"}}}\n{\"jsonrpc\":\"2.0\",\"method\":\"notifications/"
+    "initialized\"}\n";
 
-void pump(int turns) {
+void pump(int turns)
+{
     for (int i = 0; i < turns; ++i) {
         QCoreApplication::sendPostedEvents();
         QCoreApplication::sendPostedEvents(nullptr, QEvent::DeferredDelete);
@@ -89,13 +113,15 @@ void pump(int turns) {
 
 } // namespace
 
-extern "C" int LLVMFuzzerInitialize(int *, char ***) {
+extern "C" int LLVMFuzzerInitialize(int *, char ***)
+{
     fbfuzz::initApp();
     (void)registry();
     return 0;
 }
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
     if (size == 0)
         return 0;
     const int control = data[0];
@@ -113,8 +139,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         fbtest::PipeEnd clientEnd, serverEnd;
         clientEnd.setPeer(&serverEnd);
         serverEnd.setPeer(&clientEnd);
-        QObject::connect(&clientEnd, &QIODevice::readyRead,
-                         [&] { output += clientEnd.readAll(); });
+        QObject::connect(&clientEnd, &QIODevice::readyRead, [&] { output += clientEnd.readAll(); });
         McpServer server(registry(), options);
         server.serveStdio(&serverEnd, &serverEnd);
         pump(1);

@@ -87,7 +87,9 @@ struct BrokerHarness {
     {
         const int id = nextId++;
         send({{"jsonrpc", "2.0"}, {"id", id}, {"method", method}, {"params", params}});
-        return waitFor([id](const QJsonObject &m) { return m.value("id").toInt(-1) == id && !m.contains("method"); });
+        return waitFor([id](const QJsonObject &m) {
+            return m.value("id").toInt(-1) == id && !m.contains("method");
+        });
     }
 
     void initialize(bool elicitation = true)
@@ -95,9 +97,10 @@ struct BrokerHarness {
         QJsonObject caps;
         if (elicitation)
             caps.insert("elicitation", QJsonObject{{"form", QJsonObject{}}});
-        const QJsonObject r = request("initialize", {{"protocolVersion", "2025-11-25"},
-                                                     {"capabilities", caps},
-                                                     {"clientInfo", QJsonObject{{"name", "harness"}, {"version", "1"}}}});
+        const QJsonObject r = request(
+            "initialize", {{"protocolVersion", "2025-11-25"},
+                           {"capabilities", caps},
+                           {"clientInfo", QJsonObject{{"name", "harness"}, {"version", "1"}}}});
         QVERIFY(r.contains("result"));
         send({{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}});
     }
@@ -117,15 +120,20 @@ struct BrokerHarness {
             {"type", "EVPL_VC"},
             {"name", QStringLiteral("harness-%1").arg(vlan)},
             {"bandwidth", 50},
-            {"notifications", QJsonArray{QJsonObject{{"type", "ALL"}, {"emails", QJsonArray{"netops@example.com"}}}}},
-            {"aSide", QJsonObject{{"accessPoint", QJsonObject{{"type", "COLO"},
-                                                               {"port", QJsonObject{{"uuid", port}}},
-                                                               {"linkProtocol", QJsonObject{{"type", "DOT1Q"}, {"vlanTag", vlan}}}}}}},
-            {"zSide", QJsonObject{{"accessPoint", QJsonObject{{"type", "SP"},
-                                                               {"profile", QJsonObject{{"type", "L2_PROFILE"}, {"uuid", profile}}},
-                                                               {"location", QJsonObject{{"metroCode", "SV"}}},
-                                                               {"sellerRegion", "us-west-1"},
-                                                               {"authenticationKey", "123456789012"}}}}},
+            {"notifications", QJsonArray{QJsonObject{
+                                  {"type", "ALL"}, {"emails", QJsonArray{"netops@example.com"}}}}},
+            {"aSide", QJsonObject{{"accessPoint",
+                                   QJsonObject{{"type", "COLO"},
+                                               {"port", QJsonObject{{"uuid", port}}},
+                                               {"linkProtocol", QJsonObject{{"type", "DOT1Q"},
+                                                                            {"vlanTag", vlan}}}}}}},
+            {"zSide",
+             QJsonObject{{"accessPoint", QJsonObject{{"type", "SP"},
+                                                     {"profile", QJsonObject{{"type", "L2_PROFILE"},
+                                                                             {"uuid", profile}}},
+                                                     {"location", QJsonObject{{"metroCode", "SV"}}},
+                                                     {"sellerRegion", "us-west-1"},
+                                                     {"authenticationKey", "123456789012"}}}}},
         };
     }
 };

@@ -46,7 +46,10 @@ public:
     }
 };
 
-int realCreates(const fb::FabricSandbox &sandbox) { return sandbox.realCreateCount(); }
+int realCreates(const fb::FabricSandbox &sandbox)
+{
+    return sandbox.realCreateCount();
+}
 
 } // namespace
 
@@ -58,22 +61,28 @@ private slots:
         BrokerHarness h;
         h.initialize();
         const QJsonObject proposed =
-            h.callTool("fabric_propose_change",
-                       {{"change_type", "connection_create"}, {"spec", BrokerHarness::connectionSpec(3001)}});
+            h.callTool("fabric_propose_change", {{"change_type", "connection_create"},
+                                                 {"spec", BrokerHarness::connectionSpec(3001)}});
         QVERIFY2(!proposed.value("isError").toBool(), QJsonDocument(proposed).toJson());
-        const QString token = proposed.value("structuredContent").toObject().value("confirm_token").toString();
+        const QString token =
+            proposed.value("structuredContent").toObject().value("confirm_token").toString();
 
         DriftingCompiler drifting;
         h.broker->setCompiler(&drifting);
-        const QJsonObject confirmed = h.callTool("fabric_confirm_change", {{"confirm_token", token}});
+        const QJsonObject confirmed =
+            h.callTool("fabric_confirm_change", {{"confirm_token", token}});
         const QJsonObject s = confirmed.value("structuredContent").toObject();
         QVERIFY(confirmed.value("isError").toBool());
         QCOMPARE(s.value("confirm_checks").toObject(),
-                 QJsonObject({{"proposal_exists", true}, {"not_evicted", true}, {"not_expired", true},
-                              {"not_previously_used", true}, {"request_matches_binding", false}}));
+                 QJsonObject({{"proposal_exists", true},
+                              {"not_evicted", true},
+                              {"not_expired", true},
+                              {"not_previously_used", true},
+                              {"request_matches_binding", false}}));
         QCOMPARE(s.value("failed_check").toString(), QStringLiteral("request_matches_binding"));
         QCOMPARE(s.value("executed").toBool(), false);
-        QCOMPARE(s.value("human_confirmation").toObject().value("status").toString(), QStringLiteral("not_requested"));
+        QCOMPARE(s.value("human_confirmation").toObject().value("status").toString(),
+                 QStringLiteral("not_requested"));
         // Nobody was asked and nothing was sent.
         for (const QJsonObject &m : std::as_const(h.received))
             QVERIFY(m.value("method").toString() != "elicitation/create");
@@ -81,7 +90,11 @@ private slots:
         // And the token is gone.
         h.broker->setCompiler(nullptr);
         const QJsonObject again = h.callTool("fabric_confirm_change", {{"confirm_token", token}});
-        QCOMPARE(again.value("structuredContent").toObject().value("confirm_checks").toObject().value("not_previously_used"),
+        QCOMPARE(again.value("structuredContent")
+                     .toObject()
+                     .value("confirm_checks")
+                     .toObject()
+                     .value("not_previously_used"),
                  QJsonValue(false));
     }
 
@@ -90,14 +103,17 @@ private slots:
         BrokerHarness h;
         h.initialize();
         const QJsonObject proposed =
-            h.callTool("fabric_propose_change",
-                       {{"change_type", "connection_create"}, {"spec", BrokerHarness::connectionSpec(3002)}});
-        const QString token = proposed.value("structuredContent").toObject().value("confirm_token").toString();
+            h.callTool("fabric_propose_change", {{"change_type", "connection_create"},
+                                                 {"spec", BrokerHarness::connectionSpec(3002)}});
+        const QString token =
+            proposed.value("structuredContent").toObject().value("confirm_token").toString();
         BrokenCompiler broken;
         h.broker->setCompiler(&broken);
         const QJsonObject s = h.callTool("fabric_confirm_change", {{"confirm_token", token}})
-                                  .value("structuredContent").toObject();
-        QCOMPARE(s.value("confirm_checks").toObject().value("request_matches_binding"), QJsonValue(false));
+                                  .value("structuredContent")
+                                  .toObject();
+        QCOMPARE(s.value("confirm_checks").toObject().value("request_matches_binding"),
+                 QJsonValue(false));
         QCOMPARE(s.value("executed").toBool(), false);
         QCOMPARE(realCreates(h.sandbox), 0);
     }
@@ -107,17 +123,24 @@ private slots:
         BrokerHarness h;
         h.initialize();
         const QJsonObject spec = BrokerHarness::connectionSpec(3003);
-        const QJsonObject proposed =
-            h.callTool("fabric_propose_change", {{"change_type", "connection_create"}, {"spec", spec}});
+        const QJsonObject proposed = h.callTool(
+            "fabric_propose_change", {{"change_type", "connection_create"}, {"spec", spec}});
         const QJsonObject p = proposed.value("structuredContent").toObject();
         const int id = h.nextId++;
-        h.send({{"jsonrpc", "2.0"}, {"id", id}, {"method", "tools/call"},
+        h.send({{"jsonrpc", "2.0"},
+                {"id", id},
+                {"method", "tools/call"},
                 {"params", QJsonObject{{"name", "fabric_confirm_change"},
-                                       {"arguments", QJsonObject{{"confirm_token", p.value("confirm_token")}}}}}});
-        const QJsonObject elicit = h.waitFor([](const QJsonObject &m) { return m.value("method") == "elicitation/create"; });
-        h.send({{"jsonrpc", "2.0"}, {"id", elicit.value("id")},
-                {"result", QJsonObject{{"action", "accept"}, {"content", QJsonObject{{"confirm", true}}}}}});
-        const QJsonObject r = h.waitFor([id](const QJsonObject &m) { return m.value("id").toInt(-1) == id; });
+                                       {"arguments", QJsonObject{{"confirm_token",
+                                                                  p.value("confirm_token")}}}}}});
+        const QJsonObject elicit = h.waitFor(
+            [](const QJsonObject &m) { return m.value("method") == "elicitation/create"; });
+        h.send({{"jsonrpc", "2.0"},
+                {"id", elicit.value("id")},
+                {"result",
+                 QJsonObject{{"action", "accept"}, {"content", QJsonObject{{"confirm", true}}}}}});
+        const QJsonObject r =
+            h.waitFor([id](const QJsonObject &m) { return m.value("id").toInt(-1) == id; });
         const QJsonObject s = r.value("result").toObject().value("structuredContent").toObject();
         QCOMPARE(s.value("executed").toBool(), true);
         QCOMPARE(realCreates(h.sandbox), 1);
@@ -127,7 +150,8 @@ private slots:
             if (req.method == "POST" && req.path == "/fabric/v4/connections" && !req.dryRun)
                 sent = req.body;
         QCOMPARE(sent, fb::canonicalJson(spec));
-        QCOMPARE(fb::requestSha256(fb::ChangeType::ConnectionCreate, sent), p.value("request_sha256").toString());
+        QCOMPARE(fb::requestSha256(fb::ChangeType::ConnectionCreate, sent),
+                 p.value("request_sha256").toString());
         // And the dry run sent the same bytes.
         QByteArray dry;
         for (const auto &req : h.sandbox.requests())
@@ -143,19 +167,28 @@ private slots:
         h.broker->setAuditSink(&audit);
         h.initialize();
         const QJsonObject proposed =
-            h.callTool("fabric_propose_change",
-                       {{"change_type", "connection_create"}, {"spec", BrokerHarness::connectionSpec(3004)}});
-        const QString token = proposed.value("structuredContent").toObject().value("confirm_token").toString();
+            h.callTool("fabric_propose_change", {{"change_type", "connection_create"},
+                                                 {"spec", BrokerHarness::connectionSpec(3004)}});
+        const QString token =
+            proposed.value("structuredContent").toObject().value("confirm_token").toString();
         const int id = h.nextId++;
-        h.send({{"jsonrpc", "2.0"}, {"id", id}, {"method", "tools/call"},
-                {"params", QJsonObject{{"name", "fabric_confirm_change"}, {"arguments", QJsonObject{{"confirm_token", token}}}}}});
-        const QJsonObject elicit = h.waitFor([](const QJsonObject &m) { return m.value("method") == "elicitation/create"; });
-        h.send({{"jsonrpc", "2.0"}, {"id", elicit.value("id")},
-                {"result", QJsonObject{{"action", "accept"}, {"content", QJsonObject{{"confirm", true}}}}}});
-        const QJsonObject r = h.waitFor([id](const QJsonObject &m) { return m.value("id").toInt(-1) == id; });
+        h.send({{"jsonrpc", "2.0"},
+                {"id", id},
+                {"method", "tools/call"},
+                {"params", QJsonObject{{"name", "fabric_confirm_change"},
+                                       {"arguments", QJsonObject{{"confirm_token", token}}}}}});
+        const QJsonObject elicit = h.waitFor(
+            [](const QJsonObject &m) { return m.value("method") == "elicitation/create"; });
+        h.send({{"jsonrpc", "2.0"},
+                {"id", elicit.value("id")},
+                {"result",
+                 QJsonObject{{"action", "accept"}, {"content", QJsonObject{{"confirm", true}}}}}});
+        const QJsonObject r =
+            h.waitFor([id](const QJsonObject &m) { return m.value("id").toInt(-1) == id; });
         const QJsonObject s = r.value("result").toObject().value("structuredContent").toObject();
         QCOMPARE(s.value("executed").toBool(), false);
-        QCOMPARE(s.value("execution").toObject().value("reason").toString(), QStringLiteral("audit_unavailable"));
+        QCOMPARE(s.value("execution").toObject().value("reason").toString(),
+                 QStringLiteral("audit_unavailable"));
         QCOMPARE(realCreates(h.sandbox), 0);
         QVERIFY(audit.types.contains("proposed"));
         QVERIFY(audit.types.contains("redemption"));

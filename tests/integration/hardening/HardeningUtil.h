@@ -20,7 +20,8 @@
 namespace fbtest {
 
 // VmRSS / VmHWM of this process in KiB (0 when /proc is unavailable).
-inline qint64 procStatusKiB(const char *field) {
+inline qint64 procStatusKiB(const char *field)
+{
     QFile f("/proc/self/status");
     if (!f.open(QIODevice::ReadOnly))
         return 0;
@@ -31,7 +32,10 @@ inline qint64 procStatusKiB(const char *field) {
     }
     return 0;
 }
-inline qint64 rssKiB() { return procStatusKiB("VmRSS"); }
+inline qint64 rssKiB()
+{
+    return procStatusKiB("VmRSS");
+}
 
 #if defined(__SANITIZE_ADDRESS__)
 #define FB_TEST_ASAN 1
@@ -47,7 +51,8 @@ extern "C" void __sanitizer_purge_allocator(void);
 // VmRSS after the allocator gave back what it merely caches: under ASan the quarantine of freed
 // blocks (up to 256 MiB by default) is drained, otherwise glibc's free lists are trimmed. What
 // remains is memory the process actually retains.
-inline qint64 retainedRssKiB() {
+inline qint64 retainedRssKiB()
+{
 #ifdef FB_TEST_ASAN
     __sanitizer_purge_allocator();
 #else
@@ -55,9 +60,13 @@ inline qint64 retainedRssKiB() {
 #endif
     return rssKiB();
 }
-inline qint64 hwmKiB() { return procStatusKiB("VmHWM"); }
+inline qint64 hwmKiB()
+{
+    return procStatusKiB("VmHWM");
+}
 
-inline int rawConnect(const QString &path) {
+inline int rawConnect(const QString &path)
+{
     const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
     sockaddr_un addr{};
     addr.sun_family = AF_UNIX;
@@ -73,7 +82,8 @@ inline int rawConnect(const QString &path) {
 
 // Writes everything, running the event loop while the socket buffer is full. False when the
 // peer is gone or the deadline passes.
-inline bool rawWrite(int fd, const QByteArray &data, int deadlineMs = 20000) {
+inline bool rawWrite(int fd, const QByteArray &data, int deadlineMs = 20000)
+{
     qsizetype off = 0;
     QElapsedTimer t;
     t.start();
@@ -91,7 +101,8 @@ inline bool rawWrite(int fd, const QByteArray &data, int deadlineMs = 20000) {
 }
 
 // Reads what is available (non-blocking); returns false at EOF/error.
-inline bool rawDrain(int fd, QByteArray *into) {
+inline bool rawDrain(int fd, QByteArray *into)
+{
     char buf[65536];
     for (;;) {
         const ssize_t n = ::recv(fd, buf, sizeof buf, MSG_DONTWAIT);
@@ -106,8 +117,10 @@ inline bool rawDrain(int fd, QByteArray *into) {
 }
 
 // Reads lines from fd until pred(lines) or the timeout; returns the parsed objects.
-inline QList<QJsonObject> rawReadUntil(int fd, const std::function<bool(const QList<QJsonObject> &)> &pred,
-                                       int timeoutMs, QByteArray *partial) {
+inline QList<QJsonObject> rawReadUntil(int fd,
+                                       const std::function<bool(const QList<QJsonObject> &)> &pred,
+                                       int timeoutMs, QByteArray *partial)
+{
     QList<QJsonObject> out;
     QElapsedTimer t;
     t.start();
@@ -137,7 +150,8 @@ public:
     int outstanding = -1;
     QElapsedTimer sentAt;
 
-    bool start(const QString &path, int intervalMs = 20) {
+    bool start(const QString &path, int intervalMs = 20)
+    {
         if (!client.connectTo(path) || !client.initialize())
             return false;
         QObject::connect(&client.socket, &QLocalSocket::readyRead, [this] { check(); });
@@ -145,7 +159,8 @@ public:
         timer.start(intervalMs);
         return true;
     }
-    void tick() {
+    void tick()
+    {
         check();
         if (outstanding >= 0) {
             maxLatencyMs = qMax(maxLatencyMs, sentAt.elapsed());
@@ -155,7 +170,8 @@ public:
         sentAt.start();
         client.request(outstanding, "ping");
     }
-    void check() {
+    void check()
+    {
         if (outstanding < 0)
             return;
         for (qsizetype i = client.messages.size() - 1; i >= 0; --i) {
@@ -170,7 +186,8 @@ public:
         }
     }
     // Waits until at least one more ping was answered.
-    bool waitAnswer(int timeoutMs) {
+    bool waitAnswer(int timeoutMs)
+    {
         const int before = answered;
         return QTest::qWaitFor([&] { return answered > before; }, timeoutMs);
     }

@@ -26,7 +26,8 @@ public:
     int nextId = 1;
     bool acceptElicitations = true;
 
-    BrokerClient() {
+    BrokerClient()
+    {
         QObject::connect(&socket, &QLocalSocket::readyRead, [this] {
             partial += socket.readAll();
             qsizetype nl;
@@ -44,34 +45,41 @@ public:
             }
         });
     }
-    void send(const QJsonObject &m) {
+    void send(const QJsonObject &m)
+    {
         socket.write(QJsonDocument(m).toJson(QJsonDocument::Compact) + '\n');
     }
-    int request(const QString &method, const QJsonObject &params) {
+    int request(const QString &method, const QJsonObject &params)
+    {
         const int id = nextId++;
         send({{"jsonrpc", "2.0"}, {"id", id}, {"method", method}, {"params", params}});
         return id;
     }
-    int callTool(const QString &name, const QJsonObject &args) {
+    int callTool(const QString &name, const QJsonObject &args)
+    {
         return request("tools/call", {{"name", name}, {"arguments", args}});
     }
-    QJsonObject find(int id) const {
+    QJsonObject find(int id) const
+    {
         for (const QJsonObject &m : messages)
             if (!m.contains("method") && m.value("id").toInt(-1) == id)
                 return m;
         return {};
     }
-    int countResponses(int id) const {
+    int countResponses(int id) const
+    {
         int n = 0;
         for (const QJsonObject &m : messages)
             n += !m.contains("method") && m.value("id").toInt(-1) == id ? 1 : 0;
         return n;
     }
-    int initialize() {
-        return request("initialize",
-                       {{"protocolVersion", "2025-11-25"},
-                        {"capabilities", QJsonObject{{"elicitation", QJsonObject{{"form", QJsonObject{}}}}}},
-                        {"clientInfo", QJsonObject{{"name", "hardening"}, {"version", "1"}}}});
+    int initialize()
+    {
+        return request(
+            "initialize",
+            {{"protocolVersion", "2025-11-25"},
+             {"capabilities", QJsonObject{{"elicitation", QJsonObject{{"form", QJsonObject{}}}}}},
+             {"clientInfo", QJsonObject{{"name", "hardening"}, {"version", "1"}}}});
     }
     void initialized() { send({{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}}); }
 };
@@ -87,7 +95,8 @@ struct SocketBroker {
     std::unique_ptr<fb::mcp::McpServer> server;
     std::unique_ptr<fb::mcp::LocalSocketServer> lss;
 
-    bool start(int sessions) {
+    bool start(int sessions)
+    {
         if (!dir.isValid() || !sandbox.listen(0))
             return false;
         fb::FabricConfig config;
@@ -119,7 +128,8 @@ struct SocketBroker {
     }
 };
 
-QJsonObject structured(const QJsonObject &response) {
+QJsonObject structured(const QJsonObject &response)
+{
     return response.value("result").toObject().value("structuredContent").toObject();
 }
 
@@ -128,7 +138,8 @@ QJsonObject structured(const QJsonObject &response) {
 class TestBrokerSessions : public QObject {
     Q_OBJECT
 private slots:
-    void hundredConcurrentSessionsProposeAndConfirm() {
+    void hundredConcurrentSessionsProposeAndConfirm()
+    {
         constexpr int kSessions = 100;
         SocketBroker b;
         QVERIFY(b.start(kSessions));
@@ -142,10 +153,12 @@ private slots:
         t.start();
         for (auto &c : clients)
             c->initialize();
-        QVERIFY(QTest::qWaitFor([&] {
-            return std::all_of(clients.begin(), clients.end(),
-                               [](const auto &c) { return c->find(1).contains("result"); });
-        }, 30000));
+        QVERIFY(QTest::qWaitFor(
+            [&] {
+                return std::all_of(clients.begin(), clients.end(),
+                                   [](const auto &c) { return c->find(1).contains("result"); });
+            },
+            30000));
         for (auto &c : clients)
             c->initialized();
         // All proposals at once.
@@ -153,38 +166,47 @@ private slots:
             clients[i]->callTool("fabric_propose_change",
                                  {{"change_type", "connection_create"},
                                   {"spec", BrokerHarness::connectionSpec(2000 + i)}});
-        QVERIFY(QTest::qWaitFor([&] {
-            return std::all_of(clients.begin(), clients.end(),
-                               [](const auto &c) { return !c->find(2).isEmpty(); });
-        }, 120000));
+        QVERIFY(QTest::qWaitFor(
+            [&] {
+                return std::all_of(clients.begin(), clients.end(),
+                                   [](const auto &c) { return !c->find(2).isEmpty(); });
+            },
+            120000));
         const qint64 proposeMs = t.elapsed();
         QSet<QString> tokens;
         for (int i = 0; i < kSessions; ++i) {
             const QJsonObject s = structured(clients[i]->find(2));
             QVERIFY2(s.value("confirm_token").toString().startsWith("chg-"),
-                     qPrintable(QString("session %1: %2").arg(i).arg(
-                         QString::fromUtf8(QJsonDocument(clients[i]->find(2)).toJson()))));
+                     qPrintable(
+                         QString("session %1: %2")
+                             .arg(i)
+                             .arg(QString::fromUtf8(QJsonDocument(clients[i]->find(2)).toJson()))));
             tokens.insert(s.value("confirm_token").toString());
         }
         QCOMPARE(tokens.size(), kSessions);
         // All confirmations at once; each client accepts its elicitation as it arrives.
         for (int i = 0; i < kSessions; ++i)
-            clients[i]->callTool("fabric_confirm_change",
-                                 {{"confirm_token", structured(clients[i]->find(2)).value("confirm_token")}});
-        QVERIFY(QTest::qWaitFor([&] {
-            return std::all_of(clients.begin(), clients.end(),
-                               [](const auto &c) { return !c->find(3).isEmpty(); });
-        }, 180000));
+            clients[i]->callTool(
+                "fabric_confirm_change",
+                {{"confirm_token", structured(clients[i]->find(2)).value("confirm_token")}});
+        QVERIFY(QTest::qWaitFor(
+            [&] {
+                return std::all_of(clients.begin(), clients.end(),
+                                   [](const auto &c) { return !c->find(3).isEmpty(); });
+            },
+            180000));
         qInfo("100 sessions: proposals answered after %lld ms, confirmations after %lld ms",
               proposeMs, t.elapsed());
         for (int i = 0; i < kSessions; ++i) {
             const QJsonObject s = structured(clients[i]->find(3));
             QVERIFY2(s.value("executed").toBool(),
-                     qPrintable(QString("session %1: %2").arg(i).arg(
-                         QString::fromUtf8(QJsonDocument(s).toJson()))));
+                     qPrintable(QString("session %1: %2")
+                                    .arg(i)
+                                    .arg(QString::fromUtf8(QJsonDocument(s).toJson()))));
             QCOMPARE(s.value("human_confirmation").toObject().value("status").toString(),
                      QString("accepted"));
-            QCOMPARE(s.value("execution").toObject().value("outcome").toString(), QString("created"));
+            QCOMPARE(s.value("execution").toObject().value("outcome").toString(),
+                     QString("created"));
             QCOMPARE(clients[i]->elicitations, 1);
             for (int id = 1; id <= 3; ++id)
                 QCOMPARE(clients[i]->countResponses(id), 1); // every request answered once
@@ -192,11 +214,13 @@ private slots:
         QCOMPARE(b.sandbox.realCreateCount(), kSessions);
         int realPosts = 0;
         for (const auto &req : b.sandbox.requests())
-            realPosts += req.method == "POST" && req.path == "/fabric/v4/connections" && !req.dryRun;
+            realPosts +=
+                req.method == "POST" && req.path == "/fabric/v4/connections" && !req.dryRun;
         QCOMPARE(realPosts, kSessions);
     }
 
-    void sameTokenConfirmedByTwoSessionsInOneReadTurn() {
+    void sameTokenConfirmedByTwoSessionsInOneReadTurn()
+    {
         SocketBroker b;
         QVERIFY(b.start(4));
         BrokerClient a, c;
@@ -207,9 +231,9 @@ private slots:
             QTRY_VERIFY_WITH_TIMEOUT(x->find(1).contains("result"), 10000);
             x->initialized();
         }
-        const int pid = a.callTool("fabric_propose_change",
-                                   {{"change_type", "connection_create"},
-                                    {"spec", BrokerHarness::connectionSpec(2500)}});
+        const int pid =
+            a.callTool("fabric_propose_change", {{"change_type", "connection_create"},
+                                                 {"spec", BrokerHarness::connectionSpec(2500)}});
         QTRY_VERIFY_WITH_TIMEOUT(!a.find(pid).isEmpty(), 20000);
         const QString token = structured(a.find(pid)).value("confirm_token").toString();
         QVERIFY(token.startsWith("chg-"));

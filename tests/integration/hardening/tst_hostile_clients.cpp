@@ -18,12 +18,13 @@ using namespace fbtest;
 
 namespace {
 
-constexpr qint64 kMaxFrame = 1024 * 1024;      // maxFrameBytes of the server under attack
+constexpr qint64 kMaxFrame = 1024 * 1024;       // maxFrameBytes of the server under attack
 constexpr qint64 kMaxPending = 2 * 1024 * 1024; // maxPendingWriteBytes
-constexpr qint64 kLatencyBoundMs = 3000;       // generous: CI runs this under ASan too
-constexpr qint64 kRssBoundKiB = 200 * 1024;    // +200 MiB over the whole run
+constexpr qint64 kLatencyBoundMs = 3000;        // generous: CI runs this under ASan too
+constexpr qint64 kRssBoundKiB = 200 * 1024;     // +200 MiB over the whole run
 
-QByteArray frame(const QJsonValue &id, const QString &method, const QJsonObject &params = {}) {
+QByteArray frame(const QJsonValue &id, const QString &method, const QJsonObject &params = {})
+{
     QJsonObject m{{"jsonrpc", "2.0"}, {"method", method}};
     if (!id.isUndefined())
         m.insert("id", id);
@@ -32,17 +33,20 @@ QByteArray frame(const QJsonValue &id, const QString &method, const QJsonObject 
     return QJsonDocument(m).toJson(QJsonDocument::Compact) + '\n';
 }
 
-const QByteArray kInit = frame(0, "initialize",
-                               {{"protocolVersion", "2025-06-18"},
-                                {"capabilities", QJsonObject()},
-                                {"clientInfo", QJsonObject{{"name", "hostile"}, {"version", "1"}}}}) +
-                         frame(QJsonValue::Undefined, "notifications/initialized");
+const QByteArray kInit =
+    frame(0, "initialize",
+          {{"protocolVersion", "2025-06-18"},
+           {"capabilities", QJsonObject()},
+           {"clientInfo", QJsonObject{{"name", "hostile"}, {"version", "1"}}}}) +
+    frame(QJsonValue::Undefined, "notifications/initialized");
 
-bool isResponseTo(const QJsonObject &o, const QJsonValue &id) {
+bool isResponseTo(const QJsonObject &o, const QJsonValue &id)
+{
     return !o.contains("method") && o.contains("id") && o.value("id") == id;
 }
 
-int errorCode(const QJsonObject &o) {
+int errorCode(const QJsonObject &o)
+{
     return o.value("error").toObject().value("code").toInt();
 }
 
@@ -60,7 +64,8 @@ class TestHostileClients : public QObject {
     QString m_path;
 
     // The prober was answered recently and never waited longer than the bound.
-    void checkProber(const char *phase) {
+    void checkProber(const char *phase)
+    {
         QVERIFY2(m_prober->waitAnswer(kLatencyBoundMs),
                  qPrintable(QString("%1: the well-behaved session got no answer").arg(phase)));
         const qint64 raw = rssKiB();
@@ -68,15 +73,15 @@ class TestHostileClients : public QObject {
               "RSS %+lld KiB (%+lld KiB retained)",
               phase, m_prober->maxLatencyMs, m_prober->answered, raw - m_rssStart,
               retainedRssKiB() - m_rssStart);
-        QVERIFY2(m_prober->maxLatencyMs < kLatencyBoundMs,
-                 qPrintable(QString("%1: ping latency %2 ms").arg(phase).arg(m_prober->maxLatencyMs)));
+        QVERIFY2(
+            m_prober->maxLatencyMs < kLatencyBoundMs,
+            qPrintable(QString("%1: ping latency %2 ms").arg(phase).arg(m_prober->maxLatencyMs)));
     }
-    void waitSessions(int n) {
-        QTRY_COMPARE_WITH_TIMEOUT(m_server->sessionCount(), n, 10000);
-    }
+    void waitSessions(int n) { QTRY_COMPARE_WITH_TIMEOUT(m_server->sessionCount(), n, 10000); }
 
 private slots:
-    void initTestCase() {
+    void initTestCase()
+    {
         QVERIFY(m_dir.isValid());
         ToolDefinition echo;
         echo.name = "echo";
@@ -101,7 +106,8 @@ private slots:
         qInfo("start: VmRSS %lld KiB (retained), VmHWM %lld KiB", m_rssStart, hwmKiB());
     }
 
-    void oversizedFrames() {
+    void oversizedFrames()
+    {
         const int fd = rawConnect(m_path);
         QVERIFY(fd >= 0);
         QByteArray partial;
@@ -116,7 +122,8 @@ private slots:
         QVERIFY(rawWrite(fd, atLimit + '\n'));
         QVERIFY(rawWrite(fd, frame(2, "ping")));
         const auto msgs = rawReadUntil(
-            fd, [](const QList<QJsonObject> &l) { return !l.isEmpty() && isResponseTo(l.last(), 2); },
+            fd,
+            [](const QList<QJsonObject> &l) { return !l.isEmpty() && isResponseTo(l.last(), 2); },
             20000, &partial);
         QVERIFY(!msgs.isEmpty());
         int oversized = 0;
@@ -126,15 +133,17 @@ private slots:
                 ++oversized;
         }
         QCOMPARE(oversized, 3);
-        QVERIFY(std::any_of(msgs.begin(), msgs.end(),
-                            [](const QJsonObject &o) { return isResponseTo(o, 1) && o.contains("result"); }));
+        QVERIFY(std::any_of(msgs.begin(), msgs.end(), [](const QJsonObject &o) {
+            return isResponseTo(o, 1) && o.contains("result");
+        }));
         QVERIFY(isResponseTo(msgs.last(), 2) && msgs.last().contains("result"));
         ::close(fd);
         checkProber("oversized frames");
         waitSessions(1);
     }
 
-    void deepNesting() {
+    void deepNesting()
+    {
         const int fd = rawConnect(m_path);
         QVERIFY(fd >= 0);
         QByteArray partial;
@@ -148,12 +157,14 @@ private slots:
         const int depth = 1000;
         const QByteArray nested = QByteArray(depth, '[') + QByteArray(depth, ']');
         QVERIFY(rawWrite(fd, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":"
-                             "{\"name\":\"echo\",\"arguments\":{\"a\":" + nested + "}}}\n"));
+                             "{\"name\":\"echo\",\"arguments\":{\"a\":" +
+                                 nested + "}}}\n"));
         // A deep batch (not allowed at this protocol version, but it has to be parsed first).
         QVERIFY(rawWrite(fd, QByteArray(50000, '[') + QByteArray(50000, ']') + '\n'));
         QVERIFY(rawWrite(fd, frame(4, "ping")));
         const auto msgs = rawReadUntil(
-            fd, [](const QList<QJsonObject> &l) { return !l.isEmpty() && isResponseTo(l.last(), 4); },
+            fd,
+            [](const QList<QJsonObject> &l) { return !l.isEmpty() && isResponseTo(l.last(), 4); },
             20000, &partial);
         QVERIFY(!msgs.isEmpty());
         QVERIFY(isResponseTo(msgs.last(), 4));
@@ -172,7 +183,8 @@ private slots:
         waitSessions(1);
     }
 
-    void slowlorisIsBoundedByMaxFrame() {
+    void slowlorisIsBoundedByMaxFrame()
+    {
         // Eight clients trickle a never-ending line, 8 KiB every few ms, up to 1.25x the frame
         // limit each. Each is told once that its frame is too big; none is buffered beyond the
         // limit; the well-behaved session stays responsive.
@@ -202,7 +214,10 @@ private slots:
             // Ending the line makes the session parse again.
             QVERIFY(rawWrite(fds[i], "\n" + frame(5, "ping")));
             const auto msgs = rawReadUntil(
-                fds[i], [](const QList<QJsonObject> &l) { return !l.isEmpty() && isResponseTo(l.last(), 5); },
+                fds[i],
+                [](const QList<QJsonObject> &l) {
+                    return !l.isEmpty() && isResponseTo(l.last(), 5);
+                },
                 10000, &partials[i]);
             int oversized = 0;
             for (const QJsonObject &o : msgs)
@@ -215,7 +230,8 @@ private slots:
         waitSessions(1);
     }
 
-    void clientThatNeverReadsIsDropped() {
+    void clientThatNeverReadsIsDropped()
+    {
         QSignalSpy closed(m_server.get(), &McpServer::sessionClosed);
         const int fd = rawConnect(m_path);
         QVERIFY(fd >= 0);
@@ -243,7 +259,8 @@ private slots:
         ::close(fd);
     }
 
-    void pipelinedPingFlood() {
+    void pipelinedPingFlood()
+    {
         const int fd = rawConnect(m_path);
         QVERIFY(fd >= 0);
         QByteArray flood = kInit;
@@ -255,7 +272,8 @@ private slots:
         QVERIFY(rawWrite(fd, flood));
         QByteArray partial;
         const auto msgs = rawReadUntil(
-            fd, [](const QList<QJsonObject> &l) { return l.size() >= kPings + 1; }, 60000, &partial);
+            fd, [](const QList<QJsonObject> &l) { return l.size() >= kPings + 1; }, 60000,
+            &partial);
         qInfo("ping flood: %d pipelined pings (%lld bytes) answered in %lld ms", kPings,
               qint64(flood.size()), t.elapsed());
         QCOMPARE(msgs.size(), kPings + 1);
@@ -269,21 +287,23 @@ private slots:
         waitSessions(1);
     }
 
-    void garbageAfterValidFrame() {
+    void garbageAfterValidFrame()
+    {
         const int fd = rawConnect(m_path);
         QVERIFY(fd >= 0);
         QVERIFY(rawWrite(fd, kInit));
         QByteArray bytes;
-        bytes += frame(1, "ping").chopped(1) + "garbage\n";  // trailing bytes on the same line
-        bytes += frame(2, "ping");                           // fine
-        bytes += QByteArray("\x00\xff\xfe\x01junk", 8) + "\n"; // binary garbage line
+        bytes += frame(1, "ping").chopped(1) + "garbage\n";      // trailing bytes on the same line
+        bytes += frame(2, "ping");                               // fine
+        bytes += QByteArray("\x00\xff\xfe\x01junk", 8) + "\n";   // binary garbage line
         bytes += frame(3, "ping").chopped(1) + frame(4, "ping"); // two objects on one line
-        bytes += "\r\n\r\n   \n";                              // blank lines: ignored
+        bytes += "\r\n\r\n   \n";                                // blank lines: ignored
         bytes += frame(5, "ping");
         QVERIFY(rawWrite(fd, bytes));
         QByteArray partial;
         const auto msgs = rawReadUntil(
-            fd, [](const QList<QJsonObject> &l) { return !l.isEmpty() && isResponseTo(l.last(), 5); },
+            fd,
+            [](const QList<QJsonObject> &l) { return !l.isEmpty() && isResponseTo(l.last(), 5); },
             10000, &partial);
         // initialize, parse error, ping 2, parse error, parse error, ping 5.
         QCOMPARE(msgs.size(), 6);
@@ -299,7 +319,8 @@ private slots:
         waitSessions(1);
     }
 
-    void invalidIds() {
+    void invalidIds()
+    {
         const int fd = rawConnect(m_path);
         QVERIFY(fd >= 0);
         QVERIFY(rawWrite(fd, kInit));
@@ -316,7 +337,8 @@ private slots:
         QVERIFY(rawWrite(fd, bytes));
         QByteArray partial;
         const auto msgs = rawReadUntil(
-            fd, [](const QList<QJsonObject> &l) { return !l.isEmpty() && isResponseTo(l.last(), 6); },
+            fd,
+            [](const QList<QJsonObject> &l) { return !l.isEmpty() && isResponseTo(l.last(), 6); },
             10000, &partial);
         QCOMPARE(msgs.size(), 1 + bad.size() + 4);
         for (int i = 1; i <= bad.size(); ++i) {
@@ -331,21 +353,25 @@ private slots:
         waitSessions(1);
     }
 
-    void repliesToRequestsNeverSent() {
+    void repliesToRequestsNeverSent()
+    {
         const int fd = rawConnect(m_path);
         QVERIFY(fd >= 0);
         QVERIFY(rawWrite(fd, kInit));
         QByteArray bytes;
-        for (const QByteArray &id : QList<QByteArray>{"1", "99", "\"abc\"", "-5", "1e20", "0", "2.5"}) {
+        for (const QByteArray &id :
+             QList<QByteArray>{"1", "99", "\"abc\"", "-5", "1e20", "0", "2.5"}) {
             bytes += "{\"jsonrpc\":\"2.0\",\"id\":" + id + ",\"result\":{\"action\":\"accept\"}}\n";
-            bytes += "{\"jsonrpc\":\"2.0\",\"id\":" + id + ",\"error\":{\"code\":-1,\"message\":\"x\"}}\n";
+            bytes += "{\"jsonrpc\":\"2.0\",\"id\":" + id +
+                     ",\"error\":{\"code\":-1,\"message\":\"x\"}}\n";
         }
         bytes += "{\"jsonrpc\":\"2.0\",\"id\":null,\"result\":{}}\n";
         bytes += frame(7, "ping");
         QVERIFY(rawWrite(fd, bytes));
         QByteArray partial;
         const auto msgs = rawReadUntil(
-            fd, [](const QList<QJsonObject> &l) { return !l.isEmpty() && isResponseTo(l.last(), 7); },
+            fd,
+            [](const QList<QJsonObject> &l) { return !l.isEmpty() && isResponseTo(l.last(), 7); },
             10000, &partial);
         // Nothing but initialize and the ping: stray replies are ignored, never answered.
         QCOMPARE(msgs.size(), 2);
@@ -356,7 +382,8 @@ private slots:
         waitSessions(1);
     }
 
-    void cleanupTestCase() {
+    void cleanupTestCase()
+    {
         QVERIFY(m_prober->waitAnswer(kLatencyBoundMs));
         const qint64 raw = rssKiB();
         const qint64 retained = retainedRssKiB();

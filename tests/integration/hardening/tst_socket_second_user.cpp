@@ -15,11 +15,11 @@
 #include <QtTest>
 
 #include <cerrno>
+#include <csignal>
 #include <cstring>
 #include <grp.h>
 #include <poll.h>
 #include <pwd.h>
-#include <csignal>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -33,8 +33,8 @@ namespace {
 const char *const kUser = "fbtestuser";
 
 enum ChildResult {
-    Refused = 10,        // connect() failed with EACCES/EPERM
-    Answered = 11,       // the server answered MCP: the other user got in
+    Refused = 10,          // connect() failed with EACCES/EPERM
+    Answered = 11,         // the server answered MCP: the other user got in
     ClosedUnanswered = 12, // connected, then closed by the server without an answer
     OtherError = 13,
     PrivDropFailed = 14,
@@ -42,7 +42,8 @@ enum ChildResult {
 
 // In a forked child: become uid/gid, connect, send initialize, wait up to 5 s for anything.
 // Only async-signal-safe calls between fork and _exit.
-[[noreturn]] void childConnect(const char *path, uid_t uid, gid_t gid) {
+[[noreturn]] void childConnect(const char *path, uid_t uid, gid_t gid)
+{
     if (::setgroups(0, nullptr) != 0 || ::setgid(gid) != 0 || ::setuid(uid) != 0 ||
         ::getuid() != uid)
         ::_exit(PrivDropFailed);
@@ -65,7 +66,8 @@ enum ChildResult {
     ::_exit(n > 0 ? Answered : ClosedUnanswered);
 }
 
-int runAsOtherUser(const QString &socketPath, uid_t uid, gid_t gid) {
+int runAsOtherUser(const QString &socketPath, uid_t uid, gid_t gid)
+{
     const QByteArray path = QFile::encodeName(socketPath);
     const pid_t pid = ::fork();
     if (pid == 0)
@@ -88,13 +90,14 @@ class TestSocketSecondUser : public QObject {
     gid_t m_gid = 0;
 
 private slots:
-    void initTestCase() {
+    void initTestCase()
+    {
         if (::getuid() != 0)
             QSKIP("not running as root: cannot create and switch to a second user "
                   "(run this test as root to check cross-user socket refusal)");
         if (!::getpwnam(kUser)) {
-            const int rc = QProcess::execute("useradd", {"--system", "--no-create-home",
-                                                         "--shell", "/usr/sbin/nologin", kUser});
+            const int rc = QProcess::execute(
+                "useradd", {"--system", "--no-create-home", "--shell", "/usr/sbin/nologin", kUser});
             if (rc != 0)
                 QSKIP("useradd fbtestuser failed: cannot create the second user");
         }
@@ -105,7 +108,8 @@ private slots:
         QVERIFY(m_uid != 0);
     }
 
-    void otherUserIsRefusedByPermissions() {
+    void otherUserIsRefusedByPermissions()
+    {
         QTemporaryDir dir; // 0700, owned by root
         QVERIFY(dir.isValid());
         ToolRegistry registry;
@@ -121,7 +125,8 @@ private slots:
         QCOMPARE(opened.count(), 0);
     }
 
-    void otherUserIsRejectedByPeerCredentials() {
+    void otherUserIsRejectedByPeerCredentials()
+    {
         QTemporaryDir dir;
         QVERIFY(dir.isValid());
         ToolRegistry registry;

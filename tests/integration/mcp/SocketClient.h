@@ -14,7 +14,8 @@ public:
     QList<QJsonObject> messages;
     QByteArray partial;
 
-    SocketClient() {
+    SocketClient()
+    {
         QObject::connect(&socket, &QLocalSocket::readyRead, [this] {
             partial += socket.readAll();
             qsizetype nl;
@@ -24,22 +25,26 @@ public:
             }
         });
     }
-    bool connectTo(const QString &path) {
+    bool connectTo(const QString &path)
+    {
         socket.connectToServer(path);
         return socket.waitForConnected(2000);
     }
-    void request(const QJsonValue &id, const QString &method, const QJsonObject &params = {}) {
+    void request(const QJsonValue &id, const QString &method, const QJsonObject &params = {})
+    {
         QJsonObject m{{"jsonrpc", "2.0"}, {"id", id}, {"method", method}};
         if (!params.isEmpty())
             m.insert("params", params);
         socket.write(QJsonDocument(m).toJson(QJsonDocument::Compact) + '\n');
     }
-    void notify(const QString &method) {
+    void notify(const QString &method)
+    {
         socket.write(QJsonDocument(QJsonObject{{"jsonrpc", "2.0"}, {"method", method}})
                          .toJson(QJsonDocument::Compact) +
                      '\n');
     }
-    QJsonObject response(const QJsonValue &id, int timeoutMs = 3000) {
+    QJsonObject response(const QJsonValue &id, int timeoutMs = 3000)
+    {
         QJsonObject found;
         (void)QTest::qWaitFor(
             [&] {
@@ -54,7 +59,8 @@ public:
             timeoutMs);
         return found;
     }
-    bool initialize() {
+    bool initialize()
+    {
         request(0, "initialize",
                 QJsonObject{{"protocolVersion", "2025-06-18"},
                             {"capabilities", QJsonObject()},

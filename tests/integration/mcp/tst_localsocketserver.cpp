@@ -27,7 +27,8 @@ using fbtest::SocketClient;
 
 namespace {
 
-void registerTools(ToolRegistry &registry, QPointer<ToolCall> *slow) {
+void registerTools(ToolRegistry &registry, QPointer<ToolCall> *slow)
+{
     ToolDefinition echo;
     echo.name = "echo";
     echo.description = QString(8000, 'd'); // makes tools/list responses big
@@ -43,7 +44,8 @@ void registerTools(ToolRegistry &registry, QPointer<ToolCall> *slow) {
 }
 
 // A raw AF_UNIX client that never reads.
-int rawConnect(const QString &path) {
+int rawConnect(const QString &path)
+{
     const int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
     sockaddr_un addr{};
     addr.sun_family = AF_UNIX;
@@ -57,7 +59,8 @@ int rawConnect(const QString &path) {
     return fd;
 }
 
-bool rawWrite(int fd, const QByteArray &data) {
+bool rawWrite(int fd, const QByteArray &data)
+{
     qsizetype off = 0;
     QElapsedTimer t;
     t.start();
@@ -74,7 +77,8 @@ bool rawWrite(int fd, const QByteArray &data) {
 }
 
 // Leaves a socket file that nobody listens on.
-void makeStaleSocketFile(const QString &path) {
+void makeStaleSocketFile(const QString &path)
+{
     const int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
     sockaddr_un addr{};
     addr.sun_family = AF_UNIX;
@@ -90,12 +94,14 @@ void makeStaleSocketFile(const QString &path) {
 class TestLocalSocketServer : public QObject {
     Q_OBJECT
 private slots:
-    void initTestCase() {
+    void initTestCase()
+    {
         QVERIFY(m_dir.isValid());
         qputenv("XDG_RUNTIME_DIR", QFile::encodeName(m_dir.path()));
     }
 
-    void resolveSocketPath() {
+    void resolveSocketPath()
+    {
         const QString dir = QDir::cleanPath(m_dir.path());
         QCOMPARE(LocalSocketServer::runtimeDirectory(), dir);
         QCOMPARE(LocalSocketServer::resolveSocketPath(QString()), dir + "/fabric-broker.sock");
@@ -109,7 +115,8 @@ private slots:
         qputenv("XDG_RUNTIME_DIR", QFile::encodeName(m_dir.path()));
     }
 
-    void fallbackDirectoryIsPrivate() {
+    void fallbackDirectoryIsPrivate()
+    {
         qunsetenv("XDG_RUNTIME_DIR");
         ToolRegistry registry;
         McpServer server(&registry, {});
@@ -128,7 +135,8 @@ private slots:
         QVERIFY(!QFileInfo::exists(dir.filePath() + "/" + name));
     }
 
-    void twoConcurrentSessions() {
+    void twoConcurrentSessions()
+    {
         ToolRegistry registry;
         QPointer<ToolCall> slow;
         registerTools(registry, &slow);
@@ -175,7 +183,8 @@ private slots:
         QVERIFY(!QFileInfo::exists(m_dir.path() + "/two.sock.lock"));
     }
 
-    void clientThatNeverReadsIsDroppedWithoutBlockingOthers() {
+    void clientThatNeverReadsIsDroppedWithoutBlockingOthers()
+    {
         ToolRegistry registry;
         QPointer<ToolCall> slow;
         registerTools(registry, &slow);
@@ -215,7 +224,8 @@ private slots:
         ::close(fd);
     }
 
-    void maxSessions() {
+    void maxSessions()
+    {
         ToolRegistry registry;
         ServerOptions options;
         options.maxSessions = 1;
@@ -233,7 +243,8 @@ private slots:
         QVERIFY(a.response(1).contains("result"));
     }
 
-    void secondInstanceGetsClearError() {
+    void secondInstanceGetsClearError()
+    {
         ToolRegistry registry;
         McpServer server(&registry, {});
         LocalSocketServer first(&server);
@@ -250,7 +261,8 @@ private slots:
         QVERIFY(c.initialize());
     }
 
-    void staleSocketAndLockAreRecovered() {
+    void staleSocketAndLockAreRecovered()
+    {
         const QString path = m_dir.path() + "/stale.sock";
         // A previous instance died: its socket file and its lock file remain.
         makeStaleSocketFile(path);
@@ -279,7 +291,8 @@ private slots:
         QVERIFY(c.initialize());
     }
 
-    void staleSocketWithoutLock() {
+    void staleSocketWithoutLock()
+    {
         const QString path = m_dir.path() + "/nolock.sock";
         makeStaleSocketFile(path);
         ToolRegistry registry;
@@ -292,7 +305,8 @@ private slots:
         QVERIFY(c.initialize());
     }
 
-    void missingDirectoryIsAnError() {
+    void missingDirectoryIsAnError()
+    {
         ToolRegistry registry;
         McpServer server(&registry, {});
         LocalSocketServer lss(&server);

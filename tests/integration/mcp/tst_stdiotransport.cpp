@@ -24,7 +24,8 @@ using namespace fb::mcp;
 
 namespace {
 
-void registerEcho(ToolRegistry &registry) {
+void registerEcho(ToolRegistry &registry)
+{
     ToolDefinition echo;
     echo.name = "echo";
     echo.description = "echo";
@@ -33,20 +34,23 @@ void registerEcho(ToolRegistry &registry) {
     registry.registerTool(echo);
 }
 
-QByteArray frame(int id, const QString &method, const QJsonObject &params = {}) {
+QByteArray frame(int id, const QString &method, const QJsonObject &params = {})
+{
     QJsonObject m{{"jsonrpc", "2.0"}, {"id", id}, {"method", method}};
     if (!params.isEmpty())
         m.insert("params", params);
     return QJsonDocument(m).toJson(QJsonDocument::Compact) + '\n';
 }
 
-QByteArray initFrames() {
+QByteArray initFrames()
+{
     return frame(0, "initialize", QJsonObject{{"protocolVersion", "2025-11-25"}}) +
            "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n";
 }
 
 // Reads lines from a non-blocking fd while the event loop runs.
-QList<QByteArray> readLines(int fd, int count, int timeoutMs = 3000) {
+QList<QByteArray> readLines(int fd, int count, int timeoutMs = 3000)
+{
     QByteArray buffer;
     QList<QByteArray> lines;
     QElapsedTimer t;
@@ -68,7 +72,8 @@ QList<QByteArray> readLines(int fd, int count, int timeoutMs = 3000) {
     return lines;
 }
 
-int childMain(int argc, char **argv) {
+int childMain(int argc, char **argv)
+{
     QCoreApplication app(argc, argv);
     ToolRegistry registry;
     registerEcho(registry);
@@ -84,7 +89,8 @@ int childMain(int argc, char **argv) {
 class TestStdioTransport : public QObject {
     Q_OBJECT
 private slots:
-    void pipeUsesNotifier() {
+    void pipeUsesNotifier()
+    {
         int in[2], out[2];
         QCOMPARE(::pipe(in), 0);
         QCOMPARE(::pipe(out), 0);
@@ -119,7 +125,8 @@ private slots:
         ::close(out[1]);
     }
 
-    void regularFileUsesReaderThread() {
+    void regularFileUsesReaderThread()
+    {
         QTemporaryFile file;
         QVERIFY(file.open());
         file.write(initFrames() + frame(1, "ping") + frame(2, "tools/list"));
@@ -147,7 +154,8 @@ private slots:
         ::close(out[1]);
     }
 
-    void stdoutNobodyReadsDoesNotHangDestruction() {
+    void stdoutNobodyReadsDoesNotHangDestruction()
+    {
         int out[2];
         QCOMPARE(::pipe(out), 0);
         QElapsedTimer t;
@@ -164,7 +172,8 @@ private slots:
         ::close(out[1]);
     }
 
-    void processStdioOnlyFramesAndQuickExit() {
+    void processStdioOnlyFramesAndQuickExit()
+    {
         QProcess child;
         child.setProgram(QCoreApplication::applicationFilePath());
         child.setArguments({"--stdio-child"});
@@ -200,7 +209,8 @@ private slots:
         QVERIFY(child.readAllStandardError().contains("never to stdout"));
     }
 
-    void processStdioFromRegularFile() {
+    void processStdioFromRegularFile()
+    {
         QTemporaryFile file;
         QVERIFY(file.open());
         file.write(initFrames() + frame(1, "ping"));
@@ -217,7 +227,8 @@ private slots:
     }
 };
 
-int main(int argc, char **argv) {
+int main(int argc, char **argv)
+{
     if (argc > 1 && qstrcmp(argv[1], "--stdio-child") == 0)
         return childMain(argc, argv);
     QCoreApplication app(argc, argv);

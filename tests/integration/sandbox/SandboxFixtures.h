@@ -12,16 +12,19 @@
 
 namespace fixtures {
 
-inline QJsonObject parse(const char *text) {
+inline QJsonObject parse(const char *text)
+{
     return QJsonDocument::fromJson(QByteArray(text)).object();
 }
 
-inline QString id(QLatin1String s) {
+inline QString id(QLatin1String s)
+{
     return QString(s);
 }
 
 // EVPL from the SV primary port (VLAN 777, free) to the AWS-like profile in SV.
-inline QJsonObject cloudConnection() {
+inline QJsonObject cloudConnection()
+{
     QJsonObject body = parse(R"({
       "type": "EVPL_VC",
       "name": "test-aws-sv",
@@ -49,7 +52,8 @@ inline QJsonObject cloudConnection() {
 
 // Sets a nested member by a dotted path ("zSide.accessPoint.location.metroCode"); an undefined
 // value removes it.
-inline void setAt(QJsonObject &root, const QString &path, const QJsonValue &value) {
+inline void setAt(QJsonObject &root, const QString &path, const QJsonValue &value)
+{
     const QStringList parts = path.split('.');
     std::function<void(QJsonObject &, int)> go = [&](QJsonObject &o, int i) {
         if (i == parts.size() - 1) {
@@ -66,7 +70,8 @@ inline void setAt(QJsonObject &root, const QString &path, const QJsonValue &valu
     go(root, 0);
 }
 
-inline QJsonObject network() {
+inline QJsonObject network()
+{
     return parse(R"({
       "type": "EVPLAN", "name": "test-net", "scope": "REGIONAL",
       "location": {"region": "EMEA"},
@@ -75,7 +80,8 @@ inline QJsonObject network() {
     })");
 }
 
-inline QJsonObject serviceToken() {
+inline QJsonObject serviceToken()
+{
     QJsonObject body = parse(R"({
       "type": "VC_TOKEN", "name": "test-token", "expirationDateTime": "2035-01-01T00:00:00Z",
       "notifications": [{"type": "ALL", "emails": ["noc@example.com"]}],
@@ -95,7 +101,8 @@ inline QJsonObject serviceToken() {
     return body;
 }
 
-inline QJsonObject priceSearch(const char *bandwidthValuesJson, const char *zMetro) {
+inline QJsonObject priceSearch(const char *bandwidthValuesJson, const char *zMetro)
+{
     QJsonObject body = parse(R"({"filter": {"and": [
       {"property": "/type", "operator": "=", "values": ["VIRTUAL_CONNECTION_PRODUCT"]},
       {"property": "/connection/type", "operator": "=", "values": ["EVPL_VC"]},

@@ -7,7 +7,8 @@
 HttpResult SandboxTestClient::send(const QByteArray &method, const QString &pathAndQuery,
                                    const QByteArray &body,
                                    const QList<QPair<QByteArray, QByteArray>> &headers,
-                                   bool withToken) {
+                                   bool withToken)
+{
     QNetworkRequest request(m_base.resolved(QUrl(pathAndQuery)));
     request.setHeader(QNetworkRequest::ContentTypeHeader, QByteArrayLiteral("application/json"));
     if (withToken && !m_token.isEmpty())
@@ -30,7 +31,8 @@ HttpResult SandboxTestClient::send(const QByteArray &method, const QString &path
     return result;
 }
 
-QByteArray SandboxTestClient::login(const QString &clientId) {
+QByteArray SandboxTestClient::login(const QString &clientId)
+{
     const QJsonObject body{
         {"grant_type", "client_credentials"}, {"client_id", clientId}, {"client_secret", "s3cret"}};
     const HttpResult r = send("POST", QStringLiteral("/oauth2/v1/token"),

@@ -19,7 +19,8 @@ struct HttpResult {
     qint64 elapsedMs = 0;
     const QJsonObject object() const { return QJsonDocument::fromJson(body).object(); }
     const QJsonArray array() const { return QJsonDocument::fromJson(body).array(); }
-    QString firstErrorCode() const {
+    QString firstErrorCode() const
+    {
         return array().first().toObject().value(QStringLiteral("errorCode")).toString();
     }
 };
@@ -27,7 +28,9 @@ struct HttpResult {
 class SandboxTestClient {
 public:
     explicit SandboxTestClient(const QUrl &base)
-        : m_base(base) {}
+        : m_base(base)
+    {
+    }
     void setToken(const QByteArray &token) { m_token = token; }
     QByteArray token() const { return m_token; }
 
@@ -36,7 +39,8 @@ public:
                     const QList<QPair<QByteArray, QByteArray>> &headers = {},
                     bool withToken = true);
     HttpResult get(const QString &pathAndQuery) { return send("GET", pathAndQuery); }
-    HttpResult post(const QString &pathAndQuery, const QJsonObject &body) {
+    HttpResult post(const QString &pathAndQuery, const QJsonObject &body)
+    {
         return send("POST", pathAndQuery, QJsonDocument(body).toJson(QJsonDocument::Compact));
     }
     // Fetches a token with client credentials and keeps it for later calls.

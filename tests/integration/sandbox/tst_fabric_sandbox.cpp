@@ -16,10 +16,12 @@ using fb::FabricSandbox;
 namespace Ids = fb::SandboxIds;
 
 namespace {
-QString s(QLatin1String v) {
+QString s(QLatin1String v)
+{
     return QString(v);
 }
-QJsonObject byUuid(const QString &uuid) {
+QJsonObject byUuid(const QString &uuid)
+{
     return QJsonObject{
         {"filter",
          QJsonObject{{"property", "/uuid"}, {"operator", "="}, {"values", QJsonArray{uuid}}}}};
@@ -33,13 +35,15 @@ private:
     std::unique_ptr<FabricSandbox> sandbox;
     std::unique_ptr<SandboxTestClient> client;
 
-    int connectionTotal() {
+    int connectionTotal()
+    {
         const HttpResult r = client->post("/fabric/v4/connections/search", QJsonObject{});
         return r.object()["pagination"].toObject()["total"].toInt();
     }
 
 private Q_SLOTS:
-    void initTestCase() {
+    void initTestCase()
+    {
         sandbox = std::make_unique<FabricSandbox>();
         QVERIFY(sandbox->listen());
         QVERIFY(sandbox->port() != 0);
@@ -48,14 +52,16 @@ private Q_SLOTS:
         QVERIFY(!client->login().isEmpty());
     }
 
-    void init() {
+    void init()
+    {
         sandbox->reset();
         sandbox->setProvisioning(60000, 1);
     }
 
     // ---- OAuth ---------------------------------------------------------------------------
 
-    void tokenResponseFollowsAccessTokenSpec() {
+    void tokenResponseFollowsAccessTokenSpec()
+    {
         SandboxTestClient c(sandbox->baseUrl());
         const QJsonObject body{
             {"grant_type", "client_credentials"}, {"client_id", "abc"}, {"client_secret", "xyz"}};
@@ -70,7 +76,8 @@ private Q_SLOTS:
         QCOMPARE(o["token_type"].toString(), QStringLiteral("Bearer"));
     }
 
-    void tokenRequiresCredentials() {
+    void tokenRequiresCredentials()
+    {
         SandboxTestClient c(sandbox->baseUrl());
         const QJsonObject body{{"grant_type", "client_credentials"}, {"client_id", "abc"}};
         const HttpResult r =
@@ -79,7 +86,8 @@ private Q_SLOTS:
         QVERIFY(r.object().contains("error_message"));
     }
 
-    void missingOrUnknownBearerIs401() {
+    void missingOrUnknownBearerIs401()
+    {
         SandboxTestClient anonymous(sandbox->baseUrl());
         HttpResult r =
             anonymous.send("GET", "/fabric/v4/ports", {}, {{"X-CORRELATION-ID", "corr-401"}});
@@ -93,7 +101,8 @@ private Q_SLOTS:
         QCOMPARE(r.firstErrorCode(), QStringLiteral("EQ-3000039"));
     }
 
-    void tokenReallyExpires() {
+    void tokenReallyExpires()
+    {
         sandbox->setTokenLifetimeSeconds(1);
         SandboxTestClient c(sandbox->baseUrl());
         c.login();
@@ -104,7 +113,8 @@ private Q_SLOTS:
         QCOMPARE(r.firstErrorCode(), QStringLiteral("EQ-3000039"));
     }
 
-    void tokenExpiryFollowsInjectedClock() {
+    void tokenExpiryFollowsInjectedClock()
+    {
         fb::ManualClock clock;
         sandbox->setClock(&clock);
         sandbox->setTokenLifetimeSeconds(60);
@@ -119,7 +129,8 @@ private Q_SLOTS:
 
     // ---- creates -------------------------------------------------------------------------
 
-    void connectionDryRunChangesNothing() {
+    void connectionDryRunChangesNothing()
+    {
         const int before = connectionTotal();
         const HttpResult r = client->send("POST", "/fabric/v4/connections?dryRun=true",
                                           QJsonDocument(fixtures::cloudConnection()).toJson(),
@@ -151,7 +162,8 @@ private Q_SLOTS:
             200);
     }
 
-    void connectionRealCreateProvisionsAndIsSearchable() {
+    void connectionRealCreateProvisionsAndIsSearchable()
+    {
         const int before = connectionTotal();
         const HttpResult r = client->post("/fabric/v4/connections", fixtures::cloudConnection());
         QCOMPARE(r.status, 201);
@@ -186,7 +198,8 @@ private Q_SLOTS:
         QCOMPARE(again.firstErrorCode(), QStringLiteral("EQ-3142102"));
     }
 
-    void provisioningCompletesOverTime() {
+    void provisioningCompletesOverTime()
+    {
         sandbox->setProvisioning(200, 1000);
         const HttpResult r = client->post("/fabric/v4/connections", fixtures::cloudConnection());
         const QString uuid = r.object()["uuid"].toString();
@@ -197,7 +210,8 @@ private Q_SLOTS:
                  QStringLiteral("ACTIVE"));
     }
 
-    void networkDryRunAndCreate() {
+    void networkDryRunAndCreate()
+    {
         const auto total = [&] {
             return client->post("/fabric/v4/networks/search", QJsonObject{})
                 .object()["pagination"]["total"]
@@ -225,7 +239,8 @@ private Q_SLOTS:
         QCOMPARE(sandbox->realCreateCount(), 1);
     }
 
-    void serviceTokenDryRunAndCreate() {
+    void serviceTokenDryRunAndCreate()
+    {
         HttpResult r =
             client->post("/fabric/v4/serviceTokens?dryRun=true", fixtures::serviceToken());
         QCOMPARE(r.status, 200);
@@ -256,7 +271,8 @@ private Q_SLOTS:
 
     // ---- validation ----------------------------------------------------------------------
 
-    void connectionErrors_data() {
+    void connectionErrors_data()
+    {
         QTest::addColumn<QString>("path");
         QTest::addColumn<QJsonValue>("value");
         QTest::addColumn<QString>("code");
@@ -295,7 +311,8 @@ private Q_SLOTS:
             << "zSide.accessPoint.sellerRegion";
     }
 
-    void connectionErrors() {
+    void connectionErrors()
+    {
         QFETCH(QString, path);
         QFETCH(QJsonValue, value);
         QFETCH(QString, code);
@@ -318,13 +335,15 @@ private Q_SLOTS:
         QCOMPARE(sandbox->realCreateCount(), 0);
     }
 
-    void malformedJsonIsRejected() {
+    void malformedJsonIsRejected()
+    {
         const HttpResult r = client->send("POST", "/fabric/v4/connections", "{not json");
         QCOMPARE(r.status, 400);
         QCOMPARE(r.firstErrorCode(), QStringLiteral("EQ-3142501"));
     }
 
-    void networkAndTokenSchemaErrors() {
+    void networkAndTokenSchemaErrors()
+    {
         QJsonObject net = fixtures::network();
         net["scope"] = "PLANETARY";
         HttpResult r = client->post("/fabric/v4/networks", net);
@@ -346,7 +365,8 @@ private Q_SLOTS:
                  QStringLiteral("EQ-3142501"));
     }
 
-    void dryRunCanBeDeclaredUnsupported() {
+    void dryRunCanBeDeclaredUnsupported()
+    {
         sandbox->setDryRunUnsupported("service_token_create", true);
         HttpResult r =
             client->post("/fabric/v4/serviceTokens?dryRun=true", fixtures::serviceToken());
@@ -376,7 +396,8 @@ private Q_SLOTS:
 
     // ---- reads ---------------------------------------------------------------------------
 
-    void connectionSearchFilterSortAndPagination() {
+    void connectionSearchFilterSortAndPagination()
+    {
         QJsonObject search{
             {"filter", QJsonObject{{"and", QJsonArray{QJsonObject{
                                                {"property", "/aSide/accessPoint/port/uuid"},
@@ -424,7 +445,8 @@ private Q_SLOTS:
         QCOMPARE(r.status, 400);
     }
 
-    void connectionGetUnknownIs404() {
+    void connectionGetUnknownIs404()
+    {
         const HttpResult r =
             client->get("/fabric/v4/connections/c0000000-0000-4000-8000-0000000000ff");
         QCOMPARE(r.status, 404);
@@ -437,7 +459,8 @@ private Q_SLOTS:
         QVERIFY(!client->get("/fabric/v4/nothing-here").firstErrorCode().isEmpty());
     }
 
-    void portsAndVlans() {
+    void portsAndVlans()
+    {
         HttpResult r = client->get("/fabric/v4/ports");
         QCOMPARE(r.status, 200);
         QCOMPARE(r.object()["pagination"]["total"].toInt(), 7);
@@ -461,7 +484,8 @@ private Q_SLOTS:
         QCOMPARE(tags, (QList<int>{100, 101, 150}));
     }
 
-    void metrosWithPagination() {
+    void metrosWithPagination()
+    {
         HttpResult r = client->get("/fabric/v4/metros");
         QCOMPARE(r.object()["pagination"]["total"].toInt(), 6);
         r = client->get("/fabric/v4/metros?offset=2&limit=2");
@@ -475,7 +499,8 @@ private Q_SLOTS:
                  QStringLiteral("London"));
     }
 
-    void serviceProfiles() {
+    void serviceProfiles()
+    {
         HttpResult r = client->get("/fabric/v4/serviceProfiles?limit=2");
         QCOMPARE(r.status, 200);
         QCOMPARE(r.object()["pagination"]["total"].toInt(), 3);
@@ -503,7 +528,8 @@ private Q_SLOTS:
         QCOMPARE(r.object()["data"][0]["uuid"].toString(), s(Ids::ProfileAwsDirectConnect));
     }
 
-    void networksRoutersAndTokens() {
+    void networksRoutersAndTokens()
+    {
         HttpResult r =
             client->post("/fabric/v4/networks/search",
                          QJsonObject{{"filter", QJsonObject{{"property", "/scope"},
@@ -541,7 +567,8 @@ private Q_SLOTS:
         QCOMPARE(r.object()["data"][0]["uuid"].toString(), s(Ids::ServiceTokenLdExpired));
     }
 
-    void connectionWithExpiredTokenIsRejected() {
+    void connectionWithExpiredTokenIsRejected()
+    {
         QJsonObject body = fixtures::cloudConnection();
         body["aSide"] =
             QJsonObject{{"serviceToken", QJsonObject{{"uuid", s(Ids::ServiceTokenLdExpired)}}}};
@@ -550,7 +577,8 @@ private Q_SLOTS:
         QCOMPARE(r.firstErrorCode(), QStringLiteral("EQ-3142532"));
     }
 
-    void pricesFromRateCard() {
+    void pricesFromRateCard()
+    {
         HttpResult r =
             client->post("/fabric/v4/prices/search", fixtures::priceSearch("[\"100\"]", "SV"));
         QCOMPARE(r.status, 200);
@@ -580,7 +608,8 @@ private Q_SLOTS:
         QCOMPARE(r.firstErrorCode(), QStringLiteral("EQ-3038010"));
     }
 
-    void noDeletePatchOrPut_data() {
+    void noDeletePatchOrPut_data()
+    {
         QTest::addColumn<QByteArray>("method");
         QTest::addColumn<QString>("path");
         QTest::newRow("DELETE connection")
@@ -597,7 +626,8 @@ private Q_SLOTS:
         QTest::newRow("DELETE admin") << QByteArray("DELETE") << "/sandbox/v1/requests";
     }
 
-    void noDeletePatchOrPut() {
+    void noDeletePatchOrPut()
+    {
         QFETCH(QByteArray, method);
         QFETCH(QString, path);
         const HttpResult r = client->send(method, path, "{\"name\":\"x\"}");
@@ -613,7 +643,8 @@ private Q_SLOTS:
 
     // ---- faults --------------------------------------------------------------------------
 
-    void latency() {
+    void latency()
+    {
         const HttpResult fast = client->get("/fabric/v4/metros");
         sandbox->setLatencyMs(400);
         const HttpResult slow = client->get("/fabric/v4/metros");
@@ -622,7 +653,8 @@ private Q_SLOTS:
         QVERIFY(fast.elapsedMs < 390);
     }
 
-    void failNextRequests() {
+    void failNextRequests()
+    {
         sandbox->failNext(2, 503);
         HttpResult r = client->get("/fabric/v4/metros");
         QCOMPARE(r.status, 503);
@@ -632,7 +664,8 @@ private Q_SLOTS:
         QCOMPARE(client->get("/fabric/v4/metros").status, 200);
     }
 
-    void unauthorizeNextCall() {
+    void unauthorizeNextCall()
+    {
         sandbox->unauthorizeNext();
         const HttpResult r = client->get("/fabric/v4/metros");
         QCOMPARE(r.status, 401);
@@ -640,7 +673,8 @@ private Q_SLOTS:
         QCOMPARE(client->get("/fabric/v4/metros").status, 200);
     }
 
-    void dropClosesTcpWithoutResponse() {
+    void dropClosesTcpWithoutResponse()
+    {
         sandbox->dropNext(1);
         QTcpSocket socket;
         socket.connectToHost(QHostAddress::LocalHost, sandbox->port());
@@ -662,7 +696,8 @@ private Q_SLOTS:
         QVERIFY(second.readAll().startsWith("HTTP/1.1 200"));
     }
 
-    void dropOnlyRealCreates() {
+    void dropOnlyRealCreates()
+    {
         // QNetworkAccessManager resends a request whose connection closed before any answer
         // (up to twice, even a POST), so drop enough attempts for the client to see the error.
         sandbox->dropNext(5, "POST", "/fabric/v4/connections", true);
@@ -690,7 +725,8 @@ private Q_SLOTS:
         QVERIFY(!sandbox->requests().last().dropped);
     }
 
-    void qnamResendsAfterDrop() {
+    void qnamResendsAfterDrop()
+    {
         // Documents a client-side hazard the broker must know about: after a drop, QNAM
         // silently resends the POST on a new connection. With the drop applied before the
         // estate changes, the resend succeeds and the caller sees a plain 201.
@@ -706,7 +742,8 @@ private Q_SLOTS:
         QCOMPARE(log[1].status, 201);
     }
 
-    void dropBeforeApplyingChangesNothing() {
+    void dropBeforeApplyingChangesNothing()
+    {
         sandbox->dropNext(5, "POST", {}, true);
         sandbox->setDropAppliesRequest(false);
         const int before = connectionTotal();
@@ -718,7 +755,8 @@ private Q_SLOTS:
         QCOMPARE(client->post("/fabric/v4/connections", fixtures::cloudConnection()).status, 201);
     }
 
-    void dropMatchesMethodAndPath() {
+    void dropMatchesMethodAndPath()
+    {
         sandbox->dropNext(5, "GET", "/fabric/v4/ports");
         QCOMPARE(client->get("/fabric/v4/metros").status, 200);
         QCOMPARE(client->post("/fabric/v4/connections/search", QJsonObject{}).status, 200);
@@ -727,7 +765,8 @@ private Q_SLOTS:
 
     // ---- admin endpoints -----------------------------------------------------------------
 
-    void adminFaultsRequestsAndReset() {
+    void adminFaultsRequestsAndReset()
+    {
         SandboxTestClient admin(sandbox->baseUrl());
         HttpResult r = admin.send("POST", "/sandbox/v1/faults",
                                   "{\"fail\":{\"count\":1,\"status\":502},\"latencyMs\":0,"
@@ -791,7 +830,8 @@ private Q_SLOTS:
         QCOMPARE(admin.send("GET", "/sandbox/v1/nope", {}, {}, false).status, 404);
     }
 
-    void estateDescriptionNamesFixtures() {
+    void estateDescriptionNamesFixtures()
+    {
         const QString text = FabricSandbox::estateDescription();
         for (const QLatin1String id :
              {Ids::PortSvPrimary, Ids::PortNyQinq, Ids::ProfileAwsDirectConnect,
@@ -804,7 +844,8 @@ private Q_SLOTS:
         QCOMPARE(sandbox->estateJson()["serviceProfiles"].toArray().size(), 3);
     }
 
-    void listensOnLoopbackOnly() {
+    void listensOnLoopbackOnly()
+    {
         FabricSandbox other;
         QVERIFY(other.listen());
         QVERIFY(other.port() != sandbox->port());

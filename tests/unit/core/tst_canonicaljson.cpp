@@ -1,8 +1,8 @@
 // RFC 8785 vectors (sections 3.2.2, 3.2.3 and Appendix B) and edge cases for the canonicalizer,
 // plus the request binding formula.
+#include "canonical_vectors.h"
 #include "core/CanonicalJson.h"
 #include "core/CompiledRequest.h"
-#include "canonical_vectors.h"
 
 #include <QCryptographicHash>
 #include <QJsonArray>
@@ -78,9 +78,10 @@ private slots:
         const QByteArray input = kRfcMainExample;
         const auto out = canonicalizeText(input);
         QVERIFY(out);
-        QCOMPARE(*out, QByteArray("{\"literals\":[null,true,false],\"numbers\":[333333333.3333333,"
-                                  "1e+30,4.5,0.002,1e-27],\"string\":\"\xe2\x82\xac$\\u000f\\nA'B\\\""
-                                  "\\\\\\\\\\\"/\"}"));
+        QCOMPARE(*out,
+                 QByteArray("{\"literals\":[null,true,false],\"numbers\":[333333333.3333333,"
+                            "1e+30,4.5,0.002,1e-27],\"string\":\"\xe2\x82\xac$\\u000f\\nA'B\\\""
+                            "\\\\\\\\\\\"/\"}"));
     }
 
     void keyOrderByUtf16CodeUnits()
@@ -113,8 +114,10 @@ private slots:
         QCOMPARE(canonicalString(QStringLiteral("\b\f\n\r\t")), QByteArray("\"\\b\\f\\n\\r\\t\""));
         QCOMPARE(canonicalString(QString(QChar(0x7f))), QByteArray("\"\x7f\""));
         QCOMPARE(canonicalString(QStringLiteral("/")), QByteArray("\"/\""));
-        QCOMPARE(canonicalString(QStringLiteral("\u00e9\u4e2d")), QByteArray("\"\xc3\xa9\xe4\xb8\xad\""));
-        QCOMPARE(canonicalString(QString::fromUtf8("\U0001F600")), QByteArray("\"\xf0\x9f\x98\x80\""));
+        QCOMPARE(canonicalString(QStringLiteral("\u00e9\u4e2d")),
+                 QByteArray("\"\xc3\xa9\xe4\xb8\xad\""));
+        QCOMPARE(canonicalString(QString::fromUtf8("\U0001F600")),
+                 QByteArray("\"\xf0\x9f\x98\x80\""));
     }
 
     void largeIntegersAndNegativeZero()
@@ -173,8 +176,9 @@ private slots:
                             QStringLiteral("/fabric/v4/connections"), body};
         QCOMPARE(req.sha256Hex(), QString::fromLatin1(expected));
         // Known answer: printf 'connection_create\n{"name":"x"}' | sha256sum
-        QCOMPARE(req.sha256Hex(),
-                 QStringLiteral("58e50079572bfdcc66079fe027275f12d7bfbf1483245233fb6eef0148ca3fc5"));
+        QCOMPARE(
+            req.sha256Hex(),
+            QStringLiteral("58e50079572bfdcc66079fe027275f12d7bfbf1483245233fb6eef0148ca3fc5"));
         QVERIFY(requestSha256(ChangeType::NetworkCreate, body) != req.sha256Hex());
         QCOMPARE(req.sha256Hex(), req.sha256Hex().toLower());
     }

@@ -20,7 +20,8 @@ using namespace fb;
 
 namespace {
 
-QJsonValue parse(const QByteArray &text) {
+QJsonValue parse(const QByteArray &text)
+{
     QJsonParseError error{};
     const QJsonDocument doc = QJsonDocument::fromJson("[" + text + "]", &error);
     if (error.error != QJsonParseError::NoError)
@@ -28,7 +29,8 @@ QJsonValue parse(const QByteArray &text) {
     return doc.array().at(0);
 }
 
-ChangeType typeOf(const QString &name) {
+ChangeType typeOf(const QString &name)
+{
     const auto t = changeTypeFromName(name);
     if (!t)
         qFatal("bad change type %s", qPrintable(name));
@@ -36,7 +38,8 @@ ChangeType typeOf(const QString &name) {
 }
 
 // Sets (or with an undefined value removes) the member at a JSON pointer like "/aSide/port/uuid".
-QJsonValue setAt(const QJsonValue &root, QStringList tokens, const QJsonValue &value) {
+QJsonValue setAt(const QJsonValue &root, QStringList tokens, const QJsonValue &value)
+{
     if (tokens.isEmpty())
         return value;
     const QString key = tokens.takeFirst();
@@ -59,14 +62,16 @@ QJsonValue setAt(const QJsonValue &root, QStringList tokens, const QJsonValue &v
     return o;
 }
 
-QJsonValue mutated(const QByteArray &base, const QString &pointer, const QByteArray &valueText) {
+QJsonValue mutated(const QByteArray &base, const QString &pointer, const QByteArray &valueText)
+{
     const QJsonValue value =
         valueText == "<remove>" ? QJsonValue(QJsonValue::Undefined) : parse(valueText);
     return setAt(parse(base), pointer.split(u'/', Qt::SkipEmptyParts), value);
 }
 
 bool hasViolation(const QList<SpecViolation> &violations, const QString &path,
-                  const QString &messagePart) {
+                  const QString &messagePart)
+{
     for (const auto &v : violations) {
         if (v.path == path && v.message.contains(messagePart))
             return true;
@@ -86,13 +91,15 @@ const QByteArray kColoAccessPoint = "{\"type\":\"COLO\",\"port\":{\"uuid\":"
 class TestChangeSpec : public QObject {
     Q_OBJECT
 private slots:
-    void validSpecs_data() {
+    void validSpecs_data()
+    {
         QTest::addColumn<QString>("changeType");
         QTest::addColumn<QByteArray>("json");
         for (const auto &f : fixtures::kValid)
             QTest::newRow(f.name) << QString::fromLatin1(f.changeType) << QByteArray(f.json);
     }
-    void validSpecs() {
+    void validSpecs()
+    {
         QFETCH(QString, changeType);
         QFETCH(QByteArray, json);
         const ChangeType type = typeOf(changeType);
@@ -112,7 +119,8 @@ private slots:
         QVERIFY(!ChangeSpec::summarize(type, spec.toObject()).contains(u'?'));
     }
 
-    void boundariesAccepted_data() {
+    void boundariesAccepted_data()
+    {
         QTest::addColumn<QString>("changeType");
         QTest::addColumn<QByteArray>("base");
         QTest::addColumn<QString>("pointer");
@@ -153,7 +161,8 @@ private slots:
         QTest::newRow("uppercase uuid") << cc << aws << "/aSide/accessPoint/port/uuid"
                                         << QByteArray("\"A00CEF6F-8E35-4794-9FF9-665E084E4E6D\"");
     }
-    void boundariesAccepted() {
+    void boundariesAccepted()
+    {
         QFETCH(QString, changeType);
         QFETCH(QByteArray, base);
         QFETCH(QString, pointer);
@@ -163,7 +172,8 @@ private slots:
         QVERIFY2(violations.isEmpty(), qPrintable(formatViolations(violations)));
     }
 
-    void rejected_data() {
+    void rejected_data()
+    {
         QTest::addColumn<QString>("changeType");
         QTest::addColumn<QByteArray>("base");
         QTest::addColumn<QString>("pointer");
@@ -585,7 +595,8 @@ private slots:
             << "$.connection.aSide.accessPointSelectors"
             << "must have at least 1 item";
     }
-    void rejected() {
+    void rejected()
+    {
         QFETCH(QString, changeType);
         QFETCH(QByteArray, base);
         QFETCH(QString, pointer);
@@ -605,7 +616,8 @@ private slots:
         QCOMPARE(result.violations, violations);
     }
 
-    void nonObjectSpec_data() {
+    void nonObjectSpec_data()
+    {
         QTest::addColumn<QString>("changeType");
         QTest::addColumn<QByteArray>("json");
         QTest::addColumn<QString>("got");
@@ -618,7 +630,8 @@ private slots:
             QTest::newRow(n + " bool") << name << QByteArray("true") << "boolean";
         }
     }
-    void nonObjectSpec() {
+    void nonObjectSpec()
+    {
         QFETCH(QString, changeType);
         QFETCH(QByteArray, json);
         QFETCH(QString, got);
@@ -630,7 +643,8 @@ private slots:
         QVERIFY(!ChangeCompiler().compile(typeOf(changeType), QJsonValue()).ok());
     }
 
-    void everyViolationIsReported() {
+    void everyViolationIsReported()
+    {
         QJsonValue spec = parse(fixtures::kConnPortToAwsDot1q);
         spec = setAt(spec, {"aSide", "accessPoint", "linkProtocol", "vlanTag"}, 1);
         spec = setAt(spec, {"notifications", "0", "emails", "1"}, QStringLiteral("nobody"));
@@ -662,12 +676,14 @@ private slots:
         QVERIFY(text.startsWith(violations.first().path + ": "));
     }
 
-    void formatViolationsText() {
+    void formatViolationsText()
+    {
         QCOMPARE(formatViolations({}), QString());
         QCOMPARE(formatViolations({{"$.a", "x"}, {"$.b[0]", "y"}}), QString("$.a: x; $.b[0]: y"));
     }
 
-    void compiledBodyIsCanonicalAndStable() {
+    void compiledBodyIsCanonicalAndStable()
+    {
         const QJsonValue spec = parse(fixtures::kNetEplanRegional);
         const QJsonValue permuted = parse(fixtures::kNetEplanRegionalPermuted);
         const QByteArray canonical = fixtures::kNetEplanRegionalCanonical;
@@ -698,7 +714,8 @@ private slots:
         QVERIFY(requestSha256(ChangeType::ConnectionCreate, canonical) != a.request->sha256Hex());
     }
 
-    void compiledPathsPerType_data() {
+    void compiledPathsPerType_data()
+    {
         QTest::addColumn<QString>("changeType");
         QTest::addColumn<QByteArray>("json");
         QTest::addColumn<QString>("path");
@@ -709,7 +726,8 @@ private slots:
         QTest::newRow("token") << "service_token_create" << QByteArray(fixtures::kTokVcZSideVd)
                                << "/fabric/v4/serviceTokens";
     }
-    void compiledPathsPerType() {
+    void compiledPathsPerType()
+    {
         QFETCH(QString, changeType);
         QFETCH(QByteArray, json);
         QFETCH(QString, path);
@@ -724,7 +742,8 @@ private slots:
         }
     }
 
-    void summaries_data() {
+    void summaries_data()
+    {
         QTest::addColumn<QString>("changeType");
         QTest::addColumn<QByteArray>("json");
         QTest::addColumn<QString>("summary");
@@ -776,14 +795,16 @@ private slots:
                "20d32a80-0d61-4333-bc03-707b591ae2f4, bandwidths 10 Mbps/50 Mbps/200 Mbps, "
                "expires 2030-03-18T06:43:49.980Z";
     }
-    void summaries() {
+    void summaries()
+    {
         QFETCH(QString, changeType);
         QFETCH(QByteArray, json);
         QFETCH(QString, summary);
         QCOMPARE(ChangeSpec::summarize(typeOf(changeType), parse(json).toObject()), summary);
     }
 
-    void bandwidthText_data() {
+    void bandwidthText_data()
+    {
         QTest::addColumn<double>("mbps");
         QTest::addColumn<QString>("text");
         QTest::newRow("50") << 50.0 << "50 Mbps";
@@ -794,13 +815,15 @@ private slots:
         QTest::newRow("10000") << 10000.0 << "10 Gbps";
         QTest::newRow("100000") << 100000.0 << "100 Gbps";
     }
-    void bandwidthText() {
+    void bandwidthText()
+    {
         QFETCH(double, mbps);
         QFETCH(QString, text);
         QCOMPARE(ChangeSpec::bandwidthText(mbps), text);
     }
 
-    void expiryIsCheckedAgainstAnInjectedNow() {
+    void expiryIsCheckedAgainstAnInjectedNow()
+    {
         const QJsonValue spec =
             parse(fixtures::kTokVcASideDot1q); // expires 2030-03-18T06:43:49.980Z
         const qint64 expiryMs =
@@ -827,7 +850,8 @@ private slots:
                     .isEmpty());
     }
 
-    void summaryToleratesGarbage() {
+    void summaryToleratesGarbage()
+    {
         // Summaries are built before validation in some flows: they must not crash.
         QCOMPARE(ChangeSpec::summarize(ChangeType::ConnectionCreate, {}),
                  QString::fromUtf8("? ? Mbps ? \u2192 ?"));

@@ -17,7 +17,8 @@ using namespace fb;
 
 namespace {
 
-QJsonValue parse(const QByteArray &text) {
+QJsonValue parse(const QByteArray &text)
+{
     QJsonParseError error{};
     const QJsonDocument doc = QJsonDocument::fromJson("[" + text + "]", &error);
     if (error.error != QJsonParseError::NoError)
@@ -25,11 +26,13 @@ QJsonValue parse(const QByteArray &text) {
     return doc.array().at(0);
 }
 
-QList<SchemaViolation> check(const QByteArray &schema, const QByteArray &instance) {
+QList<SchemaViolation> check(const QByteArray &schema, const QByteArray &instance)
+{
     return JsonSchema(parse(schema).toObject()).validate(parse(instance));
 }
 
-QString text(const QList<SchemaViolation> &violations) {
+QString text(const QList<SchemaViolation> &violations)
+{
     QStringList parts;
     for (const auto &v : violations)
         parts.append(v.path + ": " + v.message);
@@ -37,7 +40,8 @@ QString text(const QList<SchemaViolation> &violations) {
 }
 
 // Calls f(schemaObject, pointer) for every subschema-bearing object in a schema document.
-template <typename F> void forEachObjectSchema(const QJsonValue &v, const QString &pointer, F &&f) {
+template <typename F> void forEachObjectSchema(const QJsonValue &v, const QString &pointer, F &&f)
+{
     if (v.isArray()) {
         const QJsonArray a = v.toArray();
         for (qsizetype i = 0; i < a.size(); ++i)
@@ -69,7 +73,8 @@ const ChangeType kTypes[] = {ChangeType::ConnectionCreate, ChangeType::NetworkCr
 class TestJsonSchema : public QObject {
     Q_OBJECT
 private slots:
-    void keywords_data() {
+    void keywords_data()
+    {
         QTest::addColumn<QByteArray>("schema");
         QTest::addColumn<QByteArray>("instance");
         QTest::addColumn<QString>("expected"); // formatted violations; empty = valid
@@ -203,14 +208,16 @@ private slots:
                           "{\"type\":\"object\",\"properties\":{\"type\":{\"enum\":[\"B\"]}}}]}")
             << QByteArray("{\"type\":\"C\"}") << "$.type: must be one of: A, B";
     }
-    void keywords() {
+    void keywords()
+    {
         QFETCH(QByteArray, schema);
         QFETCH(QByteArray, instance);
         QFETCH(QString, expected);
         QCOMPARE(text(check(schema, instance)), expected);
     }
 
-    void depthIsBounded() {
+    void depthIsBounded()
+    {
         // A self-referencing schema over a deeply nested instance stops at the depth limit.
         const QJsonObject schema = parse("{\"properties\":{\"a\":{\"$ref\":\"#\"}}}").toObject();
         QByteArray deep;
@@ -227,7 +234,8 @@ private slots:
         QVERIFY(JsonSchema(schema).inlined().isEmpty()); // cyclic: cannot inline
     }
 
-    void formatHelpers() {
+    void formatHelpers()
+    {
         QVERIFY(JsonSchema::isUuid("00000000-0000-0000-0000-000000000000"));
         QVERIFY(!JsonSchema::isUuid("00000000-0000-0000-0000-00000000000"));
         QVERIFY(!JsonSchema::isUuid("00000000-0000-0000-0000-00000000000g"));
@@ -244,7 +252,8 @@ private slots:
         QCOMPARE(JsonSchema::indexPath("$.x", 3), QString("$.x[3]"));
     }
 
-    void schemasAreStrictAndDescribed() {
+    void schemasAreStrictAndDescribed()
+    {
         for (const ChangeType type : kTypes) {
             const QJsonObject schema = ChangeSpec::schema(type);
             QCOMPARE(schema.value("title").toString(), changeTypeName(type));
@@ -279,7 +288,8 @@ private slots:
         }
     }
 
-    void inlinedSchemaValidatesLikeTheOriginal() {
+    void inlinedSchemaValidatesLikeTheOriginal()
+    {
         for (const auto &f : fixtures::kValid) {
             const ChangeType type = *changeTypeFromName(QString::fromLatin1(f.changeType));
             const JsonSchema original(ChangeSpec::schema(type));
@@ -294,7 +304,8 @@ private slots:
         }
     }
 
-    void proposeInputSchema() {
+    void proposeInputSchema()
+    {
         const QJsonObject schema = ChangeSpec::proposeInputSchema();
         QCOMPARE(schema.value("type").toString(), QString("object"));
         QCOMPARE(schema.value("additionalProperties"), QJsonValue(false));
@@ -352,7 +363,8 @@ private slots:
 
     // The specs are a strict subset of the official Fabric v4 request schemas: every field name
     // and every enum value used must occur in the OpenAPI document. Skipped without the document.
-    void subsetOfOfficialSpec() {
+    void subsetOfOfficialSpec()
+    {
         const QString shared = qEnvironmentVariable("FB_SHARED_DIR");
         QFile file(shared + "/reference/fabric-v4/fabricv4-openapi.yaml");
         if (shared.isEmpty() || !file.open(QIODevice::ReadOnly))

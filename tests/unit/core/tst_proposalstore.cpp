@@ -61,12 +61,11 @@ private slots:
         const QString token = store.add(make()).proposal.token;
         const auto first = store.consume(token);
         QCOMPARE(first.outcome, ConsumeOutcome::Consumed);
-        QCOMPARE(first.checks.toJson(),
-                 QJsonObject({{"proposal_exists", true},
-                              {"not_evicted", true},
-                              {"not_expired", true},
-                              {"not_previously_used", true},
-                              {"request_matches_binding", QJsonValue()}}));
+        QCOMPARE(first.checks.toJson(), QJsonObject({{"proposal_exists", true},
+                                                     {"not_evicted", true},
+                                                     {"not_expired", true},
+                                                     {"not_previously_used", true},
+                                                     {"request_matches_binding", QJsonValue()}}));
         QVERIFY(first.checks.firstFailure().isEmpty());
         QVERIFY(!first.checks.allPassed()); // the broker evaluates the binding
         QCOMPARE(store.pendingCount(), 0);
@@ -107,7 +106,7 @@ private slots:
         const QString b = store.add(make()).proposal.token;
         clock.advanceMs(999);
         QCOMPARE(store.consume(a).outcome, ConsumeOutcome::Consumed); // 1 ms before expiry
-        clock.advanceMs(1);                                             // exactly at expiry
+        clock.advanceMs(1);                                           // exactly at expiry
         QVERIFY(!store.peek(b));
         QSignalSpy expired(&store, &ProposalStore::proposalExpired);
         const auto r = store.consume(b);

@@ -26,7 +26,8 @@ public:
     void setStalled(bool stalled) { m_stalled = stalled; }
     qint64 bytesToWrite() const override { return m_stalledBytes.size(); }
     // Half-close: the peer sees end of input.
-    void closeWriteChannel() {
+    void closeWriteChannel()
+    {
         PipeEnd *peer = m_peer;
         QMetaObject::invokeMethod(
             peer,
@@ -36,14 +37,16 @@ public:
             },
             Qt::QueuedConnection);
     }
-    void deliver(const QByteArray &data) {
+    void deliver(const QByteArray &data)
+    {
         m_buf.append(data);
         QMetaObject::invokeMethod(
             this, [this] { emit readyRead(); }, Qt::QueuedConnection);
     }
 
 protected:
-    qint64 readData(char *data, qint64 maxSize) override {
+    qint64 readData(char *data, qint64 maxSize) override
+    {
         const qint64 n = qMin<qint64>(maxSize, m_buf.size());
         if (n == 0)
             return m_eof ? -1 : 0;
@@ -51,7 +54,8 @@ protected:
         m_buf.remove(0, n);
         return n;
     }
-    qint64 writeData(const char *data, qint64 len) override {
+    qint64 writeData(const char *data, qint64 len) override
+    {
         if (m_stalled)
             m_stalledBytes.append(data, len);
         else if (m_peer)
@@ -77,13 +81,15 @@ public:
     QByteArray partial;
     bool badLine = false; // a line that was not valid compact JSON
 
-    TestClient() {
+    TestClient()
+    {
         clientEnd.setPeer(&serverEnd);
         serverEnd.setPeer(&clientEnd);
         QObject::connect(&clientEnd, &QIODevice::readyRead, [this] { onRead(); });
     }
 
-    void onRead() {
+    void onRead()
+    {
         partial += clientEnd.readAll();
         qsizetype nl;
         while ((nl = partial.indexOf('\n')) >= 0) {
@@ -100,11 +106,13 @@ public:
     }
 
     void sendRaw(const QByteArray &bytes) { clientEnd.write(bytes); }
-    void send(const QJsonObject &message) {
+    void send(const QJsonObject &message)
+    {
         sendRaw(QJsonDocument(message).toJson(QJsonDocument::Compact) + '\n');
     }
     static QByteArray frame(const QJsonValue &id, const QString &method,
-                            const QJsonObject &params = {}) {
+                            const QJsonObject &params = {})
+    {
         QJsonObject m{{"jsonrpc", "2.0"}, {"method", method}};
         if (!id.isUndefined())
             m.insert("id", id);
@@ -112,15 +120,18 @@ public:
             m.insert("params", params);
         return QJsonDocument(m).toJson(QJsonDocument::Compact) + '\n';
     }
-    void request(const QJsonValue &id, const QString &method, const QJsonObject &params = {}) {
+    void request(const QJsonValue &id, const QString &method, const QJsonObject &params = {})
+    {
         sendRaw(frame(id, method, params));
     }
-    void notify(const QString &method, const QJsonObject &params = {}) {
+    void notify(const QString &method, const QJsonObject &params = {})
+    {
         sendRaw(frame(QJsonValue::Undefined, method, params));
     }
 
     // The response (object with this id and no method), waiting up to timeoutMs.
-    QJsonObject response(const QJsonValue &id, int timeoutMs = 3000) {
+    QJsonObject response(const QJsonValue &id, int timeoutMs = 3000)
+    {
         QJsonObject found;
         (void)QTest::qWaitFor(
             [&] {
@@ -136,7 +147,8 @@ public:
             timeoutMs);
         return found;
     }
-    int countResponses(const QJsonValue &id) const {
+    int countResponses(const QJsonValue &id) const
+    {
         int n = 0;
         for (const QJsonValue &m : messages) {
             const QJsonObject o = m.toObject();
@@ -145,7 +157,8 @@ public:
         }
         return n;
     }
-    QList<QJsonObject> withMethod(const QString &method) const {
+    QList<QJsonObject> withMethod(const QString &method) const
+    {
         QList<QJsonObject> out;
         for (const QJsonValue &m : messages) {
             if (m.toObject().value("method").toString() == method)
@@ -153,12 +166,14 @@ public:
         }
         return out;
     }
-    QJsonObject waitMethod(const QString &method, int index = 0, int timeoutMs = 3000) {
+    QJsonObject waitMethod(const QString &method, int index = 0, int timeoutMs = 3000)
+    {
         (void)QTest::qWaitFor([&] { return withMethod(method).size() > index; }, timeoutMs);
         const auto list = withMethod(method);
         return list.size() > index ? list.at(index) : QJsonObject();
     }
-    static int errorCode(const QJsonObject &response) {
+    static int errorCode(const QJsonObject &response)
+    {
         return response.value("error").toObject().value("code").toInt();
     }
 };

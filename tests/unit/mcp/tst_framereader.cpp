@@ -12,7 +12,8 @@ struct Collected {
     QList<QByteArray> order; // "F:<frame>" / "O"
 };
 
-void feed(FrameReader &r, const QByteArray &chunk, Collected &c) {
+void feed(FrameReader &r, const QByteArray &chunk, Collected &c)
+{
     r.feed(chunk, [&c](FrameReader::Event e, const QByteArray &f) {
         if (e == FrameReader::Event::Frame) {
             c.frames.append(QByteArray(f.constData(), f.size())); // deep copy
@@ -28,7 +29,8 @@ void feed(FrameReader &r, const QByteArray &chunk, Collected &c) {
 class TestFrameReader : public QObject {
     Q_OBJECT
 private slots:
-    void splitsLines() {
+    void splitsLines()
+    {
         FrameReader r(100);
         Collected c;
         feed(r, "a\nbb\nccc", c);
@@ -38,7 +40,8 @@ private slots:
         QCOMPARE(c.frames.last(), QByteArray("cccc"));
         QCOMPARE(r.bufferedBytes(), 0);
     }
-    void byteByByte() {
+    void byteByByte()
+    {
         FrameReader r(100);
         Collected c;
         const QByteArray text = "{\"a\":1}\r\n{\"b\":2}\n";
@@ -46,7 +49,8 @@ private slots:
             feed(r, QByteArray(1, ch), c);
         QCOMPARE(c.frames, (QList<QByteArray>{"{\"a\":1}", "{\"b\":2}"}));
     }
-    void crlfAndBlankLines() {
+    void crlfAndBlankLines()
+    {
         FrameReader r(100);
         Collected c;
         feed(r, "\n\r\n \t \nx\r\n\r", c);
@@ -54,13 +58,15 @@ private slots:
         QCOMPARE(c.frames, (QList<QByteArray>{"x", "y"}));
         QCOMPARE(c.oversized, 0);
     }
-    void oversizedInOneChunkThenValid() {
+    void oversizedInOneChunkThenValid()
+    {
         FrameReader r(10);
         Collected c;
         feed(r, QByteArray(11, 'x') + "\nok\n" + QByteArray(10, 'y') + "\r\n", c);
         QCOMPARE(c.order, (QList<QByteArray>{"O", "F:ok", "F:" + QByteArray(10, 'y')}));
     }
-    void oversizedAcrossChunksIsNotBuffered() {
+    void oversizedAcrossChunksIsNotBuffered()
+    {
         FrameReader r(10);
         Collected c;
         feed(r, "12345", c);
@@ -76,7 +82,8 @@ private slots:
         QCOMPARE(c.frames, (QList<QByteArray>{"next"}));
         QVERIFY(!r.isDiscarding());
     }
-    void finishFlushesUnterminatedLine() {
+    void finishFlushesUnterminatedLine()
+    {
         FrameReader r(100);
         Collected c;
         feed(r, "a\nlast", c);

@@ -9,7 +9,8 @@
 using namespace fb::mcp;
 
 namespace {
-ToolDefinition tool(const QString &name, const QString &toolset) {
+ToolDefinition tool(const QString &name, const QString &toolset)
+{
     ToolDefinition t;
     t.name = name;
     t.title = name.toUpper();
@@ -19,7 +20,8 @@ ToolDefinition tool(const QString &name, const QString &toolset) {
     t.handler = [](ToolCall *) {};
     return t;
 }
-QStringList names(const QByteArray &json) {
+QStringList names(const QByteArray &json)
+{
     QStringList out;
     for (const QJsonValue &v : QJsonDocument::fromJson(json).object().value("tools").toArray())
         out.append(v.toObject().value("name").toString());
@@ -30,7 +32,8 @@ QStringList names(const QByteArray &json) {
 class TestToolRegistry : public QObject {
     Q_OBJECT
 private slots:
-    void parseToolsets_data() {
+    void parseToolsets_data()
+    {
         QTest::addColumn<QString>("text");
         QTest::addColumn<bool>("ok");
         QTest::addColumn<QStringList>("expected");
@@ -44,7 +47,8 @@ private slots:
         QTest::newRow("empty") << "" << false << QStringList{};
         QTest::newRow("commas") << ",," << false << QStringList{};
     }
-    void parseToolsets() {
+    void parseToolsets()
+    {
         QFETCH(QString, text);
         QFETCH(bool, ok);
         QFETCH(QStringList, expected);
@@ -60,7 +64,8 @@ private slots:
         if (QTest::currentDataTag() == QByteArray("unknown"))
             QVERIFY(error.contains("admin"));
     }
-    void gatingAndOrder() {
+    void gatingAndOrder()
+    {
         ToolRegistry r;
         QCOMPARE(r.servedToolsets(), QStringList{"read"});
         r.registerTool(tool("b_read", "read"));
@@ -82,7 +87,8 @@ private slots:
         QCOMPARE(names(r.toolsListJson()), QStringList{"a_mutate"});
         QVERIFY(!r.servedTool("b_read"));
     }
-    void cacheInvalidatedOnRegister() {
+    void cacheInvalidatedOnRegister()
+    {
         ToolRegistry r;
         r.registerTool(tool("one", "read"));
         const QByteArray first = r.toolsListJson();
@@ -96,7 +102,8 @@ private slots:
         QCOMPARE(changed.count(), 1);
         QVERIFY(!r.toolsListJson().contains('\n')); // compact
     }
-    void toolEntryShape() {
+    void toolEntryShape()
+    {
         ToolRegistry r;
         ToolDefinition t = tool("x", "read");
         t.outputSchema = QJsonObject{{"type", "object"}};
@@ -113,7 +120,8 @@ private slots:
         QVERIFY(!tools.at(1).toObject().contains("outputSchema"));
         QVERIFY(tools.at(1).toObject().value("annotations").isObject());
     }
-    void clientInfoElicitation() {
+    void clientInfoElicitation()
+    {
         ClientInfo c;
         QVERIFY(!c.supportsFormElicitation());
         c.capabilities = QJsonObject{{"elicitation", QJsonObject()}};
