@@ -1,5 +1,7 @@
 #include "fabric/FabricParsing.h"
 
+#include <cmath>
+
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonParseError>
@@ -219,9 +221,12 @@ std::optional<QJsonObject> buildPriceSearch(const CompiledRequest &request, QStr
                                    "connection type %1")
                         .arg(type));
     const QJsonValue bw = body.value(QLatin1StringView("bandwidth"));
-    if (!bw.isDouble() || bw.toDouble() <= 0)
-        return fail(QStringLiteral("the connection has no numeric bandwidth, which the price "
-                                   "search needs"));
+    // Whole Mbps within what Fabric sells (the spec allows up to 100 Gbps); anything else is not
+    // a bandwidth the rate card can price, and must not reach an integer conversion.
+    if (!bw.isDouble() || bw.toDouble() <= 0 || bw.toDouble() > 1e6 ||
+        bw.toDouble() != std::floor(bw.toDouble()))
+        return fail(QStringLiteral("the connection has no whole-Mbps bandwidth within Fabric's "
+                                   "range, which the price search needs"));
 
     QJsonArray terms;
     terms.append(term(QStringLiteral("/type"), QStringLiteral("="),
