@@ -10,7 +10,7 @@
 using namespace fb;
 
 namespace {
-// A typical connection request body (about 2 KB once canonical).
+// A typical connection request body (just over 2 KB once canonical).
 QJsonObject typicalConnection()
 {
     const QByteArray json = R"({
@@ -38,7 +38,9 @@ QJsonObject typicalConnection()
                          {"key": "description", "value": "Primary private link from the Silicon Valley colo cage to the production VPC in us-west-1, carrying payment and ledger traffic; a secondary link in a second metro follows in a later change."},
                          {"key": "service-window", "value": "Sat 02:00-06:00 PT, freeze Dec 15 - Jan 5"},
                          {"key": "routing", "value": "BGP over private VIF, ASN 64512, MD5 auth via vault path secret/netops/aws/dx"},
-                         {"key": "monitoring", "value": "SNMP polling from nms-01.example.com and nms-02.example.com; alerts to #netops"}]
+                         {"key": "monitoring", "value": "SNMP polling from nms-01.example.com and nms-02.example.com; alerts to #netops"},
+                         {"key": "rollback", "value": "If BGP does not establish within 30 minutes of provisioning, the change owner raises a cancellation ticket; traffic stays on the existing VPN tunnels until the link is verified end to end by the application team."},
+                         {"key": "approvals", "value": "Network CAB 2026-11-24 (ticket CHG0012345), security review SR-8812, finance PO-2026-000123 for the monthly recurring charge."}]
     })";
     return QJsonDocument::fromJson(json).object();
 }
