@@ -424,3 +424,16 @@ function canonicalize(v) {
   }
   return JSON.stringify(v);
 }
+
+test('progress notifications while a person is being asked (when the call carries a progress token)', async () => {
+  const b = await startBroker({ elicit: () => new Promise((resolve) => setTimeout(() => resolve({ action: 'accept', content: { confirm: true } }), 300)) });
+  try {
+    const p = await propose(b);
+    const progress = [];
+    const c = await b.call('fabric_confirm_change', { confirm_token: p.confirm_token }, { onprogress: (n) => progress.push(n) });
+    assert.equal(c.structuredContent.executed, true);
+    assert.ok(progress.length >= 1, 'at least one progress notification');
+    assert.match(progress[0].message, /approve/);
+    for (let i = 1; i < progress.length; i++) assert.ok(progress[i].progress > progress[i - 1].progress, 'monotonic');
+  } finally { await b.close(); }
+});
