@@ -139,6 +139,16 @@ QStringList validateArgs(const QJsonObject &args, const QList<Arg> &spec)
     return problems;
 }
 
+// Finishes the call with every argument problem named and returns false, or returns true.
+bool argumentsValid(mcp::ToolCall *call, const QList<Arg> &spec)
+{
+    const QStringList problems = validateArgs(call->arguments(), spec);
+    if (problems.isEmpty())
+        return true;
+    call->finishError(QStringLiteral("Invalid arguments: ") + problems.join(QStringLiteral("; ")));
+    return false;
+}
+
 QJsonObject listOutputSchema(const QString &what)
 {
     return {{QStringLiteral("type"), QStringLiteral("object")},
@@ -396,10 +406,8 @@ void Catalog::registerTools(mcp::ToolRegistry *registry)
         t.toolset = QStringLiteral("read");
         t.handler = [this, s](mcp::ToolCall *call) {
             const QJsonObject args = call->arguments();
-            const QStringList problems = validateArgs(args, s.args);
-            if (!problems.isEmpty())
-                return call->finishError(QStringLiteral("Invalid arguments: ") +
-                                         problems.join(QStringLiteral("; ")));
+            if (!argumentsValid(call, s.args))
+                return;
             QJsonObject body{{QStringLiteral("pagination"), paginationOf(args)}};
             QJsonObject filter = filterFor(args, s.args);
             if (s.name == u"fabric_search_prices") {
@@ -461,10 +469,8 @@ void Catalog::registerTools(mcp::ToolRegistry *registry)
         t.annotations = readOnlyAnnotations(g.title);
         t.toolset = QStringLiteral("read");
         t.handler = [this, g, args](mcp::ToolCall *call) {
-            const QStringList problems = validateArgs(call->arguments(), args);
-            if (!problems.isEmpty())
-                return call->finishError(QStringLiteral("Invalid arguments: ") +
-                                         problems.join(QStringLiteral("; ")));
+            if (!argumentsValid(call, args))
+                return;
             const QString uuid = call->arguments().value(QStringLiteral("uuid")).toString();
             FabricCall *fc = m_fabric->get(g.pathTemplate.arg(uuid));
             QObject::connect(call, &mcp::ToolCall::cancelled, fc, &FabricCall::abort);
@@ -494,10 +500,8 @@ void Catalog::registerTools(mcp::ToolRegistry *registry)
         t.toolset = QStringLiteral("read");
         t.handler = [this, args](mcp::ToolCall *call) {
             const QJsonObject a = call->arguments();
-            const QStringList problems = validateArgs(a, args);
-            if (!problems.isEmpty())
-                return call->finishError(QStringLiteral("Invalid arguments: ") +
-                                         problems.join(QStringLiteral("; ")));
+            if (!argumentsValid(call, args))
+                return;
             QUrlQuery q;
             q.addQueryItem(QStringLiteral("offset"),
                            QString::number(a.value(QStringLiteral("offset")).toInt(0)));
@@ -540,10 +544,8 @@ void Catalog::registerTools(mcp::ToolRegistry *registry)
         t.toolset = QStringLiteral("read");
         t.handler = [this, args](mcp::ToolCall *call) {
             const QJsonObject a = call->arguments();
-            const QStringList problems = validateArgs(a, args);
-            if (!problems.isEmpty())
-                return call->finishError(QStringLiteral("Invalid arguments: ") +
-                                         problems.join(QStringLiteral("; ")));
+            if (!argumentsValid(call, args))
+                return;
             QUrlQuery q;
             if (a.contains(QStringLiteral("name")))
                 q.addQueryItem(QStringLiteral("name"), a.value(QStringLiteral("name")).toString());
@@ -605,10 +607,8 @@ void Catalog::registerTools(mcp::ToolRegistry *registry)
         t.annotations = readOnlyAnnotations(t.title);
         t.toolset = QStringLiteral("read");
         t.handler = [this, args](mcp::ToolCall *call) {
-            const QStringList problems = validateArgs(call->arguments(), args);
-            if (!problems.isEmpty())
-                return call->finishError(QStringLiteral("Invalid arguments: ") +
-                                         problems.join(QStringLiteral("; ")));
+            if (!argumentsValid(call, args))
+                return;
             const QString uuid = call->arguments().value(QStringLiteral("uuid")).toString();
             FabricCall *portCall = m_fabric->get(QStringLiteral("/fabric/v4/ports/") + uuid);
             QObject::connect(call, &mcp::ToolCall::cancelled, portCall, &FabricCall::abort);
@@ -663,10 +663,8 @@ void Catalog::registerTools(mcp::ToolRegistry *registry)
         t.annotations = readOnlyAnnotations(t.title);
         t.toolset = QStringLiteral("read");
         t.handler = [this](mcp::ToolCall *call) {
-            const QStringList problems = validateArgs(call->arguments(), {});
-            if (!problems.isEmpty())
-                return call->finishError(QStringLiteral("Invalid arguments: ") +
-                                         problems.join(QStringLiteral("; ")));
+            if (!argumentsValid(call, QList<Arg>{}))
+                return;
             const qint64 now = m_clock->nowMs();
             QJsonArray rows;
             for (const Proposal &p : m_store->pending())
