@@ -1,8 +1,10 @@
 #include "gui/DesktopUi.h"
 
 #include "broker/MutationBroker.h"
+#include "core/AuditLog.h"
 #include "core/ProposalStore.h"
 #include "fabric/FabricClient.h"
+#include "gui/AuditViewDialog.h"
 #include "gui/ConnectClientDialog.h"
 #include "gui/CredentialStore.h"
 #include "gui/DesktopApprover.h"
@@ -67,6 +69,7 @@ DesktopUi::DesktopUi(DesktopContext context, QObject *parent)
     connect(m_window.get(), &MainWindow::settingsRequested, this, &DesktopUi::showSettings);
     connect(m_window.get(), &MainWindow::connectClientRequested, this,
             &DesktopUi::showConnectClient);
+    connect(m_window.get(), &MainWindow::auditLogRequested, this, &DesktopUi::showAuditLog);
     connect(m_window.get(), &MainWindow::quitRequested, this, &DesktopUi::requestQuit);
 
     if (TrayIcon::isAvailable()) {
@@ -226,6 +229,15 @@ void DesktopUi::showConnectClient()
     auto *dialog = new ConnectClientDialog(m_context.executablePath,
                                            m_window->isVisible() ? m_window.get() : nullptr);
     dialog->open();
+}
+
+void DesktopUi::showAuditLog()
+{
+    auto *dialog = new AuditViewDialog(AuditLog::defaultPath(),
+                                       m_window->isVisible() ? m_window.get() : nullptr);
+    dialog->show();
+    dialog->raise();
+    dialog->activateWindow();
 }
 
 } // namespace fb

@@ -65,6 +65,9 @@ public:
 public slots:
     void showSettings();
     void showConnectClient();
+    // The audit log (AuditLog::defaultPath(), so $EQUINIX_MCP_AUDIT_LOG when set) in a
+    // non-modal AuditViewDialog.
+    void showAuditLog();
 
 signals:
     // The person asked to quit and confirmed (window close without tray, menu, tray menu).

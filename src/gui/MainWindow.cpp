@@ -79,6 +79,7 @@ MainWindow::MainWindow(ProposalTableModel *model, Clock *clock, QWidget *parent)
     connect(ui->actionSettings, &QAction::triggered, this, &MainWindow::settingsRequested);
     connect(ui->actionConnectClient, &QAction::triggered, this,
             &MainWindow::connectClientRequested);
+    connect(ui->actionAuditLog, &QAction::triggered, this, &MainWindow::auditLogRequested);
     connect(ui->actionQuit, &QAction::triggered, this, &MainWindow::quitRequested);
     updateTitle();
 }

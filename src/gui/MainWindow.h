@@ -58,6 +58,7 @@ public slots:
 signals:
     void settingsRequested();
     void connectClientRequested();
+    void auditLogRequested();
     void quitRequested();
     void hiddenToTray();
 
