@@ -309,20 +309,33 @@ SandboxReply SandboxApi::search(SandboxKind kind, const QJsonObject &body, const
 
 // ---- creates ------------------------------------------------------------------------------
 
-SandboxReply SandboxApi::createConnection(const QJsonObject &body, bool dryRun, const QString &cid)
+// What every create checks first, in Fabric's order: the schema, then whether this type can be
+// dry-run at all, then the estate rules. nullopt = the request may proceed.
+std::optional<SandboxReply> SandboxApi::rejectCreate(const QJsonObject &body, bool dryRun,
+                                                     const QString &cid, const QString &collection,
+                                                     Check schema, Check rules) const
 {
     SandboxValidator validator(*m_estate, cid);
-    QJsonArray errors = validator.connectionSchema(body);
+    QJsonArray errors = (validator.*schema)(body);
     if (!errors.isEmpty())
         return SandboxReply::errors(400, errors);
-    const QString type = body.value(QStringLiteral("type")).toString();
-    if (dryRun && dryRunBlocked(kConnections, type))
+    if (dryRun && dryRunBlocked(collection, body.value(QStringLiteral("type")).toString()))
         return SandboxReply::error(400, SandboxErrors::DryRunUnsupported,
                                    SandboxErrors::DryRunUnsupportedMessage, cid, {}, {},
                                    QStringLiteral("queryParam:dryRun"));
-    errors = validator.connectionRules(body);
+    errors = (validator.*rules)(body);
     if (!errors.isEmpty())
         return SandboxReply::errors(400, errors);
+    return std::nullopt;
+}
+
+SandboxReply SandboxApi::createConnection(const QJsonObject &body, bool dryRun, const QString &cid)
+{
+    if (auto rejected =
+            rejectCreate(body, dryRun, cid, kConnections, &SandboxValidator::connectionSchema,
+                         &SandboxValidator::connectionRules))
+        return *rejected;
+    const QString type = body.value(QStringLiteral("type")).toString();
 
     QJsonObject c = body;
     QStringList metros;
@@ -379,18 +392,9 @@ SandboxReply SandboxApi::createConnection(const QJsonObject &body, bool dryRun, 
 
 SandboxReply SandboxApi::createNetwork(const QJsonObject &body, bool dryRun, const QString &cid)
 {
-    SandboxValidator validator(*m_estate, cid);
-    QJsonArray errors = validator.networkSchema(body);
-    if (!errors.isEmpty())
-        return SandboxReply::errors(400, errors);
-    const QString type = body.value(QStringLiteral("type")).toString();
-    if (dryRun && dryRunBlocked(kNetworks, type))
-        return SandboxReply::error(400, SandboxErrors::DryRunUnsupported,
-                                   SandboxErrors::DryRunUnsupportedMessage, cid, {}, {},
-                                   QStringLiteral("queryParam:dryRun"));
-    errors = validator.networkRules(body);
-    if (!errors.isEmpty())
-        return SandboxReply::errors(400, errors);
+    if (auto rejected = rejectCreate(body, dryRun, cid, kNetworks, &SandboxValidator::networkSchema,
+                                     &SandboxValidator::networkRules))
+        return *rejected;
 
     QJsonObject n = body;
     const QString metroCode =
@@ -436,18 +440,10 @@ SandboxReply SandboxApi::createNetwork(const QJsonObject &body, bool dryRun, con
 SandboxReply SandboxApi::createServiceToken(const QJsonObject &body, bool dryRun,
                                             const QString &cid)
 {
-    SandboxValidator validator(*m_estate, cid);
-    QJsonArray errors = validator.serviceTokenSchema(body);
-    if (!errors.isEmpty())
-        return SandboxReply::errors(400, errors);
-    const QString type = body.value(QStringLiteral("type")).toString();
-    if (dryRun && dryRunBlocked(kTokens, type))
-        return SandboxReply::error(400, SandboxErrors::DryRunUnsupported,
-                                   SandboxErrors::DryRunUnsupportedMessage, cid, {}, {},
-                                   QStringLiteral("queryParam:dryRun"));
-    errors = validator.serviceTokenRules(body);
-    if (!errors.isEmpty())
-        return SandboxReply::errors(400, errors);
+    if (auto rejected =
+            rejectCreate(body, dryRun, cid, kTokens, &SandboxValidator::serviceTokenSchema,
+                         &SandboxValidator::serviceTokenRules))
+        return *rejected;
 
     QJsonObject t = body;
     QJsonObject connection = t.value(QStringLiteral("connection")).toObject();

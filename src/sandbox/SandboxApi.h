@@ -9,8 +9,11 @@
 #include <QString>
 #include <QStringList>
 #include <QUrlQuery>
+#include <optional>
 
 namespace fb {
+
+class SandboxValidator;
 
 class SandboxApi {
 public:
@@ -40,6 +43,10 @@ private:
                             const QUrlQuery &query, const QString &basePath, const QString &cid,
                             bool echoSort);
     bool dryRunBlocked(const QString &collectionPath, const QString &subtype) const;
+    using Check = QJsonArray (SandboxValidator::*)(const QJsonObject &) const;
+    std::optional<SandboxReply> rejectCreate(const QJsonObject &body, bool dryRun,
+                                             const QString &cid, const QString &collection,
+                                             Check schema, Check rules) const;
 
     SandboxEstate *m_estate;
     QSet<QString> m_noDryRun;
