@@ -41,13 +41,15 @@ QString generalHelp()
                "Check and export the tamper-evident audit trail of the Safe Mutation Broker.\n"
                "\n"
                "Commands:\n"
-               "  verify [--strict] [FILE]                          check the hash chain\n"
+               "  verify [--strict] [--head SEQ:SHA256] [FILE]      check the hash chain\n"
+               "  head [FILE]                                       print the current head\n"
                "  export --format csv|json [--since DATE] [FILE]    print the records\n"
                "\n"
                "FILE defaults to $EQUINIX_MCP_AUDIT_LOG, else "
                "$XDG_DATA_HOME/fabric-broker/audit.jsonl\n"
                "(currently %1).\n"
-               "Exit codes: 0 = chain intact, 1 = chain broken, 2 = usage or I/O error.\n"
+               "Exit codes: 0 = chain intact, 1 = chain broken or truncated, 2 = usage or I/O "
+               "error.\n"
                "Run 'fabric-broker audit <command> --help' for the options of a command.\n")
         .arg(AuditLog::defaultPath());
 }
@@ -94,48 +96,120 @@ int runVerify(const QStringList &args)
     QCommandLineParser parser;
     const QCommandLineOption strict(
         QStringLiteral("strict"),
-        QStringLiteral("Treat truncated/torn records (interrupted writes) as a broken chain."));
+        QStringLiteral("Treat truncated/torn records (interrupted writes) and log continuations "
+                       "(the log was replaced, moved, unlinked or truncated while written) as a "
+                       "broken chain."));
+    const QCommandLineOption head(
+        QStringLiteral("head"),
+        QStringLiteral("A head kept elsewhere (printed earlier by 'fabric-broker audit head'): "
+                       "the log must still contain it; records deleted after it are reported."),
+        QStringLiteral("SEQ:SHA256"));
     parser.addOption(strict);
+    parser.addOption(head);
     QString file;
     if (const auto stop = parseCommand(
-            parser, QStringLiteral("verify"), QStringLiteral("verify [--strict] [FILE]"),
+            parser, QStringLiteral("verify"),
+            QStringLiteral("verify [--strict] [--head SEQ:SHA256] [FILE]"),
             QStringLiteral(
                 "Checks every record of the audit log: canonical JSON, consecutive seq,\n"
                 "and prev = SHA-256 of the previous record's line. Reports the first\n"
-                "broken record. Exit codes: 0 = intact, 1 = broken, 2 = usage or I/O "
-                "error."),
+                "broken record, and a truncated tail when the log ends before the head\n"
+                "recorded in FILE.head (or before the --head given). Exit codes:\n"
+                "0 = intact, 1 = broken or truncated, 2 = usage or I/O error."),
             args, &file))
         return *stop;
 
-    const AuditLog::VerifyResult r = AuditLog::verify(file);
+    AuditVerifyOptions options;
+    if (parser.isSet(head)) {
+        options.keptHead = AuditHead::parse(parser.value(head));
+        if (!options.keptHead) {
+            err(QStringLiteral("fabric-broker audit verify: --head \"%1\" is not SEQ:SHA256 or "
+                               "SHA256 (64 lowercase hex digits)\n")
+                    .arg(parser.value(head).left(200)));
+            return ExitUsage;
+        }
+    }
+
+    const AuditLog::VerifyResult r = AuditLog::verify(file, options);
     if (r.ioError) {
         err(QStringLiteral("fabric-broker audit verify: %1\n").arg(r.problem));
         return ExitUsage;
     }
     if (!r.ok) {
-        out(QStringLiteral("BROKEN: %1: line %2: %3\n")
-                .arg(file)
-                .arg(r.firstBadLine)
-                .arg(r.problem));
-        out(QStringLiteral("%1 record(s) before line %2 verified (last good seq %3, sha256 %4).\n")
+        if (r.truncated)
+            out(QStringLiteral("TRUNCATED: %1: %2\n").arg(file, r.problem));
+        else if (r.firstBadLine > 0)
+            out(QStringLiteral("BROKEN: %1: line %2: %3\n")
+                    .arg(file)
+                    .arg(r.firstBadLine)
+                    .arg(r.problem));
+        else
+            out(QStringLiteral("BROKEN: %1: %2\n").arg(file, r.problem));
+        out(QStringLiteral("%1 record(s) verified (last good seq %2, sha256 %3).\n")
                 .arg(r.records)
-                .arg(r.firstBadLine)
                 .arg(r.lastSeq)
                 .arg(r.headSha256));
         return ExitBroken;
     }
-    const bool tornIsBroken = parser.isSet(strict) && !r.tornLines.isEmpty();
+    const bool strictBroken =
+        parser.isSet(strict) && (!r.tornLines.isEmpty() || !r.continuations.isEmpty());
     out(QStringLiteral("%1: %2: %3 record(s) verified, chain intact.\n")
-            .arg(tornIsBroken ? QStringLiteral("BROKEN (strict)") : QStringLiteral("OK"), file)
+            .arg(strictBroken ? QStringLiteral("BROKEN (strict)") : QStringLiteral("OK"), file)
             .arg(r.records));
     out(QStringLiteral("head: seq %1 sha256 %2\n").arg(r.lastSeq).arg(r.headSha256));
+    if (!r.headFileNote.isEmpty())
+        out((r.headFileChecked ? QStringLiteral("tail: ") : QStringLiteral("warning: ")) +
+            r.headFileNote + u'\n');
+    if (options.keptHead)
+        out(QStringLiteral("kept head: found: %1; %2 record(s) after it.\n")
+                .arg(r.keptHeadNote)
+                .arg(r.recordsAfterKeptHead));
+    for (const AuditLog::VerifyResult::Continuation &c : r.continuations)
+        out(QStringLiteral("warning: line %1 (seq %2): the log continues from a previous file "
+                           "(reason: %3); previous head seq %4 sha256 %5\n")
+                .arg(c.line)
+                .arg(c.seq)
+                .arg(c.reason.left(64))
+                .arg(c.previous.seq)
+                .arg(c.previous.sha256.left(64)));
     if (!r.tornLines.isEmpty()) {
         out(QStringLiteral("warning: %1\n").arg(r.problem));
         for (qsizetype i = 1; i < r.tornLines.size(); ++i)
             out(QStringLiteral("warning: truncated/torn record at line %1\n")
                     .arg(r.tornLines.at(i)));
     }
-    return tornIsBroken ? ExitBroken : ExitIntact;
+    return strictBroken ? ExitBroken : ExitIntact;
+}
+
+int runHead(const QStringList &args)
+{
+    QCommandLineParser parser;
+    QString file;
+    if (const auto stop = parseCommand(
+            parser, QStringLiteral("head"), QStringLiteral("head [FILE]"),
+            QStringLiteral(
+                "Verifies the audit log and prints its head as SEQ:SHA256 (the seq and the\n"
+                "SHA-256 of the last record's line) on one line. Keep it somewhere the\n"
+                "broker's user cannot write (a ticket, another host) and later run\n"
+                "'fabric-broker audit verify --head SEQ:SHA256': it reports a log rewritten\n"
+                "or cut back before that head. Exit codes: 0 = printed, 1 = the chain is\n"
+                "broken or truncated (nothing printed), 2 = usage or I/O error."),
+            args, &file))
+        return *stop;
+    const AuditLog::VerifyResult r = AuditLog::verify(file);
+    if (r.ioError) {
+        err(QStringLiteral("fabric-broker audit head: %1\n").arg(r.problem));
+        return ExitUsage;
+    }
+    if (!r.ok) {
+        err(QStringLiteral("fabric-broker audit head: the chain of %1 is %2: %3\nRun "
+                           "'fabric-broker audit verify' for details.\n")
+                .arg(file, r.truncated ? QStringLiteral("truncated") : QStringLiteral("broken"),
+                     r.problem));
+        return ExitBroken;
+    }
+    out(AuditHead{r.lastSeq, r.headSha256}.toString() + u'\n');
+    return ExitIntact;
 }
 
 // YYYY-MM-DD (midnight UTC) or a full ISO-8601 date-time (UTC when it has no offset).
@@ -343,6 +417,8 @@ int runAuditCommand(const QStringList &argsIn)
         const QString command = args.first();
         if (command == u"verify") {
             rc = runVerify(args.mid(1));
+        } else if (command == u"head") {
+            rc = runHead(args.mid(1));
         } else if (command == u"export") {
             rc = runExport(args.mid(1));
         } else if (command == u"-h" || command == u"--help" || command == u"help") {

@@ -18,6 +18,21 @@
 // log terminates the torn line with a newline and chains its next record from the last valid
 // record, skipping the torn line; verify() accepts such a torn line in the middle of the log only
 // when the record after it continues the chain from the record before it. See docs/audit.md.
+//
+// Bounds: every value of data is bounded before it enters a record (nesting depth, string and
+// key length, members per object, elements per array, total size; tighter for the
+// client-supplied "client" member). What was cut is marked in place and listed in
+// data.audit_truncated, so a hostile clientInfo can neither break nor stall verification.
+//
+// Replacement: the log is opened with O_NOFOLLOW. Before each append the writer compares the
+// path with its open descriptor (st_dev/st_ino, st_nlink, size). When the file was replaced,
+// moved, unlinked or truncated, it continues in the file now at the path (created if missing)
+// and the first record it writes there is a "log_continued" record naming the reason and the
+// last head (seq, sha256) of the old file.
+//
+// Head file: after each durable record the writer overwrites <log>.head (one pwrite, not
+// synced) with the head it just wrote. verify() compares the log with it and reports a log
+// that ends before that head as truncated. The guarantee and its limits are in docs/audit.md.
 #include "core/AuditSink.h"
 #include "core/Clock.h"
 
@@ -26,10 +41,29 @@
 #include <QMutex>
 #include <QString>
 #include <functional>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include <optional>
 
 namespace fb {
 
 struct Proposal;
+
+// A head of the chain: the seq of a record and the SHA-256 of its line. seq 0 with a hash means
+// "seq unknown" (a head given as the hash alone).
+struct AuditHead {
+    qint64 seq = 0;
+    QString sha256;
+    // "SEQ:SHA256" or "SHA256" (64 lowercase hex digits). nullopt when malformed.
+    static std::optional<AuditHead> parse(const QString &text);
+    QString toString() const; // "SEQ:SHA256"
+};
+
+struct AuditVerifyOptions {
+    bool useHeadFile = true;           // compare with <log>.head when it exists
+    std::optional<AuditHead> keptHead; // a head kept elsewhere (audit verify --head)
+};
 
 class AuditLog final : public AuditSink {
 public:
@@ -37,6 +71,24 @@ public:
     // generic data location, ~/.local/share by default).
     static QString defaultPath();
     static constexpr const char *PathEnvironmentVariable = "EQUINIX_MCP_AUDIT_LOG";
+    // <log>.head: the head file written next to the log.
+    static QString headFilePath(const QString &logPath);
+
+    // Bounds applied to data before a record is written (levels count containers below data).
+    struct Bounds {
+        int depth;
+        qsizetype stringChars;
+        qsizetype keyChars;
+        qsizetype members;
+        qsizetype elements;
+        qint64 totalBytes;
+    };
+    static constexpr Bounds DataBounds{16, 8192, 256, 256, 256, 256 * 1024};
+    static constexpr Bounds ClientBounds{6, 512, 128, 64, 64, 8 * 1024};
+    // verify() refuses to parse records nested deeper than this (the writer never gets close)
+    // and lines longer than MaxLineBytes.
+    static constexpr int MaxVerifyDepth = 256;
+    static constexpr qint64 MaxLineBytes = 16 * 1024 * 1024;
 
     explicit AuditLog(Clock *clock = Clock::system());
     ~AuditLog() override;
@@ -68,7 +120,8 @@ public:
     // The last error of open() or record(), for logs and the GUI.
     QString lastError() const;
 
-    // What record() stores for data: tokens hashed, secrets dropped. Exposed for tests and tools.
+    // What record() stores for data: tokens hashed, secrets dropped, values bounded (DataBounds,
+    // ClientBounds for the member "client"), truncation marked. Exposed for tests and tools.
     static QJsonObject scrub(const QJsonObject &data);
 
     struct VerifyResult {
@@ -81,8 +134,29 @@ public:
         qint64 lastSeq = 0;      // seq of the last verified record
         QString headSha256;      // SHA-256 of the last verified record's line (or 64 zeros)
         bool ioError = false;    // the file could not be read at all
+        bool truncated = false;  // the log ends before a head it must contain (head file or
+                                 // kept head): !ok, problem says how many records are missing
+        // "log_continued" records: where the writer found the log replaced, moved, unlinked or
+        // truncated and went on; each links to the last head of the file before.
+        struct Continuation {
+            qint64 line = 0;
+            qint64 seq = 0;
+            QString reason;
+            AuditHead previous;
+        };
+        QList<Continuation> continuations;
+        // The comparison with <log>.head: empty when not checked; otherwise one sentence.
+        QString headFileNote;
+        bool headFileChecked = false; // a head file was found and the log contains its head
+        // The comparison with AuditVerifyOptions::keptHead (when given and the chain is intact).
+        bool keptHeadFound = false; // the kept head is a record of this log, or the head this
+                                    // log continues from
+        qint64 keptHeadLine = 0;    // its line (0 when it is the head of a previous file)
+        qint64 recordsAfterKeptHead = 0;
+        QString keptHeadNote;
     };
     static VerifyResult verify(const QString &path);
+    static VerifyResult verify(const QString &path, const AuditVerifyOptions &options);
     // Every complete, well-formed record of the log in file order (torn and malformed lines are
     // skipped; use verify() for integrity). False only when the file cannot be read.
     static bool readRecords(const QString &path, QList<QJsonObject> *out, QString *error = nullptr);
@@ -94,9 +168,16 @@ public:
     using SyncFn = std::function<int(int fd)>;
     void setIoHooksForTesting(WriteFn writeFn, SyncFn syncFn);
 
+    static constexpr const char *ContinuedType = "log_continued";
+
 private:
     bool loadTail(QString *error);
     bool fail(const QString &message, QString *error = nullptr);
+    int openLogFd(QString *error);
+    bool openHeadFd(QString *error);
+    bool checkPathLocked(const struct stat &fdStat, QString *error);
+    bool appendLocked(const QString &type, const QJsonObject &data);
+    void writeHeadLocked();
 
     Clock *m_clock;
     mutable QMutex m_mutex;
@@ -106,6 +187,12 @@ private:
     QByteArray m_prevHash;
     qint64 m_expectedSize = 0; // file size after our last write; another writer changes it
     bool m_needsNewline = false;
+    int m_headFd = -1;
+    dev_t m_dev = 0;
+    ino_t m_ino = 0;
+    // Set when the log was found replaced/truncated: written as a "log_continued" record before
+    // the next record.
+    std::optional<QJsonObject> m_continuation;
     QString m_lastError;
     WriteFn m_write;
     SyncFn m_sync;

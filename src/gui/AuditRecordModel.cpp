@@ -64,7 +64,11 @@ QString AuditRecordModel::cellText(int row, int column) const
         return dataString(data, QStringLiteral("target"));
     case StatusColumn: {
         const QString status = dataString(data, QStringLiteral("status"));
-        return status.isEmpty() ? dataString(data, QStringLiteral("outcome")) : status;
+        if (!status.isEmpty())
+            return status;
+        const QString outcome = dataString(data, QStringLiteral("outcome"));
+        // log_continued: why the writer went on in a new file.
+        return outcome.isEmpty() ? dataString(data, QStringLiteral("reason")) : outcome;
     }
     case ChannelColumn:
         return dataString(data, QStringLiteral("channel"));

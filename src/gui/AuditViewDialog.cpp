@@ -198,14 +198,32 @@ void AuditViewDialog::verifyChain()
         text = tr("Chain intact: %n record(s), head %1", nullptr, int(r.records))
                    .arg(r.headSha256.left(12));
         style = QStringLiteral("QLabel { color: #1b7f3b; font-weight: bold; }");
+    } else if (r.truncated) {
+        text = tr("Audit log TRUNCATED: %1").arg(r.problem);
+        text += u'\n' +
+                tr("%n record(s) verified (last good seq %1, head %2).", nullptr, int(r.records))
+                    .arg(r.lastSeq)
+                    .arg(r.headSha256.left(12));
+        style = QStringLiteral("QLabel { color: #b00020; font-weight: bold; }");
     } else {
-        text = tr("Chain BROKEN at line %1: %2").arg(r.firstBadLine).arg(r.problem);
+        text = r.firstBadLine > 0
+                   ? tr("Chain BROKEN at line %1: %2").arg(r.firstBadLine).arg(r.problem)
+                   : tr("Chain BROKEN: %1").arg(r.problem);
         text += u'\n' + tr("%n record(s) before it verified (last good seq %1, head %2).", nullptr,
                            int(r.records))
                             .arg(r.lastSeq)
                             .arg(r.headSha256.left(12));
         style = QStringLiteral("QLabel { color: #b00020; font-weight: bold; }");
     }
+    for (const AuditLog::VerifyResult::Continuation &c : r.continuations)
+        text += u'\n' + tr("Line %1: the log continues from a previous file (%2); previous head "
+                           "seq %3, %4.")
+                            .arg(c.line)
+                            .arg(c.reason.left(64))
+                            .arg(c.previous.seq)
+                            .arg(c.previous.sha256.left(12));
+    if (r.ok && !r.headFileChecked && !r.headFileNote.isEmpty())
+        text += u'\n' + tr("Tail not checked: %1").arg(r.headFileNote);
     if (!r.tornLines.isEmpty()) {
         QStringList lines;
         for (qint64 line : r.tornLines)

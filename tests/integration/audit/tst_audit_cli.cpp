@@ -203,6 +203,113 @@ private slots:
         r = run({QStringLiteral("export"), QStringLiteral("--help")});
         QCOMPARE(r.exitCode, 0);
         QVERIFY2(r.out.contains("--since"), r.out);
+        r = run({QStringLiteral("--help")});
+        QVERIFY2(r.out.contains("head [FILE]"), r.out);
+        QVERIFY2(r.out.contains("--head SEQ:SHA256"), r.out);
+        r = run({QStringLiteral("head"), QStringLiteral("--help")});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY2(r.out.startsWith("Usage: fabric-broker audit head [FILE]"), r.out);
+        r = run({QStringLiteral("verify"), QStringLiteral("--help")});
+        QVERIFY2(r.out.contains("--head <SEQ:SHA256>"), r.out);
+    }
+
+    void headCommand()
+    {
+        const Run r = run({QStringLiteral("head"), m_path});
+        QVERIFY2(r.exitCode == 0, r.out + r.err);
+        const QByteArray lastLine = readAll(m_path).chopped(1).split('\n').last();
+        QCOMPARE(r.out,
+                 "4:" + QCryptographicHash::hash(lastLine, QCryptographicHash::Sha256).toHex() +
+                     "\n");
+        QVERIFY(r.err.isEmpty());
+
+        // Broken: nothing on stdout, exit 1.
+        QByteArray bytes = readAll(m_path);
+        bytes.replace("consumed", "consumeD");
+        writeAll(m_path, bytes);
+        const Run broken = run({QStringLiteral("head"), m_path});
+        QCOMPARE(broken.exitCode, 1);
+        QVERIFY(broken.out.isEmpty());
+        QVERIFY2(broken.err.contains("broken"), broken.err);
+        QCOMPARE(run({QStringLiteral("head"), m_tmp->filePath(QStringLiteral("missing"))}).exitCode,
+                 2);
+    }
+
+    void verifyTruncatedTail()
+    {
+        QList<QByteArray> lines = readAll(m_path).chopped(1).split('\n');
+        lines.removeLast(); // a shorter chain that is valid on its own
+        writeAll(m_path, lines.join('\n') + '\n');
+        const Run r = run({QStringLiteral("verify"), m_path});
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.out.startsWith("TRUNCATED: "), r.out);
+        QVERIFY2(r.out.contains("the log ends at seq 3 but its head file"), r.out);
+        QVERIFY2(r.out.contains("1 record(s) were removed from the end"), r.out);
+
+        // Without the head file, only the tail cannot be checked, and verify says so.
+        QVERIFY(QFile::remove(fb::AuditLog::headFilePath(m_path)));
+        const Run none = run({QStringLiteral("verify"), m_path});
+        QCOMPARE(none.exitCode, 0);
+        QVERIFY2(none.out.contains("warning: no head file"), none.out);
+    }
+
+    void verifyAgainstKeptHead()
+    {
+        const QByteArray kept = run({QStringLiteral("head"), m_path}).out.trimmed();
+        QVERIFY(kept.startsWith("4:"));
+        Run r = run({QStringLiteral("verify"), QStringLiteral("--head"), QString::fromLatin1(kept),
+                     m_path});
+        QVERIFY2(r.exitCode == 0, r.out + r.err);
+        QVERIFY2(r.out.contains("kept head: found: the kept head is the record at line 4 (seq 4); "
+                                "0 record(s) after it."),
+                 r.out);
+        // The hash alone works too.
+        r = run({QStringLiteral("verify"),
+                 QStringLiteral("--head=") + QString::fromLatin1(kept.mid(2)), m_path});
+        QVERIFY2(r.exitCode == 0, r.out + r.err);
+
+        // Records deleted after an older point, head file rewritten to match: only the kept
+        // head tells.
+        QList<QByteArray> lines = readAll(m_path).chopped(1).split('\n');
+        writeAll(m_path, lines.mid(0, 2).join('\n') + '\n');
+        QVERIFY(QFile::remove(fb::AuditLog::headFilePath(m_path)));
+        QCOMPARE(run({QStringLiteral("verify"), m_path}).exitCode, 0);
+        r = run({QStringLiteral("verify"), QStringLiteral("--head"), QString::fromLatin1(kept),
+                 m_path});
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.out.startsWith("TRUNCATED: "), r.out);
+        QVERIFY2(r.out.contains("at least 2 record(s) after seq 2 were deleted"), r.out);
+
+        QCOMPARE(run({QStringLiteral("verify"), QStringLiteral("--head"), QStringLiteral("4:abc"),
+                      m_path})
+                     .exitCode,
+                 2);
+    }
+
+    void verifyContinuedLog()
+    {
+        fb::ManualClock clock(1767225601000);
+        fb::AuditLog log(&clock);
+        QVERIFY(log.open(m_path, nullptr));
+        const QString moved = m_tmp->filePath(QStringLiteral("audit.1.jsonl"));
+        QVERIFY(QFile::rename(m_path, moved));
+        QVERIFY(log.record(QStringLiteral("step"), {}));
+        log.close();
+
+        Run r = run({QStringLiteral("verify"), moved});
+        QVERIFY2(r.exitCode == 0, r.out + r.err);
+        const QByteArray oldHead = run({QStringLiteral("head"), moved}).out.trimmed();
+        r = run({QStringLiteral("verify"), m_path});
+        QVERIFY2(r.exitCode == 0, r.out + r.err);
+        QVERIFY2(r.out.contains("warning: line 1 (seq 1): the log continues from a previous file "
+                                "(reason: moved); previous head seq 4 sha256 " +
+                                oldHead.mid(2)),
+                 r.out);
+        r = run({QStringLiteral("verify"), QStringLiteral("--head"), QString::fromLatin1(oldHead),
+                 m_path});
+        QVERIFY2(r.exitCode == 0, r.out + r.err);
+        QVERIFY2(r.out.contains("previous log file this one continues from"), r.out);
+        QCOMPARE(run({QStringLiteral("verify"), QStringLiteral("--strict"), m_path}).exitCode, 1);
     }
 
     void exportCsv()
