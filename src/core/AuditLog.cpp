@@ -709,11 +709,15 @@ bool AuditLog::open(const QString &path, QString *error)
             const std::optional<AuditHead> kept = readHeadFile(headFilePath(m_path), &why);
             if (kept && (kept->seq > m_seq ||
                          (kept->seq == m_seq && kept->sha256.toLatin1() != m_prevHash))) {
+                const bool shorter = kept->seq > m_seq;
                 m_continuation = QJsonObject{
-                    {QStringLiteral("reason"), QStringLiteral("truncated")},
+                    {QStringLiteral("reason"),
+                     shorter ? QStringLiteral("truncated") : QStringLiteral("replaced")},
                     {QStringLiteral("detail"),
-                     QStringLiteral("when opened, the log ended at seq %1 but its head file "
-                                    "recorded seq %2: %3")
+                     (shorter ? QStringLiteral("when opened, the log ended at seq %1 but its head "
+                                               "file recorded seq %2: %3")
+                              : QStringLiteral("when opened, the log's last record (seq %1) was "
+                                               "not the one its head file recorded (seq %2): %3"))
                          .arg(m_seq)
                          .arg(kept->seq)
                          .arg(sameUserNote())},

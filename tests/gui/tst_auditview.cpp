@@ -211,6 +211,48 @@ private slots:
         QVERIFY2(label.contains(QStringLiteral("line(s) 6")), qPrintable(label));
     }
 
+    void truncatedAndContinuedLog()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString path = dir.filePath(QStringLiteral("audit.jsonl"));
+        QVERIFY(writeSampleLog(path));
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QList<QByteArray> lines = file.readAll().chopped(1).split('\n');
+        file.close();
+        QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        file.write(lines.mid(0, 3).join('\n') + '\n'); // the last two records cut off
+        file.close();
+
+        AuditViewDialog dialog(path);
+        dialog.setAttribute(Qt::WA_DeleteOnClose, false);
+        QCOMPARE(dialog.view()->model()->rowCount(), 3);
+        QString label = dialog.verifyLabel()->text();
+        QVERIFY2(label.startsWith(QStringLiteral("Audit log TRUNCATED: truncated tail")),
+                 qPrintable(label));
+        QVERIFY2(label.contains(QStringLiteral("2 record(s) were removed")), qPrintable(label));
+
+        // A writer opening it records the loss (log_continued) and goes on: intact again, with
+        // the continuation shown.
+        {
+            AuditLog log;
+            QVERIFY(log.open(path, nullptr));
+            QVERIFY(log.record(QStringLiteral("proposed"), {}));
+        }
+        dialog.reload();
+        QCOMPARE(dialog.view()->model()->rowCount(), 5);
+        QCOMPARE(dialog.recordModel()->cellText(3, AuditRecordModel::TypeColumn),
+                 QStringLiteral("log_continued"));
+        QCOMPARE(dialog.recordModel()->cellText(3, AuditRecordModel::StatusColumn),
+                 QStringLiteral("truncated"));
+        label = dialog.verifyLabel()->text();
+        QVERIFY2(label.startsWith(QStringLiteral("Chain intact: 5 record(s)")), qPrintable(label));
+        QVERIFY2(label.contains(QStringLiteral("Line 4: the log continues from a previous file "
+                                               "(truncated); previous head seq 5")),
+                 qPrintable(label));
+    }
+
     void menuActionOpensTheDialog()
     {
         QTemporaryDir dir;

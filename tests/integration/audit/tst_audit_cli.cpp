@@ -1,4 +1,4 @@
-// Runs the built fabric-broker binary ($FB_BROKER_BIN) as "fabric-broker audit verify|export"
+// Runs the built fabric-broker binary ($FB_BROKER_BIN) as "fabric-broker audit verify|head|export"
 // against logs written by fb::AuditLog, and checks exit codes and output.
 #include "core/AuditLog.h"
 #include "core/Clock.h"
