@@ -763,9 +763,12 @@ bool AuditLog::loadTail(QString *error)
     m_seq = 0;
     m_prevHash = zeroHash().toLatin1();
     m_needsNewline = false;
-    m_expectedSize = size;
-    if (size == 0)
+    // Until the tail is known, the next record must read it again.
+    m_expectedSize = -1;
+    if (size == 0) {
+        m_expectedSize = 0;
         return true;
+    }
 
     qint64 window = TailWindow;
     for (;;) {
@@ -792,10 +795,13 @@ bool AuditLog::loadTail(QString *error)
             }
             m_seq = p.seq;
             m_prevHash = sha256Hex(lines.at(i));
+            m_expectedSize = size;
             return true;
         }
-        if (start == 0)
+        if (start == 0) {
+            m_expectedSize = size;
             return true; // only torn lines: the chain starts afresh
+        }
         window *= 4;
     }
 }
@@ -857,13 +863,15 @@ bool AuditLog::checkPathLocked(const struct stat &fdStat, QString *error)
         m_fd = fd;
         while (::flock(m_fd, LOCK_EX) != 0 && errno == EINTR) {
         }
-        if (!openHeadFd(error))
-            return false;
+        // The head file is best effort (see writeHeadLocked); the link record is not.
+        QString headError;
+        if (!openHeadFd(&headError))
+            m_headFd = -1;
     }
-    if (!loadTail(error))
-        return false;
-    m_continuation = continuation;
-    return true;
+    // Armed before anything else can fail: a later record still writes the link first.
+    if (!m_continuation)
+        m_continuation = continuation;
+    return loadTail(error);
 }
 
 // Writes one record on the locked descriptor and syncs it. Caller holds m_mutex and the lock.

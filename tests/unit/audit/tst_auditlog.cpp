@@ -961,6 +961,34 @@ private slots:
         QCOMPARE(readAll(target), QByteArray());
     }
 
+    void replacedByGarbageFailsUntilRepaired()
+    {
+        AuditLog log(&m_clock);
+        QVERIFY(log.open(m_path, nullptr));
+        QVERIFY(log.record(QStringLiteral("step"), {}));
+        const QString head = log.headSha256();
+        QVERIFY(QFile::remove(m_path));
+        writeAll(m_path, "not an audit log\n");
+        QVERIFY(!log.record(QStringLiteral("sending"), {}));
+        QVERIFY(!log.record(QStringLiteral("sending"), {}));
+        QCOMPARE(readAll(m_path), QByteArray("not an audit log\n"));
+        // Repaired in place: the link to the old head is still written first.
+        writeAll(m_path, {});
+        QVERIFY2(log.record(QStringLiteral("step"), {}), qPrintable(log.lastError()));
+        const QList<QByteArray> ls = lines(m_path);
+        QCOMPARE(ls.size(), 2);
+        const QJsonObject link = parse(ls.at(0));
+        QCOMPARE(link.value(QStringLiteral("type")).toString(), QStringLiteral("log_continued"));
+        QCOMPARE(link.value(QStringLiteral("data"))
+                     .toObject()
+                     .value(QStringLiteral("previous"))
+                     .toObject()
+                     .value(QStringLiteral("sha256"))
+                     .toString(),
+                 head);
+        QVERIFY(AuditLog::verify(m_path).ok);
+    }
+
     void truncatedWhileRunning()
     {
         AuditLog log(&m_clock);
