@@ -227,6 +227,27 @@ QString scrubString(const QString &s)
     return out;
 }
 
+// Where a value sits below data: rendered ("client.capabilities.x[3]") only for a note.
+struct ValuePath {
+    const ValuePath *parent = nullptr;
+    const QString *key = nullptr; // a member key, or nullptr for an array element
+    qsizetype index = 0;
+
+    QString render() const
+    {
+        if (!parent)
+            return {};
+        QString out = parent->render();
+        if (key) {
+            const QString shown = key->size() > 32 ? key->left(32) + u'…' : *key;
+            out += (out.isEmpty() ? QString() : QStringLiteral(".")) + shown;
+        } else {
+            out += u'[' + QString::number(index) + u']';
+        }
+        return out;
+    }
+};
+
 // Scrubs (tokens hashed, secret members dropped) and bounds one value tree in one pass. Every
 // cut is marked where it happened and noted (by path) for data.audit_truncated.
 class Sanitizer {
@@ -242,7 +263,7 @@ public:
     qint64 used() const { return m_bounds.totalBytes - m_budget; }
 
     // level: the container level of v's parent (data itself is level 0).
-    QJsonValue value(const QJsonValue &v, int level, const QString &path)
+    QJsonValue value(const QJsonValue &v, int level, const ValuePath &path)
     {
         switch (v.type()) {
         case QJsonValue::String:
@@ -262,22 +283,23 @@ public:
     }
 
     // level: the container level of o (data itself is level 0).
-    QJsonObject object(const QJsonObject &o, int level, const QString &path,
+    QJsonObject object(const QJsonObject &o, int level, const ValuePath &path,
                        const AuditLog::Bounds *clientBounds = nullptr)
     {
         QJsonObject out;
         qsizetype kept = 0;
         qsizetype dropped = 0;
         for (auto it = o.begin(); it != o.end(); ++it) {
-            if (isSecretKey(it.key()))
+            const QString rawKey = it.key();
+            if (isSecretKey(rawKey))
                 continue;
             if (kept >= m_bounds.members || m_budget <= 0) {
                 ++dropped;
                 continue;
             }
-            const QString memberPath = join(path, it.key());
-            const QString key = string(scrubString(it.key()), m_bounds.keyChars, memberPath);
-            if (clientBounds && it.key() == u"client") {
+            const ValuePath memberPath{&path, &rawKey};
+            const QString key = string(rawKey, m_bounds.keyChars, memberPath); // scrubs too
+            if (clientBounds && rawKey == u"client") {
                 // Client-supplied (MCP clientInfo and capabilities): tighter bounds of its own.
                 Sanitizer client(*clientBounds, m_notes, m_noteCount);
                 out.insert(key, client.value(it.value(), 0, memberPath));
@@ -296,14 +318,14 @@ public:
     }
 
 private:
-    QJsonArray array(const QJsonArray &a, int level, const QString &path)
+    QJsonArray array(const QJsonArray &a, int level, const ValuePath &path)
     {
         QJsonArray out;
         qsizetype index = 0;
         for (const QJsonValue &e : a) {
             if (index >= m_bounds.elements || m_budget <= 0)
                 break;
-            out.append(value(e, level, path + u'[' + QString::number(index) + u']'));
+            out.append(value(e, level, ValuePath{&path, nullptr, index}));
             ++index;
         }
         if (index < a.size()) {
@@ -314,7 +336,7 @@ private:
         return out;
     }
 
-    QString string(const QString &raw, qsizetype limit, const QString &path)
+    QString string(const QString &raw, qsizetype limit, const ValuePath &path)
     {
         const QString s = scrubString(raw);
         limit = qMin<qsizetype>(limit, qMax<qint64>(m_budget, 16));
@@ -332,25 +354,20 @@ private:
         return out;
     }
 
-    QJsonValue tooDeep(const QString &path)
+    QJsonValue tooDeep(const ValuePath &path)
     {
         m_budget -= 48;
         note(path, QStringLiteral("nested deeper than %1 level(s)").arg(m_bounds.depth));
         return QStringLiteral("[truncated: nested deeper than %1 level(s)]").arg(m_bounds.depth);
     }
 
-    static QString join(const QString &path, const QString &key)
-    {
-        const QString shown = key.size() > 32 ? key.left(32) + u'…' : key;
-        return path.isEmpty() ? shown : path + u'.' + shown;
-    }
-
-    void note(const QString &path, const QString &what)
+    void note(const ValuePath &path, const QString &what)
     {
         constexpr qsizetype MaxNotes = 8;
         ++*m_noteCount;
         if (m_notes->size() < MaxNotes) {
-            const QString shown = path.size() > 160 ? path.left(160) + u'…' : path;
+            const QString rendered = path.render();
+            const QString shown = rendered.size() > 160 ? rendered.left(160) + u'…' : rendered;
             m_notes->append((shown.isEmpty() ? QStringLiteral("data") : shown) +
                             QStringLiteral(": ") + what);
         }
@@ -367,7 +384,8 @@ QJsonObject sanitizeData(const QJsonObject &data)
     QStringList notes;
     qint64 count = 0;
     Sanitizer top(AuditLog::DataBounds, &notes, &count);
-    QJsonObject out = top.object(data, 0, QString(), &AuditLog::ClientBounds);
+    const ValuePath root;
+    QJsonObject out = top.object(data, 0, root, &AuditLog::ClientBounds);
     if (count > 0) {
         QJsonArray where;
         for (const QString &n : std::as_const(notes))
@@ -875,10 +893,13 @@ bool AuditLog::checkPathLocked(const struct stat &fdStat, QString *error)
 }
 
 // Writes one record on the locked descriptor and syncs it. Caller holds m_mutex and the lock.
-bool AuditLog::appendLocked(const QString &type, const QJsonObject &data)
+// known: a current fstat of m_fd, or nullptr to take one.
+bool AuditLog::appendLocked(const QString &type, const QJsonObject &data, const struct stat *known)
 {
     struct stat st {};
-    if (::fstat(m_fd, &st) != 0)
+    if (known)
+        st = *known;
+    else if (::fstat(m_fd, &st) != 0)
         return fail(QStringLiteral("cannot stat audit log: %1").arg(errnoText(errno)));
     if (st.st_size != m_expectedSize) {
         // Another writer appended, or our last write failed part-way: resynchronize the chain
@@ -955,11 +976,12 @@ bool AuditLog::record(const QString &type, const QJsonObject &data)
     if (!checkPathLocked(st, &pathError))
         return fail(QStringLiteral("audit log %1: %2").arg(m_path, pathError));
     if (m_continuation) {
-        if (!appendLocked(QLatin1String(ContinuedType), *m_continuation))
+        if (!appendLocked(QLatin1String(ContinuedType), *m_continuation, nullptr))
             return false;
         m_continuation.reset();
+        return appendLocked(type, data, nullptr);
     }
-    return appendLocked(type, data);
+    return appendLocked(type, data, &st); // the common case: one fstat and one lstat per record
 }
 
 namespace {

@@ -176,7 +176,7 @@ private:
     int openLogFd(QString *error);
     bool openHeadFd(QString *error);
     bool checkPathLocked(const struct stat &fdStat, QString *error);
-    bool appendLocked(const QString &type, const QJsonObject &data);
+    bool appendLocked(const QString &type, const QJsonObject &data, const struct stat *known);
     void writeHeadLocked();
 
     Clock *m_clock;
