@@ -10,6 +10,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QRandomGenerator>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -1153,6 +1154,85 @@ private slots:
         QVERIFY(!v.ok);
         QVERIFY(!v.truncated);
         QVERIFY2(v.problem.contains(QStringLiteral("is not in this log")), qPrintable(v.problem));
+    }
+
+    void randomCorruptionNeverVerifiesAsIntact()
+    {
+        // Property: whatever is done to the bytes of a log (its head file kept), verify() never
+        // crashes, and when it says ok, the records it would export are exactly the original
+        // ones (only torn-looking fragments or a missing final newline may have been added).
+        writeRecords(6);
+        const QByteArray original = readAll(m_path);
+        QList<QJsonObject> want;
+        QVERIFY(AuditLog::readRecords(m_path, &want));
+        QRandomGenerator rng(20261201);
+        const QList<QByteArray> ls = lines(m_path);
+        int detected = 0;
+        for (int i = 0; i < 600; ++i) {
+            QByteArray bytes = original;
+            const int kind = int(rng.bounded(7));
+            const qsizetype at = rng.bounded(int(bytes.size()));
+            switch (kind) {
+            case 0: // flip one byte
+                bytes[at] = char(bytes.at(at) ^ (1 << rng.bounded(8)));
+                break;
+            case 1: // cut the file
+                bytes.truncate(at);
+                break;
+            case 2: // delete a range
+                bytes.remove(at, 1 + rng.bounded(200));
+                break;
+            case 3: // insert a byte (often a newline or a quote)
+                bytes.insert(at, "\n\"{}[],:0a\\"[rng.bounded(12)]);
+                break;
+            case 4: { // drop, duplicate or swap whole lines
+                QList<QByteArray> m = ls;
+                const qsizetype a = rng.bounded(int(m.size()));
+                const qsizetype b = rng.bounded(int(m.size()));
+                if (rng.bounded(3) == 0)
+                    m.removeAt(a);
+                else if (rng.bounded(2) == 0)
+                    m.insert(a, m.at(b));
+                else
+                    m.swapItemsAt(a, b);
+                bytes = joinLines(m);
+                break;
+            }
+            case 5: // replace a digit or a letter by another one
+                for (qsizetype j = at; j < bytes.size(); ++j) {
+                    const char c = bytes.at(j);
+                    if (c >= '0' && c <= '8') {
+                        bytes[j] = char(c + 1);
+                        break;
+                    }
+                    if (c >= 'a' && c <= 'e') {
+                        bytes[j] = char(c + 1);
+                        break;
+                    }
+                }
+                break;
+            default: // nest: wrap a stretch in brackets
+                bytes.insert(at, QByteArray(int(rng.bounded(400)), '['));
+                break;
+            }
+            if (bytes == original)
+                continue;
+            writeAll(m_path, bytes);
+            const auto v = AuditLog::verify(m_path);
+            QList<QJsonObject> got;
+            QVERIFY(AuditLog::readRecords(m_path, &got));
+            if (!v.ok) {
+                ++detected;
+                continue;
+            }
+            QVERIFY2(got == want, qPrintable(QStringLiteral("mutation %1 (kind %2 at %3) verified "
+                                                            "as intact but changed the records")
+                                                 .arg(i)
+                                                 .arg(kind)
+                                                 .arg(at)));
+        }
+        qInfo("%d of 600 mutations detected", detected);
+        QVERIFY(detected > 400);
     }
 
     void recordWithoutOpenFails()
