@@ -1096,6 +1096,12 @@ AuditLog::VerifyResult AuditLog::verify(const QString &path, const AuditVerifyOp
 {
     VerifyResult r;
     r.headSha256 = zeroHash();
+    if (const QFileInfo info(path); info.exists() && !info.isFile()) {
+        // A device or a FIFO would never end (or block): not an audit log.
+        r.ioError = true;
+        r.problem = QStringLiteral("cannot read %1: not a regular file").arg(path);
+        return r;
+    }
     QFile file(path);
     if (!file.open(QIODevice::ReadOnly)) {
         r.ioError = true;
@@ -1326,6 +1332,11 @@ AuditLog::VerifyResult AuditLog::verify(const QString &path, const AuditVerifyOp
 
 bool AuditLog::readRecords(const QString &path, QList<QJsonObject> *out, QString *error)
 {
+    if (const QFileInfo info(path); info.exists() && !info.isFile()) {
+        if (error)
+            *error = QStringLiteral("cannot read %1: not a regular file").arg(path);
+        return false;
+    }
     QFile file(path);
     if (!file.open(QIODevice::ReadOnly)) {
         if (error)

@@ -186,6 +186,10 @@ private slots:
         QCOMPARE(r.exitCode, 2);
         QVERIFY(r.out.isEmpty());
         QVERIFY2(r.err.contains("cannot read"), r.err);
+        // A device never ends: refused, not read forever.
+        const Run dev = run({QStringLiteral("verify"), QStringLiteral("/dev/zero")});
+        QCOMPARE(dev.exitCode, 2);
+        QVERIFY2(dev.err.contains("not a regular file"), dev.err);
     }
 
     void usage()
