@@ -388,11 +388,18 @@ int runExport(const QStringList &args)
     std::fflush(stdout);
 
     if (!verified.ok) {
-        err(QStringLiteral("fabric-broker audit export: warning: the chain of %1 is broken at line "
-                           "%2: %3\n")
-                .arg(file)
-                .arg(verified.firstBadLine)
-                .arg(verified.problem));
+        if (verified.truncated || verified.firstBadLine == 0)
+            err(QStringLiteral("fabric-broker audit export: warning: the chain of %1 is %2: %3\n")
+                    .arg(file,
+                         verified.truncated ? QStringLiteral("truncated")
+                                            : QStringLiteral("broken"),
+                         verified.problem));
+        else
+            err(QStringLiteral("fabric-broker audit export: warning: the chain of %1 is broken at "
+                               "line %2: %3\n")
+                    .arg(file)
+                    .arg(verified.firstBadLine)
+                    .arg(verified.problem));
         return ExitBroken;
     }
     if (!verified.tornLines.isEmpty())

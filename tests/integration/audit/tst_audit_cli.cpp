@@ -290,6 +290,20 @@ private slots:
                  2);
     }
 
+    void exportTruncatedLogWarns()
+    {
+        QList<QByteArray> lines = readAll(m_path).chopped(1).split('\n');
+        lines.removeLast();
+        writeAll(m_path, lines.join('\n') + '\n');
+        const Run r = run(
+            {QStringLiteral("export"), QStringLiteral("--format"), QStringLiteral("csv"), m_path});
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(
+            r.err.contains("the chain of " + m_path.toUtf8() + " is truncated: truncated tail"),
+            r.err);
+        QCOMPARE(r.out.count('\n'), 4); // header + the three records left
+    }
+
     void verifyContinuedLog()
     {
         fb::ManualClock clock(1767225601000);
