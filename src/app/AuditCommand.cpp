@@ -96,9 +96,9 @@ int runVerify(const QStringList &args)
     QCommandLineParser parser;
     const QCommandLineOption strict(
         QStringLiteral("strict"),
-        QStringLiteral("Treat truncated/torn records (interrupted writes) and log continuations "
-                       "(the log was replaced, moved, unlinked or truncated while written) as a "
-                       "broken chain."));
+        QStringLiteral("Treat torn records (interrupted writes) and log continuations (the log "
+                       "was replaced, moved, unlinked or truncated while written) as a broken "
+                       "chain."));
     const QCommandLineOption head(
         QStringLiteral("head"),
         QStringLiteral("A head kept elsewhere (printed earlier by 'fabric-broker audit head'): "
