@@ -128,7 +128,9 @@ public:
         bool ok = false;         // every complete record verifies (torn lines do not count)
         qint64 records = 0;      // records verified (the valid prefix when !ok)
         qint64 firstBadLine = 0; // 1-based line of the first broken record; when ok, the first
-                                 // torn line, or 0 when the log is clean
+                                 // torn line, or 0 when the log is clean; when truncated, the
+                                 // line after the last; 0 when no line is to blame (the head
+                                 // file or kept head names a record the log does not have)
         QString problem;         // what is wrong at firstBadLine (when ok: the torn warning)
         QList<qint64> tornLines; // lines recognised as interrupted writes (not in the chain)
         qint64 lastSeq = 0;      // seq of the last verified record
