@@ -400,8 +400,10 @@ void SandboxEstate::seed(const QString &baseUrl)
     seedNetworks();
     seedTokens();
     seedConnections();
-    m_rates = {{50, 150},   {100, 200},  {200, 300},   {500, 450},
-               {1000, 600}, {2000, 900}, {5000, 1500}, {10000, 2500}};
+    // Every bandwidth a seeded profile, token or port offers has a rate (RateCardTest checks
+    // it over the whole estate), so a new user's first proposal is priced.
+    m_rates = {{10, 100},  {50, 150},   {100, 200},  {200, 300},   {300, 375},   {400, 420},
+               {500, 450}, {1000, 600}, {2000, 900}, {5000, 1500}, {10000, 2500}};
 }
 
 void SandboxEstate::seedMetros()
