@@ -4,6 +4,7 @@
 #include "sandbox/SandboxSearch.h"
 
 #include <QDateTime>
+#include <QRegularExpression>
 #include <QStringList>
 
 namespace fb {
@@ -117,6 +118,51 @@ public:
             const QJsonValue emails = n.value(QStringLiteral("emails"));
             if (!emails.isArray() || emails.toArray().isEmpty())
                 fail(p + QStringLiteral(".emails"), QStringLiteral("must be a non-empty array"));
+            // Phone: number is an E.164 string (+ and up to 15 digits), type MOBILE or OFFICE.
+            const QJsonValue phones = n.value(QStringLiteral("phone"));
+            if (phones.isUndefined())
+                continue;
+            if (!phones.isArray()) {
+                fail(p + QStringLiteral(".phone"), QStringLiteral("must be an array"));
+                continue;
+            }
+            static const QRegularExpression e164(QStringLiteral("^\\+[1-9]\\d{1,14}$"));
+            const QJsonArray phoneList = phones.toArray();
+            for (qsizetype j = 0; j < phoneList.size(); ++j) {
+                const QString pp = p + QStringLiteral(".phone[%1]").arg(j);
+                const QJsonObject phone = phoneList.at(j).toObject();
+                string(phone, "type", pp, false, list({"MOBILE", "OFFICE"}));
+                const QJsonValue number = phone.value(QStringLiteral("number"));
+                if (!number.isUndefined() &&
+                    (!number.isString() || !e164.match(number.toString()).hasMatch()))
+                    fail(pp + QStringLiteral(".number"),
+                         QStringLiteral("must be an E.164 phone number string, e.g. +14155550100"));
+            }
+        }
+    }
+    // ConnectionSideAdditionalInfo: {key, value}, both strings.
+    void additionalInfo(const QJsonObject &o, const QString &path)
+    {
+        const QJsonValue v = o.value(QStringLiteral("additionalInfo"));
+        if (v.isUndefined())
+            return;
+        const QString p = join(path, "additionalInfo");
+        if (!v.isArray()) {
+            fail(p, QStringLiteral("must be an array"));
+            return;
+        }
+        const QJsonArray items = v.toArray();
+        for (qsizetype i = 0; i < items.size(); ++i) {
+            const QString ip = p + QStringLiteral("[%1]").arg(i);
+            if (!items.at(i).isObject()) {
+                fail(ip, QStringLiteral("must be an object"));
+                continue;
+            }
+            const QJsonObject item = items.at(i).toObject();
+            for (const char *key : {"key", "value"}) {
+                if (item.contains(QLatin1String(key)) && !item.value(QLatin1String(key)).isString())
+                    fail(join(ip, key), QStringLiteral("must be a string"));
+            }
         }
     }
     // SimplifiedLinkProtocol: nothing is required; the tags are integers 2-4092.
@@ -218,6 +264,7 @@ QJsonArray SandboxValidator::connectionSchema(const QJsonObject &body) const
         const QJsonObject sideObj = s.object(body, side, {}, true);
         if (!body.value(L1(side)).isObject())
             continue;
+        s.additionalInfo(sideObj, L1(side));
         // ConnectionSide requires neither; the rules need one of them to connect anything.
         if (sideObj.contains(QStringLiteral("accessPoint"))) {
             const QJsonObject ap = s.object(sideObj, "accessPoint", L1(side), false);
@@ -235,6 +282,7 @@ QJsonArray SandboxValidator::connectionSchema(const QJsonObject &body) const
                  list({"PRIMARY", "SECONDARY"}));
     s.object(body, "order", {}, false);
     s.object(body, "project", {}, false);
+    s.additionalInfo(body, {});
     return errors;
 }
 
