@@ -62,6 +62,9 @@ const JsonSchema &validatorFor(ChangeType type)
 // ---------------------------------------------------------------------------------------------
 // Cross-field rules. They run on the raw spec alongside the schema and must tolerate any JSON
 // shape: wrong types are the schema's to report, so a rule simply skips what it cannot read.
+// Each rule stays only with an Equinix source (listed in src/sandbox/CONTRACT.md, "The broker's
+// cross-field rules"), and none may refuse an official request example inside the subset (the
+// example walk, tests/e2e/contract/spec-examples.mjs, checks that).
 
 QString child(const QString &path, const QString &key)
 {
