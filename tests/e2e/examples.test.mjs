@@ -3,6 +3,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { BIN, IDS, baseEnv, nextVlan, startBroker } from './lib.mjs';
 
 test('README example: propose, approve, create, replay refused', async () => {
@@ -22,7 +25,9 @@ test('README example: propose, approve, create, replay refused', async () => {
 
 test('a new user\'s simplest connection (10 Mbps to the managed-services profile) is priced', async () => {
   const prompts = [];
+  const auditLog = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'fb-price-')), 'audit.jsonl');
   const b = await startBroker({
+    env: { EQUINIX_MCP_AUDIT_LOG: auditLog },
     elicit: async (req) => { prompts.push(req.params.message); return { action: 'decline' }; },
   });
   try {
@@ -48,6 +53,25 @@ test('a new user\'s simplest connection (10 Mbps to the managed-services profile
     await b.call('fabric_confirm_change', { confirm_token: net.structuredContent.confirm_token });
     assert.equal(prompts.length, 2);
     assert.match(prompts[1], /^Price: unpriced: networks have no rate-card price$/m);
+    // A bandwidth the rate card lacks (port to port, 25 Mbps): one short line for the person;
+    // the raw Fabric error in the proposal's price.reason and in the audit log.
+    const odd = await b.call('fabric_propose_change', { change_type: 'connection_create', spec: {
+      type: 'EVPL_VC', name: 'odd-size', bandwidth: 25,
+      aSide: { accessPoint: { type: 'COLO', port: { uuid: IDS.portSvPrimary }, linkProtocol: { type: 'DOT1Q', vlanTag: nextVlan() } } },
+      zSide: { accessPoint: { type: 'COLO', port: { uuid: IDS.portDc }, linkProtocol: { type: 'DOT1Q', vlanTag: nextVlan() } } },
+      notifications: [{ type: 'ALL', emails: ['netops@example.com'] }] } });
+    assert.equal(odd.isError, undefined, JSON.stringify(odd).slice(0, 800));
+    const price = odd.structuredContent.price;
+    assert.equal(price.priced, false);
+    assert.equal(price.summary, 'no rate-card price for 25 Mbps');
+    assert.match(price.reason, /EQ-3038022.*No rate for bandwidth 25/);
+    assert.match(odd.content[0].text, /Price: unpriced: no rate-card price for 25 Mbps\n/);
+    await b.call('fabric_confirm_change', { confirm_token: odd.structuredContent.confirm_token });
+    assert.match(prompts[2], /^Price: unpriced: no rate-card price for 25 Mbps$/m);
+    assert.doesNotMatch(prompts[2], /EQ-3038022/);
+    const proposed = fs.readFileSync(auditLog, 'utf8').trim().split('\n').map((l) => JSON.parse(l))
+      .filter((r) => JSON.stringify(r).includes('odd-size') && /proposed/.test(JSON.stringify(r)));
+    assert.ok(proposed.some((r) => /EQ-3038022/.test(JSON.stringify(r))), 'the audit log keeps the raw Fabric error');
   } finally {
     await b.close();
   }
