@@ -115,9 +115,20 @@ public:
                    list({"NOTIFICATION", "BANDWIDTH_ALERT", "CONNECTION_APPROVAL",
                          "PROFILE_LIFECYCLE", "ALL", "SALES_REP_NOTIFICATIONS", "TECHNICAL",
                          "ORDERING", "QUOTE_NOTIFICATIONS"}));
+            // SimplifiedNotification requires emails: an array of e-mail strings.
             const QJsonValue emails = n.value(QStringLiteral("emails"));
-            if (!emails.isArray() || emails.toArray().isEmpty())
-                fail(p + QStringLiteral(".emails"), QStringLiteral("must be a non-empty array"));
+            if (emails.isUndefined()) {
+                fail(p + QStringLiteral(".emails"), QStringLiteral("is required"));
+            } else if (!emails.isArray()) {
+                fail(p + QStringLiteral(".emails"), QStringLiteral("must be an array"));
+            } else {
+                const QJsonArray addresses = emails.toArray();
+                for (qsizetype j = 0; j < addresses.size(); ++j) {
+                    if (!addresses.at(j).isString() || !addresses.at(j).toString().contains(u'@'))
+                        fail(p + QStringLiteral(".emails[%1]").arg(j),
+                             QStringLiteral("must be an e-mail address"));
+                }
+            }
             // Phone: number is an E.164 string (+ and up to 15 digits), type MOBILE or OFFICE.
             const QJsonValue phones = n.value(QStringLiteral("phone"));
             if (phones.isUndefined())
