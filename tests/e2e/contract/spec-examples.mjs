@@ -23,7 +23,7 @@ export const contractFile = path.join(repoRoot, 'src/sandbox/CONTRACT.md');
 export const specRelative = '../shared/reference/fabric-v4/fabricv4-openapi.yaml';
 
 export const skipReason = fs.existsSync(specFile) ? false
-  : `SKIPPED: the official Fabric v4 spec is not available at ${specRelative} (relative to the `
+  : `SKIPPED: the official Fabric v4 spec is not available at ${path.relative(repoRoot, specFile)} (relative to the `
     + 'repository; set FB_SHARED_DIR to the folder holding reference/fabric-v4/fabricv4-openapi.yaml)';
 
 export const CREATES = {
