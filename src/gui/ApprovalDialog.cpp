@@ -2,6 +2,7 @@
 
 #include "broker/ProposalView.h"
 #include "gui/ClientText.h"
+#include "gui/PlainText.h"
 #include "ui_ApprovalDialog.h"
 
 #include <QClipboard>
@@ -40,9 +41,10 @@ void addJson(QTreeWidgetItem *parent, QTreeWidget *tree, const QString &label, c
             addJson(item, tree, QStringLiteral("[%1]").arg(i),
                     QStringLiteral("%1[%2]").arg(path).arg(i), arr.at(i), leafValues);
     } else {
-        item->setText(1, leafValues.value(path));
+        // The agent's values, with invisible structure shown as escapes ("\n", "\u202E").
+        item->setText(1, ProposalView::plainValue(leafValues.value(path)));
         item->setData(0, Qt::UserRole, path);
-        item->setToolTip(1, leafValues.value(path));
+        item->setToolTip(1, PlainText::toolTip(leafValues.value(path)));
     }
 }
 
@@ -55,6 +57,9 @@ ApprovalDialog::ApprovalDialog(const ApprovalContext &context, Clock *clock, QWi
     , m_clock(clock ? clock : Clock::system())
 {
     ui->setupUi(this);
+    // Also set in ApprovalDialog.ui; repeated here so no label can ever guess rich text.
+    for (QLabel *label : findChildren<QLabel *>())
+        label->setTextFormat(Qt::PlainText);
     setAttribute(Qt::WA_DeleteOnClose);
     setModal(false);
     setWindowModality(Qt::NonModal);
