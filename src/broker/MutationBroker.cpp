@@ -112,7 +112,7 @@ public:
             return failInvalid(prefixed);
         }
         m_request = *compiled.request;
-        m_target = ChangeSpec::summarize(m_type, m_spec);
+        m_target = ProposalView::target(m_type, m_spec, {}); // uuids only until Fabric names them
 
         connect(m_call, &mcp::ToolCall::cancelled, this, [this] { abortAll(); });
         m_binding = MutationBroker::fabricBinding(m_broker->m_fabric->config());

@@ -5,9 +5,9 @@
 //   bandwidth, uuids, metro codes, seller region, VLAN tags, expiry) and the names *Fabric's dry
 //   run response* reported for the same uuids. A name the agent wrote into the spec is never
 //   used there; entities identified by uuid show Fabric's name and a short uuid (first 8 and last
-//   4 hex digits), or the
-//   whole uuid when Fabric returned no name. Names of the resources being created (connection,
-//   network and token names) are the agent's words and appear only among the request fields.
+//   4 hex digits), or the whole uuid when Fabric returned no name. Names of the resources being
+//   created (connection, network and token names) are the agent's words and appear only among
+//   the request fields.
 // - Request fields: every leaf of the compiled body, one "path = value" line each, values as
 //   the agent wrote them but escaped (displayValue()).
 // - Price line: Fabric's rate card (priceLine), context, not a quote.
