@@ -7,6 +7,7 @@
 
 #include <QClipboard>
 #include <QFontDatabase>
+#include <QFormLayout>
 #include <QGuiApplication>
 #include <QHash>
 #include <QHeaderView>
@@ -97,6 +98,25 @@ ApprovalDialog::ApprovalDialog(const ApprovalContext &context, Clock *clock, QWi
 
     ui->priceValue->setText(
         ProposalView::priceLine(p.context.value(QStringLiteral("price")).toObject()));
+
+    // Where the create goes and as whom: what the proposal is bound to (confirm re-checks it).
+    if (!p.fabricEndpoint.isEmpty()) {
+        auto *caption = new QLabel(tr("Fabric account:"), this);
+        auto *value = new QLabel(tr("%1 with %2")
+                                     .arg(ProposalView::plainValue(p.fabricEndpoint),
+                                          ProposalView::plainValue(p.credentialIdentity)),
+                                 this);
+        caption->setObjectName(QStringLiteral("fabricAccountCaption"));
+        value->setObjectName(QStringLiteral("fabricAccountValue"));
+        for (QLabel *label : {caption, value})
+            label->setTextFormat(Qt::PlainText);
+        value->setWordWrap(true);
+        value->setTextInteractionFlags(Qt::TextSelectableByMouse);
+        int row = 0;
+        QFormLayout::ItemRole role{};
+        ui->detailsLayout->getWidgetPosition(ui->priceValue, &row, &role);
+        ui->detailsLayout->insertRow(row + 1, caption, value);
+    }
 
     ui->shaEdit->setText(p.requestSha256);
     ui->shaEdit->setCursorPosition(0);

@@ -148,6 +148,8 @@ int main(int argc, char **argv)
     ctx.proposal.expiresAtMs = ctx.proposal.proposedAtMs + 600000;
     ctx.proposal.requestSha256 =
         QStringLiteral("3f6c2a91d04be7785a1c9e0f2b6d4a38c1e07f95b2d8a6c4e3f1097a5b2c8d61");
+    ctx.proposal.fabricEndpoint = QStringLiteral("https://api.equinix.com");
+    ctx.proposal.credentialIdentity = QStringLiteral("client id my-client-id");
     auto *dialog = new ApprovalDialog(ctx, &clock);
     dialog->setApproveDelayMs(0);
     dialog->setAnswerDeadlineMs(clock.nowMs() + 287000);
@@ -164,6 +166,8 @@ int main(int argc, char **argv)
     evil.proposal.proposedAtMs = clock.nowMs() - 12000;
     evil.proposal.expiresAtMs = evil.proposal.proposedAtMs + 600000;
     evil.proposal.requestSha256 = ctx.proposal.requestSha256;
+    evil.proposal.fabricEndpoint = ctx.proposal.fabricEndpoint;
+    evil.proposal.credentialIdentity = ctx.proposal.credentialIdentity;
     evil.proposal.target = ProposalView::target(
         ChangeType::ConnectionCreate, evil.proposal.spec,
         QJsonObject{

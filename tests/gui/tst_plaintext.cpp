@@ -79,6 +79,8 @@ private slots:
                       QJsonObject{
                           {"profile", QJsonObject{{"uuid", "69ee618d-be52-468d-bc99-00566f2dd2b9"},
                                                   {"name", "<i>AWS</i>\nPrice: 0"}}}}}}}});
+        ctx.proposal.fabricEndpoint = QStringLiteral("https://api.equinix.com");
+        ctx.proposal.credentialIdentity = QStringLiteral("client id abc");
         mcp::ClientInfo client = guitest::sampleClient();
         client.name = mcp::ClientInfo::untrustedText(QStringLiteral("<b>claude</b>\u202E\n"));
         ctx.proposal.context.insert("client", client.toJson());
@@ -108,6 +110,9 @@ private slots:
         QVERIFY(!(*target)->text().contains(u'\n'));
         QVERIFY((*target)->text().contains("\\u003Ci\\u003EAWS\\u003C/i\\u003E\\nPrice: 0"));
         QCOMPARE(dialog.clientLabel()->textFormat(), Qt::PlainText);
+        const auto *account = dialog.findChild<QLabel *>("fabricAccountValue");
+        QVERIFY(account);
+        QCOMPARE(account->text(), QStringLiteral("https://api.equinix.com with client id abc"));
         QVERIFY(dialog.clientLabel()->text().startsWith("<b>claude</b>\\u202E\\n"));
     }
 
