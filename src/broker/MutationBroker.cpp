@@ -121,8 +121,10 @@ public:
             m_dryRun = nullptr;
             m_dryRunResult = r;
             m_haveDryRun = true;
-            if (!r.ok() && m_price)
-                m_price->abort();
+            if (r.ok())
+                startNameLookups(); // after the dry run, so Fabric sees the dry run first
+            else
+                abortAll();
             maybeFinish();
         });
         m_price = m_broker->m_fabric->priceContext(m_request);
@@ -140,12 +142,36 @@ public:
     }
 
 private:
+    // Fabric's own name of every entity the request names by uuid, for the Target line: one
+    // catalog read each, in parallel. A failed read leaves the dry run's name (or the uuid).
+    void startNameLookups()
+    {
+        for (const auto &[uuid, path] : ProposalView::nameLookups(m_spec)) {
+            FabricCall *lookup = m_broker->m_fabric->get(path);
+            m_lookups.append(lookup);
+            connect(lookup, &FabricCall::finished, this,
+                    [this, uuid = uuid](const FabricResult &r) {
+                        const QJsonObject entity = r.body.toObject();
+                        const QString name = entity.value(QStringLiteral("name")).toString();
+                        if (r.ok() && entity.value(QStringLiteral("uuid")).toString() == uuid &&
+                            !name.isEmpty())
+                            m_fabricNames.insert(uuid, name);
+                        ++m_lookupsDone;
+                        maybeFinish();
+                    });
+        }
+    }
+
     void abortAll()
     {
         if (m_dryRun)
             m_dryRun->abort();
         if (m_price)
             m_price->abort();
+        for (const QPointer<FabricCall> &lookup : std::as_const(m_lookups)) {
+            if (lookup && !lookup->isFinished())
+                lookup->abort();
+        }
     }
 
     void failInvalid(const QList<SpecViolation> &violations)
@@ -166,7 +192,8 @@ private:
 
     void maybeFinish()
     {
-        if (!m_haveDryRun || (m_dryRunResult.ok() && !m_havePrice))
+        if (!m_haveDryRun ||
+            (m_dryRunResult.ok() && (!m_havePrice || m_lookupsDone < m_lookups.size())))
             return;
         if (m_finished)
             return;
@@ -180,7 +207,7 @@ private:
 
         const QJsonObject validated = m_dryRunResult.body.toObject();
         // Fabric's names for the uuids of the request, never the agent's labels.
-        m_target = ProposalView::target(m_type, m_spec, validated);
+        m_target = ProposalView::target(m_type, m_spec, validated, m_fabricNames);
 
         Proposal p;
         p.changeType = m_type;
@@ -291,6 +318,9 @@ private:
     CompiledRequest m_request;
     QString m_target;
     MutationBroker::FabricBinding m_binding;
+    QList<QPointer<FabricCall>> m_lookups;
+    qsizetype m_lookupsDone = 0;
+    QHash<QString, QString> m_fabricNames; // uuid -> name, from the lookups
     QPointer<FabricCall> m_dryRun;
     QPointer<FabricCall> m_price;
     FabricResult m_dryRunResult;

@@ -8,6 +8,9 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QRegularExpression>
+
+#include <functional>
 
 namespace fb::ProposalView {
 
@@ -159,15 +162,17 @@ QString quotedName(const QString &name)
     return u'"' + escaped + u'"';
 }
 
-// 'port "SV-1" [5f2d0e3a]' when Fabric named the same uuid; 'port <uuid> (no name from
+// 'port "SV-1" [5f2d0e3a…0001]' when Fabric named the same uuid; 'port <uuid> (no name from
 // Fabric)' otherwise. `requested` is the request's object, `fabric` the dry run's.
-QString entity(const QString &kind, const QJsonObject &requested, const QJsonObject &fabric)
+QString entity(const QString &kind, const QJsonObject &requested, const QJsonObject &fabric,
+               const QHash<QString, QString> &names)
 {
     const QString uuid = str(requested, u"uuid");
     if (uuid.isEmpty())
         return kind + QStringLiteral(" ?");
-    QString name;
-    if (str(fabric, u"uuid") == uuid) {
+    // A catalog lookup of the uuid first, then the dry run's answer for the same uuid.
+    QString name = names.value(uuid);
+    if (name.isEmpty() && str(fabric, u"uuid") == uuid) {
         name = str(fabric, u"name");
         if (name.isEmpty())
             name = str(fabric, u"portName");
@@ -185,32 +190,34 @@ QString metroOf(const QJsonObject &requested, const QJsonObject &fabric)
     return metro.isEmpty() ? QString() : QStringLiteral(" (") + displayValue(metro) + u')';
 }
 
-QString connectionSide(const QJsonObject &req, const QJsonObject &val)
+QString connectionSide(const QJsonObject &req, const QJsonObject &val,
+                       const QHash<QString, QString> &names)
 {
     if (req.contains(u"serviceToken"))
         return entity(QStringLiteral("service token"), sub(req, u"serviceToken"),
-                      sub(val, u"serviceToken"));
+                      sub(val, u"serviceToken"), names);
     const QJsonObject ap = sub(req, u"accessPoint");
     const QJsonObject vap = sub(val, u"accessPoint");
     const QString type = str(ap, u"type");
     if (type == u"COLO")
-        return entity(QStringLiteral("port"), sub(ap, u"port"), sub(vap, u"port")) +
+        return entity(QStringLiteral("port"), sub(ap, u"port"), sub(vap, u"port"), names) +
                metroOf(ap, vap);
     if (type == u"SP") {
-        const QString text =
-            entity(QStringLiteral("service profile"), sub(ap, u"profile"), sub(vap, u"profile"));
+        const QString text = entity(QStringLiteral("service profile"), sub(ap, u"profile"),
+                                    sub(vap, u"profile"), names);
         const QString region = str(ap, u"sellerRegion");
         return region.isEmpty() ? text + metroOf(ap, vap) : text + u' ' + displayValue(region);
     }
     if (type == u"NETWORK") {
-        QString text = entity(QStringLiteral("network"), sub(ap, u"network"), sub(vap, u"network"));
+        QString text =
+            entity(QStringLiteral("network"), sub(ap, u"network"), sub(vap, u"network"), names);
         if (ap.contains(u"role"))
             text += QStringLiteral(" as ") + orUnknown(str(ap, u"role"));
         return text;
     }
     if (type == u"VD")
         return entity(QStringLiteral("virtual device"), sub(ap, u"virtualDevice"),
-                      sub(vap, u"virtualDevice"));
+                      sub(vap, u"virtualDevice"), names);
     return orUnknown(type);
 }
 
@@ -219,11 +226,12 @@ QString bandwidth(const QJsonValue &v)
     return v.isDouble() ? ChangeSpec::bandwidthText(v.toDouble()) : QStringLiteral("? Mbps");
 }
 
-QString selector(const QJsonObject &sel, const QJsonObject &val)
+QString selector(const QJsonObject &sel, const QJsonObject &val,
+                 const QHash<QString, QString> &names)
 {
     const QString type = str(sel, u"type");
     if (type == u"COLO") {
-        QString text = entity(QStringLiteral("port"), sub(sel, u"port"), sub(val, u"port"));
+        QString text = entity(QStringLiteral("port"), sub(sel, u"port"), sub(val, u"port"), names);
         const QJsonObject lp = sub(sel, u"linkProtocol");
         if (!lp.isEmpty()) {
             text += u' ' + orUnknown(str(lp, u"type"));
@@ -239,23 +247,61 @@ QString selector(const QJsonObject &sel, const QJsonObject &val)
     }
     if (type == u"VD")
         return entity(QStringLiteral("virtual device"), sub(sel, u"virtualDevice"),
-                      sub(val, u"virtualDevice"));
+                      sub(val, u"virtualDevice"), names);
     if (type == u"NETWORK")
-        return entity(QStringLiteral("network"), sub(sel, u"network"), sub(val, u"network"));
+        return entity(QStringLiteral("network"), sub(sel, u"network"), sub(val, u"network"), names);
     return orUnknown(type);
 }
 
 } // namespace
 
-QString target(ChangeType type, const QJsonObject &request, const QJsonObject &validated)
+QList<QPair<QString, QString>> nameLookups(const QJsonObject &request)
+{
+    // Every object in the request that names an entity by uuid, by the key that holds it.
+    static const QList<QPair<QString, QString>> kCollections = {
+        {QStringLiteral("port"), QStringLiteral("/fabric/v4/ports/")},
+        {QStringLiteral("profile"), QStringLiteral("/fabric/v4/serviceProfiles/")},
+        {QStringLiteral("network"), QStringLiteral("/fabric/v4/networks/")},
+        {QStringLiteral("serviceToken"), QStringLiteral("/fabric/v4/serviceTokens/")}};
+    QList<QPair<QString, QString>> out;
+    QStringList seen;
+    std::function<void(const QJsonValue &, int)> walk = [&](const QJsonValue &v, int depth) {
+        if (depth > 16)
+            return;
+        if (v.isArray()) {
+            for (const QJsonValue &e : v.toArray())
+                walk(e, depth + 1);
+            return;
+        }
+        const QJsonObject o = v.toObject();
+        for (const auto &[key, collection] : kCollections) {
+            const QString uuid = str(sub(o, key), u"uuid");
+            // Only well-formed uuids reach a URL path (the schema guarantees them anyway).
+            static const QRegularExpression isUuid(QRegularExpression::anchoredPattern(
+                QStringLiteral("[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-"
+                               "[0-9a-fA-F]{12}")));
+            if (!uuid.isEmpty() && isUuid.match(uuid).hasMatch() && !seen.contains(uuid)) {
+                seen << uuid;
+                out.append({uuid, collection + uuid});
+            }
+        }
+        for (auto it = o.begin(); it != o.end(); ++it)
+            walk(it.value(), depth + 1);
+    };
+    walk(request, 0);
+    return out;
+}
+
+QString target(ChangeType type, const QJsonObject &request, const QJsonObject &validated,
+               const QHash<QString, QString> &names)
 {
     const QString specType = orUnknown(str(request, u"type"));
     switch (type) {
     case ChangeType::ConnectionCreate:
         return specType + u' ' + bandwidth(request.value(u"bandwidth")) + u' ' +
-               connectionSide(sub(request, u"aSide"), sub(validated, u"aSide")) +
+               connectionSide(sub(request, u"aSide"), sub(validated, u"aSide"), names) +
                QStringLiteral(" \u2192 ") +
-               connectionSide(sub(request, u"zSide"), sub(validated, u"zSide"));
+               connectionSide(sub(request, u"zSide"), sub(validated, u"zSide"), names);
     case ChangeType::NetworkCreate: {
         const QJsonObject location = sub(request, u"location");
         QString where = orUnknown(str(request, u"scope"));
@@ -274,9 +320,9 @@ QString target(ChangeType type, const QJsonObject &request, const QJsonObject &v
         const QJsonArray vselectors = sub(vconn, sideKey).value(u"accessPointSelectors").toArray();
         QString text = specType + QStringLiteral(" for ") + orUnknown(str(conn, u"type")) +
                        (zSide ? QStringLiteral(" Z-side ") : QStringLiteral(" A-side ")) +
-                       (selectors.isEmpty()
-                            ? QStringLiteral("?")
-                            : selector(selectors.first().toObject(), vselectors.at(0).toObject()));
+                       (selectors.isEmpty() ? QStringLiteral("?")
+                                            : selector(selectors.first().toObject(),
+                                                       vselectors.at(0).toObject(), names));
         if (conn.contains(u"bandwidthLimit")) {
             text += QStringLiteral(", up to ") + bandwidth(conn.value(u"bandwidthLimit"));
         } else if (conn.value(u"supportedBandwidths").isArray()) {

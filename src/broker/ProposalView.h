@@ -2,12 +2,13 @@
 // ProposalView: the trusted rendering of a proposal for people (elicitation text, dialog tree,
 // list_proposals rows). What the person's view is built from, exactly:
 // - Target line (target()): the compiled request's identifiers (change and connection types,
-//   bandwidth, uuids, metro codes, seller region, VLAN tags, expiry) and the names *Fabric's dry
-//   run response* reported for the same uuids. A name the agent wrote into the spec is never
-//   used there; entities identified by uuid show Fabric's name and a short uuid (first 8 and last
-//   4 hex digits), or the whole uuid when Fabric returned no name. Names of the resources being
-//   created (connection, network and token names) are the agent's words and appear only among
-//   the request fields.
+//   bandwidth, uuids, metro codes, seller region, VLAN tags, expiry) and Fabric's names for the
+//   same uuids: a catalog lookup (GET of each port, service profile, network and service token)
+//   done at propose time, else the name *Fabric's dry run response* reported. A name the agent
+//   wrote into the spec is never used there; entities identified by uuid show Fabric's name and a
+//   short uuid (first 8 and last 4 hex digits), or the whole uuid when Fabric returned no name.
+//   Names of the resources being created (connection, network and token names) are the agent's
+//   words and appear only among the request fields.
 // - Request fields: every leaf of the compiled body, one "path = value" line each, values as
 //   the agent wrote them but escaped (displayValue()).
 // - Price line: Fabric's rate card (priceLine), context, not a quote.
@@ -21,6 +22,7 @@
 #include "core/CompiledRequest.h"
 #include "core/ProposalStore.h"
 
+#include <QHash>
 #include <QList>
 #include <QPair>
 #include <QString>
@@ -43,7 +45,13 @@ QString approvalText(const Proposal &proposal, const CompiledRequest &request, q
 // 'EVPL_VC 50 Mbps port "SV-DOT1Q-PRI" [50000000…0001] (SV) → service profile
 // "AWS Direct Connect" [5e000000…0001] us-west-1'. Every name is escaped and quoted ('"' inside
 // shows as \u0022).
-QString target(ChangeType type, const QJsonObject &request, const QJsonObject &validated);
+// `names` (uuid -> name from a catalog lookup at propose time, see nameLookups()) take
+// precedence over the dry run's names.
+QString target(ChangeType type, const QJsonObject &request, const QJsonObject &validated,
+               const QHash<QString, QString> &names = {});
+// The catalog reads that name the request's entities: (uuid, GET path) for every port, service
+// profile, network and service token the request identifies by uuid, each uuid once.
+QList<QPair<QString, QString>> nameLookups(const QJsonObject &request);
 // An untrusted value as shown in the elicitation message (UntrustedText::escapeForMessage).
 QString displayValue(const QString &value);
 // An untrusted value as shown in plain-text widgets (UntrustedText::escapeInvisible).

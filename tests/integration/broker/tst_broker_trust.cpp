@@ -62,6 +62,42 @@ private slots:
         QCOMPARE(h.sandbox.realCreateCount(), 0);
     }
 
+    void targetNamesComeFromFabricsCatalogAfterTheDryRun()
+    {
+        BrokerHarness h;
+        h.initialize();
+        QJsonObject spec = BrokerHarness::connectionSpec(3108);
+        // The agent's labels, which the Target must not show.
+        QJsonObject zSide = spec.value("zSide").toObject();
+        QJsonObject ap = zSide.value("accessPoint").toObject();
+        QJsonObject profile = ap.value("profile").toObject();
+        profile.insert("name", "Totally Not AWS");
+        ap.insert("profile", profile);
+        zSide.insert("accessPoint", ap);
+        spec.insert("zSide", zSide);
+        const QJsonObject proposed = h.callTool(
+            "fabric_propose_change", {{"change_type", "connection_create"}, {"spec", spec}});
+        const QString target =
+            proposed.value("structuredContent").toObject().value("target").toString();
+        QVERIFY2(target.contains("service profile \"AWS Direct Connect\""), qPrintable(target));
+        QVERIFY(!target.contains("Totally"));
+        qsizetype dryRun = -1, portLookup = -1, profileLookup = -1;
+        const auto requests = h.sandbox.requests();
+        for (qsizetype i = 0; i < requests.size(); ++i) {
+            const auto &r = requests.at(i);
+            if (r.method == "POST" && r.path == "/fabric/v4/connections" && r.dryRun)
+                dryRun = i;
+            if (r.method == "GET" && r.path == QStringLiteral("/fabric/v4/ports/") +
+                                                   QString(fb::SandboxIds::PortSvPrimary))
+                portLookup = i;
+            if (r.method == "GET" && r.path == QStringLiteral("/fabric/v4/serviceProfiles/") +
+                                                   QString(fb::SandboxIds::ProfileAwsDirectConnect))
+                profileLookup = i;
+        }
+        QVERIFY(dryRun >= 0);
+        QVERIFY2(portLookup > dryRun && profileLookup > dryRun, "lookups follow the dry run");
+    }
+
     void malformedTokenArgumentConsumesNothing()
     {
         BrokerHarness h;

@@ -260,6 +260,30 @@ private slots:
         QVERIFY(!t.contains("conn-1")); // the new connection's name is a request field only
     }
 
+    void catalogLookupNamesComeFirst()
+    {
+        // An echoing dry run (the agent's label in the response) loses to the catalog lookup.
+        const QJsonObject s = spec("conn-1", "Trusted-Port", "AWS Direct Connect");
+        const QHash<QString, QString> names{{kPort, "SV-DOT1Q-PRI"},
+                                            {kProfile, "Sandbox Managed Services L2"}};
+        const QString t =
+            ProposalView::target(ChangeType::ConnectionCreate, s,
+                                 validated("Trusted-Port", "AWS Direct Connect"), names);
+        QVERIFY2(!t.contains("AWS") && !t.contains("Trusted"), qPrintable(t));
+        QVERIFY(t.contains("port \"SV-DOT1Q-PRI\" [50000000\u20260001]"));
+        QVERIFY(t.contains("service profile \"Sandbox Managed Services L2\" [5e000000\u20260001]"));
+
+        QCOMPARE(
+            ProposalView::nameLookups(s),
+            (QList<QPair<QString, QString>>{{kPort, "/fabric/v4/ports/" + kPort},
+                                            {kProfile, "/fabric/v4/serviceProfiles/" + kProfile}}));
+        // Only well-formed uuids become paths.
+        QJsonObject bad = s;
+        bad.insert("aSide", QJsonObject{{"accessPoint",
+                                         QJsonObject{{"port", QJsonObject{{"uuid", "../../x"}}}}}});
+        QCOMPARE(ProposalView::nameLookups(bad).size(), 1);
+    }
+
     void targetWithoutFabricNamesShowsTheWholeUuid()
     {
         const QJsonObject s = spec("conn-1", "AWS Direct Connect", "AWS Direct Connect");
