@@ -1,7 +1,7 @@
 #pragma once
 // PlainText: showing client and agent strings in widgets that would otherwise guess rich text.
 // Labels get Qt::PlainText (in the .ui files or where they are made); tooltips have no such
-// switch (QToolTip renders whatever Qt::mightBeRichText() accepts), so plainToolTip() makes
+// switch (QToolTip renders whatever Qt::mightBeRichText() accepts), so toolTip() makes
 // the tooltip rich text whose content is the HTML-escaped string: "<b>x</b>" shows as typed.
 #include "core/UntrustedText.h"
 

@@ -228,7 +228,8 @@ QVariant ProposalTableModel::data(const QModelIndex &index, int role) const
             return PlainText::toolTip(
                 ClientText::summary(p.context.value(QStringLiteral("client")).toObject()));
         case PriceColumn:
-            return ProposalView::priceLine(p.context.value(QStringLiteral("price")).toObject());
+            return PlainText::toolTip(
+                ProposalView::priceLine(p.context.value(QStringLiteral("price")).toObject()));
         case AgeColumn:
             return tr("proposed at %1").arg(ProposalView::isoTime(p.proposedAtMs));
         case ExpiresColumn:
