@@ -96,8 +96,8 @@ ApprovalDialog::ApprovalDialog(const ApprovalContext &context, Clock *clock, QWi
     }
     ui->clientValue->setText(clientText);
 
-    ui->priceValue->setText(
-        ProposalView::priceLine(p.context.value(QStringLiteral("price")).toObject()));
+    ui->priceValue->setText(ProposalView::plainValue(
+        ProposalView::priceLine(p.context.value(QStringLiteral("price")).toObject())));
 
     // Where the create goes and as whom: what the proposal is bound to (confirm re-checks it).
     if (!p.fabricEndpoint.isEmpty()) {
