@@ -142,11 +142,12 @@ public:
     }
 
 private:
-    // Fabric's own name of every entity the request names by uuid, for the Target line: one
-    // catalog read each, in parallel. A failed read leaves the dry run's name (or the uuid).
+    // Fabric's own name of each entity the dry run did not name for sure, for the Target line:
+    // one catalog read each, in parallel. A failed read leaves the dry run's name (or the uuid).
     void startNameLookups()
     {
-        for (const auto &[uuid, path] : ProposalView::nameLookups(m_spec)) {
+        const QJsonObject validated = m_dryRunResult.body.toObject();
+        for (const auto &[uuid, path] : ProposalView::nameLookups(m_spec, validated)) {
             FabricCall *lookup = m_broker->m_fabric->get(path);
             m_lookups.append(lookup);
             connect(lookup, &FabricCall::finished, this,

@@ -255,8 +255,28 @@ QString selector(const QJsonObject &sel, const QJsonObject &val,
 
 } // namespace
 
-QList<QPair<QString, QString>> nameLookups(const QJsonObject &request)
+QList<QPair<QString, QString>> nameLookups(const QJsonObject &request, const QJsonObject &validated)
 {
+    // The dry run's names by uuid (connection sides say "name", token selectors "portName").
+    QHash<QString, QString> dryRunNames;
+    std::function<void(const QJsonValue &, int)> collect = [&](const QJsonValue &v, int depth) {
+        if (depth > 16)
+            return;
+        if (v.isArray()) {
+            for (const QJsonValue &e : v.toArray())
+                collect(e, depth + 1);
+            return;
+        }
+        const QJsonObject o = v.toObject();
+        const QString uuid = str(o, u"uuid");
+        const QString name = str(o, u"name").isEmpty() ? str(o, u"portName") : str(o, u"name");
+        if (!uuid.isEmpty() && !name.isEmpty())
+            dryRunNames.insert(uuid, name);
+        for (auto it = o.begin(); it != o.end(); ++it)
+            collect(it.value(), depth + 1);
+    };
+    collect(validated, 0);
+
     // Every object in the request that names an entity by uuid, by the key that holds it.
     static const QList<QPair<QString, QString>> kCollections = {
         {QStringLiteral("port"), QStringLiteral("/fabric/v4/ports/")},
@@ -280,10 +300,14 @@ QList<QPair<QString, QString>> nameLookups(const QJsonObject &request)
             static const QRegularExpression isUuid(QRegularExpression::anchoredPattern(
                 QStringLiteral("[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-"
                                "[0-9a-fA-F]{12}")));
-            if (!uuid.isEmpty() && isUuid.match(uuid).hasMatch() && !seen.contains(uuid)) {
-                seen << uuid;
+            if (uuid.isEmpty() || !isUuid.match(uuid).hasMatch() || seen.contains(uuid))
+                continue;
+            seen << uuid;
+            // The dry run's name is Fabric's own unless it could be an echo of the agent's label.
+            const QString label = str(sub(o, key), u"name");
+            const QString fromDryRun = dryRunNames.value(uuid);
+            if (fromDryRun.isEmpty() || (!label.isEmpty() && label == fromDryRun))
                 out.append({uuid, collection + uuid});
-            }
         }
         for (auto it = o.begin(); it != o.end(); ++it)
             walk(it.value(), depth + 1);

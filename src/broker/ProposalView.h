@@ -3,8 +3,9 @@
 // list_proposals rows). What the person's view is built from, exactly:
 // - Target line (target()): the compiled request's identifiers (change and connection types,
 //   bandwidth, uuids, metro codes, seller region, VLAN tags, expiry) and Fabric's names for the
-//   same uuids: a catalog lookup (GET of each port, service profile, network and service token)
-//   done at propose time, else the name *Fabric's dry run response* reported. A name the agent
+//   same uuids: the name *Fabric's dry run response* reports, unless it gives none or the very
+//   label the agent wrote (it might be an echo), in which case a catalog read of that entity
+//   done at propose time (nameLookups()) decides. A name the agent
 //   wrote into the spec is never used there; entities identified by uuid show Fabric's name and a
 //   short uuid (first 8 and last 4 hex digits), or the whole uuid when Fabric returned no name.
 //   Names of the resources being created (connection, network and token names) are the agent's
@@ -49,9 +50,12 @@ QString approvalText(const Proposal &proposal, const CompiledRequest &request, q
 // precedence over the dry run's names.
 QString target(ChangeType type, const QJsonObject &request, const QJsonObject &validated,
                const QHash<QString, QString> &names = {});
-// The catalog reads that name the request's entities: (uuid, GET path) for every port, service
-// profile, network and service token the request identifies by uuid, each uuid once.
-QList<QPair<QString, QString>> nameLookups(const QJsonObject &request);
+// The catalog reads that name the request's entities: (uuid, GET path) for each port, service
+// profile, network and service token the request identifies by uuid (each uuid once) whose name
+// the dry run response `validated` does not settle: it gives none, or the same name the agent
+// wrote into the request (which an echoing dry run would also give).
+QList<QPair<QString, QString>> nameLookups(const QJsonObject &request,
+                                           const QJsonObject &validated);
 // An untrusted value as shown in the elicitation message (UntrustedText::escapeForMessage).
 QString displayValue(const QString &value);
 // An untrusted value as shown in plain-text widgets (UntrustedText::escapeInvisible).

@@ -67,11 +67,12 @@ private slots:
         BrokerHarness h;
         h.initialize();
         QJsonObject spec = BrokerHarness::connectionSpec(3108);
-        // The agent's labels, which the Target must not show.
+        // The agent labels the profile with the very name the dry run reports: an echoing dry
+        // run would look the same, so the broker asks Fabric's catalog.
         QJsonObject zSide = spec.value("zSide").toObject();
         QJsonObject ap = zSide.value("accessPoint").toObject();
         QJsonObject profile = ap.value("profile").toObject();
-        profile.insert("name", "Totally Not AWS");
+        profile.insert("name", "AWS Direct Connect");
         ap.insert("profile", profile);
         zSide.insert("accessPoint", ap);
         spec.insert("zSide", zSide);
@@ -80,7 +81,6 @@ private slots:
         const QString target =
             proposed.value("structuredContent").toObject().value("target").toString();
         QVERIFY2(target.contains("service profile \"AWS Direct Connect\""), qPrintable(target));
-        QVERIFY(!target.contains("Totally"));
         qsizetype dryRun = -1, portLookup = -1, profileLookup = -1;
         const auto requests = h.sandbox.requests();
         for (qsizetype i = 0; i < requests.size(); ++i) {
@@ -95,7 +95,8 @@ private slots:
                 profileLookup = i;
         }
         QVERIFY(dryRun >= 0);
-        QVERIFY2(portLookup > dryRun && profileLookup > dryRun, "lookups follow the dry run");
+        QVERIFY2(profileLookup > dryRun, "the lookup follows the dry run");
+        QCOMPARE(portLookup, -1); // the port carries no label: the dry run's name is Fabric's
     }
 
     void malformedTokenArgumentConsumesNothing()

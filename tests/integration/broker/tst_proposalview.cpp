@@ -273,15 +273,27 @@ private slots:
         QVERIFY(t.contains("port \"SV-DOT1Q-PRI\" [50000000\u20260001]"));
         QVERIFY(t.contains("service profile \"Sandbox Managed Services L2\" [5e000000\u20260001]"));
 
-        QCOMPARE(
-            ProposalView::nameLookups(s),
-            (QList<QPair<QString, QString>>{{kPort, "/fabric/v4/ports/" + kPort},
-                                            {kProfile, "/fabric/v4/serviceProfiles/" + kProfile}}));
+        // Reads are needed only where the dry run does not settle the name.
+        const QString portPath = "/fabric/v4/ports/" + kPort;
+        const QString profilePath = "/fabric/v4/serviceProfiles/" + kProfile;
+        using Lookups = QList<QPair<QString, QString>>;
+        // The agent's labels equal the dry run's names: could be an echo, so both are read.
+        QCOMPARE(ProposalView::nameLookups(s, validated("Trusted-Port", "AWS Direct Connect")),
+                 (Lookups{{kPort, portPath}, {kProfile, profilePath}}));
+        // Labels differ from the dry run's names: those are Fabric's own, no read.
+        QCOMPARE(ProposalView::nameLookups(s, validated("SV-DOT1Q-PRI", "Evil Corp L2")),
+                 Lookups{});
+        // No labels and named by the dry run: no read.
+        const QJsonObject plain = spec("conn-1", QString(), QString());
+        QCOMPARE(ProposalView::nameLookups(plain, validated("SV-DOT1Q-PRI", "AWS")), Lookups{});
+        // The dry run names nothing: every entity is read.
+        QCOMPARE(ProposalView::nameLookups(plain, {}),
+                 (Lookups{{kPort, portPath}, {kProfile, profilePath}}));
         // Only well-formed uuids become paths.
-        QJsonObject bad = s;
+        QJsonObject bad = plain;
         bad.insert("aSide", QJsonObject{{"accessPoint",
                                          QJsonObject{{"port", QJsonObject{{"uuid", "../../x"}}}}}});
-        QCOMPARE(ProposalView::nameLookups(bad).size(), 1);
+        QCOMPARE(ProposalView::nameLookups(bad, {}), (Lookups{{kProfile, profilePath}}));
     }
 
     void targetWithoutFabricNamesShowsTheWholeUuid()
