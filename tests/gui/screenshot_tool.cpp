@@ -79,15 +79,14 @@ int main(int argc, char **argv)
                                 session == 2 ? "1.7.2" : "2.1.4", "socket", t0)
                              .toJson());
         if (type == ChangeType::NetworkCreate) {
-            p.target =
-                QStringLiteral("EVPLAN network \"%1\" (GLOBAL)").arg(QString::fromLatin1(name));
+            p.target = QStringLiteral("EVPLAN network (GLOBAL)");
             p.context.insert(QStringLiteral("price"),
                              QJsonObject{{QStringLiteral("priced"), false},
                                          {QStringLiteral("reason"),
                                           QStringLiteral("no rate card for networks")}});
         } else if (type == ChangeType::ServiceTokenCreate) {
-            p.target = QStringLiteral("VC_TOKEN \"%1\" for port c4d9350e, 100 Mbps")
-                           .arg(QString::fromLatin1(name));
+            p.target = QStringLiteral("VC_TOKEN for EVPL_VC A-side port \"SV-Port-Primary-01\" "
+                                      "[c4d9350e\u2026a600] DOT1Q 300, up to 100 Mbps");
         }
         const Proposal stored = store.add(p).proposal;
         broker.audit(QStringLiteral("proposed"),
