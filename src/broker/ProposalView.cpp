@@ -1,9 +1,16 @@
 #include "broker/ProposalView.h"
 
+#include "core/CanonicalJson.h"
+#include "core/ChangeSpec.h"
+#include "core/UntrustedText.h"
+
 #include <QDateTime>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QRegularExpression>
+
+#include <functional>
 
 namespace fb::ProposalView {
 
@@ -78,15 +85,35 @@ QString priceLine(const QJsonObject &price)
     return line + QStringLiteral(" - context, not a quote");
 }
 
+QString displayValue(const QString &value)
+{
+    return UntrustedText::escapeForMessage(value);
+}
+
+QString plainValue(const QString &value)
+{
+    return UntrustedText::escapeInvisible(value);
+}
+
+QString shortUuid(const QString &uuid)
+{
+    // First 8 and last 4 hex digits: short, and still distinct for sequential ids.
+    const QString shortened =
+        uuid.size() > 12 ? uuid.left(8) + QChar(0x2026) + uuid.right(4) : uuid;
+    return u'[' + displayValue(shortened) + u']';
+}
+
 QString approvalText(const Proposal &proposal, const CompiledRequest &request, qint64 nowMs)
 {
     QStringList lines;
     lines << QStringLiteral("Approve a billable Equinix Fabric create?");
     lines << QString();
     lines << QStringLiteral("Change type: ") + changeTypeName(proposal.changeType);
+    // Built by target() from identifiers and Fabric's names, every part already escaped.
     lines << QStringLiteral("Target: ") + proposal.target;
     lines << QStringLiteral("Price: ") +
-                 priceLine(proposal.context.value(QStringLiteral("price")).toObject());
+                 displayValue(
+                     priceLine(proposal.context.value(QStringLiteral("price")).toObject()));
     lines << QStringLiteral("Proposed: %1 ago (at %2)")
                  .arg(formatDuration(nowMs - proposal.proposedAtMs),
                       isoTime(proposal.proposedAtMs));
@@ -95,37 +122,249 @@ QString approvalText(const Proposal &proposal, const CompiledRequest &request, q
     const QJsonObject client = proposal.context.value(QStringLiteral("client")).toObject();
     if (!client.isEmpty())
         lines << QStringLiteral("Proposed by: %1 %2 (session %3)")
-                     .arg(client.value(QStringLiteral("name")).toString(),
-                          client.value(QStringLiteral("version")).toString(),
-                          client.value(QStringLiteral("sessionId")).toVariant().toString());
+                     .arg(displayValue(client.value(QStringLiteral("name")).toString()),
+                          displayValue(client.value(QStringLiteral("version")).toString()),
+                          displayValue(
+                              client.value(QStringLiteral("sessionId")).toVariant().toString()));
+    if (!proposal.fabricEndpoint.isEmpty())
+        lines << QStringLiteral("Fabric account: %1 with %2")
+                     .arg(displayValue(proposal.fabricEndpoint),
+                          displayValue(proposal.credentialIdentity));
     lines << QStringLiteral("Request SHA-256: ") + proposal.requestSha256;
     lines << QString();
-    lines << QStringLiteral("%1 %2 (validated by Fabric's dry run):")
-                 .arg(QString::fromLatin1(request.method), request.path);
+    lines << QStringLiteral("%1 %2 (validated by Fabric's dry run; values as the agent wrote "
+                            "them):")
+                 .arg(QString::fromLatin1(request.method), displayValue(request.path));
+    // Paths are the broker's (schema-validated keys, [i] indexes); values are the agent's.
     for (const auto &[path, value] : flatten(QJsonDocument::fromJson(request.body).object()))
-        lines << QStringLiteral("  %1 = %2").arg(path, value);
+        lines << QStringLiteral("  %1 = %2").arg(plainValue(path), displayValue(value));
     return lines.join(u'\n');
 }
 
-QJsonObject withFabricNames(const QJsonObject &spec, const QJsonObject &validated)
+namespace {
+
+QString str(const QJsonObject &o, QStringView key)
 {
-    QJsonObject out = spec;
-    for (auto it = spec.begin(); it != spec.end(); ++it) {
-        const QJsonValue v = validated.value(it.key());
-        if (it->isObject() && v.isObject())
-            out.insert(it.key(), withFabricNames(it->toObject(), v.toObject()));
+    return o.value(key).toString();
+}
+
+QJsonObject sub(const QJsonObject &o, QStringView key)
+{
+    return o.value(key).toObject();
+}
+
+QString orUnknown(const QString &s)
+{
+    return s.isEmpty() ? QStringLiteral("?") : displayValue(s);
+}
+
+QString quotedName(const QString &name)
+{
+    QString escaped = displayValue(name);
+    escaped.replace(u'"', QStringLiteral("\\u0022"));
+    return u'"' + escaped + u'"';
+}
+
+// 'port "SV-1" [5f2d0e3a…0001]' when Fabric named the same uuid; 'port <uuid> (no name from
+// Fabric)' otherwise. `requested` is the request's object, `fabric` the dry run's.
+QString entity(const QString &kind, const QJsonObject &requested, const QJsonObject &fabric,
+               const QHash<QString, QString> &names)
+{
+    const QString uuid = str(requested, u"uuid");
+    if (uuid.isEmpty())
+        return kind + QStringLiteral(" ?");
+    // A catalog lookup of the uuid first, then the dry run's answer for the same uuid.
+    QString name = names.value(uuid);
+    if (name.isEmpty() && str(fabric, u"uuid") == uuid) {
+        name = str(fabric, u"name");
+        if (name.isEmpty())
+            name = str(fabric, u"portName");
     }
-    const QJsonValue uuid = spec.value(QStringLiteral("uuid"));
-    const QJsonValue name = validated.value(QStringLiteral("name"));
-    if (uuid.isString() && validated.value(QStringLiteral("uuid")) == uuid &&
-        !spec.contains(QStringLiteral("name")) && name.isString())
-        out.insert(QStringLiteral("name"), name);
-    const QJsonValue metro =
-        validated.value(QStringLiteral("location")).toObject().value(QStringLiteral("metroCode"));
-    if (spec.contains(QStringLiteral("port")) && !spec.contains(QStringLiteral("location")) &&
-        metro.isString())
-        out.insert(QStringLiteral("location"), QJsonObject{{QStringLiteral("metroCode"), metro}});
+    if (name.isEmpty())
+        return kind + u' ' + displayValue(uuid) + QStringLiteral(" (no name from Fabric)");
+    return kind + u' ' + quotedName(name) + u' ' + shortUuid(uuid);
+}
+
+QString metroOf(const QJsonObject &requested, const QJsonObject &fabric)
+{
+    QString metro = str(sub(fabric, u"location"), u"metroCode");
+    if (metro.isEmpty())
+        metro = str(sub(requested, u"location"), u"metroCode");
+    return metro.isEmpty() ? QString() : QStringLiteral(" (") + displayValue(metro) + u')';
+}
+
+QString connectionSide(const QJsonObject &req, const QJsonObject &val,
+                       const QHash<QString, QString> &names)
+{
+    if (req.contains(u"serviceToken"))
+        return entity(QStringLiteral("service token"), sub(req, u"serviceToken"),
+                      sub(val, u"serviceToken"), names);
+    const QJsonObject ap = sub(req, u"accessPoint");
+    const QJsonObject vap = sub(val, u"accessPoint");
+    const QString type = str(ap, u"type");
+    if (type == u"COLO")
+        return entity(QStringLiteral("port"), sub(ap, u"port"), sub(vap, u"port"), names) +
+               metroOf(ap, vap);
+    if (type == u"SP") {
+        const QString text = entity(QStringLiteral("service profile"), sub(ap, u"profile"),
+                                    sub(vap, u"profile"), names);
+        const QString region = str(ap, u"sellerRegion");
+        return region.isEmpty() ? text + metroOf(ap, vap) : text + u' ' + displayValue(region);
+    }
+    if (type == u"NETWORK") {
+        QString text =
+            entity(QStringLiteral("network"), sub(ap, u"network"), sub(vap, u"network"), names);
+        if (ap.contains(u"role"))
+            text += QStringLiteral(" as ") + orUnknown(str(ap, u"role"));
+        return text;
+    }
+    if (type == u"VD")
+        return entity(QStringLiteral("virtual device"), sub(ap, u"virtualDevice"),
+                      sub(vap, u"virtualDevice"), names);
+    return orUnknown(type);
+}
+
+QString bandwidth(const QJsonValue &v)
+{
+    return v.isDouble() ? ChangeSpec::bandwidthText(v.toDouble()) : QStringLiteral("? Mbps");
+}
+
+QString selector(const QJsonObject &sel, const QJsonObject &val,
+                 const QHash<QString, QString> &names)
+{
+    const QString type = str(sel, u"type");
+    if (type == u"COLO") {
+        QString text = entity(QStringLiteral("port"), sub(sel, u"port"), sub(val, u"port"), names);
+        const QJsonObject lp = sub(sel, u"linkProtocol");
+        if (!lp.isEmpty()) {
+            text += u' ' + orUnknown(str(lp, u"type"));
+            QStringList tags;
+            for (const auto key : {u"vlanTag", u"vlanSTag", u"vlanCTag"}) {
+                if (lp.value(key).isDouble())
+                    tags.append(QString::fromLatin1(canonicalNumber(lp.value(key).toDouble())));
+            }
+            if (!tags.isEmpty())
+                text += u' ' + tags.join(u'.');
+        }
+        return text;
+    }
+    if (type == u"VD")
+        return entity(QStringLiteral("virtual device"), sub(sel, u"virtualDevice"),
+                      sub(val, u"virtualDevice"), names);
+    if (type == u"NETWORK")
+        return entity(QStringLiteral("network"), sub(sel, u"network"), sub(val, u"network"), names);
+    return orUnknown(type);
+}
+
+} // namespace
+
+QList<QPair<QString, QString>> nameLookups(const QJsonObject &request, const QJsonObject &validated)
+{
+    // The dry run's names by uuid (connection sides say "name", token selectors "portName").
+    QHash<QString, QString> dryRunNames;
+    std::function<void(const QJsonValue &, int)> collect = [&](const QJsonValue &v, int depth) {
+        if (depth > 16)
+            return;
+        if (v.isArray()) {
+            for (const QJsonValue &e : v.toArray())
+                collect(e, depth + 1);
+            return;
+        }
+        const QJsonObject o = v.toObject();
+        const QString uuid = str(o, u"uuid");
+        const QString name = str(o, u"name").isEmpty() ? str(o, u"portName") : str(o, u"name");
+        if (!uuid.isEmpty() && !name.isEmpty())
+            dryRunNames.insert(uuid, name);
+        for (auto it = o.begin(); it != o.end(); ++it)
+            collect(it.value(), depth + 1);
+    };
+    collect(validated, 0);
+
+    // Every object in the request that names an entity by uuid, by the key that holds it.
+    static const QList<QPair<QString, QString>> kCollections = {
+        {QStringLiteral("port"), QStringLiteral("/fabric/v4/ports/")},
+        {QStringLiteral("profile"), QStringLiteral("/fabric/v4/serviceProfiles/")},
+        {QStringLiteral("network"), QStringLiteral("/fabric/v4/networks/")},
+        {QStringLiteral("serviceToken"), QStringLiteral("/fabric/v4/serviceTokens/")}};
+    QList<QPair<QString, QString>> out;
+    QStringList seen;
+    std::function<void(const QJsonValue &, int)> walk = [&](const QJsonValue &v, int depth) {
+        if (depth > 16)
+            return;
+        if (v.isArray()) {
+            for (const QJsonValue &e : v.toArray())
+                walk(e, depth + 1);
+            return;
+        }
+        const QJsonObject o = v.toObject();
+        for (const auto &[key, collection] : kCollections) {
+            const QString uuid = str(sub(o, key), u"uuid");
+            // Only well-formed uuids reach a URL path (the schema guarantees them anyway).
+            static const QRegularExpression isUuid(QRegularExpression::anchoredPattern(
+                QStringLiteral("[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-"
+                               "[0-9a-fA-F]{12}")));
+            if (uuid.isEmpty() || !isUuid.match(uuid).hasMatch() || seen.contains(uuid))
+                continue;
+            seen << uuid;
+            // The dry run's name is Fabric's own unless it could be an echo of the agent's label.
+            const QString label = str(sub(o, key), u"name");
+            const QString fromDryRun = dryRunNames.value(uuid);
+            if (fromDryRun.isEmpty() || (!label.isEmpty() && label == fromDryRun))
+                out.append({uuid, collection + uuid});
+        }
+        for (auto it = o.begin(); it != o.end(); ++it)
+            walk(it.value(), depth + 1);
+    };
+    walk(request, 0);
     return out;
+}
+
+QString target(ChangeType type, const QJsonObject &request, const QJsonObject &validated,
+               const QHash<QString, QString> &names)
+{
+    const QString specType = orUnknown(str(request, u"type"));
+    switch (type) {
+    case ChangeType::ConnectionCreate:
+        return specType + u' ' + bandwidth(request.value(u"bandwidth")) + u' ' +
+               connectionSide(sub(request, u"aSide"), sub(validated, u"aSide"), names) +
+               QStringLiteral(" \u2192 ") +
+               connectionSide(sub(request, u"zSide"), sub(validated, u"zSide"), names);
+    case ChangeType::NetworkCreate: {
+        const QJsonObject location = sub(request, u"location");
+        QString where = orUnknown(str(request, u"scope"));
+        for (const auto key : {u"region", u"metroCode"}) {
+            if (!str(location, key).isEmpty())
+                where += u' ' + displayValue(str(location, key));
+        }
+        return specType + QStringLiteral(" network (") + where + u')';
+    }
+    case ChangeType::ServiceTokenCreate: {
+        const QJsonObject conn = sub(request, u"connection");
+        const QJsonObject vconn = sub(validated, u"connection");
+        const bool zSide = conn.contains(u"zSide") && !conn.contains(u"aSide");
+        const QStringView sideKey = zSide ? u"zSide" : u"aSide";
+        const QJsonArray selectors = sub(conn, sideKey).value(u"accessPointSelectors").toArray();
+        const QJsonArray vselectors = sub(vconn, sideKey).value(u"accessPointSelectors").toArray();
+        QString text = specType + QStringLiteral(" for ") + orUnknown(str(conn, u"type")) +
+                       (zSide ? QStringLiteral(" Z-side ") : QStringLiteral(" A-side ")) +
+                       (selectors.isEmpty() ? QStringLiteral("?")
+                                            : selector(selectors.first().toObject(),
+                                                       vselectors.at(0).toObject(), names));
+        if (conn.contains(u"bandwidthLimit")) {
+            text += QStringLiteral(", up to ") + bandwidth(conn.value(u"bandwidthLimit"));
+        } else if (conn.value(u"supportedBandwidths").isArray()) {
+            QStringList bws;
+            for (const auto &bw : conn.value(u"supportedBandwidths").toArray())
+                bws.append(bandwidth(bw));
+            text += QStringLiteral(", bandwidths ") + bws.join(QStringLiteral("/"));
+        }
+        if (request.contains(u"expirationDateTime"))
+            text +=
+                QStringLiteral(", expires ") + displayValue(str(request, u"expirationDateTime"));
+        return text;
+    }
+    }
+    return orUnknown(QString());
 }
 
 QJsonObject listRow(const Proposal &proposal, qint64 nowMs)

@@ -2,6 +2,7 @@
 
 #include "broker/ProposalView.h"
 #include "gui/ClientText.h"
+#include "gui/PlainText.h"
 #include "ui_ApprovalDialog.h"
 
 #include <QClipboard>
@@ -42,9 +43,10 @@ void addJson(QTreeWidgetItem *parent, QTreeWidget *tree, const QString &label, c
             addJson(item, tree, QStringLiteral("[%1]").arg(i),
                     QStringLiteral("%1[%2]").arg(path).arg(i), arr.at(i), leafValues);
     } else {
-        item->setText(1, leafValues.value(path));
+        // The agent's values, with invisible structure shown as escapes ("\n", "\u202E").
+        item->setText(1, ProposalView::plainValue(leafValues.value(path)));
         item->setData(0, Qt::UserRole, path);
-        item->setToolTip(1, leafValues.value(path));
+        item->setToolTip(1, PlainText::toolTip(leafValues.value(path)));
     }
 }
 
@@ -57,6 +59,9 @@ ApprovalDialog::ApprovalDialog(const ApprovalContext &context, Clock *clock, QWi
     , m_clock(clock ? clock : Clock::system())
 {
     ui->setupUi(this);
+    // Also set in ApprovalDialog.ui; repeated here so no label can ever guess rich text.
+    for (QLabel *label : findChildren<QLabel *>())
+        label->setTextFormat(Qt::PlainText);
     setAttribute(Qt::WA_DeleteOnClose);
     setModal(false);
     setWindowModality(Qt::NonModal);
@@ -92,14 +97,35 @@ ApprovalDialog::ApprovalDialog(const ApprovalContext &context, Clock *clock, QWi
     }
     ui->clientValue->setText(clientText);
 
-    ui->priceValue->setText(
-        ProposalView::priceLine(p.context.value(QStringLiteral("price")).toObject()));
+    ui->priceValue->setText(ProposalView::plainValue(
+        ProposalView::priceLine(p.context.value(QStringLiteral("price")).toObject())));
+
+    // Where the create goes and as whom: what the proposal is bound to (confirm re-checks it).
+    if (!p.fabricEndpoint.isEmpty()) {
+        auto *caption = new QLabel(tr("Fabric account:"), this);
+        auto *value = new QLabel(tr("%1 with %2")
+                                     .arg(ProposalView::plainValue(p.fabricEndpoint),
+                                          ProposalView::plainValue(p.credentialIdentity)),
+                                 this);
+        caption->setObjectName(QStringLiteral("fabricAccountCaption"));
+        value->setObjectName(QStringLiteral("fabricAccountValue"));
+        for (QLabel *label : {caption, value})
+            label->setTextFormat(Qt::PlainText);
+        value->setWordWrap(true);
+        value->setTextInteractionFlags(Qt::TextSelectableByMouse);
+        int row = 0;
+        QFormLayout::ItemRole role{};
+        ui->detailsLayout->getWidgetPosition(ui->priceValue, &row, &role);
+        ui->detailsLayout->insertRow(row + 1, caption, value);
+    }
+
     // Unpriced: the line above says why in a few words; the details (the raw Fabric error) sit
     // in a collapsed section under it, as plain text.
     if (const QJsonObject price = p.context.value(QStringLiteral("price")).toObject();
         !price.value(QStringLiteral("priced")).toBool() &&
         !price.value(QStringLiteral("reason")).toString().isEmpty()) {
-        auto *details = new QLabel(price.value(QStringLiteral("reason")).toString(), this);
+        auto *details = new QLabel(
+            ProposalView::plainValue(price.value(QStringLiteral("reason")).toString()), this);
         details->setObjectName(QStringLiteral("priceDetails"));
         details->setTextFormat(Qt::PlainText);
         details->setWordWrap(true);
@@ -119,7 +145,7 @@ ApprovalDialog::ApprovalDialog(const ApprovalContext &context, Clock *clock, QWi
         int row = -1;
         QFormLayout::ItemRole role{};
         ui->detailsLayout->getWidgetPosition(ui->priceValue, &row, &role);
-        ui->detailsLayout->insertRow(row + 1, toggle, details);
+        ui->detailsLayout->insertRow(row + 1, toggle, details); // directly under the price
     }
 
     ui->shaEdit->setText(p.requestSha256);

@@ -1,6 +1,7 @@
 #pragma once
 // Sample proposals for the GUI tests and the screenshot tool: what the broker would have compiled.
 #include "broker/Approver.h"
+#include "broker/ProposalView.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -90,8 +91,25 @@ inline ApprovalContext sampleContext(qint64 nowMs, ChangeType type = ChangeType:
     p.changeType = type;
     p.spec = sampleConnectionBody(name);
     p.requestSha256 = fakeSha(shaDigit);
-    p.target =
-        QStringLiteral("EVPL_VC \"%1\" 50 Mbps: port c4d9350e (SV) -> AWS us-west-1").arg(name);
+    // What Fabric's dry run calls the two uuids of the sample body.
+    const QJsonObject validated{
+        {QStringLiteral("aSide"),
+         QJsonObject{
+             {QStringLiteral("accessPoint"),
+              QJsonObject{
+                  {QStringLiteral("port"),
+                   QJsonObject{{QStringLiteral("uuid"),
+                                QStringLiteral("c4d9350e-77c5-7c5d-1ce0-306a5c00a600")},
+                               {QStringLiteral("name"), QStringLiteral("SV-Port-Primary-01")}}}}}}},
+        {QStringLiteral("zSide"),
+         QJsonObject{
+             {QStringLiteral("accessPoint"),
+              QJsonObject{{QStringLiteral("profile"),
+                           QJsonObject{{QStringLiteral("uuid"),
+                                        QStringLiteral("69ee618d-be52-468d-bc99-00566f2dd2b9")},
+                                       {QStringLiteral("name"),
+                                        QStringLiteral("AWS Direct Connect")}}}}}}}};
+    p.target = ProposalView::target(ChangeType::ConnectionCreate, p.spec, validated);
     p.proposedAtMs = nowMs - 42000;
     p.expiresAtMs = p.proposedAtMs + 600000;
     p.context = QJsonObject{{QStringLiteral("price"), samplePrice()},
