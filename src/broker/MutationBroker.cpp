@@ -538,7 +538,13 @@ private:
     }
 
 public:
-    QString target() const { return m_proposal.target; }
+    // "<name> (<target line>)", or the target line for a spec without a name.
+    QString target() const
+    {
+        const QString name = nameFromSpec();
+        return name.isEmpty() ? m_proposal.target
+                              : QStringLiteral("%1 (%2)").arg(name, m_proposal.target);
+    }
 
     // The shutdown grace is over (or the broker is being destroyed): end the create now.
     void abandon(const QString &reason)

@@ -48,7 +48,8 @@ public:
     void propose(mcp::ToolCall *call);
     void confirm(mcp::ToolCall *call);
 
-    // Creates approved and handed to Fabric whose outcome is not in yet, and their targets.
+    // Creates approved and handed to Fabric whose outcome is not in yet, and each one's name
+    // and target line ("<name> (<target>)").
     int createsInFlight() const;
     QStringList createsInFlightTargets() const;
     // The process is ending: from now on no create is sent (a confirm that reaches the send
