@@ -177,7 +177,7 @@ QStringList DesktopUi::quitQuestionText(int approvals, int pending,
             shown << QStringLiteral("\u201c%1\u201d").arg(target.left(120));
         if (createsInFlight.size() > 3)
             shown << tr("%n more", nullptr, int(createsInFlight.size()) - 3);
-        parts << tr("%n create(s) were sent to Fabric and are waiting for its answer: %1.", nullptr,
+        parts << tr("%n create(s) are in flight to Fabric, waiting for its answer: %1.", nullptr,
                     int(createsInFlight.size()))
                      .arg(shown.join(QStringLiteral(", ")));
     }
@@ -189,8 +189,9 @@ QStringList DesktopUi::quitQuestionText(int approvals, int pending,
            "sent.");
     if (!createsInFlight.isEmpty())
         informative += u' ' + tr("It then waits up to %n second(s) for Fabric's answer to the "
-                                 "creates in flight; whatever has not answered by then is "
-                                 "recorded in the audit log as sent with an unknown outcome.",
+                                 "creates in flight; a create still unanswered then is recorded "
+                                 "in the audit log as sent with an unknown outcome (or as not "
+                                 "sent, if it never left).",
                                  nullptr, graceSeconds);
     return {parts.join(u' '), informative};
 }

@@ -204,12 +204,12 @@ private slots:
         const QStringList none = DesktopUi::quitQuestionText(1, 2, {}, 10);
         QVERIFY2(none.at(0).contains(QStringLiteral("1 approval")), qPrintable(none.at(0)));
         QVERIFY2(none.at(0).contains(QStringLiteral("2 proposal")), qPrintable(none.at(0)));
-        QVERIFY(!none.join(u' ').contains(QStringLiteral("create(s) were sent")));
+        QVERIFY(!none.join(u' ').contains(QStringLiteral("in flight")));
         QVERIFY(!none.join(u' ').contains(QStringLiteral("nothing is created")));
 
         const QStringList creates = DesktopUi::quitQuestionText(
             0, 0, {QStringLiteral("conn-a SV->AWS"), QStringLiteral("net-b")}, 10);
-        QVERIFY2(creates.at(0).contains(QStringLiteral("2 create(s) were sent to Fabric")),
+        QVERIFY2(creates.at(0).contains(QStringLiteral("2 create(s) are in flight to Fabric")),
                  qPrintable(creates.at(0)));
         QVERIFY(creates.at(0).contains(QStringLiteral("conn-a SV->AWS")));
         QVERIFY(creates.at(0).contains(QStringLiteral("net-b")));
