@@ -119,7 +119,17 @@ if command -v systemd-analyze >/dev/null; then
   sd_out=$(systemd-analyze verify --man=no "$tmp/fabric-broker.service" 2>&1 || echo "verify failed")
   check "systemd-analyze verify (no findings)" test -z "$sd_out"
   [ -z "$sd_out" ] || echo "$sd_out" | sed 's/^/        /'
+  # 9.6 before the hardening of issue 14, 6.2-6.3 after (packaging/README.md).
+  sd_exposure() { systemd-analyze security --offline=yes --threshold=70 "$1" >/dev/null 2>&1; }
+  check "systemd-analyze security exposure at most 7.0" sd_exposure "$tmp/fabric-broker.service"
 fi
+for option in NoNewPrivileges=true LockPersonality=true RestrictRealtime=true \
+  SystemCallArchitectures=native MemoryDenyWriteExecute=true PrivateTmp=true \
+  ProtectSystem=strict; do
+  check "unit sets $option" grep -qx "$option" "$unit"
+done
+check "unit keeps the audit log and the socket writable" \
+  grep -qx 'ReadWritePaths=%t %h/.local/share/fabric-broker' "$unit"
 check "man page is stamped with version $version" \
   zgrep -q "\"fabric-broker $version\"" "$extract/usr/share/man/man1/fabric-broker.1.gz"
 check "changelog.gz starts with version $version" \

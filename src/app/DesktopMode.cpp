@@ -25,6 +25,11 @@
 
 Q_LOGGING_CATEGORY(lcDesktop, "fabricbroker.app.desktop")
 
+#ifdef HAVE_FABRICBROKER_GUI
+// The quit question states the grace that quitting gives creates in flight.
+static_assert(fb::ServerHost::kDesktopQuitGraceMs == fb::DesktopUi::kQuitGraceSeconds * 1000);
+#endif
+
 namespace fb {
 
 bool displayAvailable()
@@ -52,6 +57,14 @@ public:
         , m_options(std::move(options))
         , m_gui(gui)
     {
+    }
+
+    ~DesktopInstance() override
+    {
+        installQuitOnSignals(); // the hook refers to this instance
+        // The desktop approver goes with the UI, before the broker that points at it.
+        if (m_host.broker())
+            m_host.broker()->setApprover(nullptr);
     }
 
     void start()
@@ -115,21 +128,33 @@ private:
                 qCWarning(lcDesktop).noquote() << error;
             connect(&m_instance, &SingleInstance::raiseRequested, m_ui.get(),
                     &DesktopUi::raiseMainWindow);
-            connect(m_ui.get(), &DesktopUi::quitRequested, qApp, [] {
-                // Let the denials of open approvals reach their clients first.
-                QTimer::singleShot(200, qApp, [] { QCoreApplication::exit(0); });
+            connect(m_ui.get(), &DesktopUi::quitRequested, this, [this] {
+                // Creates in flight get the longer desktop grace (the quit question says so);
+                // then the denials of open approvals get a moment to reach their clients.
+                m_host.shutdown(ServerHost::kDesktopQuitGraceMs, exitSoon);
             });
             installQuitOnSignals([this] {
                 m_ui->desktopApprover()->denyAllPending(QStringLiteral("the app was told to quit"));
+                m_host.shutdown(ServerHost::kShutdownGraceMs, exitSoon);
             });
             m_ui->showMainWindow();
             desktopApprover = m_ui->approver();
         }
 #endif
+        if (!m_gui)
+            installQuitOnSignals(
+                [this] { m_host.shutdown(ServerHost::kShutdownGraceMs, exitSoon); });
         if (!m_host.applyApprovalMode(desktopApprover, &error))
             return fail(error);
         if (m_options.stdio)
-            connect(&m_host, &ServerHost::stdioFinished, qApp, [] { QCoreApplication::exit(0); });
+            connect(&m_host, &ServerHost::stdioFinished, this, [this] {
+                m_host.shutdown(ServerHost::kShutdownGraceMs, [] { QCoreApplication::exit(0); });
+            });
+    }
+
+    static void exitSoon()
+    {
+        QTimer::singleShot(200, qApp, [] { QCoreApplication::exit(0); });
     }
 
     ServerHost::Options m_options;

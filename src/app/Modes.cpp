@@ -18,13 +18,13 @@ Q_LOGGING_CATEGORY(lcApp, "fabricbroker.app")
 namespace fb {
 
 // Self-pipe: the handler only writes a byte; the event loop does the quitting. Installed once;
-// a later call only replaces the hook that runs before quitting.
-void installQuitOnSignals(std::function<void()> beforeQuit)
+// a later call only replaces the hook that runs instead of quitting at once.
+void installQuitOnSignals(std::function<void()> onSignal)
 {
     static std::function<void()> hook;
     static bool installed = false;
     static int fds[2] = {-1, -1};
-    hook = std::move(beforeQuit);
+    hook = std::move(onSignal);
     if (installed || ::socketpair(AF_UNIX, SOCK_STREAM, 0, fds) != 0)
         return;
     installed = true;
@@ -41,11 +41,12 @@ void installQuitOnSignals(std::function<void()> beforeQuit)
     QObject::connect(notifier, &QSocketNotifier::activated, qApp, [] {
         char c;
         [[maybe_unused]] auto n = ::read(fds[1], &c, 1);
+        static int received = 0;
         qCInfo(lcApp) << "signal received, quitting";
-        if (hook) {
-            // E.g. open approvals end as denials; give their answers a moment to go out.
+        if (hook && ++received == 1) {
+            // E.g. creates in flight get their grace, open approvals end as denials; the hook
+            // ends the event loop when that is done.
             hook();
-            QTimer::singleShot(200, qApp, [] { QCoreApplication::exit(0); });
         } else {
             // exit(), not quit(): a signal ends the process without asking windows first.
             QCoreApplication::exit(0);
@@ -99,13 +100,22 @@ int runHeadless(CommandLine &cli)
         QTextStream(stderr) << "fabric-broker: " << error << "\n";
         return 1;
     }
+    // A create in flight gets a short grace for its outcome before the process ends; the
+    // answers made meanwhile get a moment to reach socket clients.
+    const auto endGracefully = [&host] {
+        host.shutdown(ServerHost::kShutdownGraceMs,
+                      [] { QTimer::singleShot(200, qApp, [] { QCoreApplication::exit(0); }); });
+    };
+    installQuitOnSignals(endGracefully);
     QObject::connect(&host, &ServerHost::stdioFinished, qApp, [&] {
-        // End of input: everything in flight was cancelled; exit promptly unless the socket
-        // server keeps serving other sessions.
+        // End of input: calls not yet sending were cancelled; exit once creates in flight have
+        // their outcome, unless the socket server keeps serving other sessions.
         if (!options.listen)
-            QCoreApplication::exit(0);
+            host.shutdown(ServerHost::kShutdownGraceMs, [] { QCoreApplication::exit(0); });
     });
-    return QCoreApplication::exec();
+    const int rc = QCoreApplication::exec();
+    installQuitOnSignals(); // the hook refers to this host
+    return rc;
 }
 
 } // namespace fb

@@ -11,6 +11,7 @@
 
 #include <QCoreApplication>
 #include <QLoggingCategory>
+#include <QTimer>
 
 Q_LOGGING_CATEGORY(lcHost, "fabricbroker.app.host")
 
@@ -23,16 +24,56 @@ ServerHost::ServerHost(QObject *parent)
 
 ServerHost::~ServerHost()
 {
-    // Sessions and tools go before the services they call.
+    // Explicit teardown order. 1) A create still in flight ends first, while the broker, the
+    // Fabric client and the audit log all exist: its final "executed" record is written.
+    if (m_broker)
+        m_broker->abandonInFlight(QStringLiteral("the process exited before Fabric answered"));
+    // 2) Sessions end: calls are cancelled and answered, their operations finish.
     m_socketServer.reset();
     m_server.reset();
+    // 3) The Fabric client aborts whatever is still running while every tool that waits on it
+    //    (catalog, propose) still exists to receive the result.
+    m_fabric.reset();
+    // 4) Then the tools, the store, the sandbox, and the audit trail last.
     m_catalog.reset();
     m_broker.reset();
     m_registry.reset();
     m_store.reset();
-    m_fabric.reset();
     m_sandbox.reset();
     m_audit.reset();
+}
+
+void ServerHost::shutdown(int graceMs, std::function<void()> done)
+{
+    if (m_shuttingDown)
+        return;
+    m_shuttingDown = true;
+    const int inFlight = m_broker ? m_broker->createsInFlight() : 0;
+    if (m_broker)
+        m_broker->beginShutdown();
+    if (inFlight == 0) {
+        QTimer::singleShot(0, this, std::move(done));
+        return;
+    }
+    qCWarning(lcHost).noquote() << "waiting up to" << graceMs << "ms for the outcome of" << inFlight
+                                << "create(s) in flight";
+    auto over = std::make_shared<bool>(false);
+    auto finish = [this, over, done = std::move(done), graceMs](bool graceElapsed) {
+        if (*over)
+            return;
+        *over = true;
+        if (graceElapsed && m_broker)
+            m_broker->abandonInFlight(
+                QStringLiteral("the process was ending and Fabric had not answered within %1 ms")
+                    .arg(graceMs));
+        // The answers just made leave before the process does.
+        QTimer::singleShot(0, this, done);
+    };
+    connect(m_broker.get(), &MutationBroker::createsInFlightChanged, this, [finish](int count) {
+        if (count == 0)
+            finish(false);
+    });
+    QTimer::singleShot(graceMs, this, [finish] { finish(true); });
 }
 
 QString ServerHost::serverInstructions(bool sandbox)

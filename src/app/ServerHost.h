@@ -6,6 +6,7 @@
 #include "fabric/FabricClient.h"
 
 #include <QObject>
+#include <functional>
 #include <memory>
 #include <optional>
 
@@ -61,6 +62,20 @@ public:
 
     static QString serverInstructions(bool sandbox);
 
+    // How long EOF and SIGTERM wait for the outcome of creates in flight: about what MCP
+    // clients give a stdio server between closing its input and SIGTERM/SIGKILL.
+    static constexpr int kShutdownGraceMs = 2000;
+    // The desktop quit says that it waits, so it may wait longer.
+    static constexpr int kDesktopQuitGraceMs = 10000;
+
+    // Ends the work of this process in order: from now on no create is sent; creates already
+    // in flight get up to graceMs for their outcome; whatever is still open then is recorded
+    // as sent with outcome unknown (and its client answered if still connected). Then `done`
+    // runs from the event loop (typically QCoreApplication::exit). Without a create in flight
+    // `done` runs at once. A second call while one is under way only adds nothing.
+    void shutdown(int graceMs, std::function<void()> done);
+    bool isShuttingDown() const { return m_shuttingDown; }
+
 signals:
     // The stdio session reached end of input: the process should exit.
     void stdioFinished();
@@ -77,6 +92,7 @@ private:
     std::unique_ptr<mcp::McpServer> m_server;
     std::unique_ptr<mcp::LocalSocketServer> m_socketServer;
     QString m_socketPath;
+    bool m_shuttingDown = false;
 };
 
 } // namespace fb

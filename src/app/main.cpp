@@ -7,10 +7,48 @@
 #endif
 #include <QCoreApplication>
 #include <QLoggingCategory>
+#include <cstdio>
 #include <cstring>
 #include <memory>
 
+#ifdef Q_OS_LINUX
+#include <sys/prctl.h>
+#endif
+#include <sys/resource.h>
+
+#if defined(__SANITIZE_ADDRESS__)
+#define FB_UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define FB_UNDER_ASAN 1
+#endif
+#endif
+
 namespace {
+
+// This process may hold Fabric credentials and access tokens: no core file (RLIMIT_CORE 0,
+// hard limit too) and not dumpable (PR_SET_DUMPABLE 0: no core, no ptrace attach by other
+// processes of the same user, /proc/<pid>/mem, environ and maps readable by root only).
+void keepSecretsOutOfDumps()
+{
+    const struct rlimit none = {0, 0};
+    if (::setrlimit(RLIMIT_CORE, &none) != 0)
+        std::perror("fabric-broker: setrlimit(RLIMIT_CORE, 0)");
+#ifdef Q_OS_LINUX
+    if (::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0)
+        std::perror("fabric-broker: prctl(PR_SET_DUMPABLE, 0)");
+#endif
+}
+
+// LeakSanitizer checks at exit through a ptrace-attached helper, which a non-dumpable process
+// refuses; sanitizer builds make the process dumpable again only once main() is done.
+int leaving(int rc)
+{
+#if defined(FB_UNDER_ASAN) && defined(Q_OS_LINUX)
+    ::prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
+#endif
+    return rc;
+}
 
 // The application object must exist before the command line is parsed, so this peeks at argv
 // for the modes that never show a window.
@@ -32,6 +70,7 @@ bool mayShowWindows(int argc, char *argv[])
 
 int main(int argc, char *argv[])
 {
+    keepSecretsOutOfDumps(); // before any credential is read
     // Our debug lines are for whoever turns them on (QT_LOGGING_RULES overrides this).
     QLoggingCategory::setFilterRules(QStringLiteral("fabricbroker.*.debug=false"));
     std::unique_ptr<QCoreApplication> app;
@@ -52,15 +91,15 @@ int main(int argc, char *argv[])
 
     const QStringList args = QCoreApplication::arguments();
     if (args.size() > 1 && args.at(1) == QStringLiteral("audit"))
-        return fb::runAuditCommand(args);
+        return leaving(fb::runAuditCommand(args));
 
     fb::CommandLine cli;
     const auto parsed = cli.parse(args);
     if (parsed.exitCode)
-        return *parsed.exitCode;
+        return leaving(*parsed.exitCode);
     if (cli.isSet(QStringLiteral("sandbox-only")) || cli.isSet(QStringLiteral("print-estate")))
-        return fb::runSandboxOnly(cli);
+        return leaving(fb::runSandboxOnly(cli));
     if (cli.isSet(QStringLiteral("headless")))
-        return fb::runHeadless(cli);
-    return fb::runDesktop(cli);
+        return leaving(fb::runHeadless(cli));
+    return leaving(fb::runDesktop(cli));
 }

@@ -13,6 +13,9 @@
 #include <QLoggingCategory>
 #include <QTimer>
 
+#include <algorithm>
+#include <utility>
+
 Q_LOGGING_CATEGORY(lcBroker, "fabricbroker.broker.mutation")
 
 namespace fb {
@@ -199,6 +202,10 @@ private:
         if (m_finished)
             return;
         m_finished = true;
+        if (!m_broker) {
+            m_call->finishError(QStringLiteral("the broker shut down; no token was minted"));
+            return;
+        }
         if (m_call->isCancelled()) {
             m_call->finishError(QStringLiteral("cancelled by the client; no token was minted"));
             return;
@@ -312,7 +319,7 @@ private:
         m_call->finishStructured(structured, renderText(message, structured), true);
     }
 
-    MutationBroker *m_broker;
+    QPointer<MutationBroker> m_broker;
     mcp::ToolCall *m_call;
     ChangeType m_type = ChangeType::ConnectionCreate;
     QJsonObject m_spec;
@@ -473,6 +480,11 @@ private:
         if (m_decided)
             return;
         m_decided = true;
+        if (!m_broker) {
+            m_call->finishError(QStringLiteral("the broker shut down before the decision; "
+                                               "nothing was sent"));
+            return;
+        }
         if (m_progressTimer)
             m_progressTimer->stop();
         m_decision = d;
@@ -547,6 +559,13 @@ private:
 
     void execute(const QJsonObject &human, bool unconfirmed)
     {
+        if (m_broker->m_shuttingDown)
+            return finishNotExecuted(m_checks, QStringLiteral("shutting_down"),
+                                     QStringLiteral("Approved, but Fabric Broker is shutting "
+                                                    "down, so the create was not sent. Nothing "
+                                                    "was created; propose again after it "
+                                                    "restarts."),
+                                     human, true);
         // From here on the client must learn the outcome even if it cancels.
         m_call->setReportEvenIfCancelled(true);
         m_human = human;
@@ -567,17 +586,57 @@ private:
                                      human, true);
         }
         FabricCall *create = m_broker->m_fabric->create(m_request);
+        m_create = create;
+        m_broker->m_executing.append(this);
         connect(create, &FabricCall::finished, this,
                 [this](const FabricResult &r) { executed(r); });
+        // A cancel before the first byte of the create leaves (token fetch, connect) stops it;
+        // after that the create is on its way and the result reports its outcome.
+        connect(m_call, &mcp::ToolCall::cancelled, this, [this](const QString &reason) {
+            if (m_create && !m_create->isFinished()) {
+                const QString before = std::exchange(m_endReason, reason);
+                if (!m_create->abortIfNotSent())
+                    m_endReason = before;
+            }
+        });
+        if (m_call->isCancelled()) { // cancelled before the create could start
+            m_endReason = m_call->cancelReason();
+            create->abortIfNotSent();
+        }
+        if (m_broker)
+            emit m_broker->createsInFlightChanged(m_broker->createsInFlight());
     }
 
+public:
+    // "<name> (<target line>)", or the target line for a spec without a name.
+    QString target() const
+    {
+        const QString name = nameFromSpec();
+        return name.isEmpty() ? m_proposal.target
+                              : QStringLiteral("%1 (%2)").arg(name, m_proposal.target);
+    }
+
+    // The shutdown grace is over (or the broker is being destroyed): end the create now.
+    void abandon(const QString &reason)
+    {
+        if (!m_create || m_create->isFinished())
+            return;
+        m_endReason = reason;
+        m_create->abort(); // finishes synchronously: not_sent, or sent with outcome unknown
+    }
+
+private:
     void executed(const FabricResult &r)
     {
+        m_create = nullptr;
+        if (!m_broker)
+            return m_call->finishError(QStringLiteral("the broker shut down"));
         QString outcome;
         QString message;
         QJsonObject execution{{QStringLiteral("correlation_id"), r.correlationId},
                               {QStringLiteral("http_status"), r.httpStatus}};
-        if (r.ok()) {
+        const CreateOutcome verdict = createOutcome(r);
+        if (verdict == CreateOutcome::Created) {
             outcome = QStringLiteral("created");
             const QJsonObject entity = r.body.toObject();
             execution.insert(QStringLiteral("entity"), entity);
@@ -585,23 +644,35 @@ private:
             message = QStringLiteral("Created %1 %2: %3")
                           .arg(changeTypeNoun(m_proposal.changeType),
                                entity.value(QStringLiteral("uuid")).toString(), m_proposal.target);
-        } else if (!r.requestSent) {
+        } else if (verdict == CreateOutcome::NotSent) {
             outcome = QStringLiteral("not_sent");
-            message = QStringLiteral("The create could not be sent (%1). Nothing was created; "
-                                     "the token is used up, so propose again.")
-                          .arg(r.message);
-        } else if (r.kind == FabricResult::Kind::OutcomeUnknown ||
-                   r.kind == FabricResult::Kind::InvalidResponse ||
-                   r.kind == FabricResult::Kind::Timeout ||
-                   r.kind == FabricResult::Kind::Cancelled) {
+            if (!m_endReason.isEmpty())
+                message = QStringLiteral("The create was stopped before any of it was sent to "
+                                         "Fabric (%1). Nothing was created; the token is used "
+                                         "up, so propose again if it is still wanted.")
+                              .arg(m_endReason);
+            else
+                message = QStringLiteral("The create could not be sent (%1). Nothing was "
+                                         "created; the token is used up, so propose again.")
+                              .arg(r.message);
+        } else if (verdict == CreateOutcome::Unknown) {
             outcome = QStringLiteral("unknown");
-            message = QStringLiteral("The create was sent but its outcome is unknown (%1). It was "
-                                     "NOT retried. Look the resource up before doing anything "
-                                     "else: search by name \"%2\" (correlation id %3).")
-                          .arg(r.message, nameFromSpec(), r.correlationId);
+            const QJsonObject lookupArgs = lookupArguments();
+            const QString lookupCall =
+                searchToolName() + u' ' +
+                QString::fromUtf8(QJsonDocument(lookupArgs).toJson(QJsonDocument::Compact));
+            message =
+                QStringLiteral("The create was sent but its outcome is unknown (%1%2). It "
+                               "was NOT retried and Fabric may have created it. Before "
+                               "proposing again, call %3 and check whether it exists "
+                               "(correlation id %4).")
+                    .arg(r.message,
+                         m_endReason.isEmpty() ? QString() : QStringLiteral("; ") + m_endReason,
+                         lookupCall, r.correlationId);
             execution.insert(QStringLiteral("lookup"),
                              QJsonObject{{QStringLiteral("name"), nameFromSpec()},
                                          {QStringLiteral("search_tool"), searchToolName()},
+                                         {QStringLiteral("arguments"), lookupArgs},
                                          {QStringLiteral("correlation_id"), r.correlationId}});
         } else {
             outcome = QStringLiteral("rejected");
@@ -617,16 +688,35 @@ private:
                                "operator set EQUINIX_MCP_ALLOW_UNCONFIRMED_MUTATIONS=true. ") +
                 message;
 
+        if (!m_endReason.isEmpty())
+            execution.insert(QStringLiteral("reason"), m_endReason);
+
         const bool executedFlag = r.requestSent;
-        m_broker->audit(QStringLiteral("executed"),
-                        {{QStringLiteral("request_sha256"), m_proposal.requestSha256},
-                         {QStringLiteral("sent"), executedFlag},
-                         {QStringLiteral("outcome"), outcome},
-                         {QStringLiteral("uuid"), execution.value(QStringLiteral("uuid"))},
-                         {QStringLiteral("correlation_id"), r.correlationId},
-                         {QStringLiteral("fabric"), r.toJson()}});
+        QJsonObject record{{QStringLiteral("request_sha256"), m_proposal.requestSha256},
+                           {QStringLiteral("sent"), executedFlag},
+                           {QStringLiteral("outcome"), outcome},
+                           {QStringLiteral("uuid"), execution.value(QStringLiteral("uuid"))},
+                           {QStringLiteral("correlation_id"), r.correlationId},
+                           {QStringLiteral("fabric"), r.toJson()}};
+        if (!m_endReason.isEmpty())
+            record.insert(QStringLiteral("reason"), m_endReason);
+        m_broker->audit(QStringLiteral("executed"), record);
         emit m_broker->executionFinished(m_proposal, executedFlag, outcome);
+        QPointer<MutationBroker> broker = m_broker;
         finish(m_checks, m_human, executedFlag, execution, message, outcome != u"created");
+        if (broker) {
+            broker->m_executing.removeAll(this);
+            emit broker->createsInFlightChanged(broker->createsInFlight());
+        }
+    }
+
+    // The catalog call that finds the resource by name: {"name": ...} for the search tool.
+    QJsonObject lookupArguments() const
+    {
+        const QString name = nameFromSpec();
+        if (name.isEmpty())
+            return QJsonObject{{QStringLiteral("limit"), 20}};
+        return QJsonObject{{QStringLiteral("name"), name}};
     }
 
     QString nameFromSpec() const
@@ -714,8 +804,10 @@ private:
         m_call->finishStructured(structured, renderText(message, structured), isError);
     }
 
-    MutationBroker *m_broker;
+    QPointer<MutationBroker> m_broker;
     mcp::ToolCall *m_call;
+    QPointer<FabricCall> m_create; // the real create, while it is in flight
+    QString m_endReason;           // why the create was cut short (cancel, shutdown)
     ConfirmChecks m_checks;
     Proposal m_proposal;
     CompiledRequest m_request;
@@ -744,7 +836,53 @@ MutationBroker::MutationBroker(ProposalStore *store, FabricClient *fabric, Broke
     m_store->setMaxPending(m_settings.maxPending);
 }
 
-MutationBroker::~MutationBroker() = default;
+MutationBroker::~MutationBroker()
+{
+    // No operation may outlive the broker with a create pending on it.
+    abandonInFlight(QStringLiteral("the broker was shut down before Fabric answered"));
+}
+
+FabricClient *MutationBroker::fabric() const
+{
+    return m_fabric.data();
+}
+
+int MutationBroker::createsInFlight() const
+{
+    return int(std::count_if(m_executing.begin(), m_executing.end(),
+                             [](const QPointer<ConfirmOperation> &op) { return !op.isNull(); }));
+}
+
+QStringList MutationBroker::createsInFlightTargets() const
+{
+    QStringList out;
+    for (const QPointer<ConfirmOperation> &op : m_executing) {
+        if (op)
+            out << op->target();
+    }
+    return out;
+}
+
+void MutationBroker::beginShutdown()
+{
+    if (m_shuttingDown)
+        return;
+    m_shuttingDown = true;
+    qCInfo(lcBroker) << "shutting down:" << createsInFlight() << "create(s) in flight";
+}
+
+void MutationBroker::abandonInFlight(const QString &reason)
+{
+    m_shuttingDown = true;
+    const QList<QPointer<ConfirmOperation>> ops = m_executing;
+    for (const QPointer<ConfirmOperation> &op : ops) {
+        if (op) {
+            qCWarning(lcBroker).noquote() << "create for" << op->target() << "ended:" << reason;
+            op->abandon(reason);
+        }
+    }
+    m_executing.removeAll(QPointer<ConfirmOperation>());
+}
 
 MutationBroker::FabricBinding MutationBroker::fabricBinding(const FabricConfig &config)
 {

@@ -21,6 +21,7 @@ namespace fb {
 
 class FabricClient;
 struct FabricConfig;
+class ConfirmOperation;
 
 class MutationBroker : public QObject {
     Q_OBJECT
@@ -43,7 +44,7 @@ public:
 
     const BrokerSettings &settings() const { return m_settings; }
     ProposalStore *store() const { return m_store; }
-    FabricClient *fabric() const { return m_fabric; }
+    FabricClient *fabric() const;
 
     void propose(mcp::ToolCall *call);
     void confirm(mcp::ToolCall *call);
@@ -57,6 +58,20 @@ public:
         bool operator==(const FabricBinding &) const = default;
     };
     static FabricBinding fabricBinding(const FabricConfig &config);
+    // Creates approved and handed to Fabric whose outcome is not in yet, and each one's name
+    // and target line ("<name> (<target>)").
+    int createsInFlight() const;
+    QStringList createsInFlightTargets() const;
+    // The process is ending: from now on no create is sent (a confirm that reaches the send
+    // step ends executed:false, outcome "not_sent", reason "shutting_down"); creates already in
+    // flight carry on until their outcome arrives or abandonInFlight() is called.
+    void beginShutdown();
+    bool isShuttingDown() const { return m_shuttingDown; }
+    // Ends every create still in flight now (the shutdown grace is over): one whose request
+    // has not left is aborted (outcome "not_sent"); one that left is recorded as sent with
+    // outcome "unknown" and `reason` in its "executed" audit record. Either way the record is
+    // written and the client answered if its session is still open. Also run by the destructor.
+    void abandonInFlight(const QString &reason);
 
     static QJsonObject proposeOutputSchema();
     static QJsonObject confirmInputSchema();
@@ -72,12 +87,14 @@ signals:
     void approvalStarted(const fb::Proposal &proposal, const QString &channel);
     void approvalFinished(const fb::Proposal &proposal, const QString &status);
     void executionFinished(const fb::Proposal &proposal, bool executed, const QString &outcome);
+    // createsInFlight() changed; emitted after the "executed" record was written.
+    void createsInFlightChanged(int count);
 
 private:
     friend class ProposeOperation;
     friend class ConfirmOperation;
     ProposalStore *m_store;
-    FabricClient *m_fabric;
+    QPointer<FabricClient> m_fabric;
     BrokerSettings m_settings;
     Clock *m_clock;
     ChangeCompiler m_defaultCompiler;
@@ -85,6 +102,8 @@ private:
     std::unique_ptr<Approver> m_defaultApprover;
     Approver *m_approver;
     AuditSink *m_audit = nullptr;
+    QList<QPointer<ConfirmOperation>> m_executing; // creates in flight, oldest first
+    bool m_shuttingDown = false;
 };
 
 } // namespace fb

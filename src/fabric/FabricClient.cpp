@@ -514,6 +514,14 @@ public:
 
     bool isFinished() const override { return m_finished; }
 
+    bool abortIfNotSent() override
+    {
+        if (m_finished || bytesLeft())
+            return false;
+        abort();
+        return true;
+    }
+
     void abort() override
     {
         if (m_finished)
@@ -770,10 +778,11 @@ private:
         }
         if (m_tooLarge) {
             const QString tail = m_mode == Mode::Create
-                                     ? QStringLiteral(" The %1 create may have succeeded. %2")
+                                     ? QStringLiteral(" The %1 create may or may not have "
+                                                      "succeeded; it was not resent. %2")
                                            .arg(noun(), lookupHint())
                                      : QString();
-            finish(result(Kind::InvalidResponse,
+            finish(result(m_mode == Mode::Create ? Kind::OutcomeUnknown : Kind::InvalidResponse,
                           QStringLiteral("Fabric's reply to %1 %2 was larger than %3 bytes and "
                                          "was dropped.%4")
                               .arg(QString::fromLatin1(m_method), shownPath())
@@ -867,23 +876,101 @@ private:
                sent);
     }
 
+    // A real create's answer, decided by decideCreateOutcome(): only a 4xx with a Fabric
+    // ErrorList is a rejection; any other answer leaves the outcome unknown (never resent).
+    void finishCreate(int status, const QByteArray &bytes)
+    {
+        const auto json = parseStrictJson(bytes);
+        const auto errors = parseFabricErrorList(bytes);
+        const QJsonValue uuidValue =
+            json ? json->toObject().value(QLatin1StringView("uuid")) : QJsonValue();
+        const QString uuid = uuidValue.isString() ? uuidValue.toString() : QString();
+        const bool errorList = errors && !errors->isEmpty();
+        const CreateOutcome outcome = decideCreateOutcome(true, status, errorList, !uuid.isEmpty());
+        const QString detail = errorList ? describeFabricErrors(*errors) : QString();
+        const QString colonDetail = detail.isEmpty() ? QString() : QStringLiteral(": ") + detail;
+        if (status == 401)
+            m_core->invalidateToken(m_token); // the next call fetches a fresh one
+        FabricResult r;
+        switch (outcome) {
+        case CreateOutcome::Created:
+            r = result(Kind::Ok,
+                       QStringLiteral("Fabric created the %1 (HTTP %2, uuid %3).")
+                           .arg(noun())
+                           .arg(status)
+                           .arg(sanitizeRemoteText(uuid, 80)),
+                       status);
+            break;
+        case CreateOutcome::Rejected:
+            if (status == 401)
+                r = result(Kind::AuthError,
+                           QStringLiteral("Fabric rejected the access token for the %1 create "
+                                          "(HTTP 401)%2; nothing was created and it was not "
+                                          "retried. Check the credentials; the next call fetches "
+                                          "a fresh token.")
+                               .arg(noun(), colonDetail),
+                           status);
+            else if (status == 403)
+                r = result(Kind::AuthError,
+                           QStringLiteral("Fabric refused the %1 create (HTTP 403)%2: the "
+                                          "credentials lack the permission for it; nothing was "
+                                          "created.")
+                               .arg(noun(), colonDetail),
+                           status);
+            else
+                r = result(Kind::FabricError,
+                           QStringLiteral("Fabric rejected the %1 create (HTTP %2)%3; nothing was "
+                                          "created.")
+                               .arg(noun())
+                               .arg(status)
+                               .arg(colonDetail),
+                           status);
+            break;
+        case CreateOutcome::Unknown:
+        case CreateOutcome::NotSent: {
+            QString answer;
+            if (status >= 200 && status < 300)
+                answer =
+                    json
+                        ? QStringLiteral("HTTP %1 without a uuid").arg(status)
+                        : QStringLiteral("HTTP %1 with a body that is not usable JSON").arg(status);
+            else if (errorList)
+                answer = QStringLiteral("HTTP %1%2").arg(status).arg(colonDetail);
+            else
+                answer = QStringLiteral("HTTP %1 without a Fabric error list").arg(status);
+            qCWarning(lcFabricClient).noquote() << "outcome unknown for POST" << m_path << "HTTP"
+                                                << status << "correlation" << m_correlationId;
+            r = result(Kind::OutcomeUnknown,
+                       QStringLiteral("The %1 create was sent and Fabric answered %2, which does "
+                                      "not prove that nothing was created: it may or may not "
+                                      "exist; it was not resent. %3")
+                           .arg(noun(), answer, lookupHint()),
+                       status);
+            break;
+        }
+        }
+        if (errors)
+            r.errors = *errors;
+        if (json)
+            r.body = *json;
+        finish(r, true);
+    }
+
     void finishHttp(int status, const QByteArray &bytes)
     {
         const QString call = QString::fromLatin1(m_method) + u' ' + shownPath();
+        if (m_mode == Mode::Create)
+            return finishCreate(status, bytes);
         if (status >= 200 && status < 300) {
             QString jsonError;
             const auto json = parseStrictJson(bytes, &jsonError);
             if (!json) {
-                const QString tail = m_mode == Mode::Create
-                                         ? QStringLiteral(" The %1 was probably created. %2")
-                                               .arg(noun(), lookupHint())
-                                         : QString();
                 finish(result(Kind::InvalidResponse,
                               QStringLiteral("Fabric answered %1 with HTTP %2 but the body is not "
-                                             "usable JSON (%3).%4")
+                                             "usable JSON (%3).")
                                   .arg(call)
                                   .arg(status)
-                                  .arg(jsonError, tail),
+                                  .arg(jsonError),
                               status),
                        true);
                 return;
@@ -909,12 +996,6 @@ private:
                                      "created.")
                           .arg(noun())
                           .arg(status);
-            else if (m_mode == Mode::Create)
-                msg = QStringLiteral("Fabric created the %1 (HTTP %2, uuid %3).")
-                          .arg(noun())
-                          .arg(status)
-                          .arg(sanitizeRemoteText(
-                              json->toObject().value(QLatin1StringView("uuid")).toString(), 80));
             else
                 msg = QStringLiteral("Fabric answered %1 with HTTP %2.").arg(call).arg(status);
             FabricResult r = result(Kind::Ok, msg, status);
@@ -923,8 +1004,7 @@ private:
             return;
         }
 
-        if (status == 401 && m_mode != Mode::Create && m_core->usesClientCredentials() &&
-            !m_retried) {
+        if (status == 401 && m_core->usesClientCredentials() && !m_retried) {
             // One refresh and one retry, for reads and dry runs only.
             m_retried = true;
             qCDebug(lcFabricClient).noquote() << "401 for" << call << "- refreshing the token once";
@@ -950,13 +1030,7 @@ private:
 
         if (status == 401) {
             QString msg;
-            if (m_mode == Mode::Create) {
-                m_core->invalidateToken(m_token);
-                msg = QStringLiteral("Fabric rejected the access token for the %1 create (HTTP "
-                                     "401)%2; nothing was created and it was not retried. Check "
-                                     "the credentials; the next call fetches a fresh token.")
-                          .arg(noun(), colonDetail);
-            } else if (m_core->usesClientCredentials()) {
+            if (m_core->usesClientCredentials()) {
                 msg = QStringLiteral("Fabric rejected the access token for %1 (HTTP 401) even "
                                      "after a fresh one was obtained%2; check that the API client "
                                      "in EQUINIX_API_CLIENTID has access to Fabric.")
@@ -975,12 +1049,10 @@ private:
             return;
         }
         if (status == 403) {
-            const QString tail =
-                m_mode == Mode::Create ? QStringLiteral("; nothing was created") : QString();
             finish(withErrors(result(Kind::AuthError,
                                      QStringLiteral("Fabric refused %1 (HTTP 403)%2: the "
-                                                    "credentials lack the permission for it%3.")
-                                         .arg(call, colonDetail, tail),
+                                                    "credentials lack the permission for it.")
+                                         .arg(call, colonDetail),
                                      status)),
                    true);
             return;
@@ -1001,35 +1073,6 @@ private:
             }
         }
         const bool serverError = status >= 500;
-        if (m_mode == Mode::Create) {
-            if (!errors && (status == 502 || status == 504)) {
-                finish(result(Kind::OutcomeUnknown,
-                              QStringLiteral("The %1 create was sent but a gateway answered HTTP "
-                                             "%2 instead of Fabric, so it may or may not have "
-                                             "been created; it was not resent. %3")
-                                  .arg(noun())
-                                  .arg(status)
-                                  .arg(lookupHint()),
-                              status),
-                       true);
-                return;
-            }
-            const QString msg =
-                serverError
-                    ? QStringLiteral("Fabric failed the %1 create (HTTP %2)%3; it was not "
-                                     "resent. %4")
-                          .arg(noun())
-                          .arg(status)
-                          .arg(colonDetail, lookupHint())
-                    : QStringLiteral("Fabric rejected the %1 create (HTTP %2)%3; nothing was "
-                                     "created.")
-                          .arg(noun())
-                          .arg(status)
-                          .arg(colonDetail);
-            finish(withErrors(result(errors ? Kind::FabricError : Kind::HttpError, msg, status)),
-                   true);
-            return;
-        }
         QString msg;
         if (errors)
             msg = QStringLiteral("Fabric %1 %2 (HTTP %3): %4")

@@ -61,6 +61,11 @@ public:
     using QObject::QObject;
     virtual void abort() = 0;
     virtual bool isFinished() const = 0;
+    // Aborts the call only if no byte of its request has left this process yet (a create still
+    // waiting for its access token or its connection): then finished has been emitted with
+    // Kind::Cancelled and requestSent=false, and this returns true. Once a byte may have left,
+    // nothing is done and it returns false: the outcome arrives as it is known.
+    virtual bool abortIfNotSent() { return false; }
 signals:
     void finished(const fb::FabricResult &result);
 };
@@ -80,7 +85,10 @@ public:
     // is an InvalidResponse (a dry run must not create). EQ-3142411 -> DryRunUnsupported.
     FabricCall *dryRun(const CompiledRequest &request);
     // POST <path> with the compiled body bytes unchanged. Sent at most once: no retry, not even
-    // after a 401. A timeout or lost connection after sending -> OutcomeUnknown with lookup hints.
+    // after a 401. The answer is classified by decideCreateOutcome() (FabricResult.h): Ok only
+    // for a 2xx with a uuid, FabricError/AuthError only for a 4xx with a Fabric ErrorList, and
+    // OutcomeUnknown with lookup hints for everything else once the request left (5xx, 3xx,
+    // malformed or oversized body, 2xx without a uuid, timeout, lost connection).
     FabricCall *create(const CompiledRequest &request);
     // GET <path>?<query> (reads; refreshed and retried once on 401). <path> must be under
     // /fabric/v4/; offset/limit pagination is the caller's query.

@@ -67,4 +67,41 @@ QJsonObject FabricResult::toJson() const
     return o;
 }
 
+QString createOutcomeName(CreateOutcome outcome)
+{
+    switch (outcome) {
+    case CreateOutcome::Created:
+        return QStringLiteral("created");
+    case CreateOutcome::Rejected:
+        return QStringLiteral("rejected");
+    case CreateOutcome::Unknown:
+        return QStringLiteral("unknown");
+    case CreateOutcome::NotSent:
+        return QStringLiteral("not_sent");
+    }
+    return QStringLiteral("unknown");
+}
+
+CreateOutcome decideCreateOutcome(bool sent, int httpStatus, bool fabricErrorList, bool uuid)
+{
+    if (!sent)
+        return CreateOutcome::NotSent;
+    if (httpStatus >= 200 && httpStatus < 300)
+        return uuid ? CreateOutcome::Created : CreateOutcome::Unknown;
+    if (httpStatus >= 400 && httpStatus < 500 && fabricErrorList)
+        return CreateOutcome::Rejected;
+    return CreateOutcome::Unknown; // no answer, 1xx, 3xx, 4xx without an ErrorList, 5xx
+}
+
+CreateOutcome createOutcome(const FabricResult &result)
+{
+    if (!result.requestSent)
+        return CreateOutcome::NotSent;
+    if (result.kind == FabricResult::Kind::OutcomeUnknown)
+        return CreateOutcome::Unknown;
+    const QJsonValue uuid = result.body.toObject().value(QLatin1StringView("uuid"));
+    const bool hasUuid = result.ok() && uuid.isString() && !uuid.toString().isEmpty();
+    return decideCreateOutcome(true, result.httpStatus, !result.errors.isEmpty(), hasUuid);
+}
+
 } // namespace fb

@@ -48,6 +48,26 @@ struct FabricResult {
     QJsonObject toJson() const;
 };
 
+// What the answer to a real create (POST without dryRun) says about the resource. Only a
+// documented Fabric rejection, a 4xx carrying a Fabric ErrorList, proves that nothing was
+// created. Every other answer once the request left (a 5xx even with an ErrorList, a 3xx, a 4xx
+// without an ErrorList, a malformed or oversized body, a 2xx without a uuid, a timeout, a reset)
+// may follow a commit on Fabric's side, so the outcome is unknown and the create is never resent.
+enum class CreateOutcome {
+    Created,  // 2xx whose body is a JSON object with a non-empty string "uuid"
+    Rejected, // 4xx with a Fabric ErrorList: nothing was created
+    Unknown,  // sent, and nothing proves either way
+    NotSent,  // not a byte of the request left this process: nothing was created
+};
+// "created", "rejected", "unknown", "not_sent" (the broker's execution.outcome).
+QString createOutcomeName(CreateOutcome outcome);
+// The decision as a pure function. sent: whether any byte of the request left this process;
+// httpStatus: 0 when no answer arrived; fabricErrorList: the body parsed as a Fabric ErrorList;
+// uuid: the body is a JSON object with a non-empty string "uuid".
+CreateOutcome decideCreateOutcome(bool sent, int httpStatus, bool fabricErrorList, bool uuid);
+// The same decision for the result of a finished FabricClient::create() call.
+CreateOutcome createOutcome(const FabricResult &result);
+
 } // namespace fb
 
 Q_DECLARE_METATYPE(fb::FabricResult)

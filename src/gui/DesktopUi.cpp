@@ -167,11 +167,42 @@ void DesktopUi::setQuitQuestion(std::function<bool(int, int)> question)
     m_quitQuestion = std::move(question);
 }
 
+QStringList DesktopUi::quitQuestionText(int approvals, int pending,
+                                        const QStringList &createsInFlight, int graceSeconds)
+{
+    QStringList parts;
+    if (!createsInFlight.isEmpty()) {
+        QStringList shown;
+        for (const QString &target : createsInFlight.mid(0, 3))
+            shown << QStringLiteral("\u201c%1\u201d").arg(target.left(120));
+        if (createsInFlight.size() > 3)
+            shown << tr("%n more", nullptr, int(createsInFlight.size()) - 3);
+        parts << tr("%n create(s) are in flight to Fabric, waiting for its answer: %1.", nullptr,
+                    int(createsInFlight.size()))
+                     .arg(shown.join(QStringLiteral(", ")));
+    }
+    if (approvals > 0 || pending > 0)
+        parts << tr("%n approval(s) are waiting for you", nullptr, approvals) +
+                     tr(" and %n proposal(s) are pending.", nullptr, pending);
+    QString informative =
+        tr("Quitting denies every open approval and drops pending proposals; no new create is "
+           "sent.");
+    if (!createsInFlight.isEmpty())
+        informative += u' ' + tr("It then waits up to %n second(s) for Fabric's answer to the "
+                                 "creates in flight; a create still unanswered then is recorded "
+                                 "in the audit log as sent with an unknown outcome (or as not "
+                                 "sent, if it never left).",
+                                 nullptr, graceSeconds);
+    return {parts.join(u' '), informative};
+}
+
 bool DesktopUi::confirmQuit()
 {
     const int approvals = m_approver->pendingCount();
     const int pending = m_context.store ? m_context.store->pendingCount() : 0;
-    if ((approvals > 0 || pending > 0) && (!m_quitQuestion || !m_quitQuestion(approvals, pending)))
+    const int creates = m_context.broker ? m_context.broker->createsInFlight() : 0;
+    if ((approvals > 0 || pending > 0 || creates > 0) &&
+        (!m_quitQuestion || !m_quitQuestion(approvals, pending)))
         return false;
     m_approver->denyAllPending(tr("Fabric Broker is quitting"));
     return true;
@@ -181,21 +212,22 @@ void DesktopUi::requestQuit()
 {
     const int approvals = m_approver->pendingCount();
     const int pending = m_context.store ? m_context.store->pendingCount() : 0;
-    if ((approvals == 0 && pending == 0) || m_quitQuestion) {
+    const QStringList creates =
+        m_context.broker ? m_context.broker->createsInFlightTargets() : QStringList();
+    if ((approvals == 0 && pending == 0 && creates.isEmpty()) || m_quitQuestion) {
         if (confirmQuit())
             emit quitRequested();
         return;
     }
     // Asked without a nested event loop: sessions keep being served while the box is up.
+    const QStringList text = quitQuestionText(approvals, pending, creates, kQuitGraceSeconds);
     auto *box =
-        new QMessageBox(QMessageBox::Warning, tr("Quit Fabric Broker?"),
-                        tr("%n approval(s) are waiting for you", nullptr, approvals) +
-                            tr(" and %n proposal(s) are pending.", nullptr, pending),
+        new QMessageBox(QMessageBox::Warning, tr("Quit Fabric Broker?"), text.at(0),
                         QMessageBox::NoButton, m_window->isVisible() ? m_window.get() : nullptr);
     box->setAttribute(Qt::WA_DeleteOnClose);
-    box->setInformativeText(tr("Quitting denies every open approval and drops pending "
-                               "proposals; nothing is created."));
-    QPushButton *quit = box->addButton(tr("Quit and deny"), QMessageBox::AcceptRole);
+    box->setTextFormat(Qt::PlainText);
+    box->setInformativeText(text.at(1));
+    QPushButton *quit = box->addButton(tr("&Quit and deny"), QMessageBox::AcceptRole);
     QPushButton *stay = box->addButton(tr("Keep running"), QMessageBox::RejectRole);
     box->setDefaultButton(stay);
     connect(box, &QMessageBox::buttonClicked, this, [this, quit](QAbstractButton *clicked) {

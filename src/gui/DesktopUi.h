@@ -61,6 +61,13 @@ public:
     bool confirmQuit();
     // Tests replace the question (approvalsOpen, proposalsPending) -> quit?
     void setQuitQuestion(std::function<bool(int, int)> question);
+    // The quit question's text and informative text for that many open approvals, pending
+    // proposals and creates in flight (their targets), when quitting waits graceSeconds for
+    // the outcome of those creates.
+    static QStringList quitQuestionText(int approvals, int pending,
+                                        const QStringList &createsInFlight, int graceSeconds);
+    // How long quitting waits for creates in flight (ServerHost::kDesktopQuitGraceMs).
+    static constexpr int kQuitGraceSeconds = 10;
 
 public slots:
     void showSettings();

@@ -205,10 +205,16 @@ void FabricSandbox::setLatencyMs(int ms)
     m_latencyMs = qMax(0, ms);
 }
 
-void FabricSandbox::failNext(int count, int httpStatus)
+void FabricSandbox::failNext(int count, int httpStatus, bool applyRequest)
 {
     m_failCount = qMax(0, count);
     m_failStatus = httpStatus;
+    m_failApplies = applyRequest;
+}
+
+void FabricSandbox::setTokenDelayMs(int ms)
+{
+    m_tokenDelayMs = qMax(0, ms);
 }
 
 void FabricSandbox::dropNext(int count, const QString &method, const QString &pathPrefix,
@@ -245,6 +251,8 @@ void FabricSandbox::clearFaults()
     m_latencyMs = 0;
     m_failCount = 0;
     m_failStatus = 503;
+    m_failApplies = false;
+    m_tokenDelayMs = 0;
     m_dropCount = 0;
     m_dropMethod.clear();
     m_dropPathPrefix.clear();
@@ -300,7 +308,9 @@ QJsonObject FabricSandbox::faultsJson() const
     return QJsonObject{
         {QStringLiteral("latencyMs"), m_latencyMs},
         {QStringLiteral("fail"), QJsonObject{{QStringLiteral("count"), m_failCount},
-                                             {QStringLiteral("status"), m_failStatus}}},
+                                             {QStringLiteral("status"), m_failStatus},
+                                             {QStringLiteral("applyRequest"), m_failApplies}}},
+        {QStringLiteral("tokenDelayMs"), m_tokenDelayMs},
         {QStringLiteral("drop"),
          QJsonObject{{QStringLiteral("count"), m_dropCount},
                      {QStringLiteral("method"), m_dropMethod},
@@ -331,7 +341,7 @@ bool FabricSandbox::applyFaults(const QJsonObject &f, QString *error)
         if (f.contains(QLatin1String(key)) && !f.value(QLatin1String(key)).isObject())
             return fail(QLatin1String(key) + QStringLiteral(" must be an object"));
     }
-    for (const char *key : {"latencyMs", "tokenLifetimeSeconds"}) {
+    for (const char *key : {"latencyMs", "tokenLifetimeSeconds", "tokenDelayMs"}) {
         if (f.contains(QLatin1String(key)) &&
             (!f.value(QLatin1String(key)).isDouble() || f.value(QLatin1String(key)).toDouble() < 0))
             return fail(QLatin1String(key) + QStringLiteral(" must be a non-negative number"));
@@ -340,11 +350,14 @@ bool FabricSandbox::applyFaults(const QJsonObject &f, QString *error)
         clearFaults();
     if (f.contains(QStringLiteral("latencyMs")))
         setLatencyMs(f.value(QStringLiteral("latencyMs")).toInt());
+    if (f.contains(QStringLiteral("tokenDelayMs")))
+        setTokenDelayMs(f.value(QStringLiteral("tokenDelayMs")).toInt());
     if (f.contains(QStringLiteral("tokenLifetimeSeconds")))
         setTokenLifetimeSeconds(f.value(QStringLiteral("tokenLifetimeSeconds")).toInt());
     if (f.contains(QStringLiteral("fail"))) {
         const QJsonObject o = f.value(QStringLiteral("fail")).toObject();
-        failNext(intAt(o, "count", 1), intAt(o, "status", 503));
+        failNext(intAt(o, "count", 1), intAt(o, "status", 503),
+                 o.value(QStringLiteral("applyRequest")).toBool(false));
     }
     if (f.contains(QStringLiteral("drop"))) {
         const QJsonObject o = f.value(QStringLiteral("drop")).toObject();
@@ -429,6 +442,13 @@ void FabricSandbox::onRequest(const QHttpServerRequest &request, QTcpSocket *soc
     if (!drop || m_dropApplies) {
         if (m_failCount > 0) {
             --m_failCount;
+            if (m_failApplies) { // processed (a create commits), then answered with the fault
+                const SandboxReply applied =
+                    process(method, path, query, body,
+                            request.value(QByteArrayLiteral("authorization")), cid);
+                if (applied.realCreate)
+                    ++m_realCreates;
+            }
             reply = SandboxReply::error(m_failStatus, SandboxErrors::ServiceUnavailable,
                                         SandboxErrors::ServiceUnavailableMessage, cid,
                                         QStringLiteral("Injected fault"));
@@ -452,7 +472,8 @@ void FabricSandbox::onRequest(const QHttpServerRequest &request, QTcpSocket *soc
         return;
     }
     m_requests[index].status = reply.status;
-    send(socket, reply, cid, close, m_latencyMs);
+    const bool token = path == QLatin1String("/oauth2/v1/token");
+    send(socket, reply, cid, close, token ? qMax(m_latencyMs, m_tokenDelayMs) : m_latencyMs);
     Q_EMIT requestHandled(method, path, reply.status);
 }
 

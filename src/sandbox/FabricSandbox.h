@@ -45,8 +45,12 @@ public:
     void setTokenLifetimeSeconds(int seconds);
     // Every Fabric/OAuth response is delayed by this many milliseconds (0: off).
     void setLatencyMs(int ms);
-    // The next count requests are answered with httpStatus and a Fabric ErrorList, unprocessed.
-    void failNext(int count, int httpStatus = 503);
+    // The next count requests are answered with httpStatus and a Fabric ErrorList, unprocessed
+    // (or, with applyRequest, processed first: a create commits, then its answer is the error).
+    void failNext(int count, int httpStatus = 503, bool applyRequest = false);
+    // Responses of the OAuth token endpoint are delayed by this many milliseconds (0: off), to
+    // hold a call before its request leaves the client.
+    void setTokenDelayMs(int ms);
     // The next count matching requests get their TCP connection aborted after the request was
     // read, without any response. method/pathPrefix empty match all; onlyRealCreates matches
     // only POSTs to the create collections without dryRun=true.
@@ -119,6 +123,8 @@ private:
     int m_latencyMs = 0;
     int m_failCount = 0;
     int m_failStatus = 503;
+    bool m_failApplies = false;
+    int m_tokenDelayMs = 0;
     int m_dropCount = 0;
     QString m_dropMethod;
     QString m_dropPathPrefix;

@@ -359,7 +359,7 @@ test('cancel after the create was sent: the call still answers that it executed'
 });
 
 for (const [label, fault, outcome] of [
-  ['5xx', { fail: { count: 1, status: 503 } }, 'rejected'],
+  ['5xx', { fail: { count: 1, status: 503 } }, 'unknown'],
   ['dropped connection after the request was read', { drop: { count: 1, onlyRealCreates: true } }, 'unknown'],
 ]) {
   test(`Fabric failure during confirm (${label}): sent once, never retried, outcome ${outcome}`, async () => {

@@ -196,6 +196,35 @@ private slots:
         QCOMPARE(calls, 1);
         QCOMPARE(last.status, HumanStatus::Declined);
     }
+
+    // The quit question names creates in flight and says how long quitting waits for them;
+    // it no longer claims that nothing is created.
+    void quitQuestionNamesCreatesInFlight()
+    {
+        const QStringList none = DesktopUi::quitQuestionText(1, 2, {}, 10);
+        QVERIFY2(none.at(0).contains(QStringLiteral("1 approval")), qPrintable(none.at(0)));
+        QVERIFY2(none.at(0).contains(QStringLiteral("2 proposal")), qPrintable(none.at(0)));
+        QVERIFY(!none.join(u' ').contains(QStringLiteral("in flight")));
+        QVERIFY(!none.join(u' ').contains(QStringLiteral("nothing is created")));
+
+        const QStringList creates = DesktopUi::quitQuestionText(
+            0, 0, {QStringLiteral("conn-a SV->AWS"), QStringLiteral("net-b")}, 10);
+        QVERIFY2(creates.at(0).contains(QStringLiteral("2 create(s) are in flight to Fabric")),
+                 qPrintable(creates.at(0)));
+        QVERIFY(creates.at(0).contains(QStringLiteral("conn-a SV->AWS")));
+        QVERIFY(creates.at(0).contains(QStringLiteral("net-b")));
+        QVERIFY(!creates.at(0).contains(QStringLiteral("approval")));
+        QVERIFY2(creates.at(1).contains(QStringLiteral("10 second")), qPrintable(creates.at(1)));
+        QVERIFY(creates.at(1).contains(QStringLiteral("unknown outcome")));
+
+        QStringList many;
+        for (int i = 0; i < 6; ++i)
+            many << QStringLiteral("conn-%1").arg(i);
+        const QString text = DesktopUi::quitQuestionText(0, 0, many, 10).at(0);
+        QVERIFY(text.contains(QStringLiteral("conn-2")));
+        QVERIFY(!text.contains(QStringLiteral("conn-3")));
+        QVERIFY2(text.contains(QStringLiteral("3 more")), qPrintable(text));
+    }
 };
 
 QTEST_MAIN(TestMainWindow)

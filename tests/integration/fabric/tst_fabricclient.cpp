@@ -374,13 +374,18 @@ private slots:
         QTest::addColumn<int>("expectedKind");
         QTest::addColumn<bool>("expectSent");
         QTest::newRow("401") << 0 << int(Kind::AuthError) << true;
-        QTest::newRow("500-errorlist") << 1 << int(Kind::FabricError) << true;
-        QTest::newRow("503-plain") << 2 << int(Kind::HttpError) << true;
+        // Fabric may commit and then fail: a 5xx, even with an ErrorList, is not a rejection.
+        QTest::newRow("500-errorlist") << 1 << int(Kind::OutcomeUnknown) << true;
+        QTest::newRow("503-plain") << 2 << int(Kind::OutcomeUnknown) << true;
         QTest::newRow("502-gateway") << 3 << int(Kind::OutcomeUnknown) << true;
         QTest::newRow("timeout") << 4 << int(Kind::OutcomeUnknown) << true;
         QTest::newRow("close-after-request") << 5 << int(Kind::OutcomeUnknown) << true;
         QTest::newRow("reset-after-request") << 6 << int(Kind::OutcomeUnknown) << true;
         QTest::newRow("400-errorlist") << 7 << int(Kind::FabricError) << true;
+        QTest::newRow("201-without-uuid") << 8 << int(Kind::OutcomeUnknown) << true;
+        QTest::newRow("201-malformed") << 9 << int(Kind::OutcomeUnknown) << true;
+        QTest::newRow("400-plain") << 10 << int(Kind::OutcomeUnknown) << true;
+        QTest::newRow("307-redirect") << 11 << int(Kind::OutcomeUnknown) << true;
     }
     void createIsNeverRetried()
     {
@@ -399,6 +404,10 @@ private slots:
             Scripted::reset(),
             Scripted::json(400, errorList("EQ-3142306", "bandwidth not supported by the profile",
                                           "/bandwidth")),
+            Scripted::json(201, R"({"name":"conn-caf","state":"PROVISIONING"})"),
+            Scripted::json(201, R"({"uuid":"c0ffee",)"),
+            Scripted::json(400, "<html>bad request</html>"),
+            Scripted::json(307, "{}"),
         };
         server.enqueue("POST", "/fabric/v4/connections", faults.at(fault));
         FabricClient client(configFor(server, 700));
@@ -811,6 +820,57 @@ private slots:
         QCOMPARE(result.kind, Kind::Cancelled);
         QVERIFY(!result.requestSent);
         QCOMPARE(server.count("POST", "/fabric/v4/connections"), 0);
+    }
+
+    // A create held before its first byte (waiting for its access token) is stopped by
+    // abortIfNotSent(); nothing reaches Fabric, even after the token arrives.
+    void abortIfNotSentStopsACreateWaitingForItsToken()
+    {
+        FakeFabricServer server;
+        QVERIFY(server.listen());
+        server.enqueue(
+            "POST", "/oauth2/v1/token",
+            Scripted::json(200, R"({"access_token":"tok-9","token_timeout":3600})", 1200));
+        FabricClient client(configFor(server, 5000));
+        FabricCall *call = client.create(connectionRequest());
+        int emitted = 0;
+        FabricResult result;
+        connect(call, &FabricCall::finished, this, [&](const FabricResult &r) {
+            ++emitted;
+            result = r;
+        });
+        QTRY_COMPARE_WITH_TIMEOUT(server.count("POST", "/oauth2/v1/token"), 1, 5000);
+        QVERIFY(call->abortIfNotSent());
+        QCOMPARE(emitted, 1);
+        QCOMPARE(result.kind, Kind::Cancelled);
+        QVERIFY(!result.requestSent);
+        QCOMPARE(createOutcome(result), CreateOutcome::NotSent);
+        QTest::qWait(1800); // the token arrives meanwhile
+        QCOMPARE(emitted, 1);
+        QCOMPARE(server.count("POST", "/fabric/v4/connections"), 0);
+    }
+
+    // Once the create reached Fabric, abortIfNotSent() does nothing and the outcome arrives.
+    void abortIfNotSentLeavesASentCreateAlone()
+    {
+        FakeFabricServer server;
+        QVERIFY(server.listen());
+        server.enqueue("POST", "/fabric/v4/connections",
+                       Scripted::json(201, R"({"uuid":"c-1","name":"conn-caf"})", 600));
+        FabricClient client(configFor(server, 5000));
+        FabricCall *call = client.create(connectionRequest());
+        int emitted = 0;
+        FabricResult result;
+        connect(call, &FabricCall::finished, this, [&](const FabricResult &r) {
+            ++emitted;
+            result = r;
+        });
+        QTRY_COMPARE_WITH_TIMEOUT(server.count("POST", "/fabric/v4/connections"), 1, 5000);
+        QVERIFY(!call->abortIfNotSent());
+        QCOMPARE(emitted, 0);
+        QTRY_COMPARE_WITH_TIMEOUT(emitted, 1, 5000);
+        QCOMPARE(result.kind, Kind::Ok);
+        QCOMPARE(createOutcome(result), CreateOutcome::Created);
     }
 
     void abortOfSentCreateIsOutcomeUnknown()
