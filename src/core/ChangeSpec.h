@@ -36,10 +36,6 @@ QList<SpecViolation> validate(ChangeType type, const QJsonValue &spec);
 // The text rules alone, for every string anywhere in the spec (core/UntrustedText.h): no C0/C1
 // control, U+2028/U+2029 or bidi control, and no '<' or '>'. One violation per rule per string.
 QList<SpecViolation> validateText(const QJsonValue &spec);
-// One-line human summary compiled from the spec only (names when the spec has them, else
-// uuids), e.g. "EVPL_VC 1 Gbps port SV-Port-01 (SV) → AWS us-west-1" or
-// "EVPL_VC 50 Mbps port <uuid> (SV) → service profile <uuid> (DC)".
-QString summarize(ChangeType type, const QJsonObject &spec);
 // The time-dependent rules that validate() leaves out (it has no clock): a service token's
 // expirationDateTime must be after nowMs (milliseconds since the epoch, e.g. Clock::nowMs()).
 // Empty for other change types and for specs whose expiry validate() already rejects.

@@ -1,6 +1,7 @@
 // The typed change specs: every supported variant validates and compiles, every kind of mistake is
 // rejected with its JSON path, all violations are reported at once, the compiled body is the
-// canonical spec (byte-identical for permuted input), and the summary line.
+// canonical spec (byte-identical for permuted input); the person-facing target line is
+// ProposalView's (tst_proposalview).
 #include "changespec_fixtures.h"
 #include "core/CanonicalJson.h"
 #include "core/ChangeSpec.h"
@@ -116,7 +117,6 @@ private slots:
         // No field added or dropped: the body is exactly the spec, canonicalized.
         QCOMPARE(result.request->body, canonicalJson(spec));
         QCOMPARE(QJsonDocument::fromJson(result.request->body).object(), spec.toObject());
-        QVERIFY(!ChangeSpec::summarize(type, spec.toObject()).contains(u'?'));
     }
 
     void boundariesAccepted_data()
@@ -721,67 +721,6 @@ private slots:
         }
     }
 
-    void summaries_data()
-    {
-        QTest::addColumn<QString>("changeType");
-        QTest::addColumn<QByteArray>("json");
-        QTest::addColumn<QString>("summary");
-        QTest::newRow("port to AWS with names")
-            << "connection_create" << QByteArray(fixtures::kConnPortToAwsDot1q)
-            << QString::fromUtf8("EVPL_VC 1 Gbps port SV-Port-01 (SV) \u2192 AWS us-west-1");
-        QTest::newRow("port to profile by uuid")
-            << "connection_create" << QByteArray(fixtures::kConnPortToProfileQinq)
-            << QString::fromUtf8(
-                   "EVPL_VC 50 Mbps port d166b9ce-79ed-4ea6-8f8b-785fd69f3dcc "
-                   "\u2192 service profile a1390b22-abe0-4e93-ad37-85beef9d254a (DC)");
-        QTest::newRow("port to tree network")
-            << "connection_create" << QByteArray(fixtures::kConnPortToEvptree)
-            << QString::fromUtf8("EVPTREE_VC 50 Mbps port 9127bb72-5f4f-4517-be74-3af7ce612687 "
-                                 "\u2192 network 25f8884e-85e3-4eaa-8ea9-a7ad2ca5b3c2 as LEAF");
-        QTest::newRow("port to named network")
-            << "connection_create" << QByteArray(fixtures::kConnPortToEvplan)
-            << QString::fromUtf8("EVPLAN_VC 50 Mbps port 9127bb72-5f4f-4517-be74-3af7ce612687 "
-                                 "\u2192 network My-EVPLAN");
-        QTest::newRow("port to token")
-            << "connection_create" << QByteArray(fixtures::kConnPortToToken)
-            << QString::fromUtf8("EVPL_VC 100 Mbps port a00cef6f-8e35-4794-9ff9-665e084e4e6d (SV) "
-                                 "\u2192 service token partner-tok");
-        QTest::newRow("vd to port")
-            << "connection_create" << QByteArray(fixtures::kConnVdToPort)
-            << QString::fromUtf8("EVPL_VC 1 Gbps virtual device edge-1 \u2192 port "
-                                 "20d32a80-0d61-4333-bc03-707b591ae2f4");
-        QTest::newRow("10 Gbps untagged")
-            << "connection_create" << QByteArray(fixtures::kConnPortToProfileUntagged)
-            << QString::fromUtf8("EVPL_VC 10 Gbps port 20d32a80-0d61-4333-bc03-707b591ae2f4 "
-                                 "\u2192 service profile 22d4e853-ef33-4ff0-b5b2-a2b1d5dfa50c "
-                                 "eu-west-1");
-        QTest::newRow("regional network")
-            << "network_create" << QByteArray(fixtures::kNetEplanRegional)
-            << "EPLAN network My-EPLAN-Network-1 (REGIONAL EMEA)";
-        QTest::newRow("local network") << "network_create" << QByteArray(fixtures::kNetEvptreeLocal)
-                                       << "EVPTREE network My-EVPTREE-Network-1 (LOCAL SV)";
-        QTest::newRow("global network")
-            << "network_create" << QByteArray(fixtures::kNetEvplanGlobal)
-            << "EVPLAN network My-EVPLAN-Network-1 (GLOBAL)";
-        QTest::newRow("A-side token")
-            << "service_token_create" << QByteArray(fixtures::kTokVcASideDot1q)
-            << "VC_TOKEN Az_Aside_Dot1Q_Pri_SV for EVPL_VC A-side port "
-               "b840a1db-5758-758f-97e0-328a5c00a874 DOT1Q 1399, up to 50 Mbps, expires "
-               "2030-03-18T06:43:49.980Z";
-        QTest::newRow("Z-side network token")
-            << "service_token_create" << QByteArray(fixtures::kTokVcZSideNetwork)
-            << "VC_TOKEN zside_Network_token for EVPLAN_VC Z-side network "
-               "20d32a80-0d61-4333-bc03-707b591ae2f4, bandwidths 10 Mbps/50 Mbps/200 Mbps, "
-               "expires 2030-03-18T06:43:49.980Z";
-    }
-    void summaries()
-    {
-        QFETCH(QString, changeType);
-        QFETCH(QByteArray, json);
-        QFETCH(QString, summary);
-        QCOMPARE(ChangeSpec::summarize(typeOf(changeType), parse(json).toObject()), summary);
-    }
-
     void bandwidthText_data()
     {
         QTest::addColumn<double>("mbps");
@@ -827,16 +766,6 @@ private slots:
         QVERIFY(ChangeSpec::validate(type, setAt(spec, {"expirationDateTime"},
                                                  QStringLiteral("2001-01-01T00:00:00Z")))
                     .isEmpty());
-    }
-
-    void summaryToleratesGarbage()
-    {
-        // Summaries are built before validation in some flows: they must not crash.
-        QCOMPARE(ChangeSpec::summarize(ChangeType::ConnectionCreate, {}),
-                 QString::fromUtf8("? ? Mbps ? \u2192 ?"));
-        QVERIFY(
-            !ChangeSpec::summarize(ChangeType::ServiceTokenCreate, {{"connection", 5}}).isEmpty());
-        QVERIFY(!ChangeSpec::summarize(ChangeType::NetworkCreate, {{"location", "x"}}).isEmpty());
     }
 };
 
