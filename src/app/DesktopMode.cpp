@@ -152,10 +152,19 @@ int runDesktop(CommandLine &cli)
     if (stdio) {
         // An MCP client spawned us. If the app already runs, relay to it byte for byte.
         auto *relay = new StdioRelay(qApp);
-        if (relay->connectTo(socketPath)) {
+        QString why;
+        switch (relay->connectTo(socketPath, &why)) {
+        case mcp::ListenerCheck::Trusted:
             QObject::connect(relay, &StdioRelay::finished, qApp, &QCoreApplication::exit);
             relay->start();
             return QCoreApplication::exec();
+        case mcp::ListenerCheck::Refused:
+            QTextStream(stderr) << "fabric-broker: refusing to relay to " << socketPath << ": "
+                                << why << "\n";
+            delete relay;
+            return 1;
+        case mcp::ListenerCheck::Absent:
+            break;
         }
         delete relay;
     } else if (SingleInstance::askRunningInstanceToRaise()) {
@@ -178,6 +187,21 @@ int runDesktop(CommandLine &cli)
     options.socket = cli.value(QStringLiteral("socket"));
     options.forceSandbox = cli.isSet(QStringLiteral("sandbox"));
     options.toolsets = cli.value(QStringLiteral("toolsets"));
+    if (stdio && !gui) {
+        // Spawned by an MCP client while no app runs (and without a display to become one):
+        // still serve, but say where approvals go, to the person reading stderr and the agent.
+        QTextStream(stderr)
+            << "fabric-broker: no Fabric Broker desktop app is running (nothing listens on "
+            << socketPath
+            << "); serving this session headless: approvals go through the MCP client, not a "
+               "desktop dialog. Start the Fabric Broker app (Settings > Start at login keeps it "
+               "running) to approve on the desktop.\n";
+        options.instructionsNote = QStringLiteral(
+            " NO DESKTOP APP: no Fabric Broker desktop app is running for this user, so approvals "
+            "go through this MCP client (its elicitation prompt), not a desktop dialog; a client "
+            "without elicitation cannot confirm changes. The user can start the Fabric Broker app "
+            "to approve on the desktop.");
+    }
 
     installQuitOnSignals(); // before the socket is published, so a signal always ends cleanly
 #ifdef HAVE_FABRICBROKER_GUI

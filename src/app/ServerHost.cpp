@@ -128,7 +128,7 @@ bool ServerHost::start(const Options &options, QString *error)
 
     mcp::ServerOptions serverOptions;
     serverOptions.version = QCoreApplication::applicationVersion();
-    serverOptions.instructions = serverInstructions(config.sandbox);
+    serverOptions.instructions = serverInstructions(config.sandbox) + options.instructionsNote;
     if (config.sandbox)
         serverOptions.title = QStringLiteral("Fabric Broker (SANDBOX)");
     m_server = std::make_unique<mcp::McpServer>(m_registry.get(), serverOptions);

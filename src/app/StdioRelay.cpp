@@ -2,9 +2,12 @@
 
 #include "mcp/StdioDevices.h"
 
+#include <QFileInfo>
 #include <QLocalSocket>
 #include <QLoggingCategory>
 #include <QTimer>
+
+#include <unistd.h>
 
 Q_LOGGING_CATEGORY(lcRelay, "fabricbroker.app.relay")
 
@@ -16,10 +19,33 @@ StdioRelay::StdioRelay(QObject *parent)
 {
 }
 
-bool StdioRelay::connectTo(const QString &socketPath, int timeoutMs)
+mcp::ListenerCheck StdioRelay::connectTo(const QString &socketPath, QString *why, int timeoutMs)
 {
+    const uid_t uid = ::getuid();
+    // In the shared /tmp fallback the directory itself must be private before anything in it
+    // is trusted; a missing one means no instance has started yet.
+    const mcp::SocketDirectory dir = mcp::SocketDirectory::resolve();
+    if (dir.source() == mcp::SocketDirectory::Source::Fallback &&
+        QFileInfo(socketPath).absolutePath() == dir.path()) {
+        const QFileInfo info(dir.path());
+        if (!info.exists() && !info.isSymLink())
+            return mcp::ListenerCheck::Absent;
+        if (!mcp::SocketDirectory::checkPrivateDirectory(dir.path(), uid, false, why))
+            return mcp::ListenerCheck::Refused;
+    }
+    const mcp::ListenerCheck file = mcp::checkSocketFile(socketPath, uid, why);
+    if (file != mcp::ListenerCheck::Trusted)
+        return file;
     m_socket->connectToServer(socketPath);
-    return m_socket->waitForConnected(timeoutMs);
+    if (!m_socket->waitForConnected(timeoutMs))
+        return mcp::ListenerCheck::Absent; // a stale socket file: nobody listens
+    // The file may have been replaced between the check and the connect: what counts is who
+    // is listening on the connection we got.
+    if (!mcp::peerRunsAs(m_socket->socketDescriptor(), uid, why)) {
+        m_socket->abort();
+        return mcp::ListenerCheck::Refused;
+    }
+    return mcp::ListenerCheck::Trusted;
 }
 
 void StdioRelay::start()

@@ -2,8 +2,10 @@
 
 #include "broker/ProposalView.h"
 #include "gui/CredentialStore.h"
+#include "gui/LoginAutostart.h"
 #include "ui_SettingsDialog.h"
 
+#include <QCoreApplication>
 #include <QLoggingCategory>
 #include <QPushButton>
 #include <QSettings>
@@ -55,6 +57,9 @@ SettingsDialog::SettingsDialog(const FabricConfig &current, const BrokerSettings
                              ? BrokerSettings::approvalModeName(settings.approvalMode)
                              : prefs.approvalMode;
     ui->approvalCombo->setCurrentIndex(std::max(0, ui->approvalCombo->findData(mode)));
+
+    ui->startAtLoginCheck->setChecked(
+        LoginAutostart::forCurrentUser(QCoreApplication::applicationFilePath()).isEnabled());
 
     ui->ttlValue->setText(ProposalView::formatDuration(settings.proposalTtlMs));
     ui->elicitValue->setText(ProposalView::formatDuration(settings.elicitTimeoutMs));
@@ -163,6 +168,13 @@ void SettingsDialog::save()
     const DesktopPreferences prefs = preferences();
     if (prefs.toolsets.isEmpty()) {
         setStatus(tr("Choose at least one toolset."), true);
+        return;
+    }
+    LoginAutostart autostart =
+        LoginAutostart::forCurrentUser(QCoreApplication::applicationFilePath());
+    if (QString error; ui->startAtLoginCheck->isChecked() != autostart.isEnabled() &&
+                       !autostart.setEnabled(ui->startAtLoginCheck->isChecked(), &error)) {
+        setStatus(tr("Start at login could not be changed: %1").arg(error), true);
         return;
     }
     QSettings settings;

@@ -2,6 +2,7 @@
 #include "SocketClient.h"
 #include "mcp/LocalSocketServer.h"
 #include "mcp/McpServer.h"
+#include "mcp/SocketDirectory.h"
 #include "mcp/ToolCall.h"
 #include "mcp/ToolRegistry.h"
 
@@ -110,8 +111,10 @@ private slots:
         QCOMPARE(LocalSocketServer::resolveSocketPath("sub/y.sock"),
                  QDir::current().absoluteFilePath("sub/y.sock"));
         qunsetenv("XDG_RUNTIME_DIR");
+        // Without XDG_RUNTIME_DIR: /run/user/<uid> when usable, else the fallback (the rule
+        // itself is tested in tst_socketdirectory).
         QCOMPARE(LocalSocketServer::resolveSocketPath(QString()),
-                 QString("/tmp/fabric-broker-%1/fabric-broker.sock").arg(::getuid()));
+                 SocketDirectory::resolve(QString(), ::getuid()).path() + "/fabric-broker.sock");
         qputenv("XDG_RUNTIME_DIR", QFile::encodeName(m_dir.path()));
     }
 
@@ -126,7 +129,11 @@ private slots:
         const bool ok = lss.listen(name, &error);
         qputenv("XDG_RUNTIME_DIR", QFile::encodeName(m_dir.path()));
         QVERIFY2(ok, qPrintable(error));
-        const QFileInfo dir(QString("/tmp/fabric-broker-%1").arg(::getuid()));
+        // /run/user/<uid> when it exists and is private (another test may have made it), else
+        // the fallback; either way a private directory.
+        const QFileInfo dir(QFileInfo(lss.socketPath()).absolutePath());
+        QVERIFY(dir.absoluteFilePath() == QString("/tmp/fabric-broker-%1").arg(::getuid()) ||
+                dir.absoluteFilePath() == QString("/run/user/%1").arg(::getuid()));
         QVERIFY(dir.isDir());
         QCOMPARE(dir.permissions() & (QFile::ReadGroup | QFile::WriteGroup | QFile::ExeGroup |
                                       QFile::ReadOther | QFile::WriteOther | QFile::ExeOther),
