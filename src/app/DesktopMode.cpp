@@ -5,6 +5,7 @@
 #include "app/SingleInstance.h"
 #include "app/StdioRelay.h"
 #include "broker/MutationBroker.h"
+#include "broker/RelayHello.h"
 #include "mcp/LocalSocketServer.h"
 
 #ifdef HAVE_FABRICBROKER_GUI
@@ -151,11 +152,21 @@ int runDesktop(CommandLine &cli)
 
     if (stdio) {
         // An MCP client spawned us. If the app already runs, relay to it byte for byte.
-        auto *relay = new StdioRelay(qApp);
+        // What this process's own command line and environment ask for travels to the instance,
+        // which narrows the session or refuses it (never serves it as if nothing was asked).
+        RelayRequest request;
         QString why;
+        if (!RelayRequest::fromCommandLine(
+                cli.value(QStringLiteral("toolsets")), cli.isSet(QStringLiteral("sandbox")),
+                QProcessEnvironment::systemEnvironment(), &request, &why)) {
+            QTextStream(stderr) << "fabric-broker: " << why << "\n";
+            return 1;
+        }
+        auto *relay = new StdioRelay(qApp);
         switch (relay->connectTo(socketPath, &why)) {
         case mcp::ListenerCheck::Trusted:
             QObject::connect(relay, &StdioRelay::finished, qApp, &QCoreApplication::exit);
+            relay->setHello(request.toJson());
             relay->start();
             return QCoreApplication::exec();
         case mcp::ListenerCheck::Refused:

@@ -1,10 +1,14 @@
 #include "app/StdioRelay.h"
 
+#include "mcp/McpServer.h"
 #include "mcp/StdioDevices.h"
 
 #include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
 #include <QLocalSocket>
 #include <QLoggingCategory>
+#include <QTextStream>
 #include <QTimer>
 
 #include <unistd.h>
@@ -71,6 +75,12 @@ void StdioRelay::start()
     });
     qCInfo(lcRelay) << "relaying stdio to the running Fabric Broker at"
                     << m_socket->fullServerName();
+    if (!m_hello.isEmpty()) {
+        m_socket->write(QJsonDocument(QJsonObject{{QLatin1StringView(mcp::RelayHelloKey), m_hello}})
+                            .toJson(QJsonDocument::Compact) +
+                        '\n');
+        m_awaitingWelcome = true;
+    }
     pumpIn();
     pumpOut();
 }
@@ -84,9 +94,44 @@ void StdioRelay::pumpIn()
 
 void StdioRelay::pumpOut()
 {
-    const QByteArray data = m_socket->readAll();
+    QByteArray data = m_socket->readAll();
+    if (m_awaitingWelcome) {
+        // The instance's first line is its welcome; it never reaches the client.
+        m_welcome += data;
+        const qsizetype nl = m_welcome.indexOf('\n');
+        if (nl < 0 && m_welcome.size() <= 64 * 1024)
+            return;
+        m_awaitingWelcome = false;
+        const QByteArray line = nl < 0 ? QByteArray() : m_welcome.left(nl);
+        const QJsonValue welcome =
+            QJsonDocument::fromJson(line).object().value(QLatin1StringView(mcp::RelayWelcomeKey));
+        if (welcome.isObject()) {
+            reportWelcome(welcome.toObject());
+            data = m_welcome.mid(nl + 1);
+        } else {
+            data = m_welcome; // not a welcome: pass everything through unchanged
+        }
+        m_welcome.clear();
+    }
     if (!data.isEmpty())
         m_stdio->output()->write(data);
+}
+
+void StdioRelay::reportWelcome(const QJsonObject &welcome)
+{
+    const QString refused = welcome.value(QStringLiteral("refused")).toString().left(8192);
+    if (!refused.isEmpty()) {
+        // For the person reading the client's server log; the client itself gets the same text
+        // as the JSON-RPC error of its initialize.
+        QTextStream(stderr) << "fabric-broker: " << refused << "\n";
+        return;
+    }
+    QStringList toolsets;
+    for (const QJsonValue &t : welcome.value(QStringLiteral("toolsets")).toArray())
+        toolsets << t.toString().left(32);
+    qCInfo(lcRelay).noquote()
+        << "session served with the toolsets" << toolsets.join(u',') << "- approvals through the"
+        << welcome.value(QStringLiteral("approvalChannel")).toString().left(16) << "channel";
 }
 
 void StdioRelay::finish(int code)

@@ -16,6 +16,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { BIN, baseEnv, connectionSpec, sleep } from './lib.mjs';
 
@@ -156,6 +157,30 @@ test('default env: a client spawning `--stdio` with no env reaches the desktop a
     assert.equal(r.execution.outcome, 'created');
     const found = await client.callTool({ name: 'fabric_search_connections', arguments: { name: spec.name } });
     assert.equal(found.structuredContent.data.length, 1);
+  } finally {
+    await client.close();
+  }
+});
+
+test('default env: EQUINIX_MCP_APPROVAL=desktop in a client\'s env is honoured by the desktop app, even for a client that could elicit', { skip }, async () => {
+  // Still no XDG_RUNTIME_DIR or DISPLAY: only what a client config's "env" block would add.
+  const env = { ...getDefaultEnvironment(), EQUINIX_MCP_APPROVAL: 'desktop' };
+  const transport = new StdioClientTransport({ command: BIN, args: ['--stdio'], env, stderr: 'pipe' });
+  const client = new Client({ name: 'default-env-desktop', version: '1.0.0' }, { capabilities: { elicitation: { form: {} } } });
+  let elicited = 0;
+  client.setRequestHandler(ElicitRequestSchema, async () => { elicited++; return { action: 'accept', content: { confirm: true } }; });
+  await client.connect(transport);
+  try {
+    const p = await client.callTool({ name: 'fabric_propose_change', arguments: { change_type: 'connection_create', spec: connectionSpec() } });
+    assert.equal(p.isError, undefined, JSON.stringify(p));
+    const pending = client.callTool({ name: 'fabric_confirm_change', arguments: { confirm_token: p.structuredContent.confirm_token } }, undefined, { timeout: 60000 });
+    const dialog = await waitForWindow('Approve: Create connection');
+    await sleep(300);
+    press(dialog, 'Escape');
+    const r = (await pending).structuredContent;
+    assert.deepEqual({ status: r.human_confirmation.status, channel: r.human_confirmation.channel }, { status: 'cancelled', channel: 'desktop' });
+    assert.equal(r.executed, false);
+    assert.equal(elicited, 0, 'the client was never asked');
   } finally {
     await client.close();
   }

@@ -12,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { BIN, baseEnv } from './lib.mjs';
+import { BIN, baseEnv, startSandboxProcess } from './lib.mjs';
 
 const NOBODY = 65534;
 const notRoot = process.getuid() !== 0 ? 'needs root: chowns a socket to nobody / listens as nobody' : false;
@@ -139,4 +139,128 @@ test('relay: `--headless --stdio` is headless by choice and adds no such notice'
     await client.close();
     rmrf(env.XDG_RUNTIME_DIR);
   }
+});
+
+// ---------------------------------------------------------------------------------------------
+// The hello line: a relayed session says what its command line and environment ask for; the
+// instance narrows it or refuses it (stderr of the relay + a JSON-RPC error at initialize).
+
+async function startInstance({ args = [], env = {} } = {}) {
+  const fullEnv = baseEnv(env);
+  const sock = path.join(fullEnv.XDG_RUNTIME_DIR, 'fabric-broker.sock');
+  const proc = spawn(BIN, ['--headless', '--listen', ...args], { env: fullEnv, stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  proc.stderr.on('data', (d) => { stderr += d.toString(); });
+  const deadline = Date.now() + 15000;
+  while (!fs.existsSync(sock)) {
+    if (Date.now() > deadline || proc.exitCode !== null) throw new Error(`instance did not start: ${stderr}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  return {
+    proc, sock, runtime: fullEnv.XDG_RUNTIME_DIR, get stderr() { return stderr; },
+    async stop() { if (proc.exitCode === null) { proc.kill('SIGTERM'); await once(proc, 'exit'); } rmrf(fullEnv.XDG_RUNTIME_DIR); },
+  };
+}
+
+// A client whose server config runs `fabric-broker --stdio ARGS` with ENV (plus the instance's
+// runtime dir, so the relay finds it).
+async function relayed(instance, { args = [], env = {} } = {}) {
+  const fullEnv = { ...baseEnv(env), XDG_RUNTIME_DIR: instance.runtime };
+  const transport = new StdioClientTransport({ command: BIN, args: ['--stdio', ...args], env: fullEnv, stderr: 'pipe' });
+  let stderr = '';
+  transport.stderr?.on('data', (d) => { stderr += d.toString(); });
+  const client = new Client({ name: 'relay-hello-e2e', version: '1' }, { capabilities: {} });
+  let error = null;
+  try { await client.connect(transport); } catch (e) { error = e; }
+  return { client, error, get stderr() { return stderr; }, async close() { await client.close(); } };
+}
+
+async function expectRefused(instance, options, pattern) {
+  const r = await relayed(instance, options);
+  try {
+    assert.ok(r.error, 'initialize must fail');
+    assert.match(r.error.message, /MCP error -32001: Fabric Broker refused this relayed session/);
+    assert.match(r.error.message, pattern);
+    assert.match(r.error.message, /Fix: /);
+    for (let i = 0; i < 50 && !pattern.test(r.stderr); i++) await new Promise((res) => setTimeout(res, 100));
+    assert.match(r.stderr, pattern, 'the same conflict on the relay\'s stderr');
+  } finally { await r.close(); }
+  return r.error.message;
+}
+
+test('hello: --toolsets read narrows one relayed session of a read,mutate instance; others keep mutate', async () => {
+  const inst = await startInstance({ args: ['--sandbox', '--toolsets', 'read,mutate'] });
+  try {
+    const narrow = await relayed(inst, { args: ['--toolsets', 'read'] });
+    const full = await relayed(inst);
+    try {
+      assert.equal(narrow.error, null, String(narrow.error));
+      assert.equal(full.error, null, String(full.error));
+      const narrowTools = (await narrow.client.listTools()).tools.map((t) => t.name);
+      const fullTools = (await full.client.listTools()).tools.map((t) => t.name);
+      assert.ok(!narrowTools.includes('fabric_propose_change'), narrowTools.join());
+      assert.ok(!narrowTools.includes('fabric_confirm_change'));
+      assert.ok(narrowTools.includes('fabric_search_connections'));
+      assert.ok(fullTools.includes('fabric_propose_change'), 'the other session is not narrowed');
+      await assert.rejects(narrow.client.callTool({ name: 'fabric_propose_change', arguments: {} }), /Unknown tool: fabric_propose_change/);
+      // EQUINIX_MCP_TOOLSETS says the same as --toolsets.
+      const viaEnv = await relayed(inst, { env: { EQUINIX_MCP_TOOLSETS: 'read' } });
+      assert.equal(viaEnv.error, null);
+      assert.ok(!(await viaEnv.client.listTools()).tools.some((t) => t.name === 'fabric_propose_change'));
+      await viaEnv.close();
+    } finally { await narrow.close(); await full.close(); }
+  } finally { await inst.stop(); }
+});
+
+test('hello: mutate asked of a read-only instance is refused, naming the conflict and the fix', async () => {
+  const inst = await startInstance({ args: ['--sandbox', '--toolsets', 'read'] });
+  try {
+    await expectRefused(inst, { args: ['--toolsets', 'read,mutate'] },
+      /--toolsets: this session asks for read,mutate, but the running Fabric Broker \(pid \d+\) uses read\. Fix: turn on the mutate toolset in the running app/);
+    await expectRefused(inst, { env: { EQUINIX_MCP_TOOLSETS: 'mutate' } }, /EQUINIX_MCP_TOOLSETS: this session asks for mutate/);
+  } finally { await inst.stop(); }
+});
+
+test('hello: EQUINIX_MCP_ALLOW_UNCONFIRMED_MUTATIONS, another limit or the desktop channel are refused by a headless instance', async () => {
+  const inst = await startInstance({ args: ['--sandbox', '--toolsets', 'read,mutate'] });
+  try {
+    await expectRefused(inst, { env: { EQUINIX_MCP_ALLOW_UNCONFIRMED_MUTATIONS: 'true' } },
+      /EQUINIX_MCP_ALLOW_UNCONFIRMED_MUTATIONS: this session asks for true, but the running Fabric Broker \(pid \d+\) uses false\. Fix: remove EQUINIX_MCP_ALLOW_UNCONFIRMED_MUTATIONS/);
+    await expectRefused(inst, { env: { EQUINIX_MCP_PROPOSAL_TTL_MS: '1000' } },
+      /EQUINIX_MCP_PROPOSAL_TTL_MS: this session asks for 1000, but the running Fabric Broker \(pid \d+\) uses 600000/);
+    await expectRefused(inst, { env: { EQUINIX_MCP_APPROVAL: 'desktop' } },
+      /EQUINIX_MCP_APPROVAL: this session asks for desktop, but the running Fabric Broker \(pid \d+\) uses client/);
+    // What the instance does anyway is no conflict.
+    const same = await relayed(inst, { env: { EQUINIX_MCP_APPROVAL: 'client', EQUINIX_MCP_PROPOSAL_TTL_MS: '600000' } });
+    assert.equal(same.error, null, String(same.error));
+    await same.close();
+  } finally { await inst.stop(); }
+});
+
+test('hello: Fabric credentials in the env of a session relayed to a sandbox instance are refused', async () => {
+  const inst = await startInstance({ args: ['--sandbox'] });
+  try {
+    const message = await expectRefused(inst, { env: { EQUINIX_API_CLIENTID: 'someone', EQUINIX_API_CLIENTSECRET: 'secret-never-sent-123' } },
+      /credentials: this session asks for client credentials \(EQUINIX_API_CLIENTID\) for https:\/\/api\.equinix\.com, but the running Fabric Broker \(pid \d+\) uses the embedded sandbox/);
+    assert.doesNotMatch(message, /secret-never-sent-123/);
+  } finally { await inst.stop(); }
+});
+
+test('hello: against a real endpoint, --sandbox, other credentials and another endpoint are refused; the same credentials are served', async () => {
+  const fabric = await startSandboxProcess(); // stands in for Equinix: the instance is not a sandbox instance
+  const inst = await startInstance({ args: ['--toolsets', 'read'], env: fabric.env });
+  try {
+    await expectRefused(inst, { args: ['--sandbox'] },
+      new RegExp(`--sandbox: this session asks for the embedded sandbox, but the running Fabric Broker \\(pid \\d+\\) uses Equinix Fabric at ${fabric.url.replace(/[.]/g, '\\.')}\\. Fix: remove --sandbox`));
+    await expectRefused(inst, { env: { ...fabric.env, EQUINIX_API_CLIENTSECRET: 'another-secret' } },
+      /credentials: this session asks for other credentials \(client credentials \(EQUINIX_API_CLIENTID\)\), but the running Fabric Broker \(pid \d+\) uses the credentials saved in the running app/);
+    await expectRefused(inst, { env: { ...fabric.env, EQUINIX_API_ENDPOINT: 'https://api.example.com' } },
+      new RegExp(`EQUINIX_API_ENDPOINT: this session asks for https://api\\.example\\.com, but the running Fabric Broker \\(pid \\d+\\) uses ${fabric.url.replace(/[.]/g, '\\.')}`));
+    const same = await relayed(inst, { env: fabric.env });
+    assert.equal(same.error, null, String(same.error));
+    assert.ok((await same.client.listTools()).tools.length > 0);
+    await same.close();
+    // No session without a hello is affected (e.g. a client on the socket itself).
+    assert.doesNotMatch(inst.stderr, /another-secret|e2e-secret-value/);
+  } finally { await inst.stop(); await fabric.stop(); }
 });

@@ -2,6 +2,7 @@
 #include "SocketClient.h"
 #include "mcp/LocalSocketServer.h"
 #include "mcp/McpServer.h"
+#include "mcp/Protocol.h"
 #include "mcp/SocketDirectory.h"
 #include "mcp/ToolCall.h"
 #include "mcp/ToolRegistry.h"
@@ -9,6 +10,7 @@
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFileInfo>
+#include <QJsonArray>
 #include <QLocalServer>
 #include <QLockFile>
 #include <QPointer>
@@ -321,6 +323,87 @@ private slots:
         QVERIFY(!lss.listen(m_dir.path() + "/no/such/dir/x.sock", &error));
         QVERIFY(!error.isEmpty());
         QVERIFY(!lss.isListening());
+    }
+
+    void relayHelloNarrowsOrRefusesOneSession()
+    {
+        ToolRegistry registry;
+        QPointer<ToolCall> slow;
+        registerTools(registry, &slow);
+        ToolDefinition write;
+        write.name = "write";
+        write.toolset = "mutate";
+        write.handler = [](ToolCall *c) { c->finishStructured(QJsonObject{{"wrote", true}}, {}); };
+        registry.registerTool(write);
+        registry.setServedToolsets({"read", "mutate"});
+        McpServer server(&registry, {});
+        QJsonObject seenHello;
+        server.setRelayHelloHandler([&seenHello](const QJsonObject &hello) {
+            seenHello = hello;
+            SessionPolicy p;
+            if (hello.value("ask").toString() == "narrow")
+                p.toolsets = {"read"};
+            else if (hello.value("ask").toString() == "refuse") {
+                p.refusal = "refused: because";
+                p.refusalData = QJsonObject{{"why", "because"}};
+            }
+            p.welcome = QJsonObject{{"ok", p.refusal.isEmpty()}};
+            return p;
+        });
+        LocalSocketServer lss(&server);
+        QVERIFY(lss.listen("hello.sock"));
+        auto sendHello = [](SocketClient &c, const QString &ask) {
+            c.socket.write(QJsonDocument(QJsonObject{{RelayHelloKey, QJsonObject{{"ask", ask}}}})
+                               .toJson(QJsonDocument::Compact) +
+                           '\n');
+        };
+        auto toolNames = [](SocketClient &c, int id) {
+            c.request(id, "tools/list");
+            QStringList names;
+            for (const QJsonValue &t :
+                 c.response(id).value("result").toObject().value("tools").toArray())
+                names << t.toObject().value("name").toString();
+            return names;
+        };
+
+        SocketClient narrow, plain, refused;
+        QVERIFY(narrow.connectTo(lss.socketPath()));
+        sendHello(narrow, "narrow");
+        QVERIFY(narrow.initialize());
+        QCOMPARE(seenHello.value("ask").toString(), QString("narrow"));
+        QCOMPARE(narrow.messages.first().value(RelayWelcomeKey).toObject().value("ok"),
+                 QJsonValue(true)); // the welcome comes first
+        QCOMPARE(toolNames(narrow, 1), QStringList({"echo", "slow"}));
+        narrow.request(2, "tools/call", QJsonObject{{"name", "write"}});
+        QVERIFY(narrow.response(2).value("error").toObject().value("message").toString().contains(
+            "Unknown tool: write"));
+
+        QVERIFY(plain.connectTo(lss.socketPath()));
+        QVERIFY(plain.initialize()); // no hello: the instance's toolsets
+        QCOMPARE(toolNames(plain, 1), QStringList({"echo", "slow", "write"}));
+        // A hello that is not the first line is just an invalid message.
+        sendHello(plain, "refuse");
+        plain.request(2, "tools/call", QJsonObject{{"name", "write"}});
+        QCOMPARE(plain.response(2)
+                     .value("result")
+                     .toObject()
+                     .value("structuredContent")
+                     .toObject()
+                     .value("wrote"),
+                 QJsonValue(true));
+
+        QVERIFY(refused.connectTo(lss.socketPath()));
+        sendHello(refused, "refuse");
+        QVERIFY(!refused.initialize());
+        const QJsonObject error = refused.response(0).value("error").toObject();
+        QCOMPARE(error.value("code").toInt(), protocol::SessionSettingsConflict);
+        QCOMPARE(error.value("message").toString(), QString("refused: because"));
+        QCOMPARE(error.value("data").toObject().value("why").toString(), QString("because"));
+        refused.request(1, "tools/list");
+        QCOMPARE(refused.response(1).value("error").toObject().value("code").toInt(),
+                 protocol::SessionSettingsConflict);
+        refused.request(2, "ping");
+        QVERIFY(refused.response(2).contains("result"));
     }
 
 private:
