@@ -23,6 +23,7 @@ CommandLine::CommandLine()
         "  fabric-broker --headless --listen    MCP sessions on the per-user local socket\n"
         "  fabric-broker --sandbox-only         serve only the embedded Fabric sandbox\n"
         "  fabric-broker audit verify|export    check or export the audit trail\n"
+        "  fabric-broker client-config          how to connect each MCP client (--json)\n"
         "\n"
         "Environment: EQUINIX_API_ENDPOINT, EQUINIX_API_CLIENTID, EQUINIX_API_CLIENTSECRET\n"
         "(or EQUINIX_CLIENT_ID/EQUINIX_CLIENT_SECRET), EQUINIX_API_TOKEN, EQUINIX_MCP_TOOLSETS,\n"
