@@ -81,7 +81,31 @@ MainWindow::MainWindow(ProposalTableModel *model, Clock *clock, QWidget *parent)
             &MainWindow::connectClientRequested);
     connect(ui->actionAuditLog, &QAction::triggered, this, &MainWindow::auditLogRequested);
     connect(ui->actionQuit, &QAction::triggered, this, &MainWindow::quitRequested);
+    connect(ui->emptyConnectButton, &QPushButton::clicked, this,
+            &MainWindow::connectClientRequested);
+    connect(ui->enableProposalsButton, &QPushButton::clicked, this,
+            &MainWindow::enableProposalsRequested);
+    connect(model, &QAbstractItemModel::rowsInserted, this, &MainWindow::updateEmptyHint);
+    connect(model, &QAbstractItemModel::rowsRemoved, this, &MainWindow::updateEmptyHint);
+    connect(model, &QAbstractItemModel::modelReset, this, &MainWindow::updateEmptyHint);
+    updateEmptyHint();
     updateTitle();
+}
+
+void MainWindow::updateEmptyHint()
+{
+    const bool empty = m_model->rowCount() == 0;
+    ui->proposalsView->setVisible(!empty);
+    ui->emptyHint->setVisible(empty);
+    ui->enableProposalsButton->setVisible(!m_mutate);
+    ui->emptyHintLabel->setText(
+        m_mutate ? tr("No proposals yet. Connect an MCP client (Claude Code, Claude Desktop, VS "
+                      "Code, Cursor, Codex, Gemini CLI): when its agent proposes a create, it "
+                      "appears here, and nothing is created until you approve it.")
+                 : tr("No proposals yet. Connect an MCP client (Claude Code, Claude Desktop, VS "
+                      "Code, Cursor, Codex, Gemini CLI) to let its agent read your Fabric "
+                      "estate. Proposals are off: agents can only read. Turn them on to let "
+                      "agents propose creates, which you approve or deny here."));
 }
 
 MainWindow::~MainWindow() = default;
@@ -102,6 +126,8 @@ void MainWindow::setToolsets(const QStringList &toolsets)
     if (!toolsets.contains(QStringLiteral("mutate")))
         text += tr(" (read-only: agents cannot propose creates)");
     ui->toolsetsValue->setText(text);
+    m_mutate = toolsets.contains(QStringLiteral("mutate"));
+    updateEmptyHint();
 }
 
 void MainWindow::setSocketPath(const QString &path)
@@ -207,6 +233,23 @@ void MainWindow::closeEvent(QCloseEvent *event)
         return;
     }
     emit quitRequested();
+}
+
+QWidget *MainWindow::emptyHint() const
+{
+    return ui->emptyHint;
+}
+QLabel *MainWindow::emptyHintLabel() const
+{
+    return ui->emptyHintLabel;
+}
+QPushButton *MainWindow::emptyConnectButton() const
+{
+    return ui->emptyConnectButton;
+}
+QPushButton *MainWindow::enableProposalsButton() const
+{
+    return ui->enableProposalsButton;
 }
 
 QTableView *MainWindow::proposalsView() const
