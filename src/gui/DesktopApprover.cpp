@@ -87,11 +87,14 @@ void DesktopApprover::requestApprovalFor(QObject *cancelSource, bool alreadyCanc
     connect(dialog, &QObject::destroyed, session, [session] {
         session->denyForShutdown(tr("the approval dialog went away without an answer"));
     });
-    connect(session, &ApprovalSession::finished, this, [this, session, dialog = QPointer(dialog)] {
-        if (dialog)
-            dialog->closeWithoutAnswer();
-        removeSession(session);
-    });
+    connect(session, &ApprovalSession::finished, this,
+            [this, session, dialog = QPointer(dialog)](const HumanDecision &decision) {
+                if (dialog && decision.status == HumanStatus::CallCancelled && dialog->isVisible())
+                    dialog->showAgentGaveUp(decision.detail); // say so; the person closes it
+                else if (dialog)
+                    dialog->closeWithoutAnswer();
+                removeSession(session);
+            });
 
     m_entries.append(Entry{session, dialog});
     dialog->open(); // ApprovalDialog::open(): non-modal, returns at once

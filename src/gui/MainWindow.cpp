@@ -168,7 +168,11 @@ QString MainWindow::formatActivity(const QString &type, const QJsonObject &recor
     } else if (type == u"approval_requested") {
         what = tr("asking a person (%1 channel)%2").arg(str("channel"), by);
     } else if (type == u"decision") {
-        what = tr("decision: %1 via %2").arg(str("status"), str("channel"));
+        what = str("status") == u"call_cancelled"
+                   ? tr("decision: the agent gave up waiting (call_cancelled via %1); nothing "
+                        "was sent")
+                         .arg(str("channel"))
+                   : tr("decision: %1 via %2").arg(str("status"), str("channel"));
     } else if (type == u"sending") {
         what = tr("sending the approved create to Fabric");
     } else if (type == u"executed") {

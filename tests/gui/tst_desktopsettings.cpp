@@ -2,7 +2,7 @@
 // McpServer with the real broker and catalog tools) is told notifications/tools/list_changed and
 // then lists the mutate tools when read,mutate is saved in the settings dialog; the approval
 // channel switches at once. And the empty proposals table's hint: how to connect a client, and
-// "Turn on proposals" while mutate is off.
+// "Turn on proposals" while mutate is off. And the activity line when an agent gives up.
 #include "../unit/mcp/TestPipe.h"
 #include "broker/Catalog.h"
 #include "broker/MutationBroker.h"
@@ -152,6 +152,16 @@ private slots:
         QCOMPARE(DesktopPreferences::load(QSettings()).toolsets, QStringList({"read", "mutate"}));
         QVERIFY(ui.mainWindow()->emptyHint()->isHidden() == false);
         QVERIFY(ui.mainWindow()->enableProposalsButton()->isHidden()); // mutate is on now
+    }
+
+    void activityRecordsThatTheAgentGaveUp()
+    {
+        const QString line = MainWindow::formatActivity(
+            "decision", QJsonObject{{"status", "call_cancelled"}, {"channel", "desktop"}},
+            1767225600000);
+        QVERIFY2(line.contains("the agent gave up waiting (call_cancelled via desktop); nothing "
+                               "was sent"),
+                 qPrintable(line));
     }
 
     void emptyProposalsTableSaysWhatToDo()
