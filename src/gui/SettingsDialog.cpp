@@ -89,6 +89,8 @@ SettingsDialog::SettingsDialog(const FabricConfig &current, const BrokerSettings
     }
 
     connect(ui->testButton, &QPushButton::clicked, this, &SettingsDialog::testConnection);
+    // Return saves (from any field), as in most settings dialogs; Escape cancels.
+    ui->buttonBox->button(QDialogButtonBox::Save)->setDefault(true);
     connect(ui->buttonBox, &QDialogButtonBox::accepted, this, &SettingsDialog::save);
     connect(ui->buttonBox, &QDialogButtonBox::rejected, this, &QDialog::reject);
 }
