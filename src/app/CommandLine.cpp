@@ -41,8 +41,8 @@ CommandLine::CommandLine()
         {QStringLiteral("listen"),
          QStringLiteral("Serve MCP sessions on the per-user local socket.")},
         {QStringLiteral("socket"),
-         QStringLiteral("Local socket name or path (default: fabric-broker.sock under "
-                        "$XDG_RUNTIME_DIR)."),
+         QStringLiteral("Local socket name or path (default: fabric-broker.sock in "
+                        "$XDG_RUNTIME_DIR, else /run/user/<uid>, else /tmp/fabric-broker-<uid>)."),
          QStringLiteral("name|path")},
         {QStringLiteral("toolsets"),
          QStringLiteral("Toolsets to serve: read (default), mutate. Overrides "
