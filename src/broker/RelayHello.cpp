@@ -57,9 +57,10 @@ QString credentialsFingerprint(const FabricConfig &config)
 
 QString normalizedEndpoint(const QString &url)
 {
-    return QUrl(url.trimmed())
-        .adjusted(QUrl::StripTrailingSlash | QUrl::NormalizePathSegments)
-        .toString();
+    QUrl u(url.trimmed());
+    if (u.path() == u"/")
+        u.setPath(QString()); // "https://host/" and "https://host" are one endpoint
+    return u.adjusted(QUrl::StripTrailingSlash | QUrl::NormalizePathSegments).toString();
 }
 
 bool RelayRequest::fromCommandLine(const QString &toolsetsOption, bool sandbox,
@@ -88,8 +89,9 @@ bool RelayRequest::fromCommandLine(const QString &toolsetsOption, bool sandbox,
     if (config.hasCredentials()) {
         r.credentialsFingerprint = fb::credentialsFingerprint(config);
         r.credentialSource = config.credentialSource();
-        r.endpoint = normalizedEndpoint(config.endpoint.toString());
     }
+    if (config.hasCredentials() || env.contains(u"EQUINIX_API_ENDPOINT"_s))
+        r.endpoint = normalizedEndpoint(config.endpoint.toString());
     if (env.contains(u"EQUINIX_MCP_APPROVAL"_s))
         r.approval = BrokerSettings::approvalModeName(settings.approvalMode);
     r.allowUnconfirmedMutations = settings.allowUnconfirmedMutations;
@@ -114,8 +116,9 @@ QJsonObject RelayRequest::toJson() const
     if (!credentialsFingerprint.isEmpty()) {
         o.insert(u"credentialsFingerprint"_s, credentialsFingerprint);
         o.insert(u"credentialSource"_s, credentialSource);
-        o.insert(u"endpoint"_s, endpoint);
     }
+    if (!endpoint.isEmpty())
+        o.insert(u"endpoint"_s, endpoint);
     if (!approval.isEmpty())
         o.insert(u"approval"_s, approval);
     if (allowUnconfirmedMutations)
@@ -208,6 +211,15 @@ mcp::SessionPolicy decideRelayedSession(const RelayRequest &request,
                  u"running app's are used), "_s +
                      separate});
         }
+    }
+    if (request.credentialsFingerprint.isEmpty() && !request.endpoint.isEmpty() &&
+        (instance.sandbox ||
+         normalizedEndpoint(request.endpoint) != normalizedEndpoint(instance.endpoint))) {
+        conflicts.append({u"EQUINIX_API_ENDPOINT"_s, request.endpoint,
+                          instance.sandbox ? u"the embedded sandbox"_s : instance.endpoint,
+                          u"remove EQUINIX_API_ENDPOINT from this client's env (the running "
+                          u"app's endpoint is used), "_s +
+                              separate});
     }
     if (request.allowUnconfirmedMutations && !instance.settings.allowUnconfirmedMutations) {
         conflicts.append({u"EQUINIX_MCP_ALLOW_UNCONFIRMED_MUTATIONS"_s, u"true"_s, u"false"_s,

@@ -30,8 +30,8 @@ struct RelayRequest {
     bool sandbox = false;                // --sandbox
     QString credentialsFingerprint;      // empty: no credentials in the environment
     QString credentialSource;            // e.g. "client credentials (EQUINIX_API_CLIENTID)"
-    QString endpoint;                    // with credentials: EQUINIX_API_ENDPOINT (or default)
-    QString approval;                    // EQUINIX_MCP_APPROVAL when set: auto|client|desktop
+    QString endpoint; // EQUINIX_API_ENDPOINT when set (with credentials: also the default)
+    QString approval; // EQUINIX_MCP_APPROVAL when set: auto|client|desktop
     bool allowUnconfirmedMutations = false;
     QMap<QString, QString> limits; // EQUINIX_MCP_PROPOSAL_TTL_MS etc. when set, normalized
     qint64 pid = 0;

@@ -243,6 +243,8 @@ test('hello: Fabric credentials in the env of a session relayed to a sandbox ins
     const message = await expectRefused(inst, { env: { EQUINIX_API_CLIENTID: 'someone', EQUINIX_API_CLIENTSECRET: 'secret-never-sent-123' } },
       /credentials: this session asks for client credentials \(EQUINIX_API_CLIENTID\) for https:\/\/api\.equinix\.com, but the running Fabric Broker \(pid \d+\) uses the embedded sandbox/);
     assert.doesNotMatch(message, /secret-never-sent-123/);
+    await expectRefused(inst, { env: { EQUINIX_API_ENDPOINT: 'https://api.equinix.com' } },
+      /EQUINIX_API_ENDPOINT: this session asks for https:\/\/api\.equinix\.com, but the running Fabric Broker \(pid \d+\) uses the embedded sandbox/);
   } finally { await inst.stop(); }
 });
 
@@ -256,6 +258,12 @@ test('hello: against a real endpoint, --sandbox, other credentials and another e
       /credentials: this session asks for other credentials \(client credentials \(EQUINIX_API_CLIENTID\)\), but the running Fabric Broker \(pid \d+\) uses the credentials saved in the running app/);
     await expectRefused(inst, { env: { ...fabric.env, EQUINIX_API_ENDPOINT: 'https://api.example.com' } },
       new RegExp(`EQUINIX_API_ENDPOINT: this session asks for https://api\\.example\\.com, but the running Fabric Broker \\(pid \\d+\\) uses ${fabric.url.replace(/[.]/g, '\\.')}`));
+    // An endpoint alone (no credentials) is asked for too.
+    await expectRefused(inst, { env: { EQUINIX_API_ENDPOINT: 'https://api.example.com' } },
+      /EQUINIX_API_ENDPOINT: this session asks for https:\/\/api\.example\.com, but the running Fabric Broker \(pid \d+\) uses http:\/\/127\.0\.0\.1:\d+\. Fix: remove EQUINIX_API_ENDPOINT/);
+    const sameEndpoint = await relayed(inst, { env: { EQUINIX_API_ENDPOINT: fabric.url + '/' } });
+    assert.equal(sameEndpoint.error, null, String(sameEndpoint.error));
+    await sameEndpoint.close();
     const same = await relayed(inst, { env: fabric.env });
     assert.equal(same.error, null, String(same.error));
     assert.ok((await same.client.listTools()).tools.length > 0);
