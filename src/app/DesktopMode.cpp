@@ -151,7 +151,7 @@ int runDesktop(CommandLine &cli)
         mcp::LocalSocketServer::resolveSocketPath(cli.value(QStringLiteral("socket")));
 
     if (stdio) {
-        // An MCP client spawned us. If the app already runs, relay to it byte for byte.
+        // An MCP client spawned us. If the app already runs, relay the MCP bytes to it unchanged.
         // What this process's own command line and environment ask for travels to the instance,
         // which narrows the session or refuses it (never serves it as if nothing was asked).
         RelayRequest request;
