@@ -44,12 +44,15 @@ bool displayAvailable()
 
 namespace {
 
+// qApp is static_cast<QApplication *> in this file: without a display the instance is a
+// QCoreApplication, so paths that run headless use QCoreApplication::instance() (UBSan: vptr).
+
 // Everything one desktop instance owns, started from the event loop so that reading saved
 // credentials from the keychain (asynchronous) never needs a nested event loop.
 class DesktopInstance : public QObject {
 public:
     DesktopInstance(ServerHost::Options options, bool gui)
-        : QObject(qApp)
+        : QObject(QCoreApplication::instance())
         , m_options(std::move(options))
         , m_gui(gui)
     {
@@ -130,7 +133,8 @@ private:
         if (!m_host.applyApprovalMode(desktopApprover, &error))
             return fail(error);
         if (m_options.stdio)
-            connect(&m_host, &ServerHost::stdioFinished, qApp, [] { QCoreApplication::exit(0); });
+            connect(&m_host, &ServerHost::stdioFinished, QCoreApplication::instance(),
+                    [] { QCoreApplication::exit(0); });
     }
 
     ServerHost::Options m_options;
@@ -162,10 +166,11 @@ int runDesktop(CommandLine &cli)
             QTextStream(stderr) << "fabric-broker: " << why << "\n";
             return 1;
         }
-        auto *relay = new StdioRelay(qApp);
+        auto *relay = new StdioRelay(QCoreApplication::instance());
         switch (relay->connectTo(socketPath, &why)) {
         case mcp::ListenerCheck::Trusted:
-            QObject::connect(relay, &StdioRelay::finished, qApp, &QCoreApplication::exit);
+            QObject::connect(relay, &StdioRelay::finished, QCoreApplication::instance(),
+                             &QCoreApplication::exit);
             relay->setHello(request.toJson());
             relay->start();
             return QCoreApplication::exec();
@@ -184,7 +189,8 @@ int runDesktop(CommandLine &cli)
     }
 
 #ifdef HAVE_FABRICBROKER_GUI
-    const bool gui = displayAvailable() && qobject_cast<QApplication *>(qApp);
+    const bool gui =
+        displayAvailable() && qobject_cast<QApplication *>(QCoreApplication::instance());
 #else
     const bool gui = false;
 #endif
