@@ -45,6 +45,7 @@ trap cleanup EXIT
 expected_files=(
   "usr/bin/fabric-broker                                                 0755"
   "usr/share/applications/$app_id.desktop                                0644"
+  "etc/xdg/autostart/$app_id.desktop                                     0644"
   "usr/share/metainfo/$app_id.metainfo.xml                               0644"
   "usr/share/icons/hicolor/scalable/apps/fabric-broker.svg               0644"
   "usr/share/icons/hicolor/16x16/apps/fabric-broker.png                  0644"
@@ -96,10 +97,15 @@ mkdir -p "$extract"
 dpkg-deb -x "$deb" "$extract"
 desktop_validate() { # desktop-file-validate exits 0 on hints; any output is a finding
   local out
-  out=$(desktop-file-validate "$extract/usr/share/applications/$app_id.desktop" 2>&1) || true
+  out=$(desktop-file-validate "$extract/usr/share/applications/$app_id.desktop" \
+    "$extract/etc/xdg/autostart/$app_id.desktop" 2>&1) || true
   [ -z "$out" ] || { echo "$out" | sed 's/^/        /'; return 1; }
 }
 check "desktop-file-validate (no findings)" desktop_validate
+mkdir -p "$tmp/control"
+dpkg-deb -e "$deb" "$tmp/control"
+check "the autostart entry is a conffile" \
+  grep -qx "/etc/xdg/autostart/$app_id.desktop" "$tmp/control/conffiles"
 appstream_validate() {
   appstreamcli validate --no-net "$extract/usr/share/metainfo/$app_id.metainfo.xml" >"$tmp/as.txt" 2>&1 ||
     { sed 's/^/        /' "$tmp/as.txt"; return 1; }
@@ -273,13 +279,16 @@ mkdir -p "$tmp/tgz"
 tar -xzf "$tgz" -C "$tmp/tgz"
 top=$(ls "$tmp/tgz")
 check "one top-level directory ($top)" test "$(ls "$tmp/tgz" | wc -l)" -eq 1
+tgz_files=0
 for entry in "${expected_files[@]}"; do
   read -r path mode <<<"$entry"
+  [[ $path == usr/* ]] || continue # /etc (the autostart entry) is only for the .deb
+  tgz_files=$((tgz_files + 1))
   rel=${path#usr/}
   [ -f "$tmp/tgz/$top/$rel" ] || fail ".tar.gz lacks $rel"
 done
-check ".tar.gz holds the same files as the .deb" \
-  test "$(find "$tmp/tgz/$top" -type f | wc -l)" -eq "${#expected_files[@]}"
+check ".tar.gz holds the same files as the .deb under usr/" \
+  test "$(find "$tmp/tgz/$top" -type f | wc -l)" -eq "$tgz_files"
 check "its binary runs in place: --version" \
   test "$("${run_env[@]}" "$tmp/tgz/$top/bin/fabric-broker" --version 2>/dev/null)" = "fabric-broker $version"
 

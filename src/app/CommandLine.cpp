@@ -17,13 +17,15 @@ CommandLine::CommandLine()
         "  fabric-broker                        the desktop app: approval dialogs, proposals,\n"
         "                                       tray; serves the per-user MCP socket\n"
         "  fabric-broker --stdio                what MCP clients spawn: relays to the running\n"
-        "                                       app, or becomes the instance itself\n"
+        "                                       app (its own flags and env may only narrow\n"
+        "                                       what the app does), or becomes the instance\n"
         "  fabric-broker --headless --stdio     one MCP session on stdin/stdout, never any UI\n"
         "  fabric-broker --headless --listen    MCP sessions on the per-user local socket\n"
         "  fabric-broker --sandbox-only         serve only the embedded Fabric sandbox\n"
         "  fabric-broker audit verify|head|export\n"
         "                                       check, print the head of, or export the audit\n"
         "                                       trail\n"
+        "  fabric-broker client-config          how to connect each MCP client (--json)\n"
         "\n"
         "Environment: EQUINIX_API_ENDPOINT, EQUINIX_API_CLIENTID, EQUINIX_API_CLIENTSECRET\n"
         "(or EQUINIX_CLIENT_ID/EQUINIX_CLIENT_SECRET), EQUINIX_API_TOKEN, EQUINIX_MCP_TOOLSETS,\n"
@@ -41,8 +43,8 @@ CommandLine::CommandLine()
         {QStringLiteral("listen"),
          QStringLiteral("Serve MCP sessions on the per-user local socket.")},
         {QStringLiteral("socket"),
-         QStringLiteral("Local socket name or path (default: fabric-broker.sock under "
-                        "$XDG_RUNTIME_DIR)."),
+         QStringLiteral("Local socket name or path (default: fabric-broker.sock in "
+                        "$XDG_RUNTIME_DIR, else /run/user/<uid>, else /tmp/fabric-broker-<uid>)."),
          QStringLiteral("name|path")},
         {QStringLiteral("toolsets"),
          QStringLiteral("Toolsets to serve: read (default), mutate. Overrides "

@@ -5,6 +5,7 @@
 #include "app/SingleInstance.h"
 #include "app/StdioRelay.h"
 #include "broker/MutationBroker.h"
+#include "broker/RelayHello.h"
 #include "mcp/LocalSocketServer.h"
 
 #ifdef HAVE_FABRICBROKER_GUI
@@ -48,12 +49,15 @@ bool displayAvailable()
 
 namespace {
 
+// qApp is static_cast<QApplication *> in this file: without a display the instance is a
+// QCoreApplication, so paths that run headless use QCoreApplication::instance() (UBSan: vptr).
+
 // Everything one desktop instance owns, started from the event loop so that reading saved
 // credentials from the keychain (asynchronous) never needs a nested event loop.
 class DesktopInstance : public QObject {
 public:
     DesktopInstance(ServerHost::Options options, bool gui)
-        : QObject(qApp)
+        : QObject(QCoreApplication::instance())
         , m_options(std::move(options))
         , m_gui(gui)
     {
@@ -154,7 +158,7 @@ private:
 
     static void exitSoon()
     {
-        QTimer::singleShot(200, qApp, [] { QCoreApplication::exit(0); });
+        QTimer::singleShot(200, QCoreApplication::instance(), [] { QCoreApplication::exit(0); });
     }
 
     ServerHost::Options m_options;
@@ -175,12 +179,32 @@ int runDesktop(CommandLine &cli)
         mcp::LocalSocketServer::resolveSocketPath(cli.value(QStringLiteral("socket")));
 
     if (stdio) {
-        // An MCP client spawned us. If the app already runs, relay to it byte for byte.
-        auto *relay = new StdioRelay(qApp);
-        if (relay->connectTo(socketPath)) {
-            QObject::connect(relay, &StdioRelay::finished, qApp, &QCoreApplication::exit);
+        // An MCP client spawned us. If the app already runs, relay the MCP bytes to it unchanged.
+        // What this process's own command line and environment ask for travels to the instance,
+        // which narrows the session or refuses it (never serves it as if nothing was asked).
+        RelayRequest request;
+        QString why;
+        if (!RelayRequest::fromCommandLine(
+                cli.value(QStringLiteral("toolsets")), cli.isSet(QStringLiteral("sandbox")),
+                QProcessEnvironment::systemEnvironment(), &request, &why)) {
+            QTextStream(stderr) << "fabric-broker: " << why << "\n";
+            return 1;
+        }
+        auto *relay = new StdioRelay(QCoreApplication::instance());
+        switch (relay->connectTo(socketPath, &why)) {
+        case mcp::ListenerCheck::Trusted:
+            QObject::connect(relay, &StdioRelay::finished, QCoreApplication::instance(),
+                             &QCoreApplication::exit);
+            relay->setHello(request.toJson());
             relay->start();
             return QCoreApplication::exec();
+        case mcp::ListenerCheck::Refused:
+            QTextStream(stderr) << "fabric-broker: refusing to relay to " << socketPath << ": "
+                                << why << "\n";
+            delete relay;
+            return 1;
+        case mcp::ListenerCheck::Absent:
+            break;
         }
         delete relay;
     } else if (SingleInstance::askRunningInstanceToRaise()) {
@@ -189,7 +213,8 @@ int runDesktop(CommandLine &cli)
     }
 
 #ifdef HAVE_FABRICBROKER_GUI
-    const bool gui = displayAvailable() && qobject_cast<QApplication *>(qApp);
+    const bool gui =
+        displayAvailable() && qobject_cast<QApplication *>(QCoreApplication::instance());
 #else
     const bool gui = false;
 #endif
@@ -203,6 +228,21 @@ int runDesktop(CommandLine &cli)
     options.socket = cli.value(QStringLiteral("socket"));
     options.forceSandbox = cli.isSet(QStringLiteral("sandbox"));
     options.toolsets = cli.value(QStringLiteral("toolsets"));
+    if (stdio && !gui) {
+        // Spawned by an MCP client while no app runs (and without a display to become one):
+        // still serve, but say where approvals go, to the person reading stderr and the agent.
+        QTextStream(stderr)
+            << "fabric-broker: no Fabric Broker desktop app is running (nothing listens on "
+            << socketPath
+            << "); serving this session headless: approvals go through the MCP client, not a "
+               "desktop dialog. Start the Fabric Broker app (Settings > Start at login keeps it "
+               "running) to approve on the desktop.\n";
+        options.instructionsNote = QStringLiteral(
+            " NO DESKTOP APP: no Fabric Broker desktop app is running for this user, so approvals "
+            "go through this MCP client (its elicitation prompt), not a desktop dialog; a client "
+            "without elicitation cannot confirm changes. The user can start the Fabric Broker app "
+            "to approve on the desktop.");
+    }
 
     installQuitOnSignals(); // before the socket is published, so a signal always ends cleanly
 #ifdef HAVE_FABRICBROKER_GUI

@@ -2,6 +2,7 @@
 
 #include "broker/Catalog.h"
 #include "broker/MutationBroker.h"
+#include "broker/RelayHello.h"
 #include "core/AuditLog.h"
 #include "core/ProposalStore.h"
 #include "mcp/LocalSocketServer.h"
@@ -169,10 +170,22 @@ bool ServerHost::start(const Options &options, QString *error)
 
     mcp::ServerOptions serverOptions;
     serverOptions.version = QCoreApplication::applicationVersion();
-    serverOptions.instructions = serverInstructions(config.sandbox);
+    serverOptions.instructions = serverInstructions(config.sandbox) + options.instructionsNote;
     if (config.sandbox)
         serverOptions.title = QStringLiteral("Fabric Broker (SANDBOX)");
     m_server = std::make_unique<mcp::McpServer>(m_registry.get(), serverOptions);
+    // A relayed --stdio says what it asks for; decided against what this instance does now.
+    m_server->setRelayHelloHandler([this](const QJsonObject &hello) {
+        RelayInstanceFacts facts;
+        facts.toolsets = m_registry->servedToolsets();
+        facts.sandbox = isSandbox();
+        facts.endpoint = normalizedEndpoint(m_fabric->config().endpoint.toString());
+        facts.credentialsFingerprint = credentialsFingerprint(m_fabric->config());
+        facts.approvalChannel = m_broker->approver()->channel();
+        facts.settings = m_settings;
+        facts.pid = QCoreApplication::applicationPid();
+        return decideRelayedSession(RelayRequest::fromJson(hello), facts);
+    });
 
     if (options.listen) {
         m_socketPath = mcp::LocalSocketServer::resolveSocketPath(options.socket);

@@ -37,6 +37,8 @@ public:
         std::optional<FabricConfig> savedFabricConfig;
         QStringList savedToolsets;
         QString savedApprovalMode;
+        // Appended to initialize.instructions (e.g. that no desktop app runs).
+        QString instructionsNote;
     };
 
     explicit ServerHost(QObject *parent = nullptr);

@@ -1,6 +1,7 @@
 #include "app/SingleInstance.h"
 
 #include "mcp/LocalSocketServer.h"
+#include "mcp/SocketDirectory.h"
 
 #include <QLocalServer>
 #include <QLocalSocket>
@@ -26,6 +27,11 @@ bool SingleInstance::askRunningInstanceToRaise(int timeoutMs)
     socket.connectToServer(controlSocketPath());
     if (!socket.waitForConnected(timeoutMs))
         return false;
+    QString why;
+    if (!mcp::peerRunsAs(socket.socketDescriptor(), ::getuid(), &why)) {
+        socket.abort(); // not our app: say nothing to it
+        return false;
+    }
     socket.write("raise\n");
     socket.waitForBytesWritten(timeoutMs);
     // Wait for the acknowledgement so we know a live instance handled it.

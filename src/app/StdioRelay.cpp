@@ -1,10 +1,17 @@
 #include "app/StdioRelay.h"
 
+#include "mcp/McpServer.h"
 #include "mcp/StdioDevices.h"
 
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
 #include <QLocalSocket>
 #include <QLoggingCategory>
+#include <QTextStream>
 #include <QTimer>
+
+#include <unistd.h>
 
 Q_LOGGING_CATEGORY(lcRelay, "fabricbroker.app.relay")
 
@@ -16,10 +23,33 @@ StdioRelay::StdioRelay(QObject *parent)
 {
 }
 
-bool StdioRelay::connectTo(const QString &socketPath, int timeoutMs)
+mcp::ListenerCheck StdioRelay::connectTo(const QString &socketPath, QString *why, int timeoutMs)
 {
+    const uid_t uid = ::getuid();
+    // In the shared /tmp fallback the directory itself must be private before anything in it
+    // is trusted; a missing one means no instance has started yet.
+    const mcp::SocketDirectory dir = mcp::SocketDirectory::resolve();
+    if (dir.source() == mcp::SocketDirectory::Source::Fallback &&
+        QFileInfo(socketPath).absolutePath() == dir.path()) {
+        const QFileInfo info(dir.path());
+        if (!info.exists() && !info.isSymLink())
+            return mcp::ListenerCheck::Absent;
+        if (!mcp::SocketDirectory::checkPrivateDirectory(dir.path(), uid, false, why))
+            return mcp::ListenerCheck::Refused;
+    }
+    const mcp::ListenerCheck file = mcp::checkSocketFile(socketPath, uid, why);
+    if (file != mcp::ListenerCheck::Trusted)
+        return file;
     m_socket->connectToServer(socketPath);
-    return m_socket->waitForConnected(timeoutMs);
+    if (!m_socket->waitForConnected(timeoutMs))
+        return mcp::ListenerCheck::Absent; // a stale socket file: nobody listens
+    // The file may have been replaced between the check and the connect: what counts is who
+    // is listening on the connection we got.
+    if (!mcp::peerRunsAs(m_socket->socketDescriptor(), uid, why)) {
+        m_socket->abort();
+        return mcp::ListenerCheck::Refused;
+    }
+    return mcp::ListenerCheck::Trusted;
 }
 
 void StdioRelay::start()
@@ -45,6 +75,12 @@ void StdioRelay::start()
     });
     qCInfo(lcRelay) << "relaying stdio to the running Fabric Broker at"
                     << m_socket->fullServerName();
+    if (!m_hello.isEmpty()) {
+        m_socket->write(QJsonDocument(QJsonObject{{QLatin1StringView(mcp::RelayHelloKey), m_hello}})
+                            .toJson(QJsonDocument::Compact) +
+                        '\n');
+        m_awaitingWelcome = true;
+    }
     pumpIn();
     pumpOut();
 }
@@ -58,9 +94,44 @@ void StdioRelay::pumpIn()
 
 void StdioRelay::pumpOut()
 {
-    const QByteArray data = m_socket->readAll();
+    QByteArray data = m_socket->readAll();
+    if (m_awaitingWelcome) {
+        // The instance's first line is its welcome; it never reaches the client.
+        m_welcome += data;
+        const qsizetype nl = m_welcome.indexOf('\n');
+        if (nl < 0 && m_welcome.size() <= 64 * 1024)
+            return;
+        m_awaitingWelcome = false;
+        const QByteArray line = nl < 0 ? QByteArray() : m_welcome.left(nl);
+        const QJsonValue welcome =
+            QJsonDocument::fromJson(line).object().value(QLatin1StringView(mcp::RelayWelcomeKey));
+        if (welcome.isObject()) {
+            reportWelcome(welcome.toObject());
+            data = m_welcome.mid(nl + 1);
+        } else {
+            data = m_welcome; // not a welcome: pass everything through unchanged
+        }
+        m_welcome.clear();
+    }
     if (!data.isEmpty())
         m_stdio->output()->write(data);
+}
+
+void StdioRelay::reportWelcome(const QJsonObject &welcome)
+{
+    const QString refused = welcome.value(QStringLiteral("refused")).toString().left(8192);
+    if (!refused.isEmpty()) {
+        // For the person reading the client's server log; the client itself gets the same text
+        // as the JSON-RPC error of its initialize.
+        QTextStream(stderr) << "fabric-broker: " << refused << "\n";
+        return;
+    }
+    QStringList toolsets;
+    for (const QJsonValue &t : welcome.value(QStringLiteral("toolsets")).toArray())
+        toolsets << t.toString().left(32);
+    qCInfo(lcRelay).noquote()
+        << "session served with the toolsets" << toolsets.join(u',') << "- approvals through the"
+        << welcome.value(QStringLiteral("approvalChannel")).toString().left(16) << "channel";
 }
 
 void StdioRelay::finish(int code)

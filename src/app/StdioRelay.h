@@ -2,6 +2,15 @@
 // StdioRelay: `fabric-broker --stdio` when the desktop app already runs. Copies bytes between
 // this process's stdin/stdout and the app's MCP socket unchanged (the app frames, parses and
 // answers), so approvals appear on the desktop. End of input on either side ends the relay.
+// Before a byte is sent the listening side is verified (SocketDirectory): the socket file must
+// be a socket owned by the user and the listening process must run as the user (SO_PEERCRED).
+// The first line it sends is the hello (what this process's command line and environment ask
+// for, see broker/RelayHello.h); the instance's first line back is the welcome, which the relay
+// consumes: a refusal is printed on stderr, and the client then gets the instance's JSON-RPC
+// error at initialize.
+#include "mcp/SocketDirectory.h"
+
+#include <QJsonObject>
 #include <QObject>
 #include <QString>
 
@@ -16,8 +25,12 @@ class StdioRelay : public QObject {
     Q_OBJECT
 public:
     explicit StdioRelay(QObject *parent = nullptr);
-    // Connects to the socket synchronously (a local connect is immediate). False: nobody there.
-    bool connectTo(const QString &socketPath, int timeoutMs = 500);
+    // Connects to the socket synchronously (a local connect is immediate) and verifies the
+    // listener. Absent: nobody there (become the instance). Refused: *why says what is wrong;
+    // the connection is closed without a byte written.
+    mcp::ListenerCheck connectTo(const QString &socketPath, QString *why, int timeoutMs = 500);
+    // Sent as the first line once started (before any byte from stdin).
+    void setHello(const QJsonObject &hello) { m_hello = hello; }
     void start();
 
 signals:
@@ -27,10 +40,14 @@ private:
     void pumpIn();
     void pumpOut();
     void finish(int code);
+    void reportWelcome(const QJsonObject &welcome);
 
     QLocalSocket *m_socket;
     mcp::StdioDevices *m_stdio = nullptr;
     bool m_done = false;
+    QJsonObject m_hello;
+    bool m_awaitingWelcome = false;
+    QByteArray m_welcome;
 };
 
 } // namespace fb

@@ -1,5 +1,6 @@
 // fabric-broker: command line and mode selection.
 #include "app/AuditCommand.h"
+#include "app/ClientConfigCommand.h"
 #include "app/CommandLine.h"
 
 #ifdef HAVE_FABRICBROKER_GUI
@@ -54,7 +55,8 @@ int leaving(int rc)
 // for the modes that never show a window.
 bool mayShowWindows(int argc, char *argv[])
 {
-    if (argc > 1 && std::strcmp(argv[1], "audit") == 0)
+    if (argc > 1 &&
+        (std::strcmp(argv[1], "audit") == 0 || std::strcmp(argv[1], "client-config") == 0))
         return false;
     for (int i = 1; i < argc; ++i) {
         for (const char *flag : {"--headless", "--sandbox-only", "--print-estate", "--help", "-h",
@@ -92,6 +94,8 @@ int main(int argc, char *argv[])
     const QStringList args = QCoreApplication::arguments();
     if (args.size() > 1 && args.at(1) == QStringLiteral("audit"))
         return leaving(fb::runAuditCommand(args));
+    if (args.size() > 1 && args.at(1) == QStringLiteral("client-config"))
+        return leaving(fb::runClientConfigCommand(args));
 
     fb::CommandLine cli;
     const auto parsed = cli.parse(args);

@@ -326,8 +326,36 @@ void ApprovalDialog::reject()
     report(Choice::Dismiss);
 }
 
+void ApprovalDialog::showAgentGaveUp(const QString &detail)
+{
+    // The detail may carry the client's own cancel reason: one inert line, bounded.
+    QString why;
+    for (const QChar c : detail.left(200))
+        why += c.isPrint() && c.category() != QChar::Other_Format ? c : QChar(u' ');
+    m_reported = true;
+    m_gaveUp = true;
+    m_tick.stop();
+    m_unlock.stop();
+    ui->approveButton->setEnabled(false);
+    ui->approveButton->setVisible(false);
+    ui->denyButton->setText(tr("Close"));
+    setWindowTitle(tr("Agent gave up - %1").arg(windowTitle()));
+    ui->hintLabel->setText(tr("The agent stopped waiting for this answer."));
+    ui->expiredLabel->setText(
+        tr("The agent gave up waiting (%1). Nothing was created, and this request can no longer "
+           "be approved; the agent may propose it again. Many MCP clients stop waiting after 60 "
+           "seconds unless told otherwise: see \"Long decisions\" in the README.")
+            .arg(why.simplified()));
+    ui->expiredLabel->setTextFormat(Qt::PlainText);
+    ui->expiredLabel->setVisible(true);
+}
+
 void ApprovalDialog::report(Choice choice)
 {
+    if (m_gaveUp) {
+        QDialog::done(QDialog::Rejected); // nothing to report any more: just close
+        return;
+    }
     if (m_reported)
         return;
     m_reported = true;

@@ -39,6 +39,11 @@ public:
     // Closes without reporting a choice (timeout, cancelled call, shutdown): the session has
     // already decided.
     void closeWithoutAnswer();
+    // The agent's tool call ended while the dialog was open (the client cancelled it, most often
+    // its request timeout): the dialog stays and says so instead of vanishing; approving is no
+    // longer possible and the one remaining button closes it. detail: why, already plain text.
+    void showAgentGaveUp(const QString &detail);
+    bool agentGaveUp() const { return m_gaveUp; }
     bool isExpired() const;
     // "Create connection", "Create network", "Create service token".
     static QString approveLabel(ChangeType type);
@@ -88,6 +93,7 @@ private:
     bool m_unlockStarted = false;
     bool m_unlocked = false;
     bool m_reported = false;
+    bool m_gaveUp = false;
 };
 
 } // namespace fb

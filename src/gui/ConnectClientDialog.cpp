@@ -1,59 +1,34 @@
 #include "gui/ConnectClientDialog.h"
 
+#include "mcp/ClientSnippets.h"
 #include "ui_ConnectClientDialog.h"
 
 #include <QClipboard>
+#include <QDesktopServices>
 #include <QFontDatabase>
+#include <QGridLayout>
+#include <QGroupBox>
 #include <QGuiApplication>
-#include <QJsonArray>
-#include <QJsonDocument>
-#include <QJsonObject>
-#include <QRegularExpression>
+#include <QLabel>
+#include <QPlainTextEdit>
+#include <QPushButton>
 #include <QTimer>
+#include <QUrl>
 
 namespace fb {
 
 namespace {
 
-QString shellQuote(const QString &arg)
+QLabel *plainLabel(const QString &text, QWidget *parent)
 {
-    static const QRegularExpression safe(QStringLiteral("^[A-Za-z0-9_./:@%+=,-]+$"));
-    if (!arg.isEmpty() && safe.match(arg).hasMatch())
-        return arg;
-    QString quoted = arg;
-    quoted.replace(u'\'', QStringLiteral("'\\''"));
-    return u'\'' + quoted + u'\'';
-}
-
-QString indented(const QJsonObject &obj)
-{
-    return QString::fromUtf8(QJsonDocument(obj).toJson(QJsonDocument::Indented)).trimmed();
+    auto *label = new QLabel(parent);
+    label->setTextFormat(Qt::PlainText);
+    label->setWordWrap(true);
+    label->setText(text);
+    return label;
 }
 
 } // namespace
-
-QString ConnectClientDialog::claudeCodeCommand(const QString &executablePath)
-{
-    return QStringLiteral("claude mcp add fabric-broker -- %1 --stdio")
-        .arg(shellQuote(executablePath));
-}
-
-QString ConnectClientDialog::mcpServersJson(const QString &executablePath)
-{
-    const QJsonObject server{{QStringLiteral("command"), executablePath},
-                             {QStringLiteral("args"), QJsonArray{QStringLiteral("--stdio")}}};
-    return indented(QJsonObject{
-        {QStringLiteral("mcpServers"), QJsonObject{{QStringLiteral("fabric-broker"), server}}}});
-}
-
-QString ConnectClientDialog::vsCodeJson(const QString &executablePath)
-{
-    const QJsonObject server{{QStringLiteral("type"), QStringLiteral("stdio")},
-                             {QStringLiteral("command"), executablePath},
-                             {QStringLiteral("args"), QJsonArray{QStringLiteral("--stdio")}}};
-    return indented(QJsonObject{
-        {QStringLiteral("servers"), QJsonObject{{QStringLiteral("fabric-broker"), server}}}});
-}
 
 ConnectClientDialog::ConnectClientDialog(const QString &executablePath, QWidget *parent)
     : QDialog(parent)
@@ -63,66 +38,89 @@ ConnectClientDialog::ConnectClientDialog(const QString &executablePath, QWidget 
     setAttribute(Qt::WA_DeleteOnClose);
     ui->executableLabel->setText(tr("Executable: %1").arg(executablePath));
     const QFont mono = QFontDatabase::systemFont(QFontDatabase::FixedFont);
-    const struct {
-        QPlainTextEdit *edit;
-        QPushButton *copy;
-        QString text;
-    } rows[] = {
-        {ui->claudeCodeEdit, ui->claudeCodeCopy, claudeCodeCommand(executablePath)},
-        {ui->claudeDesktopEdit, ui->claudeDesktopCopy, mcpServersJson(executablePath)},
-        {ui->cursorEdit, ui->cursorCopy, mcpServersJson(executablePath)},
-        {ui->vsCodeEdit, ui->vsCodeCopy, vsCodeJson(executablePath)},
-    };
-    for (const auto &row : rows) {
-        row.edit->setFont(mono);
-        row.edit->setPlainText(row.text);
-        const int lines = static_cast<int>(row.text.count(u'\n')) + 1;
-        const int height =
-            QFontMetrics(mono).lineSpacing() * lines + 2 * row.edit->frameWidth() + 12;
-        row.edit->setMinimumHeight(height);
-        row.edit->setMaximumHeight(height);
-        QPushButton *copy = row.copy;
-        const QString text = row.text;
-        connect(copy, &QPushButton::clicked, this, [copy, text] {
+
+    QGroupBox *group = nullptr;
+    QGridLayout *grid = nullptr;
+    for (const mcp::ClientSnippet &s : mcp::ClientSnippets::all(executablePath)) {
+        if (!group || group->title() != s.client) {
+            group = new QGroupBox(s.client, ui->clientsWidget);
+            grid = new QGridLayout(group);
+            ui->clientsLayout->addWidget(group);
+        }
+        const int row = grid->rowCount();
+        m_ids << s.id;
+        const bool link = s.kind == mcp::ClientSnippet::Kind::Link;
+        const QString copyLabel = link ? tr("Copy link") : tr("Copy");
+        auto *copy = new QPushButton(copyLabel, group);
+        copy->setAutoDefault(false);
+        copy->setObjectName(s.id + QStringLiteral("Copy"));
+        m_copy.insert(s.id, copy);
+        const QString text = s.text;
+        connect(copy, &QPushButton::clicked, this, [copy, text, copyLabel] {
             if (QClipboard *clipboard = QGuiApplication::clipboard())
                 clipboard->setText(text);
             copy->setText(tr("Copied"));
-            QTimer::singleShot(1500, copy, [copy] { copy->setText(tr("Copy")); });
+            QTimer::singleShot(1500, copy, [copy, copyLabel] { copy->setText(copyLabel); });
         });
+        if (link) {
+            auto *install = new QPushButton(tr("Install in %1").arg(s.client), group);
+            install->setAutoDefault(false);
+            install->setObjectName(s.id + QStringLiteral("Install"));
+            m_install.insert(s.id, install);
+            connect(install, &QPushButton::clicked, this, [this, text] {
+                if (m_openLinks)
+                    QDesktopServices::openUrl(QUrl(text));
+                else
+                    emit linkRequested(text);
+            });
+            grid->addWidget(plainLabel(tr("One click (opens %1):").arg(s.client), group), row, 0);
+            grid->addWidget(install, row, 1, Qt::AlignLeft);
+            grid->addWidget(copy, row, 2, Qt::AlignTop);
+            continue;
+        }
+        const QString hint = s.kind == mcp::ClientSnippet::Kind::File
+                                 ? tr("Add to %1:").arg(s.where)
+                                 : tr("Run in a terminal:");
+        grid->addWidget(plainLabel(hint, group), row, 0, 1, 3);
+        auto *edit = new QPlainTextEdit(group);
+        edit->setObjectName(s.id + QStringLiteral("Edit"));
+        edit->setReadOnly(true);
+        edit->setTabChangesFocus(true);
+        edit->setLineWrapMode(QPlainTextEdit::WidgetWidth);
+        edit->setFont(mono);
+        edit->setPlainText(text);
+        const int lines = static_cast<int>(text.count(u'\n')) + 1;
+        const int height = QFontMetrics(mono).lineSpacing() * lines + 2 * edit->frameWidth() + 12;
+        edit->setMinimumHeight(height);
+        edit->setMaximumHeight(height + QFontMetrics(mono).lineSpacing() * 2);
+        m_edits.insert(s.id, edit);
+        grid->addWidget(edit, row + 1, 0, 1, 2);
+        grid->addWidget(copy, row + 1, 2, Qt::AlignTop);
     }
+    ui->clientsLayout->addStretch();
     connect(ui->buttonBox, &QDialogButtonBox::rejected, this, &QDialog::reject);
 }
 
 ConnectClientDialog::~ConnectClientDialog() = default;
 
-QPlainTextEdit *ConnectClientDialog::snippet(Client client) const
+QPlainTextEdit *ConnectClientDialog::snippet(const QString &id) const
 {
-    switch (client) {
-    case Client::ClaudeCode:
-        return ui->claudeCodeEdit;
-    case Client::ClaudeDesktop:
-        return ui->claudeDesktopEdit;
-    case Client::Cursor:
-        return ui->cursorEdit;
-    case Client::VsCode:
-        return ui->vsCodeEdit;
-    }
-    return nullptr;
+    return m_edits.value(id);
 }
 
-QPushButton *ConnectClientDialog::copyButton(Client client) const
+QPushButton *ConnectClientDialog::copyButton(const QString &id) const
 {
-    switch (client) {
-    case Client::ClaudeCode:
-        return ui->claudeCodeCopy;
-    case Client::ClaudeDesktop:
-        return ui->claudeDesktopCopy;
-    case Client::Cursor:
-        return ui->cursorCopy;
-    case Client::VsCode:
-        return ui->vsCodeCopy;
-    }
-    return nullptr;
+    return m_copy.value(id);
+}
+
+QPushButton *ConnectClientDialog::installButton(const QString &id) const
+{
+    return m_install.value(id);
+}
+
+QStringList ConnectClientDialog::snippetIds() const
+{
+    return m_ids;
 }
 
 } // namespace fb

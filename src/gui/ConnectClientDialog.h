@@ -1,7 +1,9 @@
 #pragma once
 // ConnectClientDialog: the exact configuration each MCP client needs to reach this broker, for
-// this installation's executable, each with a Copy button.
+// this installation's executable, from the one generator (mcp::ClientSnippets). Clients with an
+// install link get a one-click "Install in ..." button; everything else a Copy button.
 #include <QDialog>
+#include <QHash>
 #include <memory>
 
 class QPlainTextEdit;
@@ -19,19 +21,25 @@ public:
     explicit ConnectClientDialog(const QString &executablePath, QWidget *parent = nullptr);
     ~ConnectClientDialog() override;
 
-    // claude mcp add fabric-broker -- <exe> --stdio (the path shell-quoted when needed)
-    static QString claudeCodeCommand(const QString &executablePath);
-    // {"mcpServers": {"fabric-broker": {"command": <exe>, "args": ["--stdio"]}}}
-    static QString mcpServersJson(const QString &executablePath);
-    // {"servers": {"fabric-broker": {"type": "stdio", "command": <exe>, "args": ["--stdio"]}}}
-    static QString vsCodeJson(const QString &executablePath);
+    // By snippet id (mcp::ClientSnippet::id). Links have no text field (nullptr) but an
+    // "Install in ..." button; every snippet has a Copy button.
+    QPlainTextEdit *snippet(const QString &id) const;
+    QPushButton *copyButton(const QString &id) const;
+    QPushButton *installButton(const QString &id) const;
+    QStringList snippetIds() const;
+    // Tests: an install button emits linkRequested instead of handing the link to the desktop.
+    void setOpenLinks(bool open) { m_openLinks = open; }
 
-    enum class Client { ClaudeCode, ClaudeDesktop, Cursor, VsCode };
-    QPlainTextEdit *snippet(Client client) const;
-    QPushButton *copyButton(Client client) const;
+signals:
+    void linkRequested(const QString &url);
 
 private:
     std::unique_ptr<Ui::ConnectClientDialog> ui;
+    QStringList m_ids;
+    QHash<QString, QPlainTextEdit *> m_edits;
+    QHash<QString, QPushButton *> m_copy;
+    QHash<QString, QPushButton *> m_install;
+    bool m_openLinks = true;
 };
 
 } // namespace fb

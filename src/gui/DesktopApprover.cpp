@@ -34,6 +34,8 @@ DesktopApprover::DesktopApprover(Clock *clock, QObject *parent)
 DesktopApprover::~DesktopApprover()
 {
     denyAllPending(tr("Fabric Broker closed the approval prompt"));
+    for (const QPointer<ApprovalDialog> &dialog : std::as_const(m_gaveUp))
+        delete dialog.data();
 }
 
 void DesktopApprover::setSandbox(bool sandbox)
@@ -87,11 +89,17 @@ void DesktopApprover::requestApprovalFor(QObject *cancelSource, bool alreadyCanc
     connect(dialog, &QObject::destroyed, session, [session] {
         session->denyForShutdown(tr("the approval dialog went away without an answer"));
     });
-    connect(session, &ApprovalSession::finished, this, [this, session, dialog = QPointer(dialog)] {
-        if (dialog)
-            dialog->closeWithoutAnswer();
-        removeSession(session);
-    });
+    connect(session, &ApprovalSession::finished, this,
+            [this, session, dialog = QPointer(dialog)](const HumanDecision &decision) {
+                if (dialog && decision.status == HumanStatus::CallCancelled &&
+                    dialog->isVisible()) {
+                    dialog->showAgentGaveUp(decision.detail); // say so; the person closes it
+                    m_gaveUp.removeIf([](const QPointer<ApprovalDialog> &d) { return d.isNull(); });
+                    m_gaveUp.append(dialog);
+                } else if (dialog)
+                    dialog->closeWithoutAnswer();
+                removeSession(session);
+            });
 
     m_entries.append(Entry{session, dialog});
     dialog->open(); // ApprovalDialog::open(): non-modal, returns at once

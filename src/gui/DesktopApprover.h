@@ -57,6 +57,8 @@ private:
     bool m_sandbox = false;
     int m_approveDelayMs;
     QList<Entry> m_entries;
+    // Dialogs left open to say that the agent gave up; closed by the person, or with us.
+    QList<QPointer<ApprovalDialog>> m_gaveUp;
 };
 
 } // namespace fb

@@ -19,6 +19,7 @@
 #include <QLoggingCategory>
 #include <QMessageBox>
 #include <QPushButton>
+#include <QSettings>
 
 Q_LOGGING_CATEGORY(lcDesktopUi, "fabricbroker.gui.desktop")
 
@@ -71,6 +72,8 @@ DesktopUi::DesktopUi(DesktopContext context, QObject *parent)
             &DesktopUi::showConnectClient);
     connect(m_window.get(), &MainWindow::auditLogRequested, this, &DesktopUi::showAuditLog);
     connect(m_window.get(), &MainWindow::quitRequested, this, &DesktopUi::requestQuit);
+    connect(m_window.get(), &MainWindow::enableProposalsRequested, this,
+            &DesktopUi::enableProposals);
 
     if (TrayIcon::isAvailable()) {
         m_tray = new TrayIcon(appIcon(), this);
@@ -246,15 +249,41 @@ void DesktopUi::showSettings()
                                       m_window->isVisible() ? m_window.get() : nullptr);
     dialog->setProposalStore(m_context.store);
     connect(dialog, &SettingsDialog::saved, this,
-            [this](const FabricConfig &config, const DesktopPreferences &) {
-                // Endpoint and credentials apply now (not in the sandbox); the rest next start.
+            [this](const FabricConfig &config, const DesktopPreferences &prefs) {
+                // Endpoint and credentials apply now (not in the sandbox).
                 if (m_context.fabric && !m_context.sandbox) {
                     m_context.fabric->setConfig(config);
                     m_window->setFabricEndpoint(config.endpoint, false);
                 }
+                applyToolsetsAndApproval(prefs);
                 m_window->showStatusMessage(tr("Settings saved."));
             });
     dialog->open();
+}
+
+void DesktopUi::applyToolsetsAndApproval(const DesktopPreferences &prefs)
+{
+    // Without a restart: new sessions get them at once, connected sessions are sent
+    // notifications/tools/list_changed by the server when the served toolsets change.
+    if (m_context.server && m_context.server->registry() && !prefs.toolsets.isEmpty())
+        m_context.server->registry()->setServedToolsets(prefs.toolsets);
+    if (m_context.broker && !prefs.approvalMode.isEmpty()) {
+        // This process has the desktop dialog: "auto" and "desktop" ask here, "client" through
+        // each client's elicitation.
+        m_context.broker->setApprover(
+            prefs.approvalMode == QStringLiteral("client") ? nullptr : m_approver.get());
+    }
+}
+
+void DesktopUi::enableProposals()
+{
+    QSettings settings;
+    DesktopPreferences prefs = DesktopPreferences::load(settings);
+    prefs.toolsets = {QStringLiteral("read"), QStringLiteral("mutate")};
+    prefs.save(settings);
+    applyToolsetsAndApproval(prefs);
+    m_window->showStatusMessage(
+        tr("Proposals are on: agents may propose creates; each one waits for your approval."));
 }
 
 void DesktopUi::showConnectClient()

@@ -18,6 +18,7 @@ class McpServer;
 namespace fb {
 
 class Approver;
+struct DesktopPreferences;
 class CredentialStore;
 class DesktopApprover;
 class FabricClient;
@@ -75,6 +76,8 @@ public slots:
     // The audit log (AuditLog::defaultPath(), so $EQUINIX_MCP_AUDIT_LOG when set) in a
     // non-modal AuditViewDialog.
     void showAuditLog();
+    // "Turn on proposals" (the empty proposals table): saves and serves read,mutate now.
+    void enableProposals();
 
 signals:
     // The person asked to quit and confirmed (window close without tray, menu, tray menu).
@@ -83,6 +86,7 @@ signals:
 private:
     void requestQuit();
     void updateCounts();
+    void applyToolsetsAndApproval(const DesktopPreferences &prefs);
 
     DesktopContext m_context;
     Clock *m_clock;

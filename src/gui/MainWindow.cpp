@@ -84,7 +84,31 @@ MainWindow::MainWindow(ProposalTableModel *model, Clock *clock, QWidget *parent)
             &MainWindow::connectClientRequested);
     connect(ui->actionAuditLog, &QAction::triggered, this, &MainWindow::auditLogRequested);
     connect(ui->actionQuit, &QAction::triggered, this, &MainWindow::quitRequested);
+    connect(ui->emptyConnectButton, &QPushButton::clicked, this,
+            &MainWindow::connectClientRequested);
+    connect(ui->enableProposalsButton, &QPushButton::clicked, this,
+            &MainWindow::enableProposalsRequested);
+    connect(model, &QAbstractItemModel::rowsInserted, this, &MainWindow::updateEmptyHint);
+    connect(model, &QAbstractItemModel::rowsRemoved, this, &MainWindow::updateEmptyHint);
+    connect(model, &QAbstractItemModel::modelReset, this, &MainWindow::updateEmptyHint);
+    updateEmptyHint();
     updateTitle();
+}
+
+void MainWindow::updateEmptyHint()
+{
+    const bool empty = m_model->rowCount() == 0;
+    ui->proposalsView->setVisible(!empty);
+    ui->emptyHint->setVisible(empty);
+    ui->enableProposalsButton->setVisible(!m_mutate);
+    ui->emptyHintLabel->setText(
+        m_mutate ? tr("No proposals yet. Connect an MCP client (Claude Code, Claude Desktop, VS "
+                      "Code, Cursor, Codex, Gemini CLI): when its agent proposes a create, it "
+                      "appears here, and nothing is created until you approve it.")
+                 : tr("No proposals yet. Connect an MCP client (Claude Code, Claude Desktop, VS "
+                      "Code, Cursor, Codex, Gemini CLI) to let its agent read your Fabric "
+                      "estate. Proposals are off: agents can only read. Turn them on to let "
+                      "agents propose creates, which you approve or deny here."));
 }
 
 MainWindow::~MainWindow() = default;
@@ -105,6 +129,8 @@ void MainWindow::setToolsets(const QStringList &toolsets)
     if (!toolsets.contains(QStringLiteral("mutate")))
         text += tr(" (read-only: agents cannot propose creates)");
     ui->toolsetsValue->setText(text);
+    m_mutate = toolsets.contains(QStringLiteral("mutate"));
+    updateEmptyHint();
 }
 
 void MainWindow::setSocketPath(const QString &path)
@@ -145,7 +171,11 @@ QString MainWindow::formatActivity(const QString &type, const QJsonObject &recor
     } else if (type == u"approval_requested") {
         what = tr("asking a person (%1 channel)%2").arg(str("channel"), by);
     } else if (type == u"decision") {
-        what = tr("decision: %1 via %2").arg(str("status"), str("channel"));
+        what = str("status") == u"call_cancelled"
+                   ? tr("decision: the agent gave up waiting (call_cancelled via %1); nothing "
+                        "was sent")
+                         .arg(str("channel"))
+                   : tr("decision: %1 via %2").arg(str("status"), str("channel"));
     } else if (type == u"sending") {
         what = tr("sending the approved create to Fabric");
     } else if (type == u"executed") {
@@ -211,6 +241,23 @@ void MainWindow::closeEvent(QCloseEvent *event)
         return;
     }
     emit quitRequested();
+}
+
+QWidget *MainWindow::emptyHint() const
+{
+    return ui->emptyHint;
+}
+QLabel *MainWindow::emptyHintLabel() const
+{
+    return ui->emptyHintLabel;
+}
+QPushButton *MainWindow::emptyConnectButton() const
+{
+    return ui->emptyConnectButton;
+}
+QPushButton *MainWindow::enableProposalsButton() const
+{
+    return ui->enableProposalsButton;
 }
 
 QTableView *MainWindow::proposalsView() const

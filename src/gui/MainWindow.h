@@ -14,6 +14,7 @@ class QTableView;
 class QTreeWidget;
 class QPlainTextEdit;
 class QLabel;
+class QPushButton;
 
 namespace Ui {
 class MainWindow;
@@ -46,6 +47,12 @@ public:
     QTreeWidget *clientsTree() const;
     QPlainTextEdit *activityLog() const;
     QLabel *sandboxBanner() const;
+    // Shown instead of the empty proposals table: how to connect a client, and (when mutate is
+    // off) a button that turns proposals on.
+    QWidget *emptyHint() const;
+    QLabel *emptyHintLabel() const;
+    QPushButton *emptyConnectButton() const;
+    QPushButton *enableProposalsButton() const;
 
 public slots:
     void appendActivity(const QString &type, const QJsonObject &record);
@@ -61,17 +68,21 @@ signals:
     void auditLogRequested();
     void quitRequested();
     void hiddenToTray();
+    // "Turn on proposals" in the empty-table hint: serve read,mutate from now on.
+    void enableProposalsRequested();
 
 protected:
     void closeEvent(QCloseEvent *event) override;
 
 private:
     void updateTitle();
+    void updateEmptyHint();
     std::unique_ptr<Ui::MainWindow> ui;
     ProposalTableModel *m_model;
     Clock *m_clock;
     bool m_sandbox = false;
     bool m_hideOnClose = false;
+    bool m_mutate = false;
 };
 
 } // namespace fb

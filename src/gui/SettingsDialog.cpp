@@ -4,8 +4,10 @@
 #include "broker/ProposalView.h"
 #include "core/ProposalStore.h"
 #include "gui/CredentialStore.h"
+#include "gui/LoginAutostart.h"
 #include "ui_SettingsDialog.h"
 
+#include <QCoreApplication>
 #include <QFormLayout>
 #include <QLabel>
 #include <QLoggingCategory>
@@ -60,6 +62,9 @@ SettingsDialog::SettingsDialog(const FabricConfig &current, const BrokerSettings
                              : prefs.approvalMode;
     ui->approvalCombo->setCurrentIndex(std::max(0, ui->approvalCombo->findData(mode)));
 
+    ui->startAtLoginCheck->setChecked(
+        LoginAutostart::forCurrentUser(QCoreApplication::applicationFilePath()).isEnabled());
+
     ui->ttlValue->setText(ProposalView::formatDuration(settings.proposalTtlMs));
     ui->elicitValue->setText(ProposalView::formatDuration(settings.elicitTimeoutMs));
     ui->maxPendingValue->setText(QString::number(settings.maxPending));
@@ -102,6 +107,8 @@ SettingsDialog::SettingsDialog(const FabricConfig &current, const BrokerSettings
         label->setTextFormat(Qt::PlainText);
 
     connect(ui->testButton, &QPushButton::clicked, this, &SettingsDialog::testConnection);
+    // Return saves (from any field), as in most settings dialogs; Escape cancels.
+    ui->buttonBox->button(QDialogButtonBox::Save)->setDefault(true);
     connect(ui->buttonBox, &QDialogButtonBox::accepted, this, &SettingsDialog::save);
     connect(ui->buttonBox, &QDialogButtonBox::rejected, this, &QDialog::reject);
 }
@@ -181,6 +188,13 @@ void SettingsDialog::save()
     const DesktopPreferences prefs = preferences();
     if (prefs.toolsets.isEmpty()) {
         setStatus(tr("Choose at least one toolset."), true);
+        return;
+    }
+    LoginAutostart autostart =
+        LoginAutostart::forCurrentUser(QCoreApplication::applicationFilePath());
+    if (QString error; ui->startAtLoginCheck->isChecked() != autostart.isEnabled() &&
+                       !autostart.setEnabled(ui->startAtLoginCheck->isChecked(), &error)) {
+        setStatus(tr("Start at login could not be changed: %1").arg(error), true);
         return;
     }
     QSettings settings;

@@ -1,6 +1,7 @@
 #include "mcp/LocalSocketServer.h"
 #include "mcp/Logging.h"
 #include "mcp/McpServer.h"
+#include "mcp/SocketDirectory.h"
 
 #include <QDir>
 #include <QFileInfo>
@@ -20,44 +21,9 @@ namespace fb::mcp {
 
 namespace {
 
-// Creates the fallback directory 0700, or checks that an existing one is ours and private.
-bool ensurePrivateDirectory(const QString &dir, QString *error)
-{
-    const QByteArray path = QFile::encodeName(dir);
-    if (::mkdir(path.constData(), 0700) != 0 && errno != EEXIST) {
-        *error = u"cannot create %1: %2"_s.arg(dir, QString::fromLocal8Bit(strerror(errno)));
-        return false;
-    }
-    struct stat st {};
-    if (::lstat(path.constData(), &st) != 0 || !S_ISDIR(st.st_mode)) {
-        *error = u"%1 is not a directory"_s.arg(dir);
-        return false;
-    }
-    if (st.st_uid != ::getuid()) {
-        *error = u"%1 belongs to another user"_s.arg(dir);
-        return false;
-    }
-    if ((st.st_mode & 077) != 0 && ::chmod(path.constData(), 0700) != 0) {
-        *error = u"%1 is accessible to other users and cannot be restricted"_s.arg(dir);
-        return false;
-    }
-    return true;
-}
-
 bool peerIsSameUser(qintptr fd, QString *why)
 {
-    struct ucred cred {};
-    socklen_t len = sizeof cred;
-    if (::getsockopt(static_cast<int>(fd), SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0) {
-        *why =
-            u"cannot read the peer credentials: %1"_s.arg(QString::fromLocal8Bit(strerror(errno)));
-        return false;
-    }
-    if (cred.uid != ::getuid()) {
-        *why = u"peer uid %1 (pid %2) is not ours"_s.arg(cred.uid).arg(cred.pid);
-        return false;
-    }
-    return true;
+    return peerRunsAs(fd, ::getuid(), why);
 }
 
 } // namespace
@@ -80,10 +46,7 @@ QString LocalSocketServer::defaultSocketName()
 
 QString LocalSocketServer::runtimeDirectory()
 {
-    const QString xdg = qEnvironmentVariable("XDG_RUNTIME_DIR");
-    if (!xdg.isEmpty() && QFileInfo(xdg).isDir())
-        return QDir::cleanPath(xdg);
-    return u"/tmp/fabric-broker-%1"_s.arg(::getuid());
+    return SocketDirectory::resolve().path();
 }
 
 QString LocalSocketServer::resolveSocketPath(const QString &nameOrPath)
@@ -108,12 +71,11 @@ bool LocalSocketServer::listen(const QString &nameOrPath, QString *error)
     close();
     const QString path = resolveSocketPath(nameOrPath);
     const QString dir = QFileInfo(path).absolutePath();
-    // The /tmp fallback is shared ground: whenever it is used (no usable XDG_RUNTIME_DIR), it
-    // must be ours and private, created 0700 if missing.
-    const QString xdg = qEnvironmentVariable("XDG_RUNTIME_DIR");
-    const bool fallback = xdg.isEmpty() || !QFileInfo(xdg).isDir();
-    if (dir == runtimeDirectory() && fallback) {
-        if (!ensurePrivateDirectory(dir, &err))
+    // The /tmp fallback is shared ground: whenever it is used (no XDG_RUNTIME_DIR, no usable
+    // /run/user/<uid>), it must be ours and private, created 0700 if missing.
+    const SocketDirectory runtime = SocketDirectory::resolve();
+    if (dir == runtime.path() && runtime.source() == SocketDirectory::Source::Fallback) {
+        if (!SocketDirectory::checkPrivateDirectory(dir, ::getuid(), true, &err))
             return false;
     } else if (!QFileInfo(dir).isDir()) {
         err = u"socket directory %1 does not exist"_s.arg(dir);

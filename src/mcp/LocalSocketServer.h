@@ -1,6 +1,7 @@
 #pragma once
-// LocalSocketServer: the per-user local socket transport. One QLocalServer on a path under
-// $XDG_RUNTIME_DIR (fallback /tmp/fabric-broker-<uid>/, created 0700), guarded by a QLockFile
+// LocalSocketServer: the per-user local socket transport. One QLocalServer on a path in the
+// SocketDirectory ($XDG_RUNTIME_DIR, else /run/user/<uid>, else the private fallback
+// /tmp/fabric-broker-<uid>/, created 0700 and refused when not private), guarded by a QLockFile
 // "<socket>.lock" next to it:
 //  - lock acquired: any socket file left at the path is stale and removed, then we listen;
 //  - lock held by a live process: listen() fails with a clear "already running" error.
@@ -24,7 +25,7 @@ public:
     ~LocalSocketServer() override;
 
     static QString defaultSocketName(); // "fabric-broker.sock"
-    // $XDG_RUNTIME_DIR when set to an existing directory, else /tmp/fabric-broker-<uid>.
+    // SocketDirectory::resolve().path(): $XDG_RUNTIME_DIR, /run/user/<uid> or the fallback.
     static QString runtimeDirectory();
     // --socket NAME|PATH: empty = the default name; a value containing '/' is a path (made
     // absolute), anything else a name inside runtimeDirectory().

@@ -16,6 +16,7 @@ public:
     QList<Session *> sessions;
     quint64 nextId = 0;
     StdioDevices *stdio = nullptr;
+    RelayHelloHandler relayHello;
 
     Session *attach(McpServer *q, Session *session)
     {
@@ -63,6 +64,16 @@ McpServer::~McpServer()
 ToolRegistry *McpServer::registry() const
 {
     return d->registry;
+}
+
+void McpServer::setRelayHelloHandler(RelayHelloHandler handler)
+{
+    d->relayHello = std::move(handler);
+}
+
+const RelayHelloHandler &McpServer::relayHelloHandler() const
+{
+    return d->relayHello;
 }
 
 const ServerOptions &McpServer::options() const

@@ -6,6 +6,7 @@
 #include "mcp/ToolRegistry.h"
 
 #include <QObject>
+#include <functional>
 
 class QIODevice;
 class QLocalSocket;
@@ -13,6 +14,23 @@ class QLocalSocket;
 namespace fb::mcp {
 
 class Session;
+
+// A relayed session (`fabric-broker --stdio` copying bytes to the instance's socket) starts with
+// one hello line before the MCP bytes: {"fabricBrokerRelayHello": {...what its command line and
+// environment ask for...}}. The handler decides; the instance answers with one welcome line
+// {"fabricBrokerRelayWelcome": {...}} that the relay consumes (docs/architecture.md).
+inline constexpr char RelayHelloKey[] = "fabricBrokerRelayHello";
+inline constexpr char RelayWelcomeKey[] = "fabricBrokerRelayWelcome";
+
+struct SessionPolicy {
+    QStringList toolsets; // non-empty: the session sees only these toolsets (a narrowing)
+    // Non-empty: every request but ping is answered with SessionSettingsConflict, this message
+    // and refusalData as error.data; nothing is served with settings the session did not ask.
+    QString refusal;
+    QJsonObject refusalData;
+    QJsonObject welcome; // the welcome line's object
+};
+using RelayHelloHandler = std::function<SessionPolicy(const QJsonObject &hello)>;
 
 struct ServerOptions {
     QString name = QStringLiteral("fabric-broker");
@@ -44,6 +62,11 @@ public:
     // and the session has closed; connect it to QCoreApplication::quit. Stdout is flushed (at
     // most one second) when the server is destroyed.
     Session *serveProcessStdio();
+
+    // Decides what a relayed session gets from its hello line. Without a handler a hello line
+    // is not recognised (it is answered like any other invalid message).
+    void setRelayHelloHandler(RelayHelloHandler handler);
+    const RelayHelloHandler &relayHelloHandler() const;
 
     QList<ClientInfo> sessions() const;
     Session *session(quint64 sessionId) const; // nullptr when unknown or closed

@@ -12,6 +12,8 @@ inline constexpr int InvalidRequest = -32600;
 inline constexpr int MethodNotFound = -32601;
 inline constexpr int InvalidParams = -32602;
 inline constexpr int InternalError = -32603;
+// Server-defined: a relayed session asked for settings the running instance cannot honour.
+inline constexpr int SessionSettingsConflict = -32001;
 
 // Supported protocol versions, newest first. The first one is answered to unknown versions.
 const QStringList &supportedVersions();

@@ -142,8 +142,35 @@ void Session::onInputFinished()
     close(u"end of input"_s);
 }
 
+// The first line of a socket session may be a relay's hello (see McpServer.h). It is not
+// JSON-RPC: it is consumed here and answered with one welcome line.
+bool Session::handleRelayHello(const QByteArray &frame)
+{
+    const RelayHelloHandler &handler = m_server->relayHelloHandler();
+    if (!handler || m_client.transport != "socket"_L1 || !frame.contains(RelayHelloKey))
+        return false;
+    const QJsonObject message = QJsonDocument::fromJson(frame).object();
+    const QJsonValue hello = message.value(QLatin1StringView(RelayHelloKey));
+    if (!hello.isObject() || message.contains("jsonrpc"_L1))
+        return false;
+    const SessionPolicy policy = handler(hello.toObject());
+    m_toolsetLimit = policy.toolsets;
+    m_refusal = policy.refusal;
+    m_refusalData = policy.refusalData;
+    if (!m_refusal.isEmpty())
+        qCWarning(lcMcpSession).noquote() << "session" << id() << "refused:" << m_refusal;
+    else if (!m_toolsetLimit.isEmpty())
+        qCInfo(lcMcpSession).noquote()
+            << "session" << id() << "narrowed to the toolsets" << m_toolsetLimit.join(u',');
+    writeFrame(QJsonDocument(QJsonObject{{QLatin1StringView(RelayWelcomeKey), policy.welcome}})
+                   .toJson(QJsonDocument::Compact));
+    return true;
+}
+
 void Session::handleFrame(const QByteArray &frame)
 {
+    if (std::exchange(m_firstFrame, false) && handleRelayHello(frame))
+        return;
     QJsonParseError error;
     const QJsonDocument doc = QJsonDocument::fromJson(frame, &error);
     if (error.error != QJsonParseError::NoError) {
@@ -268,6 +295,10 @@ void Session::handleNotification(const QString &method, const QJsonObject &param
 void Session::handleRequest(const QString &method, const QJsonValue &id, const QJsonObject &params,
                             const BatchPtr &batch)
 {
+    if (!m_refusal.isEmpty() && method != "ping"_L1) {
+        respondError(id, protocol::SessionSettingsConflict, m_refusal, batch, m_refusalData);
+        return;
+    }
     if (method == "initialize"_L1) {
         handleInitialize(id, params, batch);
         return;
@@ -338,7 +369,9 @@ void Session::handleInitialize(const QJsonValue &id, const QJsonObject &params,
 void Session::handleToolsList(const QJsonValue &id, const BatchPtr &batch)
 {
     // The cursor param is ignored: the whole list is returned, without nextCursor.
-    const QByteArray tools = m_server->registry()->toolsListJson();
+    const QByteArray tools = m_toolsetLimit.isEmpty()
+                                 ? m_server->registry()->toolsListJson()
+                                 : m_server->registry()->toolsListJson(m_toolsetLimit);
     if (batch) {
         respond(id, QJsonDocument::fromJson(tools).object(), batch);
         return;
@@ -375,6 +408,8 @@ void Session::handleToolsCall(const QJsonValue &id, const QJsonObject &params,
     }
     const QString toolName = name.toString();
     const ToolDefinition *tool = m_server->registry()->servedTool(toolName);
+    if (tool && !m_toolsetLimit.isEmpty() && !m_toolsetLimit.contains(tool->toolset))
+        tool = nullptr; // this session was narrowed: the tool does not exist for it
     if (!tool) {
         respondError(id, protocol::InvalidParams, u"Unknown tool: %1"_s.arg(toolName), batch);
         return;

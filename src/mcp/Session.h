@@ -40,6 +40,9 @@ public:
     QString logLevel() const;
     int inFlightCalls() const { return static_cast<int>(m_inFlight.size()); }
     int pendingClientRequests() const { return static_cast<int>(m_clientRequests.size()); }
+    // From a relay's hello line: empty = the instance's toolsets.
+    QStringList toolsetLimit() const { return m_toolsetLimit; }
+    QString refusal() const { return m_refusal; }
 
     // Server-to-client request with its own id space (integers from 1). "ping" may be sent at
     // any time; other methods only after notifications/initialized; "elicitation/create" only
@@ -97,6 +100,7 @@ private:
     };
 
     void handleFrame(const QByteArray &frame);
+    bool handleRelayHello(const QByteArray &frame);
     void handleBatch(const QJsonArray &array);
     void handleMessage(const QJsonObject &message, const BatchPtr &batch);
     void handleNotification(const QString &method, const QJsonObject &params);
@@ -146,6 +150,10 @@ private:
     bool m_closed = false;
     bool m_dropping = false;
     bool m_initializeAnswered = false;
+    bool m_firstFrame = true;
+    QStringList m_toolsetLimit;
+    QString m_refusal;
+    QJsonObject m_refusalData;
     int m_logLevel = 1; // info
     QHash<QString, InFlight> m_inFlight;
     QList<QString> m_startQueue;

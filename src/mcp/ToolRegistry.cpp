@@ -123,10 +123,17 @@ const ToolDefinition *ToolRegistry::anyTool(const QString &name) const
 
 QByteArray ToolRegistry::toolsListJson() const
 {
-    if (!m_cache.isEmpty())
-        return m_cache;
+    if (m_cache.isEmpty())
+        m_cache = toolsListJson(m_served);
+    return m_cache;
+}
+
+QByteArray ToolRegistry::toolsListJson(const QStringList &onlyToolsets) const
+{
     QJsonArray tools;
     for (const ToolDefinition *t : servedTools()) {
+        if (!onlyToolsets.contains(t->toolset))
+            continue;
         QJsonObject o;
         o.insert(u"name"_s, t->name);
         if (!t->title.isEmpty())
@@ -139,8 +146,7 @@ QByteArray ToolRegistry::toolsListJson() const
         o.insert(u"annotations"_s, t->annotations);
         tools.append(o);
     }
-    m_cache = QJsonDocument(QJsonObject{{u"tools"_s, tools}}).toJson(QJsonDocument::Compact);
-    return m_cache;
+    return QJsonDocument(QJsonObject{{u"tools"_s, tools}}).toJson(QJsonDocument::Compact);
 }
 
 } // namespace fb::mcp

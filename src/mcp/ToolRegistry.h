@@ -45,6 +45,8 @@ public:
     const ToolDefinition *anyTool(const QString &name) const;    // regardless of toolsets
     // The cached compact serialization of {"tools": [...]} for tools/list.
     QByteArray toolsListJson() const;
+    // The same for a session narrowed to some toolsets: served tools of those toolsets only.
+    QByteArray toolsListJson(const QStringList &onlyToolsets) const;
 
 signals:
     void toolsChanged();

@@ -114,19 +114,37 @@ private slots:
         QCOMPARE(approver.pendingCount(), 0);
     }
 
-    void cancelledCallClosesTheDialog()
+    void cancelledCallSaysTheAgentGaveUp()
     {
         ManualClock clock;
         DesktopApprover approver(&clock);
+        approver.setApproveDelayMs(0);
         Recorder rec;
         FakeCall call;
         QPointer<ApprovalDialog> dialog = openOne(approver, clock, rec, &call);
         QVERIFY(dialog);
-        emit call.cancelled(QStringLiteral("client cancelled"));
+        // The client's own reason is hostile text: shown inert, on one line.
+        emit call.cancelled(QStringLiteral("<b>timeout</b>\n\u202Eevil"));
         QCOMPARE(rec.calls, 1);
         QCOMPARE(rec.last.status, HumanStatus::CallCancelled);
-        QTRY_VERIFY(dialog.isNull());
         QCOMPARE(approver.pendingCount(), 0);
+        // The dialog does not vanish: it says why, and approving is gone.
+        QVERIFY(dialog && dialog->isVisible());
+        QVERIFY(dialog->agentGaveUp());
+        const QString notice = dialog->expiredNotice()->text();
+        QVERIFY2(notice.contains(QStringLiteral("The agent gave up waiting")), qPrintable(notice));
+        QVERIFY(notice.contains(QStringLiteral("Nothing was created")));
+        QVERIFY(notice.contains(QStringLiteral("<b>timeout</b>")));
+        QVERIFY(!notice.contains(QChar(0x202E)));
+        QCOMPARE(dialog->expiredNotice()->textFormat(), Qt::PlainText);
+        QVERIFY(!dialog->expiredNotice()->isHidden());
+        QVERIFY(dialog->approveButton()->isHidden());
+        QVERIFY(!dialog->approveButton()->isEnabled());
+        QCOMPARE(dialog->denyButton()->text(), QStringLiteral("Close"));
+        QTest::mouseClick(dialog->denyButton(), Qt::LeftButton);
+        QTRY_VERIFY(dialog.isNull());
+        QCOMPARE(rec.calls, 1); // answered exactly once, as call_cancelled
+        QCOMPARE(rec.last.status, HumanStatus::CallCancelled);
     }
 
     void alreadyCancelledCallOpensNothing()

@@ -9,6 +9,7 @@
 #include "gui/MainWindow.h"
 #include "gui/ProposalTableModel.h"
 #include "gui/TrayIcon.h"
+#include "mcp/ClientSnippets.h"
 
 #include <QApplication>
 #include <QClipboard>
@@ -16,6 +17,7 @@
 #include <QLabel>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QSignalSpy>
 #include <QTableView>
 #include <QTest>
 #include <QTreeWidget>
@@ -86,40 +88,41 @@ private slots:
 
     void connectClientSnippets()
     {
+        // The dialog shows exactly what the one generator makes (its parsing is tested with real
+        // JSON/TOML/URL parsers in tests/e2e/client-config.test.mjs).
         const QString exe = QStringLiteral("/opt/Fabric Broker/bin/fabric-broker");
-        QCOMPARE(ConnectClientDialog::claudeCodeCommand(QStringLiteral("/usr/bin/fabric-broker")),
-                 QStringLiteral("claude mcp add fabric-broker -- /usr/bin/fabric-broker --stdio"));
-        QCOMPARE(
-            ConnectClientDialog::claudeCodeCommand(exe),
-            QStringLiteral(
-                "claude mcp add fabric-broker -- '/opt/Fabric Broker/bin/fabric-broker' --stdio"));
-        const QJsonObject desktop =
-            QJsonDocument::fromJson(ConnectClientDialog::mcpServersJson(exe).toUtf8()).object();
-        QCOMPARE(desktop,
-                 QJsonDocument::fromJson(
-                     QStringLiteral("{\"mcpServers\": {\"fabric-broker\": {\"command\": \"%1\", "
-                                    "\"args\": [\"--stdio\"]}}}")
-                         .arg(exe)
-                         .toUtf8())
-                     .object());
-        const QJsonObject vscode =
-            QJsonDocument::fromJson(ConnectClientDialog::vsCodeJson(exe).toUtf8()).object();
-        QCOMPARE(vscode,
-                 QJsonDocument::fromJson(
-                     QStringLiteral("{\"servers\": {\"fabric-broker\": {\"type\": \"stdio\", "
-                                    "\"command\": \"%1\", \"args\": [\"--stdio\"]}}}")
-                         .arg(exe)
-                         .toUtf8())
-                     .object());
-
         ConnectClientDialog dialog(exe);
         dialog.setAttribute(Qt::WA_DeleteOnClose, false);
-        using C = ConnectClientDialog::Client;
-        for (C c : {C::ClaudeCode, C::ClaudeDesktop, C::Cursor, C::VsCode}) {
-            QVERIFY(dialog.snippet(c)->toPlainText().contains(exe));
-            QTest::mouseClick(dialog.copyButton(c), Qt::LeftButton);
-            QCOMPARE(QApplication::clipboard()->text(), dialog.snippet(c)->toPlainText());
+        dialog.setOpenLinks(false);
+        const QList<mcp::ClientSnippet> snippets = mcp::ClientSnippets::all(exe);
+        QStringList ids;
+        for (const mcp::ClientSnippet &s : snippets)
+            ids << s.id;
+        QCOMPARE(dialog.snippetIds(), ids);
+        for (const char *client :
+             {"Claude Code", "Claude Desktop", "VS Code", "Cursor", "Codex", "Gemini CLI"}) {
+            bool found = false;
+            for (const mcp::ClientSnippet &s : snippets)
+                found = found || s.client == QLatin1StringView(client);
+            QVERIFY2(found, client);
         }
+        for (const mcp::ClientSnippet &s : snippets) {
+            if (s.kind == mcp::ClientSnippet::Kind::Link) {
+                QVERIFY(!dialog.snippet(s.id));
+                QSignalSpy opened(&dialog, &ConnectClientDialog::linkRequested);
+                QTest::mouseClick(dialog.installButton(s.id), Qt::LeftButton);
+                QCOMPARE(opened.count(), 1);
+                QCOMPARE(opened.at(0).at(0).toString(), s.text);
+            } else {
+                QVERIFY(!dialog.installButton(s.id)); // copy buttons otherwise
+                QCOMPARE(dialog.snippet(s.id)->toPlainText(), s.text);
+            }
+            QTest::mouseClick(dialog.copyButton(s.id), Qt::LeftButton);
+            QCOMPARE(QApplication::clipboard()->text(), s.text);
+        }
+        QVERIFY(dialog.snippet("claude-code")
+                    ->toPlainText()
+                    .contains("'/opt/Fabric Broker/bin/fabric-broker' --stdio"));
     }
 
     void trayBadge()

@@ -2,12 +2,15 @@
 #include "SocketClient.h"
 #include "mcp/LocalSocketServer.h"
 #include "mcp/McpServer.h"
+#include "mcp/Protocol.h"
+#include "mcp/SocketDirectory.h"
 #include "mcp/ToolCall.h"
 #include "mcp/ToolRegistry.h"
 
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFileInfo>
+#include <QJsonArray>
 #include <QLocalServer>
 #include <QLockFile>
 #include <QPointer>
@@ -110,8 +113,10 @@ private slots:
         QCOMPARE(LocalSocketServer::resolveSocketPath("sub/y.sock"),
                  QDir::current().absoluteFilePath("sub/y.sock"));
         qunsetenv("XDG_RUNTIME_DIR");
+        // Without XDG_RUNTIME_DIR: /run/user/<uid> when usable, else the fallback (the rule
+        // itself is tested in tst_socketdirectory).
         QCOMPARE(LocalSocketServer::resolveSocketPath(QString()),
-                 QString("/tmp/fabric-broker-%1/fabric-broker.sock").arg(::getuid()));
+                 SocketDirectory::resolve(QString(), ::getuid()).path() + "/fabric-broker.sock");
         qputenv("XDG_RUNTIME_DIR", QFile::encodeName(m_dir.path()));
     }
 
@@ -126,7 +131,11 @@ private slots:
         const bool ok = lss.listen(name, &error);
         qputenv("XDG_RUNTIME_DIR", QFile::encodeName(m_dir.path()));
         QVERIFY2(ok, qPrintable(error));
-        const QFileInfo dir(QString("/tmp/fabric-broker-%1").arg(::getuid()));
+        // /run/user/<uid> when it exists and is private (another test may have made it), else
+        // the fallback; either way a private directory.
+        const QFileInfo dir(QFileInfo(lss.socketPath()).absolutePath());
+        QVERIFY(dir.absoluteFilePath() == QString("/tmp/fabric-broker-%1").arg(::getuid()) ||
+                dir.absoluteFilePath() == QString("/run/user/%1").arg(::getuid()));
         QVERIFY(dir.isDir());
         QCOMPARE(dir.permissions() & (QFile::ReadGroup | QFile::WriteGroup | QFile::ExeGroup |
                                       QFile::ReadOther | QFile::WriteOther | QFile::ExeOther),
@@ -314,6 +323,87 @@ private slots:
         QVERIFY(!lss.listen(m_dir.path() + "/no/such/dir/x.sock", &error));
         QVERIFY(!error.isEmpty());
         QVERIFY(!lss.isListening());
+    }
+
+    void relayHelloNarrowsOrRefusesOneSession()
+    {
+        ToolRegistry registry;
+        QPointer<ToolCall> slow;
+        registerTools(registry, &slow);
+        ToolDefinition write;
+        write.name = "write";
+        write.toolset = "mutate";
+        write.handler = [](ToolCall *c) { c->finishStructured(QJsonObject{{"wrote", true}}, {}); };
+        registry.registerTool(write);
+        registry.setServedToolsets({"read", "mutate"});
+        McpServer server(&registry, {});
+        QJsonObject seenHello;
+        server.setRelayHelloHandler([&seenHello](const QJsonObject &hello) {
+            seenHello = hello;
+            SessionPolicy p;
+            if (hello.value("ask").toString() == "narrow")
+                p.toolsets = {"read"};
+            else if (hello.value("ask").toString() == "refuse") {
+                p.refusal = "refused: because";
+                p.refusalData = QJsonObject{{"why", "because"}};
+            }
+            p.welcome = QJsonObject{{"ok", p.refusal.isEmpty()}};
+            return p;
+        });
+        LocalSocketServer lss(&server);
+        QVERIFY(lss.listen("hello.sock"));
+        auto sendHello = [](SocketClient &c, const QString &ask) {
+            c.socket.write(QJsonDocument(QJsonObject{{RelayHelloKey, QJsonObject{{"ask", ask}}}})
+                               .toJson(QJsonDocument::Compact) +
+                           '\n');
+        };
+        auto toolNames = [](SocketClient &c, int id) {
+            c.request(id, "tools/list");
+            QStringList names;
+            for (const QJsonValue &t :
+                 c.response(id).value("result").toObject().value("tools").toArray())
+                names << t.toObject().value("name").toString();
+            return names;
+        };
+
+        SocketClient narrow, plain, refused;
+        QVERIFY(narrow.connectTo(lss.socketPath()));
+        sendHello(narrow, "narrow");
+        QVERIFY(narrow.initialize());
+        QCOMPARE(seenHello.value("ask").toString(), QString("narrow"));
+        QCOMPARE(narrow.messages.first().value(RelayWelcomeKey).toObject().value("ok"),
+                 QJsonValue(true)); // the welcome comes first
+        QCOMPARE(toolNames(narrow, 1), QStringList({"echo", "slow"}));
+        narrow.request(2, "tools/call", QJsonObject{{"name", "write"}});
+        QVERIFY(narrow.response(2).value("error").toObject().value("message").toString().contains(
+            "Unknown tool: write"));
+
+        QVERIFY(plain.connectTo(lss.socketPath()));
+        QVERIFY(plain.initialize()); // no hello: the instance's toolsets
+        QCOMPARE(toolNames(plain, 1), QStringList({"echo", "slow", "write"}));
+        // A hello that is not the first line is just an invalid message.
+        sendHello(plain, "refuse");
+        plain.request(2, "tools/call", QJsonObject{{"name", "write"}});
+        QCOMPARE(plain.response(2)
+                     .value("result")
+                     .toObject()
+                     .value("structuredContent")
+                     .toObject()
+                     .value("wrote"),
+                 QJsonValue(true));
+
+        QVERIFY(refused.connectTo(lss.socketPath()));
+        sendHello(refused, "refuse");
+        QVERIFY(!refused.initialize());
+        const QJsonObject error = refused.response(0).value("error").toObject();
+        QCOMPARE(error.value("code").toInt(), protocol::SessionSettingsConflict);
+        QCOMPARE(error.value("message").toString(), QString("refused: because"));
+        QCOMPARE(error.value("data").toObject().value("why").toString(), QString("because"));
+        refused.request(1, "tools/list");
+        QCOMPARE(refused.response(1).value("error").toObject().value("code").toInt(),
+                 protocol::SessionSettingsConflict);
+        refused.request(2, "ping");
+        QVERIFY(refused.response(2).contains("result"));
     }
 
 private:

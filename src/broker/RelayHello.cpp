@@ -1,0 +1,282 @@
+#include "broker/RelayHello.h"
+
+#include "core/Sha256.h"
+#include "fabric/FabricClient.h"
+#include "mcp/ToolRegistry.h"
+
+#include <QCoreApplication>
+#include <QJsonArray>
+#include <QUrl>
+
+using namespace Qt::StringLiterals;
+
+namespace fb {
+
+namespace {
+
+const QStringList &limitNames()
+{
+    static const QStringList names{u"EQUINIX_MCP_PROPOSAL_TTL_MS"_s, u"EQUINIX_MCP_MAX_PENDING"_s,
+                                   u"EQUINIX_MCP_ELICIT_TIMEOUT_MS"_s};
+    return names;
+}
+
+QString limitValue(const BrokerSettings &s, const QString &name)
+{
+    if (name == u"EQUINIX_MCP_PROPOSAL_TTL_MS")
+        return QString::number(s.proposalTtlMs);
+    if (name == u"EQUINIX_MCP_MAX_PENDING")
+        return QString::number(s.maxPending);
+    return QString::number(s.elicitTimeoutMs);
+}
+
+// Hostile-input bounds: a hello is one small object from a process of the same user, but it is
+// still parsed as untrusted.
+QString boundedString(const QJsonValue &v, qsizetype max = 512)
+{
+    return v.isString() ? v.toString().left(max) : QString();
+}
+
+struct Conflict {
+    QString setting;
+    QString asked;
+    QString instance;
+    QString fix;
+};
+
+} // namespace
+
+QString credentialsFingerprint(const FabricConfig &config)
+{
+    if (config.clientId.isEmpty() && config.clientSecret.isEmpty() && config.staticToken.isEmpty())
+        return {};
+    const QByteArray material = "fabric-broker credentials v1\n" + config.clientId.toUtf8() + '\n' +
+                                config.clientSecret.toUtf8() + '\n' + config.staticToken.toUtf8();
+    return QString::fromLatin1(Sha256::hash(material).toHex());
+}
+
+QString normalizedEndpoint(const QString &url)
+{
+    QUrl u(url.trimmed());
+    if (u.path() == u"/")
+        u.setPath(QString()); // "https://host/" and "https://host" are one endpoint
+    return u.adjusted(QUrl::StripTrailingSlash | QUrl::NormalizePathSegments).toString();
+}
+
+bool RelayRequest::fromCommandLine(const QString &toolsetsOption, bool sandbox,
+                                   const QProcessEnvironment &env, RelayRequest *out,
+                                   QString *error)
+{
+    RelayRequest r;
+    BrokerSettings settings;
+    if (!BrokerSettings::fromEnvironment(env, &settings, error))
+        return false;
+    if (!toolsetsOption.isEmpty()) {
+        QStringList toolsets;
+        QString toolsetError;
+        if (!mcp::ToolRegistry::parseToolsets(toolsetsOption, &toolsets, &toolsetError)) {
+            *error = u"--toolsets: "_s + toolsetError;
+            return false;
+        }
+        r.toolsets = toolsets;
+        r.toolsetsSource = u"--toolsets"_s;
+    } else if (env.contains(u"EQUINIX_MCP_TOOLSETS"_s)) {
+        r.toolsets = settings.toolsets;
+        r.toolsetsSource = u"EQUINIX_MCP_TOOLSETS"_s;
+    }
+    r.sandbox = sandbox;
+    const FabricConfig config = FabricConfig::fromEnvironment(env);
+    if (config.hasCredentials()) {
+        r.credentialsFingerprint = fb::credentialsFingerprint(config);
+        r.credentialSource = config.credentialSource();
+    }
+    if (config.hasCredentials() || env.contains(u"EQUINIX_API_ENDPOINT"_s))
+        r.endpoint = normalizedEndpoint(config.endpoint.toString());
+    if (env.contains(u"EQUINIX_MCP_APPROVAL"_s))
+        r.approval = BrokerSettings::approvalModeName(settings.approvalMode);
+    r.allowUnconfirmedMutations = settings.allowUnconfirmedMutations;
+    for (const QString &name : limitNames()) {
+        if (env.contains(name))
+            r.limits.insert(name, limitValue(settings, name));
+    }
+    r.pid = QCoreApplication::applicationPid();
+    *out = r;
+    return true;
+}
+
+QJsonObject RelayRequest::toJson() const
+{
+    QJsonObject o{{u"v"_s, 1}, {u"pid"_s, pid}};
+    if (toolsets) {
+        o.insert(u"toolsets"_s, QJsonArray::fromStringList(*toolsets));
+        o.insert(u"toolsetsSource"_s, toolsetsSource);
+    }
+    if (sandbox)
+        o.insert(u"sandbox"_s, true);
+    if (!credentialsFingerprint.isEmpty()) {
+        o.insert(u"credentialsFingerprint"_s, credentialsFingerprint);
+        o.insert(u"credentialSource"_s, credentialSource);
+    }
+    if (!endpoint.isEmpty())
+        o.insert(u"endpoint"_s, endpoint);
+    if (!approval.isEmpty())
+        o.insert(u"approval"_s, approval);
+    if (allowUnconfirmedMutations)
+        o.insert(u"allowUnconfirmedMutations"_s, true);
+    QJsonObject l;
+    for (auto it = limits.cbegin(); it != limits.cend(); ++it)
+        l.insert(it.key(), it.value());
+    if (!l.isEmpty())
+        o.insert(u"limits"_s, l);
+    return o;
+}
+
+RelayRequest RelayRequest::fromJson(const QJsonObject &hello)
+{
+    RelayRequest r;
+    if (hello.value(u"toolsets"_s).isArray()) {
+        QStringList asked;
+        for (const QJsonValue &v : hello.value(u"toolsets"_s).toArray()) {
+            if (asked.size() < 8)
+                asked << boundedString(v, 32);
+        }
+        r.toolsets = asked;
+        r.toolsetsSource = boundedString(hello.value(u"toolsetsSource"_s), 32);
+    }
+    r.sandbox = hello.value(u"sandbox"_s).toBool();
+    r.credentialsFingerprint = boundedString(hello.value(u"credentialsFingerprint"_s), 64);
+    r.credentialSource = boundedString(hello.value(u"credentialSource"_s), 80);
+    r.endpoint = boundedString(hello.value(u"endpoint"_s), 512);
+    r.approval = boundedString(hello.value(u"approval"_s), 16);
+    r.allowUnconfirmedMutations = hello.value(u"allowUnconfirmedMutations"_s).toBool();
+    const QJsonObject limits = hello.value(u"limits"_s).toObject();
+    for (const QString &name : limitNames()) {
+        if (limits.contains(name))
+            r.limits.insert(name, boundedString(limits.value(name), 24));
+    }
+    r.pid = hello.value(u"pid"_s).toInteger();
+    return r;
+}
+
+mcp::SessionPolicy decideRelayedSession(const RelayRequest &request,
+                                        const RelayInstanceFacts &instance)
+{
+    const QString who = u"the running Fabric Broker (pid %1)"_s.arg(instance.pid);
+    const QString separate = u"or run a separate session with `fabric-broker --headless --stdio` "
+                             u"in this client's command"_s;
+    QList<Conflict> conflicts;
+    QStringList narrowed;
+
+    if (request.toolsets) {
+        QStringList widening;
+        for (const QString &t : *request.toolsets) {
+            if (!instance.toolsets.contains(t))
+                widening << t;
+        }
+        if (!widening.isEmpty()) {
+            conflicts.append(
+                {request.toolsetsSource.isEmpty() ? u"--toolsets"_s : request.toolsetsSource,
+                 request.toolsets->join(u','), instance.toolsets.join(u','),
+                 u"turn on the %1 toolset in the running app (Settings > Toolsets) or start it "
+                 u"with --toolsets %2, or drop %1 from this client's command"_s.arg(
+                     widening.join(u','), request.toolsets->join(u','))});
+        } else if (!request.toolsets->isEmpty()) {
+            narrowed = *request.toolsets;
+        }
+    }
+    if (request.sandbox && !instance.sandbox) {
+        conflicts.append(
+            {u"--sandbox"_s, u"the embedded sandbox"_s,
+             u"Equinix Fabric at %1"_s.arg(instance.endpoint),
+             u"remove --sandbox from this client's command, "_s + separate + u" --sandbox"_s});
+    }
+    if (!request.credentialsFingerprint.isEmpty()) {
+        if (instance.sandbox) {
+            conflicts.append(
+                {u"credentials"_s, request.credentialSource + u" for "_s + request.endpoint,
+                 u"the embedded sandbox"_s,
+                 u"save the credentials in the running app (Settings) and restart it, or remove "
+                 u"them from this client's env, "_s +
+                     separate});
+        } else if (request.credentialsFingerprint != instance.credentialsFingerprint ||
+                   normalizedEndpoint(request.endpoint) != normalizedEndpoint(instance.endpoint)) {
+            const bool sameEndpoint =
+                normalizedEndpoint(request.endpoint) == normalizedEndpoint(instance.endpoint);
+            conflicts.append(
+                {sameEndpoint ? u"credentials"_s : u"EQUINIX_API_ENDPOINT"_s,
+                 sameEndpoint ? u"other credentials (%1)"_s.arg(request.credentialSource)
+                              : request.endpoint,
+                 sameEndpoint ? u"the credentials saved in the running app"_s : instance.endpoint,
+                 u"remove the Fabric credentials and endpoint from this client's env (the "
+                 u"running app's are used), "_s +
+                     separate});
+        }
+    }
+    if (request.credentialsFingerprint.isEmpty() && !request.endpoint.isEmpty() &&
+        (instance.sandbox ||
+         normalizedEndpoint(request.endpoint) != normalizedEndpoint(instance.endpoint))) {
+        conflicts.append({u"EQUINIX_API_ENDPOINT"_s, request.endpoint,
+                          instance.sandbox ? u"the embedded sandbox"_s : instance.endpoint,
+                          u"remove EQUINIX_API_ENDPOINT from this client's env (the running "
+                          u"app's endpoint is used), "_s +
+                              separate});
+    }
+    if (request.allowUnconfirmedMutations && !instance.settings.allowUnconfirmedMutations) {
+        conflicts.append({u"EQUINIX_MCP_ALLOW_UNCONFIRMED_MUTATIONS"_s, u"true"_s, u"false"_s,
+                          u"remove EQUINIX_MCP_ALLOW_UNCONFIRMED_MUTATIONS from this client's "
+                          u"env: a relayed session never widens what the instance confirms"_s});
+    }
+    if (request.approval == u"desktop" && instance.approvalChannel != u"desktop") {
+        conflicts.append(
+            {u"EQUINIX_MCP_APPROVAL"_s, u"desktop"_s,
+             u"%1 (headless, or Settings > Approval says so)"_s.arg(instance.approvalChannel),
+             u"start the Fabric Broker desktop app instead of the headless "
+             u"instance, or choose \"This app's approval dialog\" in its Settings, "
+             u"or remove EQUINIX_MCP_APPROVAL from this client's env"_s});
+    } else if (request.approval == u"client" && instance.approvalChannel != u"client") {
+        conflicts.append({u"EQUINIX_MCP_APPROVAL"_s, u"client"_s, instance.approvalChannel,
+                          u"remove EQUINIX_MCP_APPROVAL from this client's env (approvals then "
+                          u"appear in the desktop app), or choose \"The MCP client's prompt\" "
+                          u"in its Settings, "_s +
+                              separate});
+    }
+    for (auto it = request.limits.cbegin(); it != request.limits.cend(); ++it) {
+        const QString current = limitValue(instance.settings, it.key());
+        if (it.value() != current) {
+            conflicts.append({it.key(), it.value(), current,
+                              u"remove %1 from this client's env or set it where the instance "
+                              u"starts, "_s.arg(it.key()) +
+                                  separate});
+        }
+    }
+
+    mcp::SessionPolicy policy;
+    policy.welcome.insert(u"v"_s, 1);
+    policy.welcome.insert(u"pid"_s, instance.pid);
+    if (conflicts.isEmpty()) {
+        policy.toolsets = narrowed;
+        const QStringList served = narrowed.isEmpty() ? instance.toolsets : narrowed;
+        policy.welcome.insert(u"toolsets"_s, QJsonArray::fromStringList(served));
+        policy.welcome.insert(u"approvalChannel"_s, instance.approvalChannel);
+        policy.welcome.insert(u"sandbox"_s, instance.sandbox);
+        return policy;
+    }
+    QStringList parts;
+    QJsonArray data;
+    for (const Conflict &c : conflicts) {
+        parts << u"%1: this session asks for %2, but %3 uses %4. Fix: %5."_s.arg(
+            c.setting, c.asked, who, c.instance, c.fix);
+        data.append(QJsonObject{{u"setting"_s, c.setting},
+                                {u"asked"_s, c.asked},
+                                {u"instance"_s, c.instance},
+                                {u"fix"_s, c.fix}});
+    }
+    policy.refusal = u"Fabric Broker refused this relayed session, so that it is not served with "
+                     u"settings it did not ask for. "_s +
+                     parts.join(u' ');
+    policy.refusalData = QJsonObject{{u"conflicts"_s, data}, {u"instancePid"_s, instance.pid}};
+    policy.welcome.insert(u"refused"_s, policy.refusal);
+    return policy;
+}
+
+} // namespace fb

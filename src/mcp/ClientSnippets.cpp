@@ -1,0 +1,164 @@
+#include "mcp/ClientSnippets.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QRegularExpression>
+#include <QUrl>
+
+using namespace Qt::StringLiterals;
+
+namespace fb::mcp {
+
+namespace {
+
+QJsonArray argsJson()
+{
+    return QJsonArray::fromStringList(ClientSnippets::serverArgs());
+}
+
+QString compact(const QJsonObject &o)
+{
+    return QString::fromUtf8(QJsonDocument(o).toJson(QJsonDocument::Compact));
+}
+
+QString indented(const QJsonObject &o)
+{
+    return QString::fromUtf8(QJsonDocument(o).toJson(QJsonDocument::Indented)).trimmed();
+}
+
+} // namespace
+
+QString ClientSnippets::serverName()
+{
+    return u"fabric-broker"_s;
+}
+
+QStringList ClientSnippets::serverArgs()
+{
+    return {u"--stdio"_s};
+}
+
+int ClientSnippets::toolTimeoutSeconds()
+{
+    return 900;
+}
+
+QString ClientSnippets::kindName(ClientSnippet::Kind kind)
+{
+    switch (kind) {
+    case ClientSnippet::Kind::Command:
+        return u"command"_s;
+    case ClientSnippet::Kind::File:
+        return u"file"_s;
+    case ClientSnippet::Kind::Link:
+        break;
+    }
+    return u"link"_s;
+}
+
+QString ClientSnippets::shellQuote(const QString &arg)
+{
+    static const QRegularExpression safe(u"^[A-Za-z0-9_./:@%+=,-]+$"_s);
+    if (!arg.isEmpty() && safe.match(arg).hasMatch())
+        return arg;
+    QString quoted = arg;
+    quoted.replace(u'\'', u"'\\''"_s);
+    return u'\'' + quoted + u'\'';
+}
+
+QString ClientSnippets::tomlString(const QString &text)
+{
+    QString out = u"\""_s;
+    for (const QChar c : text) {
+        if (c == u'"' || c == u'\\') {
+            out += u'\\';
+            out += c;
+        } else if (c.unicode() < 0x20 || c.unicode() == 0x7f) {
+            out += u"\\u%1"_s.arg(c.unicode(), 4, 16, QChar(u'0'));
+        } else {
+            out += c;
+        }
+    }
+    return out + u'"';
+}
+
+QList<ClientSnippet> ClientSnippets::all(const QString &exe)
+{
+    const QString name = serverName();
+    const QString q = shellQuote(exe);
+    QStringList argWords;
+    for (const QString &a : serverArgs())
+        argWords << shellQuote(a);
+    const QString args = argWords.join(u' ');
+    const QJsonObject stdioServer{{u"command"_s, exe}, {u"args"_s, argsJson()}};
+    QJsonObject typed = stdioServer;
+    typed.insert(u"type"_s, u"stdio"_s);
+    QJsonObject named = stdioServer;
+    named.insert(u"name"_s, name);
+    const QJsonObject mcpServers{{u"mcpServers"_s, QJsonObject{{name, stdioServer}}}};
+    QJsonObject gemini = stdioServer;
+    gemini.insert(u"trust"_s, false); // every tool call is confirmed in Gemini CLI as well
+    QStringList tomlArgs;
+    for (const QString &a : serverArgs())
+        tomlArgs << tomlString(a);
+
+    using K = ClientSnippet::Kind;
+    return {
+        // User scope: the default scope is one project directory.
+        {u"claude-code"_s,
+         u"Claude Code"_s,
+         K::Command,
+         {},
+         u"claude mcp add --scope user %1 -- %2 %3"_s.arg(name, q, args)},
+        {u"claude-code-json"_s,
+         u"Claude Code"_s,
+         K::Command,
+         {},
+         u"claude mcp add-json --scope user %1 %2"_s.arg(name, shellQuote(compact(typed)))},
+        {u"claude-desktop"_s, u"Claude Desktop"_s, K::File, u"claude_desktop_config.json"_s,
+         indented(mcpServers)},
+        {u"vscode"_s,
+         u"VS Code"_s,
+         K::Command,
+         {},
+         u"code --add-mcp %1"_s.arg(shellQuote(compact(named)))},
+        {u"vscode-link"_s,
+         u"VS Code"_s,
+         K::Link,
+         {},
+         u"vscode:mcp/install?"_s + QString::fromLatin1(QUrl::toPercentEncoding(compact(named)))},
+        {u"cursor-link"_s,
+         u"Cursor"_s,
+         K::Link,
+         {},
+         u"cursor://anysphere.cursor-deeplink/mcp/install?name=%1&config=%2"_s.arg(
+             QString::fromLatin1(QUrl::toPercentEncoding(name)),
+             QString::fromLatin1(QUrl::toPercentEncoding(
+                 QString::fromLatin1(compact(stdioServer).toUtf8().toBase64()))))},
+        {u"cursor"_s, u"Cursor"_s, K::File, u"~/.cursor/mcp.json"_s, indented(mcpServers)},
+        {u"codex"_s, u"Codex"_s, K::File, u"~/.codex/config.toml"_s,
+         u"[mcp_servers.%1]\ncommand = %2\nargs = [%3]\n# a person approves changes: give them "
+         u"time\ntool_timeout_sec = %4"_s.arg(name, tomlString(exe), tomlArgs.join(u", "_s))
+             .arg(toolTimeoutSeconds())},
+        {u"gemini"_s, u"Gemini CLI"_s, K::File, u"~/.gemini/settings.json"_s,
+         indented(QJsonObject{{u"mcpServers"_s, QJsonObject{{name, gemini}}}})},
+    };
+}
+
+QJsonObject ClientSnippets::toJson(const QString &executable)
+{
+    QJsonArray snippets;
+    for (const ClientSnippet &s : all(executable)) {
+        QJsonObject o{{u"id"_s, s.id},
+                      {u"client"_s, s.client},
+                      {u"kind"_s, kindName(s.kind)},
+                      {u"text"_s, s.text}};
+        if (!s.where.isEmpty())
+            o.insert(u"where"_s, s.where);
+        snippets.append(o);
+    }
+    return QJsonObject{
+        {u"executable"_s, executable}, {u"args"_s, argsJson()}, {u"snippets"_s, snippets}};
+}
+
+} // namespace fb::mcp

@@ -1,0 +1,198 @@
+// Settings of a running app apply without a restart: a connected MCP session (the real
+// McpServer with the real broker and catalog tools) is told notifications/tools/list_changed and
+// then lists the mutate tools when read,mutate is saved in the settings dialog; the approval
+// channel switches at once. And the empty proposals table's hint: how to connect a client, and
+// "Turn on proposals" while mutate is off. And the activity line when an agent gives up.
+#include "../unit/mcp/TestPipe.h"
+#include "broker/Catalog.h"
+#include "broker/MutationBroker.h"
+#include "core/ProposalStore.h"
+#include "fabric/FabricClient.h"
+#include "gui/DesktopUi.h"
+#include "gui/MainWindow.h"
+#include "gui/SettingsDialog.h"
+#include "mcp/McpServer.h"
+#include "mcp/ToolRegistry.h"
+
+#include <QApplication>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDialogButtonBox>
+#include <QLabel>
+#include <QPushButton>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace fb;
+using fbtest::TestClient;
+
+namespace {
+
+struct Host {
+    ManualClock clock;
+    ProposalStore store{&clock};
+    FabricClient fabric{FabricConfig{}};
+    mcp::ToolRegistry registry;
+    MutationBroker broker{&store, &fabric, BrokerSettings{}, &clock};
+    Catalog catalog{&fabric, &store, &clock};
+    mcp::McpServer server{&registry, {}};
+    Host()
+    {
+        catalog.registerTools(&registry);
+        broker.registerTools(&registry);
+        registry.setServedToolsets({QStringLiteral("read")});
+    }
+    DesktopContext context()
+    {
+        DesktopContext ctx;
+        ctx.store = &store;
+        ctx.broker = &broker;
+        ctx.server = &server;
+        ctx.fabric = &fabric;
+        ctx.sandbox = true;
+        ctx.executablePath = QStringLiteral("/usr/bin/fabric-broker");
+        ctx.clock = &clock;
+        return ctx;
+    }
+};
+
+QStringList toolNames(TestClient &c, int id)
+{
+    c.send(QJsonObject{{"jsonrpc", "2.0"}, {"id", id}, {"method", "tools/list"}});
+    QJsonObject response;
+    (void)QTest::qWaitFor(
+        [&] {
+            for (const QJsonValue &m : std::as_const(c.messages)) {
+                if (m.toObject().value("id") == QJsonValue(id)) {
+                    response = m.toObject();
+                    return true;
+                }
+            }
+            return false;
+        },
+        3000);
+    QStringList names;
+    for (const QJsonValue &t : response.value("result").toObject().value("tools").toArray())
+        names << t.toObject().value("name").toString();
+    return names;
+}
+
+int listChangedCount(const TestClient &c)
+{
+    int n = 0;
+    for (const QJsonValue &m : c.messages)
+        n += m.toObject().value("method").toString() == "notifications/tools/list_changed";
+    return n;
+}
+
+SettingsDialog *openSettingsDialog()
+{
+    for (QWidget *w : QApplication::topLevelWidgets()) {
+        if (auto *d = qobject_cast<SettingsDialog *>(w))
+            return d;
+    }
+    return nullptr;
+}
+
+} // namespace
+
+class TestDesktopSettings : public QObject {
+    Q_OBJECT
+    QTemporaryDir m_config;
+
+private slots:
+    void initTestCase()
+    {
+        QVERIFY(m_config.isValid());
+        qputenv("XDG_CONFIG_HOME", QFile::encodeName(m_config.filePath("config")));
+        qputenv("XDG_CONFIG_DIRS", QFile::encodeName(m_config.filePath("etc")));
+        QCoreApplication::setOrganizationName("fabric-broker-tests");
+        QCoreApplication::setApplicationName("tst_desktopsettings");
+    }
+
+    void savedToolsetsAndApprovalApplyToConnectedSessions()
+    {
+        Host host;
+        TestClient client;
+        host.server.serveStdio(&client.serverEnd, &client.serverEnd);
+        client.send(QJsonObject{
+            {"jsonrpc", "2.0"},
+            {"id", 0},
+            {"method", "initialize"},
+            {"params", QJsonObject{{"protocolVersion", "2025-11-25"},
+                                   {"capabilities", QJsonObject()},
+                                   {"clientInfo", QJsonObject{{"name", "t"}, {"version", "1"}}}}}});
+        client.send(QJsonObject{{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}});
+        QVERIFY(!toolNames(client, 1).contains("fabric_propose_change"));
+
+        DesktopUi ui(host.context());
+        host.broker.setApprover(ui.approver()); // as the app does in the automatic mode
+        QCOMPARE(host.broker.approver()->channel(), QString("desktop"));
+        ui.showSettings();
+        SettingsDialog *dialog = openSettingsDialog();
+        QVERIFY(dialog);
+        auto *mutate = dialog->findChild<QCheckBox *>("mutateToolsetCheck");
+        auto *approval = dialog->findChild<QComboBox *>("approvalCombo");
+        QVERIFY(mutate && approval);
+        QVERIFY(!mutate->isChecked());
+        mutate->setChecked(true);
+        approval->setCurrentIndex(approval->findData("client"));
+        dialog->findChild<QDialogButtonBox *>("buttonBox")->button(QDialogButtonBox::Save)->click();
+
+        // The same session, without reconnecting.
+        QTRY_COMPARE(listChangedCount(client), 1);
+        const QStringList tools = toolNames(client, 2);
+        QVERIFY2(tools.contains("fabric_propose_change"), qPrintable(tools.join(',')));
+        QVERIFY(tools.contains("fabric_confirm_change"));
+        QCOMPARE(host.registry.servedToolsets(), QStringList({"read", "mutate"}));
+        QCOMPARE(host.broker.approver()->channel(), QString("client"));
+        QCOMPARE(DesktopPreferences::load(QSettings()).toolsets, QStringList({"read", "mutate"}));
+        QVERIFY(ui.mainWindow()->emptyHint()->isHidden() == false);
+        QVERIFY(ui.mainWindow()->enableProposalsButton()->isHidden()); // mutate is on now
+    }
+
+    void activityRecordsThatTheAgentGaveUp()
+    {
+        const QString line = MainWindow::formatActivity(
+            "decision", QJsonObject{{"status", "call_cancelled"}, {"channel", "desktop"}},
+            1767225600000);
+        QVERIFY2(line.contains("the agent gave up waiting (call_cancelled via desktop); nothing "
+                               "was sent"),
+                 qPrintable(line));
+    }
+
+    void emptyProposalsTableSaysWhatToDo()
+    {
+        QSettings().clear();
+        Host host;
+        DesktopUi ui(host.context());
+        MainWindow *w = ui.mainWindow();
+        QVERIFY(!w->emptyHint()->isHidden());
+        QVERIFY(w->proposalsView()->isHidden()); // the hint stands in for the empty table
+        QVERIFY2(w->emptyHintLabel()->text().contains("Connect an MCP client"),
+                 qPrintable(w->emptyHintLabel()->text()));
+        QVERIFY(w->emptyHintLabel()->text().contains("Proposals are off"));
+        QCOMPARE(w->emptyHintLabel()->textFormat(), Qt::PlainText);
+
+        QSignalSpy connectAsked(w, &MainWindow::connectClientRequested);
+        QTest::mouseClick(w->emptyConnectButton(), Qt::LeftButton);
+        QCOMPARE(connectAsked.count(), 1);
+
+        QSignalSpy changed(&host.registry, &mcp::ToolRegistry::toolsChanged);
+        QVERIFY(!w->enableProposalsButton()->isHidden());
+        QTest::mouseClick(w->enableProposalsButton(), Qt::LeftButton);
+        QCOMPARE(changed.count(), 1);
+        QCOMPARE(host.registry.servedToolsets(), QStringList({"read", "mutate"}));
+        QCOMPARE(DesktopPreferences::load(QSettings()).toolsets, QStringList({"read", "mutate"}));
+        QVERIFY(w->enableProposalsButton()->isHidden());
+        QVERIFY(!w->emptyHintLabel()->text().contains("Proposals are off"));
+        for (QWidget *top : QApplication::topLevelWidgets()) // the Connect a client dialog
+            top->close();
+    }
+};
+
+QTEST_MAIN(TestDesktopSettings)
+#include "tst_desktopsettings.moc"
