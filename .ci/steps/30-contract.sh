@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# CI step: the contract test. Every change-spec fixture's compiled dry-run request (and the real
+# CI step: the contract tests. Every change-spec fixture's compiled dry-run request (and the real
 # broker's own dry runs) go to a validating Prism mock of Equinix's Fabric v4 OpenAPI document;
-# any request violation fails. Skips with a message when the spec (../shared, or
-# FB_SHARED_DIR) is absent. Runs after `scripts/dev.sh test` (build/ci and `npm ci` done).
+# any request violation fails. Beside it, the example walk: every request example of the spec,
+# mapped onto the sandbox estate, must be accepted by the sandbox, by Prism and by the broker
+# (or be listed in src/sandbox/CONTRACT.md with its reason), with 0 disagreements. Skips with a
+# message when the spec (../shared, or FB_SHARED_DIR) is absent. Runs after `scripts/dev.sh
+# test` (build/ci and `npm ci` done).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 export CI="${CI:-true}"
@@ -15,5 +18,6 @@ fi
 export FB_BUILD_DIR="${FB_BUILD_DIR:-build/${FB_PRESET:-ci}}"
 export FB_BROKER_BIN="${FB_BROKER_BIN:-$PWD/$FB_BUILD_DIR/src/app/fabric-broker}"
 start=$(date +%s)
-(cd "$e2e" && node --test --test-reporter=spec contract/prism.test.mjs)
+(cd "$e2e" && node --test --test-reporter=spec --test-concurrency=1 contract/prism.test.mjs \
+  contract/examples.test.mjs)
 echo "== contract: $(( $(date +%s) - start )) s"

@@ -52,9 +52,12 @@ QString isoTime(qint64 msSinceEpoch)
 QString priceLine(const QJsonObject &price)
 {
     if (!price.value(QStringLiteral("priced")).toBool()) {
-        const QString reason = price.value(QStringLiteral("reason")).toString();
-        return QStringLiteral("unpriced: ") +
-               (reason.isEmpty() ? QStringLiteral("no price context") : reason);
+        // One short line in human words; the details (the raw Fabric error) stay in "reason",
+        // which the dialog's details, the propose result and the audit record carry.
+        QString summary = price.value(QStringLiteral("summary")).toString().simplified();
+        if (summary.isEmpty() || summary.size() > 120)
+            summary = QStringLiteral("no rate-card price");
+        return QStringLiteral("unpriced: ") + summary;
     }
     const QString currency = price.value(QStringLiteral("currency")).toString();
     const double mrc = price.value(QStringLiteral("monthly_recurring")).toDouble();

@@ -17,7 +17,8 @@ QString formatDuration(qint64 ms);
 // UTC ISO 8601 with milliseconds, e.g. "2026-11-30T10:00:00.000Z".
 QString isoTime(qint64 msSinceEpoch);
 // One line of price context: "rate card: USD 300.00/month + USD 0.00 one-time (term 1 month,
-// product VC-...) - context, not a quote" or "unpriced: <reason>".
+// product VC-...) - context, not a quote" or "unpriced: <summary>" (e.g. "unpriced: no
+// rate-card price for 10 Mbps in SV"; the price's "reason" holds the details).
 QString priceLine(const QJsonObject &price);
 // The full elicitation/dialog text.
 QString approvalText(const Proposal &proposal, const CompiledRequest &request, qint64 nowMs);

@@ -1140,10 +1140,11 @@ private:
         if (m_finished)
             return;
         QString reason;
-        const auto search = buildPriceSearch(m_request, &reason);
+        QString summary;
+        const auto search = buildPriceSearch(m_request, &reason, &summary);
         if (!search) {
             FabricResult r;
-            r.body = unpricedContext(reason);
+            r.body = unpricedContext(reason, summary);
             r.message = QStringLiteral("No rate-card price: %1.").arg(reason);
             finish(r);
             return;
@@ -1166,8 +1167,15 @@ private:
             QString why = inner.message;
             if (why.endsWith(u'.'))
                 why.chop(1);
-            ctx = unpricedContext(QStringLiteral("price lookup failed: ") + why);
+            // The raw Fabric error stays in reason (details, audit); the person reads summary.
+            ctx = unpricedContext(QStringLiteral("price lookup failed: ") + why,
+                                  inner.kind == FabricResult::Kind::FabricError
+                                      ? unpricedSummary(m_request)
+                                      : QStringLiteral("no price: the rate-card lookup failed"));
         }
+        if (!ctx.value(QLatin1StringView("priced")).toBool() &&
+            !ctx.contains(QLatin1StringView("summary")))
+            ctx.insert(QStringLiteral("summary"), unpricedSummary(m_request));
         r.body = ctx;
         if (ctx.value(QLatin1StringView("priced")).toBool())
             r.message = QStringLiteral("Rate-card context: %1 %2 monthly recurring, %3 non "

@@ -185,11 +185,49 @@ std::optional<QString> describeOAuthError(const QByteArray &bytes)
     return s;
 }
 
-std::optional<QJsonObject> buildPriceSearch(const CompiledRequest &request, QString *unpricedReason)
+QString unpricedSummary(const CompiledRequest &request)
+{
+    switch (request.changeType) {
+    case ChangeType::NetworkCreate:
+        return QStringLiteral("networks have no rate-card price");
+    case ChangeType::ServiceTokenCreate:
+        return QStringLiteral("service tokens have no rate-card price");
+    case ChangeType::ConnectionCreate:
+        break;
+    }
+    const QJsonObject body = QJsonDocument::fromJson(request.body).object();
+    const QJsonValue bw = body.value(QLatin1StringView("bandwidth"));
+    // Metro codes are two capital letters; anything else from the request is not repeated.
+    const auto metroOf = [&](const char *side) {
+        const QString m = objectAt(body, {side, "accessPoint", "location"})
+                              .value(QLatin1StringView("metroCode"))
+                              .toString();
+        const bool code = m.size() == 2 && m.at(0).isUpper() && m.at(1).isUpper() &&
+                          m.at(0).unicode() < 128 && m.at(1).unicode() < 128;
+        return code ? m : QString();
+    };
+    const QString a = metroOf("aSide");
+    const QString z = metroOf("zSide");
+    QString where;
+    if (!a.isEmpty() && !z.isEmpty() && a != z)
+        where = QStringLiteral(" from %1 to %2").arg(a, z);
+    else if (!a.isEmpty() || !z.isEmpty())
+        where = QStringLiteral(" in %1").arg(a.isEmpty() ? z : a);
+    QString what;
+    if (bw.isDouble() && bw.toDouble() > 0 && bw.toDouble() <= 1e6 &&
+        bw.toDouble() == std::floor(bw.toDouble()))
+        what = QStringLiteral(" for %1 Mbps").arg(qint64(bw.toDouble()));
+    return QStringLiteral("no rate-card price") + what + where;
+}
+
+std::optional<QJsonObject> buildPriceSearch(const CompiledRequest &request, QString *unpricedReason,
+                                            QString *unpricedShort)
 {
     auto fail = [&](const QString &reason) -> std::optional<QJsonObject> {
         if (unpricedReason)
             *unpricedReason = reason;
+        if (unpricedShort)
+            *unpricedShort = unpricedSummary(request);
         return std::nullopt;
     };
     switch (request.changeType) {
@@ -278,9 +316,12 @@ std::optional<QJsonObject> buildPriceSearch(const CompiledRequest &request, QStr
     return QJsonObject{{QStringLiteral("filter"), QJsonObject{{QStringLiteral("and"), terms}}}};
 }
 
-QJsonObject unpricedContext(const QString &reason)
+QJsonObject unpricedContext(const QString &reason, const QString &summary)
 {
-    return {{QStringLiteral("priced"), false}, {QStringLiteral("reason"), reason}};
+    QJsonObject out{{QStringLiteral("priced"), false}, {QStringLiteral("reason"), reason}};
+    if (!summary.isEmpty())
+        out.insert(QStringLiteral("summary"), summary);
+    return out;
 }
 
 QJsonObject priceContextFromResponse(const QJsonValue &response)

@@ -35,17 +35,23 @@ std::optional<QString> describeOAuthError(const QByteArray &bytes);
 QString sanitizeRemoteText(const QString &text, int maxChars = 300);
 
 // The POST /fabric/v4/prices/search body (FilterBody with filter.and) for a compiled
-// connection_create. Returns std::nullopt and the honest reason in *unpricedReason when the
-// request cannot be priced (other change types, or a connection the rate card cannot express).
-std::optional<QJsonObject> buildPriceSearch(const CompiledRequest &request,
-                                            QString *unpricedReason);
+// connection_create. Returns std::nullopt and the honest reason in *unpricedReason (and the
+// short line of unpricedSummary in *unpricedShort) when the request cannot be priced (other
+// change types, or a connection the rate card cannot express).
+std::optional<QJsonObject> buildPriceSearch(const CompiledRequest &request, QString *unpricedReason,
+                                            QString *unpricedShort = nullptr);
+
+// The one short line a person reads when a request has no price: "networks have no rate-card
+// price", "service tokens have no rate-card price", "no rate-card price for 10 Mbps in SV".
+QString unpricedSummary(const CompiledRequest &request);
 
 // {"priced": true, "source", "currency", "monthly_recurring", "non_recurring",
 //  "term_length_months", "product_code", "product_name", "charges": [...]} from a
 // PriceSearchResponse, or the unpriced object when it carries no usable price.
 QJsonObject priceContextFromResponse(const QJsonValue &response);
 
-// {"priced": false, "reason": reason}
-QJsonObject unpricedContext(const QString &reason);
+// {"priced": false, "reason": reason, "summary": summary}: summary is the short line for the
+// dialog and the elicitation; reason holds the details (the raw Fabric error when there was one).
+QJsonObject unpricedContext(const QString &reason, const QString &summary = {});
 
 } // namespace fb

@@ -92,6 +92,12 @@ ApprovalDialog::ApprovalDialog(const ApprovalContext &context, Clock *clock, QWi
 
     ui->priceValue->setText(
         ProposalView::priceLine(p.context.value(QStringLiteral("price")).toObject()));
+    if (const QJsonObject price = p.context.value(QStringLiteral("price")).toObject();
+        !price.value(QStringLiteral("priced")).toBool())
+        ui->priceValue->setToolTip(
+            QStringLiteral("<p>") +
+            price.value(QStringLiteral("reason")).toString().toHtmlEscaped() +
+            QStringLiteral("</p>"));
 
     ui->shaEdit->setText(p.requestSha256);
     ui->shaEdit->setCursorPosition(0);

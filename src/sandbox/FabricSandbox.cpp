@@ -24,6 +24,102 @@ constexpr int kDefaultLifetime = 3599;
 constexpr int kDefaultProvisioningDelayMs = 2000;
 constexpr int kDefaultProvisioningReads = 1;
 const QString kAdminPrefix = QStringLiteral("/sandbox/v1/");
+const QString kRedacted = QStringLiteral("[REDACTED]");
+
+// Names whose values are credentials (OAuth client secrets, access/refresh tokens, passwords).
+bool isSecretKey(const QString &key)
+{
+    static const QStringList keys = {
+        QStringLiteral("client_secret"), QStringLiteral("access_token"),
+        QStringLiteral("refresh_token"), QStringLiteral("id_token"),
+        QStringLiteral("password"),      QStringLiteral("secret"),
+        QStringLiteral("authorization")};
+    return keys.contains(key, Qt::CaseInsensitive);
+}
+
+QJsonValue redactJson(const QJsonValue &v, int depth = 0)
+{
+    if (depth > 64)
+        return kRedacted;
+    if (v.isObject()) {
+        QJsonObject o = v.toObject();
+        for (auto it = o.begin(); it != o.end(); ++it)
+            it.value() =
+                isSecretKey(it.key()) ? QJsonValue(kRedacted) : redactJson(it.value(), depth + 1);
+        return o;
+    }
+    if (v.isArray()) {
+        QJsonArray a = v.toArray();
+        for (qsizetype i = 0; i < a.size(); ++i)
+            a[i] = redactJson(a.at(i), depth + 1);
+        return a;
+    }
+    return v;
+}
+
+QUrlQuery redactQuery(const QUrlQuery &query)
+{
+    QUrlQuery out;
+    const auto items = query.queryItems(QUrl::FullyEncoded);
+    for (const auto &[key, value] : items)
+        out.addQueryItem(key,
+                         isSecretKey(QUrl::fromPercentEncoding(key.toUtf8())) ? kRedacted : value);
+    return out;
+}
+
+// What the request log keeps of a body: JSON with every credential value replaced, a
+// form-encoded body likewise; anything else that mentions a credential name is dropped whole.
+QByteArray redactBody(const QByteArray &body)
+{
+    QJsonParseError err{};
+    const QJsonDocument doc = QJsonDocument::fromJson(body, &err);
+    if (err.error == QJsonParseError::NoError && (doc.isObject() || doc.isArray())) {
+        const QJsonValue clean =
+            redactJson(doc.isObject() ? QJsonValue(doc.object()) : QJsonValue(doc.array()));
+        const QJsonDocument out =
+            clean.isObject() ? QJsonDocument(clean.toObject()) : QJsonDocument(clean.toArray());
+        // Unchanged bodies are kept byte for byte (tests compare what the broker sent).
+        return out == doc ? body : out.toJson(QJsonDocument::Compact);
+    }
+    const QString text = QString::fromUtf8(body);
+    bool mentionsSecret = false;
+    for (const char *k : {"client_secret", "access_token", "refresh_token", "id_token", "password",
+                          "secret", "authorization"})
+        mentionsSecret = mentionsSecret || text.contains(QLatin1String(k), Qt::CaseInsensitive);
+    if (!mentionsSecret)
+        return body;
+    if (!text.contains(QLatin1Char('{')) && text.contains(QLatin1Char('='))) {
+        const QUrlQuery form(text);
+        return redactQuery(form).toString(QUrl::FullyEncoded).toUtf8();
+    }
+    return kRedacted.toUtf8();
+}
+
+// The admin API is unauthenticated, so it answers only requests addressed to a loopback name
+// (a DNS-rebinding page in a browser sends its own host name in Host).
+bool isLoopbackHost(const QByteArray &hostHeader)
+{
+    QString host = QString::fromLatin1(hostHeader).trimmed().toLower();
+    if (host.isEmpty())
+        return false;
+    if (host.startsWith(QLatin1Char('['))) {
+        const qsizetype end = host.indexOf(QLatin1Char(']'));
+        if (end < 0)
+            return false;
+        const QString rest = host.mid(end + 1);
+        if (!rest.isEmpty() && !rest.startsWith(QLatin1Char(':')))
+            return false;
+        host = host.mid(1, end - 1);
+    } else if (host.count(QLatin1Char(':')) == 1) {
+        host = host.section(QLatin1Char(':'), 0, 0);
+    } else if (host.contains(QLatin1Char(':'))) {
+        return false;
+    }
+    if (host == QLatin1String("localhost"))
+        return true;
+    QHostAddress address;
+    return address.setAddress(host) && address.isLoopback();
+}
 
 QString methodName(QHttpServerRequest::Method m)
 {
@@ -299,12 +395,30 @@ void FabricSandbox::onRequest(const QHttpServerRequest &request, QTcpSocket *soc
                             : sentCorrelation;
 
     if (path.startsWith(kAdminPrefix)) {
+        if (!isLoopbackHost(request.value(QByteArrayLiteral("host")))) {
+            qCWarning(lcSandbox) << "admin request refused: Host is not a loopback name";
+            send(socket,
+                 SandboxReply::json(403, QJsonObject{{QStringLiteral("error"),
+                                                      QStringLiteral("the sandbox admin API "
+                                                                     "answers only a loopback "
+                                                                     "Host (127.0.0.1, ::1, "
+                                                                     "localhost)")}}),
+                 cid, true, 0);
+            return;
+        }
         send(socket, admin(method, path, body), cid, close, 0);
         return;
     }
 
-    RecordedRequest record{method, path, query, body, sentCorrelation, SandboxApi::isDryRun(query),
-                           0,      false};
+    // Credentials never enter the log: client secrets and tokens are redacted on the way in.
+    RecordedRequest record{method,
+                           path,
+                           redactQuery(query),
+                           redactBody(body),
+                           sentCorrelation,
+                           SandboxApi::isDryRun(query),
+                           0,
+                           false};
     if (m_requests.size() >= kMaxRecorded)
         m_requests.removeFirst();
     m_requests.append(record);

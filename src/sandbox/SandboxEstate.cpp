@@ -400,8 +400,10 @@ void SandboxEstate::seed(const QString &baseUrl)
     seedNetworks();
     seedTokens();
     seedConnections();
-    m_rates = {{50, 150},   {100, 200},  {200, 300},   {500, 450},
-               {1000, 600}, {2000, 900}, {5000, 1500}, {10000, 2500}};
+    // Every bandwidth a seeded profile, token or port offers has a rate (tst_fabric_sandbox
+    // rateCardPricesTheWholeEstate checks it in every metro), so a first proposal is priced.
+    m_rates = {{10, 100},  {50, 150},   {100, 200},  {200, 300},   {300, 375},   {400, 420},
+               {500, 450}, {1000, 600}, {2000, 900}, {5000, 1500}, {10000, 2500}};
 }
 
 void SandboxEstate::seedMetros()
@@ -909,7 +911,9 @@ QString SandboxEstate::describe() const
         << remoteMultiplier() << ", no NRC):\n ";
     for (const SandboxRate &r : m_rates)
         out << ' ' << r.bandwidthMbps << "M=" << r.monthlyUsd;
-    out << '\n';
+    out << "\n  Every bandwidth a profile, token or port above offers is on it, in every metro."
+           "\n  Networks and service tokens have no rate-card product (Fabric's price search"
+           "\n  has none), so their proposals are unpriced.\n";
     return text;
 }
 

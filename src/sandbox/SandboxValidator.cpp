@@ -4,6 +4,7 @@
 #include "sandbox/SandboxSearch.h"
 
 #include <QDateTime>
+#include <QRegularExpression>
 #include <QStringList>
 
 namespace fb {
@@ -22,9 +23,9 @@ QStringList list(std::initializer_list<const char *> items)
 
 const QStringList &connectionTypes()
 {
-    static const QStringList t =
-        list({"EVPL_VC", "EPL_VC", "EC_VC", "IP_VC", "ACCESS_EPL_VC", "EIA_VC", "EVPLAN_VC",
-              "EPLAN_VC", "EVPTREE_VC", "EPTREE_VC", "IPWAN_VC", "IA_VC"});
+    static const QStringList t = list({"EVPL_VC", "EPL_VC", "EC_VC", "IP_VC", "ACCESS_EPL_VC",
+                                       "EIA_VC", "EVPLAN_VC", "EPLAN_VC", "EVPTREE_VC", "EPTREE_VC",
+                                       "IPWAN_VC", "IA_VC", "MC_VC", "IX_VC", "GW_VC", "IPX_VC"});
     return t;
 }
 
@@ -114,25 +115,77 @@ public:
                    list({"NOTIFICATION", "BANDWIDTH_ALERT", "CONNECTION_APPROVAL",
                          "PROFILE_LIFECYCLE", "ALL", "SALES_REP_NOTIFICATIONS", "TECHNICAL",
                          "ORDERING", "QUOTE_NOTIFICATIONS"}));
+            // SimplifiedNotification requires emails: an array of e-mail strings.
             const QJsonValue emails = n.value(QStringLiteral("emails"));
-            if (!emails.isArray() || emails.toArray().isEmpty())
-                fail(p + QStringLiteral(".emails"), QStringLiteral("must be a non-empty array"));
+            if (emails.isUndefined()) {
+                fail(p + QStringLiteral(".emails"), QStringLiteral("is required"));
+            } else if (!emails.isArray()) {
+                fail(p + QStringLiteral(".emails"), QStringLiteral("must be an array"));
+            } else {
+                const QJsonArray addresses = emails.toArray();
+                for (qsizetype j = 0; j < addresses.size(); ++j) {
+                    if (!addresses.at(j).isString() || !addresses.at(j).toString().contains(u'@'))
+                        fail(p + QStringLiteral(".emails[%1]").arg(j),
+                             QStringLiteral("must be an e-mail address"));
+                }
+            }
+            // Phone: number is an E.164 string (+ and up to 15 digits), type MOBILE or OFFICE.
+            const QJsonValue phones = n.value(QStringLiteral("phone"));
+            if (phones.isUndefined())
+                continue;
+            if (!phones.isArray()) {
+                fail(p + QStringLiteral(".phone"), QStringLiteral("must be an array"));
+                continue;
+            }
+            static const QRegularExpression e164(QStringLiteral("^\\+[1-9]\\d{1,14}$"));
+            const QJsonArray phoneList = phones.toArray();
+            for (qsizetype j = 0; j < phoneList.size(); ++j) {
+                const QString pp = p + QStringLiteral(".phone[%1]").arg(j);
+                const QJsonObject phone = phoneList.at(j).toObject();
+                string(phone, "type", pp, false, list({"MOBILE", "OFFICE"}));
+                const QJsonValue number = phone.value(QStringLiteral("number"));
+                if (!number.isUndefined() &&
+                    (!number.isString() || !e164.match(number.toString()).hasMatch()))
+                    fail(pp + QStringLiteral(".number"),
+                         QStringLiteral("must be an E.164 phone number string, e.g. +14155550100"));
+            }
         }
     }
+    // ConnectionSideAdditionalInfo: {key, value}, both strings.
+    void additionalInfo(const QJsonObject &o, const QString &path)
+    {
+        const QJsonValue v = o.value(QStringLiteral("additionalInfo"));
+        if (v.isUndefined())
+            return;
+        const QString p = join(path, "additionalInfo");
+        if (!v.isArray()) {
+            fail(p, QStringLiteral("must be an array"));
+            return;
+        }
+        const QJsonArray items = v.toArray();
+        for (qsizetype i = 0; i < items.size(); ++i) {
+            const QString ip = p + QStringLiteral("[%1]").arg(i);
+            if (!items.at(i).isObject()) {
+                fail(ip, QStringLiteral("must be an object"));
+                continue;
+            }
+            const QJsonObject item = items.at(i).toObject();
+            for (const char *key : {"key", "value"}) {
+                if (item.contains(QLatin1String(key)) && !item.value(QLatin1String(key)).isString())
+                    fail(join(ip, key), QStringLiteral("must be a string"));
+            }
+        }
+    }
+    // SimplifiedLinkProtocol: nothing is required; the tags are integers 2-4092.
     void linkProtocol(const QJsonObject &owner, const QString &path)
     {
-        const QJsonObject lp = object(owner, "linkProtocol", path, true);
+        const QJsonObject lp = object(owner, "linkProtocol", path, false);
         if (lp.isEmpty())
             return;
         const QString p = join(path, "linkProtocol");
-        const QString type =
-            string(lp, "type", p, true, list({"UNTAGGED", "DOT1Q", "QINQ", "EVPN_VXLAN", "VXLAN"}));
-        if (type == QLatin1String("DOT1Q"))
-            integer(lp, "vlanTag", p, true, 2, 4094);
-        if (type == QLatin1String("QINQ")) {
-            integer(lp, "vlanSTag", p, true, 2, 4094);
-            integer(lp, "vlanCTag", p, false, 2, 4094);
-        }
+        string(lp, "type", p, false, list({"UNTAGGED", "DOT1Q", "QINQ", "EVPN_VXLAN", "VXLAN"}));
+        for (const char *tag : {"vlanTag", "vlanSTag", "vlanCTag"})
+            integer(lp, tag, p, false, 2, 4092);
     }
     static QString join(const QString &path, const char *key)
     {
@@ -145,6 +198,35 @@ private:
 };
 
 } // namespace
+
+namespace {
+
+// The metro of a connection side, from the request or the estate entity it names.
+QString sideMetroIn(const SandboxEstate &estate, const QJsonObject &body, const QString &side)
+{
+    const QJsonObject ap =
+        body.value(side).toObject().value(QStringLiteral("accessPoint")).toObject();
+    QString metro = SandboxSearch::valueAt(ap, QStringLiteral("/location/metroCode")).toString();
+    if (!metro.isEmpty())
+        return metro;
+    const QString type = ap.value(QStringLiteral("type")).toString();
+    const QJsonObject *entity = nullptr;
+    if (type == QLatin1String("COLO"))
+        entity = estate.port(SandboxSearch::valueAt(ap, QStringLiteral("/port/uuid")).toString());
+    else if (type == QLatin1String("CLOUD_ROUTER"))
+        entity =
+            estate.router(SandboxSearch::valueAt(ap, QStringLiteral("/router/uuid")).toString());
+    return entity
+               ? SandboxSearch::valueAt(*entity, QStringLiteral("/location/metroCode")).toString()
+               : QString();
+}
+
+} // namespace
+
+QString SandboxValidator::sideMetro(const QJsonObject &body, const QString &side) const
+{
+    return sideMetroIn(m_estate, body, side);
+}
 
 SandboxValidator::SandboxValidator(const SandboxEstate &estate, const QString &correlationId)
     : m_estate(estate)
@@ -163,34 +245,22 @@ QJsonObject SandboxValidator::invalidArgument(const QString &property, const QSt
 void SandboxValidator::checkAccessPoint(const QJsonObject &ap, const QString &path,
                                         QJsonArray *errors) const
 {
+    // The spec's AccessPoint requires nothing; which fields a type needs is the estate rules'
+    // business (a COLO access point names one of your ports, an SP one a profile, ...).
     Schema s(*this, errors);
-    const QString type =
-        s.string(ap, "type", path, true,
-                 list({"VD", "VG", "SP", "IGW", "COLO", "SUBNET", "CLOUD_ROUTER", "NETWORK",
-                       "METAL_NETWORK", "VPIC_INTERFACE", "APP_LINK", "XF_IC"}));
-    if (type == QLatin1String("COLO")) {
-        const QJsonObject port = s.object(ap, "port", path, true);
-        if (!port.isEmpty())
-            s.string(port, "uuid", path + QStringLiteral(".port"), true);
-        s.linkProtocol(ap, path);
-    } else if (type == QLatin1String("SP")) {
-        const QJsonObject profile = s.object(ap, "profile", path, true);
-        if (!profile.isEmpty())
-            s.string(profile, "uuid", path + QStringLiteral(".profile"), true);
-        const QJsonObject location = s.object(ap, "location", path, true);
-        if (!location.isEmpty())
-            s.string(location, "metroCode", path + QStringLiteral(".location"), true);
-        s.string(ap, "authenticationKey", path, false);
-        s.string(ap, "sellerRegion", path, false);
-    } else if (type == QLatin1String("NETWORK")) {
-        const QJsonObject network = s.object(ap, "network", path, true);
-        if (!network.isEmpty())
-            s.string(network, "uuid", path + QStringLiteral(".network"), true);
-    } else if (type == QLatin1String("CLOUD_ROUTER")) {
-        const QJsonObject router = s.object(ap, "router", path, true);
-        if (!router.isEmpty())
-            s.string(router, "uuid", path + QStringLiteral(".router"), true);
-    }
+    s.string(ap, "type", path, false,
+             list({"VD", "VG", "SP", "IGW", "COLO", "SUBNET", "CLOUD_ROUTER", "NETWORK",
+                   "METAL_NETWORK", "VPIC_INTERFACE", "APP_LINK", "XF_IC"}));
+    for (const char *key :
+         {"port", "profile", "router", "network", "location", "virtualDevice", "interface"})
+        s.object(ap, key, path, false);
+    s.linkProtocol(ap, path);
+    s.string(ap, "authenticationKey", path, false);
+    s.string(ap, "sellerRegion", path, false);
+    // SimplifiedNetwork requires its uuid.
+    const QJsonObject network = ap.value(QStringLiteral("network")).toObject();
+    if (ap.value(QStringLiteral("network")).isObject())
+        s.string(network, "uuid", path + QStringLiteral(".network"), true);
 }
 
 QJsonArray SandboxValidator::connectionSchema(const QJsonObject &body) const
@@ -205,20 +275,16 @@ QJsonArray SandboxValidator::connectionSchema(const QJsonObject &body) const
         const QJsonObject sideObj = s.object(body, side, {}, true);
         if (!body.value(L1(side)).isObject())
             continue;
-        const bool hasAp = sideObj.contains(QStringLiteral("accessPoint"));
-        const bool hasToken = sideObj.contains(QStringLiteral("serviceToken"));
-        if (!hasAp && !hasToken) {
-            s.fail(L1(side) + QStringLiteral(".accessPoint"), QStringLiteral("is required"));
-            continue;
-        }
-        if (hasAp) {
-            const QJsonObject ap = s.object(sideObj, "accessPoint", L1(side), true);
+        s.additionalInfo(sideObj, L1(side));
+        // ConnectionSide requires neither; the rules need one of them to connect anything.
+        if (sideObj.contains(QStringLiteral("accessPoint"))) {
+            const QJsonObject ap = s.object(sideObj, "accessPoint", L1(side), false);
             if (sideObj.value(QStringLiteral("accessPoint")).isObject())
                 checkAccessPoint(ap, L1(side) + QStringLiteral(".accessPoint"), &errors);
-        } else {
-            const QJsonObject token = s.object(sideObj, "serviceToken", L1(side), true);
-            if (!token.isEmpty())
-                s.string(token, "uuid", L1(side) + QStringLiteral(".serviceToken"), true);
+        }
+        if (sideObj.contains(QStringLiteral("serviceToken"))) {
+            const QJsonObject token = s.object(sideObj, "serviceToken", L1(side), false);
+            s.string(token, "uuid", L1(side) + QStringLiteral(".serviceToken"), false);
         }
     }
     const QJsonObject redundancy = s.object(body, "redundancy", {}, false);
@@ -227,6 +293,7 @@ QJsonArray SandboxValidator::connectionSchema(const QJsonObject &body) const
                  list({"PRIMARY", "SECONDARY"}));
     s.object(body, "order", {}, false);
     s.object(body, "project", {}, false);
+    s.additionalInfo(body, {});
     return errors;
 }
 
@@ -287,15 +354,22 @@ QJsonArray SandboxValidator::connectionRules(const QJsonObject &body) const
                                   QStringLiteral("Service profile %1 not found").arg(profileId)}}));
                 continue;
             }
-            const QString metroCode =
+            // The metro is the access point's own or, when it gives none (the spec's
+            // Vd2Sp-Primary), the other side's; unknown (a device, a Metal network) leaves the
+            // metro and seller-region checks to Fabric.
+            QString metroCode =
                 SandboxSearch::valueAt(ap, QStringLiteral("/location/metroCode")).toString();
+            if (metroCode.isEmpty())
+                metroCode = sideMetro(body, QLatin1String(side) == QLatin1String("aSide")
+                                                ? QStringLiteral("zSide")
+                                                : QStringLiteral("aSide"));
             QJsonObject serviceMetro;
             const QJsonArray metros = profile->value(QStringLiteral("metros")).toArray();
             for (const QJsonValue &m : metros) {
                 if (m.toObject().value(QStringLiteral("code")).toString() == metroCode)
                     serviceMetro = m.toObject();
             }
-            if (serviceMetro.isEmpty()) {
+            if (serviceMetro.isEmpty() && !metroCode.isEmpty()) {
                 errors.append(fabricError(
                     SandboxErrors::ProfileNotInMetro, SandboxErrors::ProfileNotInMetroMessage,
                     m_correlationId, {},
@@ -365,14 +439,12 @@ QJsonArray SandboxValidator::networkSchema(const QJsonObject &body) const
     s.string(body, "name", {}, true);
     const QString scope = s.string(body, "scope", {}, true, list({"REGIONAL", "GLOBAL", "LOCAL"}));
     s.notifications(body, {}, true);
-    const QJsonObject location =
-        s.object(body, "location", {},
-                 scope == QLatin1String("LOCAL") || scope == QLatin1String("REGIONAL"));
-    if (scope == QLatin1String("LOCAL") && !location.isEmpty())
-        s.string(location, "metroCode", QStringLiteral("location"), true);
-    if (scope == QLatin1String("REGIONAL") && !location.isEmpty())
-        s.string(location, "region", QStringLiteral("location"), true,
-                 list({"AMER", "EMEA", "APAC"}));
+    // NetworkPostRequest requires name, notifications, scope and type only: location is
+    // optional for every scope (the spec's own Create-Local-*-Network examples have none).
+    const QJsonObject location = s.object(body, "location", {}, false);
+    s.string(location, "metroCode", QStringLiteral("location"), false);
+    s.string(location, "region", QStringLiteral("location"), false);
+    Q_UNUSED(scope);
     s.object(body, "project", {}, false);
     return errors;
 }
@@ -393,48 +465,41 @@ QJsonArray SandboxValidator::networkRules(const QJsonObject &body) const
 void SandboxValidator::checkSelector(const QJsonObject &selector, const QString &path,
                                      QJsonArray *errors) const
 {
+    // AccessPointSelector requires nothing in the spec.
     Schema s(*this, errors);
-    const QString type = s.string(selector, "type", path, true, list({"COLO", "VD", "NETWORK"}));
-    if (type == QLatin1String("COLO")) {
-        const QJsonObject port = s.object(selector, "port", path, true);
-        if (!port.isEmpty())
-            s.string(port, "uuid", path + QStringLiteral(".port"), true);
-        s.linkProtocol(selector, path);
-    } else if (type == QLatin1String("NETWORK")) {
-        const QJsonObject network = s.object(selector, "network", path, true);
-        if (!network.isEmpty())
-            s.string(network, "uuid", path + QStringLiteral(".network"), true);
-    }
+    s.string(selector, "type", path, false, list({"COLO", "VD", "NETWORK"}));
+    for (const char *key : {"port", "network", "virtualDevice", "interface"})
+        s.object(selector, key, path, false);
+    s.linkProtocol(selector, path);
 }
 
 QJsonArray SandboxValidator::serviceTokenSchema(const QJsonObject &body) const
 {
     QJsonArray errors;
     Schema s(*this, &errors);
-    s.string(body, "type", {}, true, list({"VC_TOKEN", "EPL_TOKEN"}));
-    const QString expiry = s.string(body, "expirationDateTime", {}, true);
+    // The spec's ServiceToken requires no field; the types, enums and ranges are checked.
+    s.string(body, "type", {}, false, list({"VC_TOKEN", "EPL_TOKEN"}));
+    const QString expiry = s.string(body, "expirationDateTime", {}, false);
     if (!expiry.isEmpty() && !QDateTime::fromString(expiry, Qt::ISODate).isValid())
         s.fail(QStringLiteral("expirationDateTime"),
                QStringLiteral("must be an ISO 8601 date-time"));
-    s.notifications(body, {}, true);
-    const QJsonObject connection = s.object(body, "connection", {}, true);
+    s.notifications(body, {}, false);
+    const QJsonObject connection = s.object(body, "connection", {}, false);
     if (connection.isEmpty())
         return errors;
-    s.string(connection, "type", QStringLiteral("connection"), true,
+    s.string(connection, "type", QStringLiteral("connection"), false,
              list({"EVPL_VC", "EPL_VC", "EVPLAN_VC", "EPLAN_VC", "IPWAN_VC", "IP_VC", "EVPTREE_VC",
                    "EPTREE_VC"}));
     s.integer(connection, "bandwidthLimit", QStringLiteral("connection"), false, 0, 100000);
-    int sides = 0;
     for (const char *side : {"aSide", "zSide"}) {
         const QString path = QStringLiteral("connection.") + L1(side);
         const QJsonObject sideObj = s.object(connection, side, QStringLiteral("connection"), false);
-        if (sideObj.isEmpty())
-            continue;
-        ++sides;
         const QJsonValue selectors = sideObj.value(QStringLiteral("accessPointSelectors"));
-        if (!selectors.isArray() || selectors.toArray().isEmpty()) {
+        if (selectors.isUndefined())
+            continue;
+        if (!selectors.isArray()) {
             s.fail(path + QStringLiteral(".accessPointSelectors"),
-                   QStringLiteral("must be a non-empty array"));
+                   QStringLiteral("must be an array"));
             continue;
         }
         const QJsonArray list = selectors.toArray();
@@ -442,17 +507,16 @@ QJsonArray SandboxValidator::serviceTokenSchema(const QJsonObject &body) const
             checkSelector(list.at(i).toObject(),
                           path + QStringLiteral(".accessPointSelectors[%1]").arg(i), &errors);
     }
-    if (sides == 0)
-        s.fail(QStringLiteral("connection.aSide"), QStringLiteral("aSide or zSide is required"));
     return errors;
 }
 
 QJsonArray SandboxValidator::serviceTokenRules(const QJsonObject &body) const
 {
     QJsonArray errors;
+    // A token that has expired is EXPIRED (ServiceTokenState): one cannot be created so.
     const QDateTime expiry = QDateTime::fromString(
         body.value(QStringLiteral("expirationDateTime")).toString(), Qt::ISODate);
-    if (expiry.toMSecsSinceEpoch() <= m_estate.nowMs())
+    if (expiry.isValid() && expiry.toMSecsSinceEpoch() <= m_estate.nowMs())
         errors.append(invalidArgument(QStringLiteral("expirationDateTime"),
                                       QStringLiteral("must be in the future")));
     for (const char *side : {"aSide", "zSide"}) {

@@ -29,6 +29,7 @@ public:
 private:
     void checkAccessPoint(const QJsonObject &ap, const QString &path, QJsonArray *errors) const;
     void checkSelector(const QJsonObject &selector, const QString &path, QJsonArray *errors) const;
+    QString sideMetro(const QJsonObject &body, const QString &side) const;
 
     const SandboxEstate &m_estate;
     QString m_correlationId;

@@ -3,7 +3,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { BIN, baseEnv } from './lib.mjs';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { BIN, IDS, baseEnv, nextVlan, startBroker } from './lib.mjs';
 
 test('README example: propose, approve, create, replay refused', async () => {
   const { stdout } = await promisify(execFile)(process.execPath, ['examples/propose-confirm.mjs', BIN],
@@ -13,4 +16,63 @@ test('README example: propose, approve, create, replay refused', async () => {
   assert.match(stdout, /"status": "accepted"/);
   assert.match(stdout, /"outcome": "created"/);
   assert.match(stdout, /"not_previously_used": false/);
+  // The first connection is priced; the spec's LOCAL EVPLAN network example proposes (issue 15).
+  assert.match(stdout, /"priced": true/);
+  assert.match(stdout, /Price: rate card: USD 150\.00\/month/);
+  assert.match(stdout, /fabric_propose_change \(a LOCAL EVPLAN network\) -> \{\n  "confirm_token": "chg-[0-9a-f]{32}",\n  "target": "EVPLAN network My-Network-1 \(LOCAL\)"/);
+  assert.match(stdout, /"summary": "networks have no rate-card price"/);
+});
+
+test('a new user\'s simplest connection (10 Mbps to the managed-services profile) is priced', async () => {
+  const prompts = [];
+  const auditLog = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'fb-price-')), 'audit.jsonl');
+  const b = await startBroker({
+    env: { EQUINIX_MCP_AUDIT_LOG: auditLog },
+    elicit: async (req) => { prompts.push(req.params.message); return { action: 'decline' }; },
+  });
+  try {
+    const spec = {
+      type: 'EVPL_VC', name: 'first-try', bandwidth: 10,
+      aSide: { accessPoint: { type: 'COLO', port: { uuid: IDS.portSvPrimary }, linkProtocol: { type: 'DOT1Q', vlanTag: nextVlan() } } },
+      zSide: { accessPoint: { type: 'SP', profile: { type: 'L2_PROFILE', uuid: IDS.profileGenericL2 }, location: { metroCode: 'SV' } } },
+      notifications: [{ type: 'ALL', emails: ['netops@example.com'] }],
+    };
+    const r = await b.call('fabric_propose_change', { change_type: 'connection_create', spec });
+    assert.equal(r.isError, undefined, JSON.stringify(r).slice(0, 800));
+    assert.equal(r.structuredContent.price.priced, true, JSON.stringify(r.structuredContent.price));
+    assert.equal(r.structuredContent.price.monthly_recurring, 100);
+    await b.call('fabric_confirm_change', { confirm_token: r.structuredContent.confirm_token });
+    assert.equal(prompts.length, 1);
+    assert.match(prompts[0], /^Price: rate card: USD 100\.00\/month/m);
+    // A network has no rate-card product: the person reads one short line, the details stay in
+    // the proposal's price.reason.
+    const net = await b.call('fabric_propose_change', { change_type: 'network_create', spec: {
+      type: 'EVPLAN', name: 'first-net', scope: 'LOCAL', notifications: [{ type: 'ALL', emails: ['netops@example.com'] }] } });
+    assert.equal(net.isError, undefined, JSON.stringify(net).slice(0, 800));
+    assert.match(net.structuredContent.price.reason, /no price product for networks/);
+    await b.call('fabric_confirm_change', { confirm_token: net.structuredContent.confirm_token });
+    assert.equal(prompts.length, 2);
+    assert.match(prompts[1], /^Price: unpriced: networks have no rate-card price$/m);
+    // A bandwidth the rate card lacks (port to port, 25 Mbps): one short line for the person;
+    // the raw Fabric error in the proposal's price.reason and in the audit log.
+    const odd = await b.call('fabric_propose_change', { change_type: 'connection_create', spec: {
+      type: 'EVPL_VC', name: 'odd-size', bandwidth: 25,
+      aSide: { accessPoint: { type: 'COLO', port: { uuid: IDS.portSvPrimary }, linkProtocol: { type: 'DOT1Q', vlanTag: nextVlan() } } },
+      zSide: { accessPoint: { type: 'COLO', port: { uuid: IDS.portDc }, linkProtocol: { type: 'DOT1Q', vlanTag: nextVlan() } } },
+      notifications: [{ type: 'ALL', emails: ['netops@example.com'] }] } });
+    assert.equal(odd.isError, undefined, JSON.stringify(odd).slice(0, 800));
+    const price = odd.structuredContent.price;
+    assert.equal(price.priced, false);
+    assert.equal(price.summary, 'no rate-card price for 25 Mbps');
+    assert.match(price.reason, /EQ-3038022.*No rate for bandwidth 25/);
+    assert.match(odd.content[0].text, /Price: unpriced: no rate-card price for 25 Mbps\n/);
+    await b.call('fabric_confirm_change', { confirm_token: odd.structuredContent.confirm_token });
+    assert.match(prompts[2], /^Price: unpriced: no rate-card price for 25 Mbps$/m);
+    assert.doesNotMatch(prompts[2], /EQ-3038022/);
+    const proposed = fs.readFileSync(auditLog, 'utf8').trim().split('\n').map((l) => JSON.parse(l))
+      .filter((r) => JSON.stringify(r).includes('odd-size') && /proposed/.test(JSON.stringify(r)));
+    assert.ok(proposed.some((r) => /EQ-3038022/.test(JSON.stringify(r))), 'the audit log keeps the raw Fabric error');
+  } finally {
+    await b.close();
+  }
 });

@@ -80,10 +80,12 @@ int main(int argc, char **argv)
         if (type == ChangeType::NetworkCreate) {
             p.target =
                 QStringLiteral("EVPLAN network \"%1\" (GLOBAL)").arg(QString::fromLatin1(name));
-            p.context.insert(QStringLiteral("price"),
-                             QJsonObject{{QStringLiteral("priced"), false},
-                                         {QStringLiteral("reason"),
-                                          QStringLiteral("no rate card for networks")}});
+            p.context.insert(
+                QStringLiteral("price"),
+                QJsonObject{
+                    {QStringLiteral("priced"), false},
+                    {QStringLiteral("summary"), QStringLiteral("networks have no rate-card price")},
+                    {QStringLiteral("reason"), QStringLiteral("no rate card for networks")}});
         } else if (type == ChangeType::ServiceTokenCreate) {
             p.target = QStringLiteral("VC_TOKEN \"%1\" for port c4d9350e, 100 Mbps")
                            .arg(QString::fromLatin1(name));

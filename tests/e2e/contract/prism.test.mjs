@@ -10,10 +10,8 @@
 // the 2 MB document), so it runs as a CI step (.ci/steps/30-contract.sh), not under CTest.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
-import { once } from 'node:events';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -21,17 +19,15 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { CallToolResultSchema, ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { baseEnv } from '../lib.mjs';
+import { Prism, PRISM_START_TIMEOUT_MS } from './prism.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const e2eDir = path.resolve(here, '..');
 const repoRoot = path.resolve(here, '../../..');
 const sharedDir = process.env.FB_SHARED_DIR || path.resolve(repoRoot, '..', 'shared');
 const specFile = path.join(sharedDir, 'reference/fabric-v4/fabricv4-openapi.yaml');
 const buildDir = path.resolve(repoRoot, process.env.FB_BUILD_DIR || 'build/ci');
 const dumper = path.join(buildDir, 'tests/unit/core/tst_changespec_jsonschema');
 const brokerBin = process.env.FB_BROKER_BIN || path.join(buildDir, 'src/app/fabric-broker');
-const prismCli = path.join(e2eDir, 'node_modules/@stoplight/prism-cli/dist/index.js');
-const PRISM_START_TIMEOUT_MS = Number(process.env.FB_PRISM_START_TIMEOUT_MS || 180000);
 
 // The collection each change type's create is POSTed to (src/core/ChangeType.cpp).
 const COLLECTION = {
@@ -41,7 +37,7 @@ const COLLECTION = {
 };
 
 const skipReason = fs.existsSync(specFile) ? false
-  : `SKIPPED: the official Fabric v4 spec is not available at ${specFile} `
+  : `SKIPPED: the official Fabric v4 spec is not available at ${path.relative(repoRoot, specFile)} (relative to the repository) `
     + '(set FB_SHARED_DIR to the folder holding reference/fabric-v4/fabricv4-openapi.yaml)';
 if (skipReason) console.log(`# contract: ${skipReason}`);
 
@@ -77,77 +73,6 @@ function loadFixtures() {
   }
 }
 
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => { const { port } = s.address(); s.close(() => resolve(port)); });
-  });
-}
-
-const stripAnsi = (s) => s.replace(/\x1b\[[0-9;]*m/g, '');
-
-class Prism {
-  async start() {
-    if (!fs.existsSync(prismCli)) throw new Error(`${prismCli} is missing: run 'npm ci' in tests/e2e`);
-    this.port = await freePort();
-    this.url = `http://127.0.0.1:${this.port}`;
-    this.log = '';
-    this.proc = spawn(process.execPath, [prismCli, 'mock', '-h', '127.0.0.1', '-p', String(this.port), specFile], {
-      stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' },
-    });
-    this.exited = once(this.proc, 'exit');
-    this.proc.stdout.on('data', (d) => { this.log += stripAnsi(d.toString()); });
-    this.proc.stderr.on('data', (d) => { this.log += stripAnsi(d.toString()); });
-    const t0 = Date.now();
-    for (;;) {
-      if (this.proc.exitCode !== null || this.proc.signalCode !== null) {
-        throw new Error(`Prism exited (${this.proc.exitCode ?? this.proc.signalCode}) while loading the spec:\n${this.log.slice(-3000)}`);
-      }
-      if (Date.now() - t0 > PRISM_START_TIMEOUT_MS) {
-        throw new Error(`Prism did not listen within ${PRISM_START_TIMEOUT_MS} ms:\n${this.log.slice(-3000)}`);
-      }
-      if (/listening on|Prism is/i.test(this.log)) {
-        try { await fetch(`${this.url}/__fb_contract_probe`); break; } catch { /* not yet */ }
-      }
-      await new Promise((r) => setTimeout(r, 250));
-    }
-    this.startupMs = Date.now() - t0;
-  }
-
-  async post(collection, body) {
-    const before = this.log.length;
-    const res = await fetch(`${this.url}${collection}?dryRun=true`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json', authorization: 'Bearer fabric-broker-contract-test' },
-      body,
-    });
-    const text = await res.text();
-    await new Promise((r) => setTimeout(r, 50)); // let Prism's log lines for this request arrive
-    const raw = res.headers.get('sl-violations');
-    let violations = [];
-    if (raw) { try { violations = JSON.parse(raw); } catch { violations = [{ message: raw }]; } }
-    const logLines = this.log.slice(before).split('\n').filter((l) => /Violation:/.test(l)).map((l) => l.trim());
-    // Violations of the request (what we sent) versus of the response (Prism's mock answer is
-    // one of the spec's own examples, which do not always match the spec's own schemas).
-    const isRequest = (v) => !Array.isArray(v.location) || v.location[0] !== 'response';
-    return {
-      status: res.status, body: text,
-      violations: violations.filter(isRequest),
-      responseViolations: violations.filter((v) => !isRequest(v)),
-      logLines: logLines.filter((l) => !/Violation: response/.test(l)),
-    };
-  }
-
-  async stop() {
-    if (!this.proc || this.proc.exitCode !== null || this.proc.signalCode !== null) return;
-    this.proc.kill('SIGTERM');
-    const t = setTimeout(() => this.proc.kill('SIGKILL'), 5000);
-    await this.exited;
-    clearTimeout(t);
-  }
-}
-
 function describeViolations(r) {
   const lines = r.violations.map((v) => `  - [${v.severity ?? '?'}] ${v.location ? v.location.join('.') + ': ' : ''}${v.message}${v.code ? ` (${v.code})` : ''}`);
   for (const l of r.logLines) if (!lines.some((x) => l.includes(x.trim()))) lines.push(`  - log: ${l}`);
@@ -155,7 +80,7 @@ function describeViolations(r) {
   return lines.join('\n');
 }
 
-const prism = new Prism();
+const prism = new Prism(specFile);
 let fixtures = [];
 const results = [];
 const responseNotes = new Set();

@@ -38,4 +38,15 @@ console.log('--- fabric_confirm_change ->', JSON.stringify({
 const replay = await client.callTool({ name: 'fabric_confirm_change', arguments: { confirm_token: p.confirm_token } });
 console.log('--- the same token again ->', JSON.stringify({ isError: replay.isError,
   confirm_checks: replay.structuredContent.confirm_checks, message: replay.structuredContent.message }, null, 2));
+
+// The official spec's own Create-Local-EVPLAN-Network example: a LOCAL network needs no location.
+const network = {
+  type: 'EVPLAN', name: 'My-Network-1', scope: 'LOCAL',
+  project: { projectId: 'd64fa54a-cfcb-4fb0-82ee-86cf47007fa2' },
+  notifications: [{ type: 'ALL', emails: ['test@equinix.com', 'test1@equinix.com'] }],
+};
+const net = await client.callTool({ name: 'fabric_propose_change', arguments: { change_type: 'network_create', spec: network } });
+const n = net.structuredContent;
+console.log('--- fabric_propose_change (a LOCAL EVPLAN network) ->', JSON.stringify({
+  confirm_token: n.confirm_token, target: n.target, price: { priced: n.price.priced, summary: n.price.summary } }, null, 2));
 await client.close();

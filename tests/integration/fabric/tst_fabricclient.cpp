@@ -989,6 +989,9 @@ private slots:
                  qPrintable(ctx.value(QStringLiteral("reason")).toString()));
         QVERIFY(
             ctx.value(QStringLiteral("reason")).toString().contains(QStringLiteral("EQ-3038010")));
+        // The person reads one short line; the raw Fabric error stays in reason (issue 15).
+        QCOMPARE(ctx.value(QStringLiteral("summary")).toString(),
+                 QStringLiteral("no rate-card price for 50 Mbps in SV"));
 
         server.clearRoutes();
         server.enqueue("POST", "/fabric/v4/prices/search", Scripted::hang());
@@ -997,11 +1000,15 @@ private slots:
         WAIT_RESULT(t, slow.priceContext(connectionRequest()));
         QCOMPARE(t.kind, Kind::Ok);
         QCOMPARE(t.body.toObject().value(QStringLiteral("priced")).toBool(true), false);
+        QCOMPARE(t.body.toObject().value(QStringLiteral("summary")).toString(),
+                 QStringLiteral("no price: the rate-card lookup failed"));
 
         server.clearRoutes();
         server.enqueue("POST", "/fabric/v4/prices/search", Scripted::json(200, "{\"data\":[]}"));
         WAIT_RESULT(e, client.priceContext(connectionRequest()));
         QCOMPARE(e.body.toObject().value(QStringLiteral("priced")).toBool(true), false);
+        QCOMPARE(e.body.toObject().value(QStringLiteral("summary")).toString(),
+                 QStringLiteral("no rate-card price for 50 Mbps in SV"));
     }
 
     void priceContextForNetworksAndServiceTokensIsUnpriced()
@@ -1020,6 +1027,8 @@ private slots:
                     .value(QStringLiteral("reason"))
                     .toString()
                     .contains(QStringLiteral("networks")));
+        QCOMPARE(a.body.toObject().value(QStringLiteral("summary")).toString(),
+                 QStringLiteral("networks have no rate-card price"));
         CompiledRequest tok;
         tok.changeType = ChangeType::ServiceTokenCreate;
         tok.path = QStringLiteral("/fabric/v4/serviceTokens");
@@ -1030,6 +1039,8 @@ private slots:
                     .value(QStringLiteral("reason"))
                     .toString()
                     .contains(QStringLiteral("service tokens")));
+        QCOMPARE(b.body.toObject().value(QStringLiteral("summary")).toString(),
+                 QStringLiteral("service tokens have no rate-card price"));
         QCOMPARE(server.requests.size(), 0);
     }
 

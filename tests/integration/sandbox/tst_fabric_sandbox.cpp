@@ -7,6 +7,7 @@
 #include "sandbox/FabricSandbox.h"
 #include "sandbox/SandboxIds.h"
 
+#include <QSet>
 #include <QSignalSpy>
 #include <QTcpSocket>
 #include <QTest>
@@ -303,8 +304,8 @@ private Q_SLOTS:
                                                 << "bandwidth";
         QTest::newRow("schema: bad type") << "type" << QJsonValue("XX_VC") << "EQ-3142501"
                                           << "type";
-        QTest::newRow("schema: vlan missing")
-            << "aSide.accessPoint.linkProtocol.vlanTag" << gone << "EQ-3142501"
+        QTest::newRow("schema: vlan out of range")
+            << "aSide.accessPoint.linkProtocol.vlanTag" << QJsonValue(4093) << "EQ-3142501"
             << "aSide.accessPoint.linkProtocol.vlanTag";
         QTest::newRow("bad seller region")
             << "zSide.accessPoint.sellerRegion" << QJsonValue("mars-1") << "EQ-3142501"
@@ -351,12 +352,25 @@ private Q_SLOTS:
         QCOMPARE(r.firstErrorCode(), QStringLiteral("EQ-3142501"));
         QCOMPARE(r.array()[0]["additionalInfo"][0]["property"].toString(), QStringLiteral("scope"));
 
+        // Issue 15: the spec's NetworkPostRequest does not require location, for any scope
+        // (its own Create-Local-EVPLAN-Network example has none).
+        QJsonObject local = fixtures::network();
+        local["scope"] = "LOCAL";
+        local.remove("location");
+        QCOMPARE(client->post("/fabric/v4/networks?dryRun=true", local).status, 202);
+        QJsonObject regional = local;
+        regional["scope"] = "REGIONAL";
+        QCOMPARE(client->post("/fabric/v4/networks?dryRun=true", regional).status, 202);
+
         QJsonObject token = fixtures::serviceToken();
-        token.remove("expirationDateTime");
+        token["expirationDateTime"] = "next tuesday";
         r = client->post("/fabric/v4/serviceTokens?dryRun=true", token);
         QCOMPARE(r.status, 400);
         QCOMPARE(r.array()[0]["additionalInfo"][0]["property"].toString(),
                  QStringLiteral("expirationDateTime"));
+        // The spec's ServiceToken requires no expiry (its Z-side examples have none).
+        token.remove("expirationDateTime");
+        QCOMPARE(client->post("/fabric/v4/serviceTokens?dryRun=true", token).status, 200);
 
         token = fixtures::serviceToken();
         QJsonObject bad = token;
@@ -828,6 +842,150 @@ private Q_SLOTS:
         r = admin.send("GET", "/sandbox/v1/estate", {}, {}, false);
         QCOMPARE(r.object()["ports"].toArray().size(), 7);
         QCOMPARE(admin.send("GET", "/sandbox/v1/nope", {}, {}, false).status, 404);
+    }
+
+    // Issue 14: the admin API never records nor returns a credential.
+    void adminRequestLogRedactsSecrets()
+    {
+        const QByteArray secret = "FB-ADMIN-SECRET-4711";
+        SandboxTestClient c(sandbox->baseUrl());
+        const QJsonObject body{{"grant_type", "client_credentials"},
+                               {"client_id", "redaction-client"},
+                               {"client_secret", QString::fromLatin1(secret)}};
+        const HttpResult token =
+            c.send("POST", "/oauth2/v1/token", QJsonDocument(body).toJson(), {}, false);
+        QCOMPARE(token.status, 200);
+        const QByteArray issued = token.object()["access_token"].toString().toLatin1();
+        QVERIFY(!issued.isEmpty());
+        // A form-encoded token request and a secret in the query are redacted as well.
+        c.send("POST", "/oauth2/v1/token?client_secret=" + QString::fromLatin1(secret),
+               "grant_type=client_credentials&client_id=form-client&client_secret=" + secret,
+               {{"Content-Type", "application/x-www-form-urlencoded"}}, false);
+        // A Fabric call carrying the issued token (in a header the log never keeps).
+        c.setToken(issued);
+        QCOMPARE(c.get("/fabric/v4/metros").status, 200);
+
+        SandboxTestClient admin(sandbox->baseUrl());
+        const HttpResult r = admin.send("GET", "/sandbox/v1/requests", {}, {}, false);
+        QCOMPARE(r.status, 200);
+        QVERIFY2(!r.body.contains(secret), r.body.constData());
+        QVERIFY2(!r.body.contains(issued), r.body.constData());
+        const QJsonArray log = r.object()["data"].toArray();
+        QVERIFY(log.size() >= 3);
+        const QJsonObject first =
+            QJsonDocument::fromJson(log.at(0)["body"].toString().toUtf8()).object();
+        QCOMPARE(first["client_secret"].toString(), QStringLiteral("[REDACTED]"));
+        QCOMPARE(first["client_id"].toString(), QStringLiteral("redaction-client"));
+        QVERIFY(log.at(1)["body"].toString().contains("client_id=form-client"));
+        QVERIFY(log.at(1)["body"].toString().contains("REDACTED"));
+        QVERIFY(log.at(1)["query"].toString().contains("REDACTED"));
+        // Nor does the in-process log keep them.
+        for (const auto &rec : sandbox->requests()) {
+            QVERIFY(!rec.body.contains(secret));
+            QVERIFY(!rec.query.toString().toUtf8().contains(secret));
+        }
+        // A body without credentials is kept byte for byte.
+        const QByteArray plain = "{\"name\":\"x\",  \"bandwidth\":50}";
+        c.send("POST", "/fabric/v4/connections/search", plain);
+        QCOMPARE(sandbox->requests().last().body, plain);
+    }
+
+    void adminRefusesNonLoopbackHost()
+    {
+        const auto rawGet = [&](const QByteArray &hostLine) {
+            // The sandbox runs on this thread: wait with the event loop running (QSignalSpy).
+            QTcpSocket socket;
+            QSignalSpy connected(&socket, &QTcpSocket::connected);
+            socket.connectToHost(QHostAddress::LocalHost, sandbox->port());
+            if (!connected.wait(3000))
+                return QByteArray("no connection");
+            QSignalSpy disconnected(&socket, &QTcpSocket::disconnected);
+            socket.write("GET /sandbox/v1/requests HTTP/1.1\r\n" + hostLine +
+                         "Connection: close\r\n\r\n");
+            if (!disconnected.wait(5000))
+                return QByteArray("no answer");
+            const QByteArray answer = socket.readAll();
+            return answer.left(answer.indexOf("\r\n"));
+        };
+        QCOMPARE(rawGet("Host: evil.example:8080\r\n"), QByteArray("HTTP/1.1 403 Forbidden"));
+        QCOMPARE(rawGet("Host: 127.0.0.1.evil.example\r\n"), QByteArray("HTTP/1.1 403 Forbidden"));
+        QCOMPARE(rawGet("Host: 10.0.0.5\r\n"), QByteArray("HTTP/1.1 403 Forbidden"));
+        QCOMPARE(rawGet(QByteArray()), QByteArray("HTTP/1.1 403 Forbidden"));
+        const QByteArray port = QByteArray::number(sandbox->port());
+        QCOMPARE(rawGet("Host: 127.0.0.1:" + port + "\r\n"), QByteArray("HTTP/1.1 200 OK"));
+        QCOMPARE(rawGet("Host: localhost:" + port + "\r\n"), QByteArray("HTTP/1.1 200 OK"));
+        QCOMPARE(rawGet("Host: [::1]:" + port + "\r\n"), QByteArray("HTTP/1.1 200 OK"));
+        QCOMPARE(rawGet("Host: 127.0.0.1\r\n"), QByteArray("HTTP/1.1 200 OK"));
+    }
+
+    // Issue 15: every bandwidth a seeded profile, service token or port offers is priced by the
+    // rate card in every seeded metro (as A side and as Z side), so no seeded choice is unpriced.
+    void rateCardPricesTheWholeEstate()
+    {
+        const QJsonObject estate = sandbox->estateJson();
+        QSet<int> bandwidths;
+        const auto addAll = [&](const QJsonArray &list) {
+            for (const QJsonValue &b : list)
+                bandwidths.insert(b.toInt());
+        };
+        for (const QJsonValue &p : estate["serviceProfiles"].toArray())
+            for (const QJsonValue &cfg : p["accessPointTypeConfigs"].toArray())
+                addAll(cfg["supportedBandwidths"].toArray());
+        for (const QJsonValue &t : estate["serviceTokens"].toArray()) {
+            addAll(t["connection"]["supportedBandwidths"].toArray());
+            bandwidths.insert(t["connection"]["bandwidthLimit"].toInt());
+        }
+        for (const QJsonValue &p : estate["ports"].toArray())
+            bandwidths.insert(p["bandwidth"].toInt());
+        bandwidths.remove(0);
+        QVERIFY(bandwidths.contains(10)); // the managed-services profile's smallest
+        QStringList metros;
+        for (const QJsonValue &m : estate["metros"].toArray())
+            metros << m["code"].toString();
+        QCOMPARE(metros.size(), 6);
+        QStringList missing;
+        for (const QString &a : std::as_const(metros)) {
+            for (const QString &z : std::as_const(metros)) {
+                for (const int bw : std::as_const(bandwidths)) {
+                    const QJsonObject search{
+                        {"filter",
+                         QJsonObject{
+                             {"and",
+                              QJsonArray{
+                                  QJsonObject{{"property", "/type"},
+                                              {"operator", "="},
+                                              {"values", QJsonArray{"VIRTUAL_CONNECTION_PRODUCT"}}},
+                                  QJsonObject{{"property", "/connection/type"},
+                                              {"operator", "="},
+                                              {"values", QJsonArray{"EVPL_VC"}}},
+                                  QJsonObject{{"property", "/connection/bandwidth"},
+                                              {"operator", "IN"},
+                                              {"values", QJsonArray{bw}}},
+                                  QJsonObject{{"property",
+                                               "/connection/aSide/accessPoint/location/metroCode"},
+                                              {"operator", "="},
+                                              {"values", QJsonArray{a}}},
+                                  QJsonObject{{"property",
+                                               "/connection/zSide/accessPoint/location/metroCode"},
+                                              {"operator", "="},
+                                              {"values", QJsonArray{z}}}}}}}};
+                    const HttpResult r = client->post("/fabric/v4/prices/search", search);
+                    const QJsonArray data = r.object()["data"].toArray();
+                    if (r.status != 200 || data.isEmpty() ||
+                        data.first()["charges"].toArray().isEmpty())
+                        missing << QStringLiteral("%1 Mbps %2->%3 (HTTP %4)")
+                                       .arg(bw)
+                                       .arg(a, z)
+                                       .arg(r.status);
+                }
+            }
+        }
+        QVERIFY2(missing.isEmpty(), qPrintable(missing.join(QStringLiteral("; "))));
+        // And --print-estate lists every one of them on the rate card.
+        const QString text = FabricSandbox::estateDescription();
+        for (const int bw : std::as_const(bandwidths))
+            QVERIFY2(text.contains(QStringLiteral(" %1M=").arg(bw)),
+                     qPrintable(QString::number(bw)));
     }
 
     void estateDescriptionNamesFixtures()

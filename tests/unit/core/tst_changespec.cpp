@@ -195,7 +195,6 @@ private slots:
         const QByteArray vd = fixtures::kConnVdToPort;
         const QByteArray netGlobal = fixtures::kNetEvplanGlobal;
         const QByteArray netRegional = fixtures::kNetEplanRegional;
-        const QByteArray netLocal = fixtures::kNetEvptreeLocal;
         const QByteArray tokA = fixtures::kTokVcASideDot1q;
         const QByteArray tokZ = fixtures::kTokVcZSideColo;
         const QByteArray tokNet = fixtures::kTokVcZSideNetwork;
@@ -491,9 +490,6 @@ private slots:
         QTest::newRow("SP without profile")
             << cc << aws << "/zSide/accessPoint/profile" << rm << "$.zSide.accessPoint.profile"
             << "required for a SP access point";
-        QTest::newRow("SP without location")
-            << cc << aws << "/zSide/accessPoint/location" << rm << "$.zSide.accessPoint.location"
-            << "required for a SP access point";
         QTest::newRow("SP with link protocol")
             << cc << aws << "/zSide/accessPoint/linkProtocol"
             << QByteArray("{\"type\":\"UNTAGGED\"}") << "$.zSide.accessPoint.linkProtocol"
@@ -527,23 +523,6 @@ private slots:
             << "exactly one of accessPoint or serviceToken";
         QTest::newRow("empty side") << cc << aws << "/zSide" << QByteArray("{}") << "$.zSide"
                                     << "needs accessPoint or serviceToken";
-
-        // Cross-field rules: networks.
-        QTest::newRow("REGIONAL without location")
-            << nc << netRegional << "/location" << rm << "$.location"
-            << "required for a REGIONAL network";
-        QTest::newRow("REGIONAL without region")
-            << nc << netRegional << "/location" << QByteArray("{}") << "$.location.region"
-            << "required for a REGIONAL network";
-        QTest::newRow("REGIONAL with metro") << nc << netRegional << "/location/metroCode"
-                                             << QByteArray("\"AM\"") << "$.location.metroCode"
-                                             << "not allowed for a REGIONAL network";
-        QTest::newRow("GLOBAL with location")
-            << nc << netGlobal << "/location" << QByteArray("{\"region\":\"AMER\"}") << "$.location"
-            << "not allowed for a GLOBAL network";
-        QTest::newRow("LOCAL with region")
-            << nc << netLocal << "/location/region" << QByteArray("\"AMER\"") << "$.location.region"
-            << "not allowed for a LOCAL network";
 
         // Cross-field rules: service tokens.
         QTest::newRow("token with both sides")
@@ -651,14 +630,14 @@ private slots:
         spec = setAt(spec, {"zSide", "accessPoint", "colour"}, QStringLiteral("blue"));
         spec = setAt(spec, {"name"}, QJsonValue(QJsonValue::Undefined));
         spec = setAt(spec, {"bandwidth"}, 100001);
-        spec = setAt(spec, {"zSide", "accessPoint", "location"}, QJsonValue(QJsonValue::Undefined));
+        spec = setAt(spec, {"zSide", "accessPoint", "profile"}, QJsonValue(QJsonValue::Undefined));
         const auto violations = ChangeSpec::validate(ChangeType::ConnectionCreate, spec);
         const QStringList expectedPaths = {"$.aSide.accessPoint.linkProtocol.vlanTag",
                                            "$.notifications[0].emails[1]",
                                            "$.zSide.accessPoint.colour",
                                            "$.name",
                                            "$.bandwidth",
-                                           "$.zSide.accessPoint.location"};
+                                           "$.zSide.accessPoint.profile"};
         QStringList paths;
         for (const auto &v : violations)
             paths.append(v.path);
