@@ -1,5 +1,6 @@
 #include "broker/BrokerSettings.h"
 
+#include "core/UntrustedText.h"
 #include "mcp/ToolRegistry.h"
 
 namespace fb {
@@ -57,13 +58,20 @@ bool BrokerSettings::fromEnvironment(const QProcessEnvironment &env, BrokerSetti
         return false;
     s.elicitTimeoutMs = static_cast<int>(v);
 
-    const QString allow =
-        env.value(QStringLiteral("EQUINIX_MCP_ALLOW_UNCONFIRMED_MUTATIONS")).trimmed().toLower();
-    if (allow == u"true" || allow == u"1" || allow == u"yes") {
-        s.allowUnconfirmedMutations = true;
-    } else if (!allow.isEmpty() && allow != u"false" && allow != u"0" && allow != u"no") {
-        *error = QStringLiteral("EQUINIX_MCP_ALLOW_UNCONFIRMED_MUTATIONS must be true or false");
-        return false;
+    // Exactly one spelling turns the human step off; anything but "true"/"false" is a typo
+    // the operator must hear about, never a silent choice.
+    const QString allowName = QStringLiteral("EQUINIX_MCP_ALLOW_UNCONFIRMED_MUTATIONS");
+    if (env.contains(allowName)) {
+        const QString allow = env.value(allowName);
+        if (allow == u"true") {
+            s.allowUnconfirmedMutations = true;
+        } else if (allow == u"false") {
+            s.allowUnconfirmedMutations = false;
+        } else {
+            *error = QStringLiteral("%1 must be exactly true or false (got \"%2\")")
+                         .arg(allowName, UntrustedText::escapeInvisible(allow.left(40)));
+            return false;
+        }
     }
 
     const QString mode = env.value(QStringLiteral("EQUINIX_MCP_APPROVAL")).trimmed().toLower();

@@ -2,6 +2,8 @@
 
 #include "broker/ClientElicitationApprover.h"
 #include "broker/ProposalView.h"
+#include "core/Sha256.h"
+#include "core/UntrustedText.h"
 #include "fabric/FabricClient.h"
 #include "mcp/ToolCall.h"
 #include "mcp/ToolRegistry.h"
@@ -110,9 +112,10 @@ public:
             return failInvalid(prefixed);
         }
         m_request = *compiled.request;
-        m_target = ChangeSpec::summarize(m_type, m_spec);
+        m_target = ProposalView::target(m_type, m_spec, {}); // uuids only until Fabric names them
 
         connect(m_call, &mcp::ToolCall::cancelled, this, [this] { abortAll(); });
+        m_binding = MutationBroker::fabricBinding(m_broker->m_fabric->config());
         m_dryRun = m_broker->m_fabric->dryRun(m_request);
         connect(m_dryRun, &FabricCall::finished, this, [this](const FabricResult &r) {
             m_dryRun = nullptr;
@@ -176,13 +179,16 @@ private:
             return failDryRun();
 
         const QJsonObject validated = m_dryRunResult.body.toObject();
-        m_target = ChangeSpec::summarize(m_type, ProposalView::withFabricNames(m_spec, validated));
+        // Fabric's names for the uuids of the request, never the agent's labels.
+        m_target = ProposalView::target(m_type, m_spec, validated);
 
         Proposal p;
         p.changeType = m_type;
         p.spec = m_spec;
         p.requestSha256 = m_request.sha256Hex();
         p.target = m_target;
+        p.fabricEndpoint = m_binding.endpoint;
+        p.credentialIdentity = m_binding.identity;
         p.context = {{QStringLiteral("price"), m_priceResult},
                      {QStringLiteral("validated"), validated},
                      {QStringLiteral("client"), m_call->client().toJson()},
@@ -231,6 +237,8 @@ private:
             {QStringLiteral("dry_run"), m_dryRunResult.toJson()},
             {QStringLiteral("price"), m_priceResult},
             {QStringLiteral("client"), m_call->client().toJson()},
+            {QStringLiteral("fabric_endpoint"), m_binding.endpoint},
+            {QStringLiteral("credential_identity"), m_binding.identity},
             {QStringLiteral("evicted"), evictedAudit},
             {QStringLiteral("expires_at"), ProposalView::isoTime(stored.expiresAtMs)}};
         m_broker->audit(QStringLiteral("proposed"), audit);
@@ -282,6 +290,7 @@ private:
     QJsonObject m_spec;
     CompiledRequest m_request;
     QString m_target;
+    MutationBroker::FabricBinding m_binding;
     QPointer<FabricCall> m_dryRun;
     QPointer<FabricCall> m_price;
     FabricResult m_dryRunResult;
@@ -308,20 +317,16 @@ public:
         const QJsonObject args = m_call->arguments();
         const QStringList unknown = unknownArguments(args, {QStringLiteral("confirm_token")});
         const QJsonValue token = args.value(QStringLiteral("confirm_token"));
-        if (!unknown.isEmpty() || !token.isString()) {
-            const QString msg =
-                !unknown.isEmpty()
-                    ? QStringLiteral("fabric_confirm_change takes only confirm_token; unknown "
-                                     "argument(s): %1. The spec cannot be changed at confirm "
-                                     "time: propose again to change it.")
-                          .arg(unknown.join(QStringLiteral(", ")))
-                    : QStringLiteral("confirm_token is required and must be a string (the chg- "
-                                     "token returned by fabric_propose_change).");
-            // No token was consumed: the arguments never named one.
-            return finishNotExecuted(ConfirmChecks{}, QStringLiteral("invalid_arguments"), msg,
-                                     humanJson(QStringLiteral("not_requested"), {}), true);
+        if (!token.isString()) {
+            // Nothing is consumed: the arguments name no token.
+            return finishNotExecuted(
+                ConfirmChecks{}, QStringLiteral("invalid_arguments"),
+                QStringLiteral("confirm_token is required and must be a string (the chg- token "
+                               "returned by fabric_propose_change). No token was consumed."),
+                humanJson(QStringLiteral("not_requested"), {}), true);
         }
 
+        // A named token is consumed by this first attempt, whatever else the call carries.
         const ConsumeResult consumed = m_broker->m_store->consume(token.toString());
         m_checks = consumed.checks;
         if (consumed.proposal)
@@ -335,6 +340,17 @@ public:
                          {QStringLiteral("client"), m_call->client().toJson()}});
         if (!consumed.ok())
             return tokenError(consumed.outcome);
+        if (!unknown.isEmpty()) {
+            return finishNotExecuted(
+                m_checks, QStringLiteral("invalid_arguments"),
+                QStringLiteral("fabric_confirm_change takes only confirm_token; unknown "
+                               "argument(s): %1. The token was consumed by this attempt and "
+                               "nothing was sent; the spec cannot be changed at confirm time. "
+                               "Propose again.")
+                    .arg(UntrustedText::escapeInvisible(
+                        UntrustedText::bounded(unknown.join(QStringLiteral(", ")), 200))),
+                humanJson(QStringLiteral("not_requested"), {}), true);
+        }
 
         // Recompile the stored spec; never a re-supplied one.
         const CompileResult recompiled =
@@ -358,6 +374,29 @@ public:
                 humanJson(QStringLiteral("not_requested"), {}), true);
         }
         m_request = *recompiled.request;
+
+        // The binding also covers where the create goes and as whom.
+        const MutationBroker::FabricBinding now =
+            MutationBroker::fabricBinding(m_broker->m_fabric->config());
+        QStringList changed;
+        if (now.endpoint != m_proposal.fabricEndpoint)
+            changed << QStringLiteral("the Fabric endpoint changed from %1 to %2")
+                           .arg(m_proposal.fabricEndpoint, now.endpoint);
+        if (now.identity != m_proposal.credentialIdentity)
+            changed << QStringLiteral("the credentials changed from %1 to %2")
+                           .arg(m_proposal.credentialIdentity, now.identity);
+        if (!changed.isEmpty()) {
+            m_checks.requestMatchesBinding = false;
+            const QString detail = changed.join(QStringLiteral(" and "));
+            qCWarning(lcBroker).noquote() << "binding mismatch:" << detail;
+            return finishNotExecuted(
+                m_checks, QStringLiteral("binding_mismatch"),
+                QStringLiteral("Refused: %1 since Fabric's dry run validated this proposal. "
+                               "Nothing was sent and no person was asked. Propose the change "
+                               "again.")
+                    .arg(detail),
+                humanJson(QStringLiteral("not_requested"), {}), true);
+        }
 
         if (m_call->isCancelled())
             return decided(HumanDecision{
@@ -588,9 +627,12 @@ private:
             break;
         case ConsumeOutcome::Evicted:
             kind = QStringLiteral("evicted_token");
-            message = QStringLiteral("This proposal was evicted because more than %1 proposals "
-                                     "were pending. Propose the change again.")
-                          .arg(m_broker->m_store->maxPending());
+            message = QStringLiteral("This proposal was evicted because %1. Propose the change "
+                                     "again.")
+                          .arg(m_proposal.evictedBecause.isEmpty()
+                                   ? QStringLiteral("more than %1 proposals were pending")
+                                         .arg(m_broker->m_store->maxPending())
+                                   : m_proposal.evictedBecause);
             break;
         case ConsumeOutcome::Expired:
             kind = QStringLiteral("expired_token");
@@ -672,6 +714,24 @@ MutationBroker::MutationBroker(ProposalStore *store, FabricClient *fabric, Broke
 }
 
 MutationBroker::~MutationBroker() = default;
+
+MutationBroker::FabricBinding MutationBroker::fabricBinding(const FabricConfig &config)
+{
+    FabricBinding b;
+    QUrl endpoint = config.endpoint.adjusted(QUrl::RemoveUserInfo | QUrl::StripTrailingSlash);
+    if (endpoint.path() == u"/")
+        endpoint.setPath(QString());
+    b.endpoint = endpoint.toString();
+    if (!config.clientId.isEmpty() && !config.clientSecret.isEmpty())
+        b.identity = QStringLiteral("client id ") + config.clientId;
+    else if (!config.staticToken.isEmpty())
+        b.identity =
+            QStringLiteral("static token sha256:") +
+            QString::fromLatin1(Sha256::hash(config.staticToken.toUtf8()).toHex().left(16));
+    else
+        b.identity = QStringLiteral("none");
+    return b;
+}
 
 void MutationBroker::setApprover(Approver *approver)
 {

@@ -20,6 +20,7 @@ class ToolCall;
 namespace fb {
 
 class FabricClient;
+struct FabricConfig;
 
 class MutationBroker : public QObject {
     Q_OBJECT
@@ -46,6 +47,16 @@ public:
 
     void propose(mcp::ToolCall *call);
     void confirm(mcp::ToolCall *call);
+
+    // Where a create goes and as whom, recorded with each proposal and compared at confirm:
+    // the endpoint URL (no user info, no trailing slash) and the credential identity ("client id
+    // <id>", "static token sha256:<first 16 hex digits>" or "none"; never a secret).
+    struct FabricBinding {
+        QString endpoint;
+        QString identity;
+        bool operator==(const FabricBinding &) const = default;
+    };
+    static FabricBinding fabricBinding(const FabricConfig &config);
 
     static QJsonObject proposeOutputSchema();
     static QJsonObject confirmInputSchema();

@@ -1,5 +1,9 @@
 #include "broker/ProposalView.h"
 
+#include "core/CanonicalJson.h"
+#include "core/ChangeSpec.h"
+#include "core/UntrustedText.h"
+
 #include <QDateTime>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -78,15 +82,35 @@ QString priceLine(const QJsonObject &price)
     return line + QStringLiteral(" - context, not a quote");
 }
 
+QString displayValue(const QString &value)
+{
+    return UntrustedText::escapeForMessage(value);
+}
+
+QString plainValue(const QString &value)
+{
+    return UntrustedText::escapeInvisible(value);
+}
+
+QString shortUuid(const QString &uuid)
+{
+    // First 8 and last 4 hex digits: short, and still distinct for sequential ids.
+    const QString shortened =
+        uuid.size() > 12 ? uuid.left(8) + QChar(0x2026) + uuid.right(4) : uuid;
+    return u'[' + displayValue(shortened) + u']';
+}
+
 QString approvalText(const Proposal &proposal, const CompiledRequest &request, qint64 nowMs)
 {
     QStringList lines;
     lines << QStringLiteral("Approve a billable Equinix Fabric create?");
     lines << QString();
     lines << QStringLiteral("Change type: ") + changeTypeName(proposal.changeType);
+    // Built by target() from identifiers and Fabric's names, every part already escaped.
     lines << QStringLiteral("Target: ") + proposal.target;
     lines << QStringLiteral("Price: ") +
-                 priceLine(proposal.context.value(QStringLiteral("price")).toObject());
+                 displayValue(
+                     priceLine(proposal.context.value(QStringLiteral("price")).toObject()));
     lines << QStringLiteral("Proposed: %1 ago (at %2)")
                  .arg(formatDuration(nowMs - proposal.proposedAtMs),
                       isoTime(proposal.proposedAtMs));
@@ -95,37 +119,182 @@ QString approvalText(const Proposal &proposal, const CompiledRequest &request, q
     const QJsonObject client = proposal.context.value(QStringLiteral("client")).toObject();
     if (!client.isEmpty())
         lines << QStringLiteral("Proposed by: %1 %2 (session %3)")
-                     .arg(client.value(QStringLiteral("name")).toString(),
-                          client.value(QStringLiteral("version")).toString(),
-                          client.value(QStringLiteral("sessionId")).toVariant().toString());
+                     .arg(displayValue(client.value(QStringLiteral("name")).toString()),
+                          displayValue(client.value(QStringLiteral("version")).toString()),
+                          displayValue(
+                              client.value(QStringLiteral("sessionId")).toVariant().toString()));
+    if (!proposal.fabricEndpoint.isEmpty())
+        lines << QStringLiteral("Fabric account: %1 with %2")
+                     .arg(displayValue(proposal.fabricEndpoint),
+                          displayValue(proposal.credentialIdentity));
     lines << QStringLiteral("Request SHA-256: ") + proposal.requestSha256;
     lines << QString();
-    lines << QStringLiteral("%1 %2 (validated by Fabric's dry run):")
-                 .arg(QString::fromLatin1(request.method), request.path);
+    lines << QStringLiteral("%1 %2 (validated by Fabric's dry run; values as the agent wrote "
+                            "them):")
+                 .arg(QString::fromLatin1(request.method), displayValue(request.path));
+    // Paths are the broker's (schema-validated keys, [i] indexes); values are the agent's.
     for (const auto &[path, value] : flatten(QJsonDocument::fromJson(request.body).object()))
-        lines << QStringLiteral("  %1 = %2").arg(path, value);
+        lines << QStringLiteral("  %1 = %2").arg(plainValue(path), displayValue(value));
     return lines.join(u'\n');
 }
 
-QJsonObject withFabricNames(const QJsonObject &spec, const QJsonObject &validated)
+namespace {
+
+QString str(const QJsonObject &o, QStringView key)
 {
-    QJsonObject out = spec;
-    for (auto it = spec.begin(); it != spec.end(); ++it) {
-        const QJsonValue v = validated.value(it.key());
-        if (it->isObject() && v.isObject())
-            out.insert(it.key(), withFabricNames(it->toObject(), v.toObject()));
+    return o.value(key).toString();
+}
+
+QJsonObject sub(const QJsonObject &o, QStringView key)
+{
+    return o.value(key).toObject();
+}
+
+QString orUnknown(const QString &s)
+{
+    return s.isEmpty() ? QStringLiteral("?") : displayValue(s);
+}
+
+QString quotedName(const QString &name)
+{
+    QString escaped = displayValue(name);
+    escaped.replace(u'"', QStringLiteral("\\u0022"));
+    return u'"' + escaped + u'"';
+}
+
+// 'port "SV-1" [5f2d0e3a]' when Fabric named the same uuid; 'port <uuid> (no name from
+// Fabric)' otherwise. `requested` is the request's object, `fabric` the dry run's.
+QString entity(const QString &kind, const QJsonObject &requested, const QJsonObject &fabric)
+{
+    const QString uuid = str(requested, u"uuid");
+    if (uuid.isEmpty())
+        return kind + QStringLiteral(" ?");
+    QString name;
+    if (str(fabric, u"uuid") == uuid) {
+        name = str(fabric, u"name");
+        if (name.isEmpty())
+            name = str(fabric, u"portName");
     }
-    const QJsonValue uuid = spec.value(QStringLiteral("uuid"));
-    const QJsonValue name = validated.value(QStringLiteral("name"));
-    if (uuid.isString() && validated.value(QStringLiteral("uuid")) == uuid &&
-        !spec.contains(QStringLiteral("name")) && name.isString())
-        out.insert(QStringLiteral("name"), name);
-    const QJsonValue metro =
-        validated.value(QStringLiteral("location")).toObject().value(QStringLiteral("metroCode"));
-    if (spec.contains(QStringLiteral("port")) && !spec.contains(QStringLiteral("location")) &&
-        metro.isString())
-        out.insert(QStringLiteral("location"), QJsonObject{{QStringLiteral("metroCode"), metro}});
-    return out;
+    if (name.isEmpty())
+        return kind + u' ' + displayValue(uuid) + QStringLiteral(" (no name from Fabric)");
+    return kind + u' ' + quotedName(name) + u' ' + shortUuid(uuid);
+}
+
+QString metroOf(const QJsonObject &requested, const QJsonObject &fabric)
+{
+    QString metro = str(sub(fabric, u"location"), u"metroCode");
+    if (metro.isEmpty())
+        metro = str(sub(requested, u"location"), u"metroCode");
+    return metro.isEmpty() ? QString() : QStringLiteral(" (") + displayValue(metro) + u')';
+}
+
+QString connectionSide(const QJsonObject &req, const QJsonObject &val)
+{
+    if (req.contains(u"serviceToken"))
+        return entity(QStringLiteral("service token"), sub(req, u"serviceToken"),
+                      sub(val, u"serviceToken"));
+    const QJsonObject ap = sub(req, u"accessPoint");
+    const QJsonObject vap = sub(val, u"accessPoint");
+    const QString type = str(ap, u"type");
+    if (type == u"COLO")
+        return entity(QStringLiteral("port"), sub(ap, u"port"), sub(vap, u"port")) +
+               metroOf(ap, vap);
+    if (type == u"SP") {
+        const QString text =
+            entity(QStringLiteral("service profile"), sub(ap, u"profile"), sub(vap, u"profile"));
+        const QString region = str(ap, u"sellerRegion");
+        return region.isEmpty() ? text + metroOf(ap, vap) : text + u' ' + displayValue(region);
+    }
+    if (type == u"NETWORK") {
+        QString text = entity(QStringLiteral("network"), sub(ap, u"network"), sub(vap, u"network"));
+        if (ap.contains(u"role"))
+            text += QStringLiteral(" as ") + orUnknown(str(ap, u"role"));
+        return text;
+    }
+    if (type == u"VD")
+        return entity(QStringLiteral("virtual device"), sub(ap, u"virtualDevice"),
+                      sub(vap, u"virtualDevice"));
+    return orUnknown(type);
+}
+
+QString bandwidth(const QJsonValue &v)
+{
+    return v.isDouble() ? ChangeSpec::bandwidthText(v.toDouble()) : QStringLiteral("? Mbps");
+}
+
+QString selector(const QJsonObject &sel, const QJsonObject &val)
+{
+    const QString type = str(sel, u"type");
+    if (type == u"COLO") {
+        QString text = entity(QStringLiteral("port"), sub(sel, u"port"), sub(val, u"port"));
+        const QJsonObject lp = sub(sel, u"linkProtocol");
+        if (!lp.isEmpty()) {
+            text += u' ' + orUnknown(str(lp, u"type"));
+            QStringList tags;
+            for (const auto key : {u"vlanTag", u"vlanSTag", u"vlanCTag"}) {
+                if (lp.value(key).isDouble())
+                    tags.append(QString::fromLatin1(canonicalNumber(lp.value(key).toDouble())));
+            }
+            if (!tags.isEmpty())
+                text += u' ' + tags.join(u'.');
+        }
+        return text;
+    }
+    if (type == u"VD")
+        return entity(QStringLiteral("virtual device"), sub(sel, u"virtualDevice"),
+                      sub(val, u"virtualDevice"));
+    if (type == u"NETWORK")
+        return entity(QStringLiteral("network"), sub(sel, u"network"), sub(val, u"network"));
+    return orUnknown(type);
+}
+
+} // namespace
+
+QString target(ChangeType type, const QJsonObject &request, const QJsonObject &validated)
+{
+    const QString specType = orUnknown(str(request, u"type"));
+    switch (type) {
+    case ChangeType::ConnectionCreate:
+        return specType + u' ' + bandwidth(request.value(u"bandwidth")) + u' ' +
+               connectionSide(sub(request, u"aSide"), sub(validated, u"aSide")) +
+               QStringLiteral(" \u2192 ") +
+               connectionSide(sub(request, u"zSide"), sub(validated, u"zSide"));
+    case ChangeType::NetworkCreate: {
+        const QJsonObject location = sub(request, u"location");
+        QString where = orUnknown(str(request, u"scope"));
+        for (const auto key : {u"region", u"metroCode"}) {
+            if (!str(location, key).isEmpty())
+                where += u' ' + displayValue(str(location, key));
+        }
+        return specType + QStringLiteral(" network (") + where + u')';
+    }
+    case ChangeType::ServiceTokenCreate: {
+        const QJsonObject conn = sub(request, u"connection");
+        const QJsonObject vconn = sub(validated, u"connection");
+        const bool zSide = conn.contains(u"zSide") && !conn.contains(u"aSide");
+        const QStringView sideKey = zSide ? u"zSide" : u"aSide";
+        const QJsonArray selectors = sub(conn, sideKey).value(u"accessPointSelectors").toArray();
+        const QJsonArray vselectors = sub(vconn, sideKey).value(u"accessPointSelectors").toArray();
+        QString text = specType + QStringLiteral(" for ") + orUnknown(str(conn, u"type")) +
+                       (zSide ? QStringLiteral(" Z-side ") : QStringLiteral(" A-side ")) +
+                       (selectors.isEmpty()
+                            ? QStringLiteral("?")
+                            : selector(selectors.first().toObject(), vselectors.at(0).toObject()));
+        if (conn.contains(u"bandwidthLimit")) {
+            text += QStringLiteral(", up to ") + bandwidth(conn.value(u"bandwidthLimit"));
+        } else if (conn.value(u"supportedBandwidths").isArray()) {
+            QStringList bws;
+            for (const auto &bw : conn.value(u"supportedBandwidths").toArray())
+                bws.append(bandwidth(bw));
+            text += QStringLiteral(", bandwidths ") + bws.join(QStringLiteral("/"));
+        }
+        if (request.contains(u"expirationDateTime"))
+            text +=
+                QStringLiteral(", expires ") + displayValue(str(request, u"expirationDateTime"));
+        return text;
+    }
+    }
+    return orUnknown(QString());
 }
 
 QJsonObject listRow(const Proposal &proposal, qint64 nowMs)

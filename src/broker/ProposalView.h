@@ -1,6 +1,23 @@
 #pragma once
 // ProposalView: the trusted rendering of a proposal for people (elicitation text, dialog tree,
-// list_proposals rows). Everything comes from what the broker compiled, never agent prose.
+// list_proposals rows). What the person's view is built from, exactly:
+// - Target line (target()): the compiled request's identifiers (change and connection types,
+//   bandwidth, uuids, metro codes, seller region, VLAN tags, expiry) and the names *Fabric's dry
+//   run response* reported for the same uuids. A name the agent wrote into the spec is never
+//   used there; entities identified by uuid show Fabric's name and a short uuid (first 8 and last
+//   4 hex digits), or the whole uuid when Fabric returned no name. Names of the resources being
+//   created (connection, network and token names) are the agent's words and appear only among
+//   the request fields.
+// - Request fields: every leaf of the compiled body, one "path = value" line each, values as
+//   the agent wrote them but escaped (displayValue()).
+// - Price line: Fabric's rate card (priceLine), context, not a quote.
+// - Proposed by: the MCP client's self-reported clientInfo (already bounded and escaped by
+//   mcp::ClientInfo), session id and transport.
+// - Times, the request hash, and the Fabric endpoint and credential identity of the dry run.
+// Every string that is not the broker's own passes through core/UntrustedText.h: control,
+// separator, bidi and other invisible characters are shown as escapes ("\n", "\u202E"), and in
+// the elicitation message markup characters too ("\u003C"), so no value can start a line, fake
+// a "Price:" line, reorder text or render as HTML/Markdown in the client.
 #include "core/CompiledRequest.h"
 #include "core/ProposalStore.h"
 
@@ -20,11 +37,20 @@ QString isoTime(qint64 msSinceEpoch);
 // product VC-...) - context, not a quote" or "unpriced: <summary>" (e.g. "unpriced: no
 // rate-card price for 10 Mbps in SV"; the price's "reason" holds the details).
 QString priceLine(const QJsonObject &price);
-// The full elicitation/dialog text.
+// The full elicitation text: one line per fact, every value escaped by displayValue().
 QString approvalText(const Proposal &proposal, const CompiledRequest &request, qint64 nowMs);
-// The spec with names (and port metros) that Fabric's dry run reported for the same UUIDs, for
-// the one-line target only; the request body is never changed by this.
-QJsonObject withFabricNames(const QJsonObject &spec, const QJsonObject &validated);
+// The one-line target from the compiled request body (its identifiers) and Fabric's dry-run
+// response `validated` (its names for the same uuids), e.g.
+// 'EVPL_VC 50 Mbps port "SV-DOT1Q-PRI" [50000000…0001] (SV) → service profile
+// "AWS Direct Connect" [5e000000…0001] us-west-1'. Every name is escaped and quoted ('"' inside
+// shows as \u0022).
+QString target(ChangeType type, const QJsonObject &request, const QJsonObject &validated);
+// An untrusted value as shown in the elicitation message (UntrustedText::escapeForMessage).
+QString displayValue(const QString &value);
+// An untrusted value as shown in plain-text widgets (UntrustedText::escapeInvisible).
+QString plainValue(const QString &value);
+// A uuid's first 8 and last 4 hex digits in brackets: "[5f2d0e3a…0001]".
+QString shortUuid(const QString &uuid);
 // A row for fabric_list_proposals: never the token.
 QJsonObject listRow(const Proposal &proposal, qint64 nowMs);
 

@@ -559,6 +559,7 @@ QList<SpecViolation> validate(ChangeType type, const QJsonValue &spec)
             break;
         }
     }
+    out += validateText(spec);
     QList<SpecViolation> unique;
     for (const auto &v : std::as_const(out)) {
         if (!unique.contains(v))

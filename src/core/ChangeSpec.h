@@ -30,8 +30,12 @@ QJsonObject schema(ChangeType type);
 // Input schema of fabric_propose_change: {change_type, spec} where spec's schema depends on
 // change_type.
 QJsonObject proposeInputSchema();
-// Every violation (schema and cross-field rules), each with its JSON path. Empty = valid.
+// Every violation (schema, cross-field rules and text rules), each with its JSON path.
+// Empty = valid.
 QList<SpecViolation> validate(ChangeType type, const QJsonValue &spec);
+// The text rules alone, for every string anywhere in the spec (core/UntrustedText.h): no C0/C1
+// control, U+2028/U+2029 or bidi control, and no '<' or '>'. One violation per rule per string.
+QList<SpecViolation> validateText(const QJsonValue &spec);
 // One-line human summary compiled from the spec only (names when the spec has them, else
 // uuids), e.g. "EVPL_VC 1 Gbps port SV-Port-01 (SV) → AWS us-west-1" or
 // "EVPL_VC 50 Mbps port <uuid> (SV) → service profile <uuid> (DC)".

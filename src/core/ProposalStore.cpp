@@ -166,6 +166,26 @@ void ProposalStore::sweep()
     scheduleSweep();
 }
 
+QList<Proposal> ProposalStore::evictAll(const QString &reason)
+{
+    QList<Proposal> evicted;
+    {
+        QMutexLocker lock(&m_mutex);
+        const qint64 now = m_clock->nowMs();
+        evicted = m_pending.values();
+        std::sort(evicted.begin(), evicted.end(),
+                  [](const Proposal &a, const Proposal &b) { return a.sequence < b.sequence; });
+        for (Proposal &p : evicted) {
+            p.evictedBecause = reason;
+            buryLocked(p, TombstoneReason::Evicted, now);
+        }
+        m_pending.clear();
+    }
+    for (const Proposal &p : std::as_const(evicted))
+        emit proposalEvicted(p);
+    return evicted;
+}
+
 AddResult ProposalStore::add(Proposal proposal)
 {
     AddResult result;
@@ -185,8 +205,11 @@ AddResult ProposalStore::add(Proposal proposal)
             auto oldest = std::min_element(
                 m_pending.cbegin(), m_pending.cend(),
                 [](const Proposal &a, const Proposal &b) { return a.sequence < b.sequence; });
-            result.evicted.append(*oldest);
-            buryLocked(*oldest, TombstoneReason::Evicted, now);
+            Proposal evicted = *oldest;
+            evicted.evictedBecause =
+                QStringLiteral("more than %1 proposals were pending").arg(m_maxPending);
+            result.evicted.append(evicted);
+            buryLocked(evicted, TombstoneReason::Evicted, now);
             m_pending.erase(oldest);
         }
         m_pending.insert(proposal.token, proposal);

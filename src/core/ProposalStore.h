@@ -20,12 +20,18 @@ struct Proposal {
     ChangeType changeType = ChangeType::ConnectionCreate;
     QJsonObject spec;      // the exact spec the dry run validated; confirm recompiles this
     QString requestSha256; // binding of the compiled request
-    QString target;        // one-line human summary compiled from the spec
+    QString target;        // one-line summary: request identifiers + Fabric's names (ProposalView)
     qint64 proposedAtMs = 0;
     qint64 expiresAtMs = 0;
     quint64 sequence = 0; // insertion order, for eviction
     // Broker-owned context shown to people and logs: price, validated entity, client identity.
     QJsonObject context;
+    // Where the dry run went and as whom: part of the binding, checked again at confirm.
+    QString fabricEndpoint;     // e.g. "https://api.equinix.com"
+    QString credentialIdentity; // "client id <id>", "static token sha256:<16 hex>" or "none"
+    // Set by the store when the proposal is evicted: why ("more than 20 proposals were
+    // pending", or the reason given to evictAll()).
+    QString evictedBecause;
 };
 
 // The five redemption predicates, in the seed's order. nullopt = not evaluated.
@@ -83,6 +89,10 @@ public:
     int pendingCount() const;
     // Moves expired proposals to tombstones and emits proposalExpired for each.
     void sweep();
+    // Evicts every pending proposal (tombstoned as evicted, so a later confirm reports
+    // not_evicted = false), emits proposalEvicted for each, and returns them oldest first.
+    // For when what they were bound to changes (another Fabric endpoint or credentials).
+    QList<Proposal> evictAll(const QString &reason);
 
     static QString mintToken();
     static bool looksLikeToken(QStringView token);

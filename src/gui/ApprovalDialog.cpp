@@ -2,10 +2,12 @@
 
 #include "broker/ProposalView.h"
 #include "gui/ClientText.h"
+#include "gui/PlainText.h"
 #include "ui_ApprovalDialog.h"
 
 #include <QClipboard>
 #include <QFontDatabase>
+#include <QFormLayout>
 #include <QGuiApplication>
 #include <QHash>
 #include <QHeaderView>
@@ -40,9 +42,10 @@ void addJson(QTreeWidgetItem *parent, QTreeWidget *tree, const QString &label, c
             addJson(item, tree, QStringLiteral("[%1]").arg(i),
                     QStringLiteral("%1[%2]").arg(path).arg(i), arr.at(i), leafValues);
     } else {
-        item->setText(1, leafValues.value(path));
+        // The agent's values, with invisible structure shown as escapes ("\n", "\u202E").
+        item->setText(1, ProposalView::plainValue(leafValues.value(path)));
         item->setData(0, Qt::UserRole, path);
-        item->setToolTip(1, leafValues.value(path));
+        item->setToolTip(1, PlainText::toolTip(leafValues.value(path)));
     }
 }
 
@@ -55,6 +58,9 @@ ApprovalDialog::ApprovalDialog(const ApprovalContext &context, Clock *clock, QWi
     , m_clock(clock ? clock : Clock::system())
 {
     ui->setupUi(this);
+    // Also set in ApprovalDialog.ui; repeated here so no label can ever guess rich text.
+    for (QLabel *label : findChildren<QLabel *>())
+        label->setTextFormat(Qt::PlainText);
     setAttribute(Qt::WA_DeleteOnClose);
     setModal(false);
     setWindowModality(Qt::NonModal);
@@ -98,6 +104,25 @@ ApprovalDialog::ApprovalDialog(const ApprovalContext &context, Clock *clock, QWi
             QStringLiteral("<p>") +
             price.value(QStringLiteral("reason")).toString().toHtmlEscaped() +
             QStringLiteral("</p>"));
+
+    // Where the create goes and as whom: what the proposal is bound to (confirm re-checks it).
+    if (!p.fabricEndpoint.isEmpty()) {
+        auto *caption = new QLabel(tr("Fabric account:"), this);
+        auto *value = new QLabel(tr("%1 with %2")
+                                     .arg(ProposalView::plainValue(p.fabricEndpoint),
+                                          ProposalView::plainValue(p.credentialIdentity)),
+                                 this);
+        caption->setObjectName(QStringLiteral("fabricAccountCaption"));
+        value->setObjectName(QStringLiteral("fabricAccountValue"));
+        for (QLabel *label : {caption, value})
+            label->setTextFormat(Qt::PlainText);
+        value->setWordWrap(true);
+        value->setTextInteractionFlags(Qt::TextSelectableByMouse);
+        int row = 0;
+        QFormLayout::ItemRole role{};
+        ui->detailsLayout->getWidgetPosition(ui->priceValue, &row, &role);
+        ui->detailsLayout->insertRow(row + 1, caption, value);
+    }
 
     ui->shaEdit->setText(p.requestSha256);
     ui->shaEdit->setCursorPosition(0);

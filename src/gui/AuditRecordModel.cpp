@@ -1,6 +1,7 @@
 #include "gui/AuditRecordModel.h"
 
 #include "gui/ClientText.h"
+#include "gui/PlainText.h"
 
 #include <QJsonValue>
 
@@ -97,8 +98,11 @@ QVariant AuditRecordModel::data(const QModelIndex &index, int role) const
 {
     if (!index.isValid())
         return {};
-    if (role == Qt::DisplayRole || role == Qt::ToolTipRole)
-        return cellText(index.row(), index.column());
+    // Records may hold any text a client or agent wrote: escaped, and tooltips never rich.
+    if (role == Qt::DisplayRole)
+        return UntrustedText::escapeInvisible(cellText(index.row(), index.column()));
+    if (role == Qt::ToolTipRole)
+        return PlainText::toolTip(cellText(index.row(), index.column()));
     if (role == Qt::TextAlignmentRole && index.column() == SeqColumn)
         return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
     return {};

@@ -139,6 +139,9 @@ AuditViewDialog::AuditViewDialog(const QString &auditLogPath, QWidget *parent)
     layout->addWidget(m_view, 1);
     layout->addLayout(verifyRow);
     layout->addLayout(bottom);
+    // Paths, record text and read errors are never rich text.
+    for (QLabel *label : findChildren<QLabel *>())
+        label->setTextFormat(Qt::PlainText);
 
     connect(m_typeFilter, &QComboBox::currentIndexChanged, this, &AuditViewDialog::applyFilters);
     connect(m_textFilter, &QLineEdit::textChanged, this, &AuditViewDialog::applyFilters);

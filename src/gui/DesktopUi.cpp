@@ -212,6 +212,7 @@ void DesktopUi::showSettings()
     FabricConfig current = m_context.fabric ? m_context.fabric->config() : FabricConfig{};
     auto *dialog = new SettingsDialog(current, m_context.settings, m_context.sandbox, m_credentials,
                                       m_window->isVisible() ? m_window.get() : nullptr);
+    dialog->setProposalStore(m_context.store);
     connect(dialog, &SettingsDialog::saved, this,
             [this](const FabricConfig &config, const DesktopPreferences &) {
                 // Endpoint and credentials apply now (not in the sandbox); the rest next start.

@@ -2,6 +2,7 @@
 
 #include "gui/ClientText.h"
 #include "gui/GuiResources.h"
+#include "gui/PlainText.h"
 #include "gui/ProposalTableModel.h"
 #include "ui_MainWindow.h"
 
@@ -36,9 +37,11 @@ void fillClient(QTreeWidgetItem *item, const mcp::ClientInfo &c)
     item->setData(0, Qt::UserRole, QVariant::fromValue<qulonglong>(c.sessionId));
     item->setText(0, c.name.isEmpty() ? MainWindow::tr("(connecting, session %1)").arg(c.sessionId)
                                       : c.name);
-    item->setToolTip(0, MainWindow::tr("session %1%2")
-                            .arg(c.sessionId)
-                            .arg(c.title.isEmpty() ? QString() : QStringLiteral(" - ") + c.title));
+    item->setToolTip(
+        0, PlainText::toolTip(
+               MainWindow::tr("session %1%2")
+                   .arg(c.sessionId)
+                   .arg(c.title.isEmpty() ? QString() : QStringLiteral(" - ") + c.title)));
     item->setText(1, c.version);
     item->setText(2, c.protocolVersion);
     item->setText(3, c.transport);
@@ -166,7 +169,8 @@ void MainWindow::appendActivity(const QString &type, const QJsonObject &record)
 
 void MainWindow::appendActivityLine(const QString &line)
 {
-    ui->activityLog->appendPlainText(line);
+    // One line per event, whatever a client or agent string in it contains.
+    ui->activityLog->appendPlainText(UntrustedText::escapeInvisible(line));
 }
 
 void MainWindow::clientOpened(const mcp::ClientInfo &client)

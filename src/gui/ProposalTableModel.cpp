@@ -3,6 +3,7 @@
 #include "broker/MutationBroker.h"
 #include "broker/ProposalView.h"
 #include "gui/ClientText.h"
+#include "gui/PlainText.h"
 
 #include <QBrush>
 #include <QColor>
@@ -222,9 +223,10 @@ QVariant ProposalTableModel::data(const QModelIndex &index, int role) const
     case Qt::ToolTipRole:
         switch (index.column()) {
         case TargetColumn:
-            return tr("%1\nrequest SHA-256: %2").arg(p.target, p.requestSha256);
+            return PlainText::toolTip(tr("%1\nrequest SHA-256: %2").arg(p.target, p.requestSha256));
         case ClientColumn:
-            return ClientText::summary(p.context.value(QStringLiteral("client")).toObject());
+            return PlainText::toolTip(
+                ClientText::summary(p.context.value(QStringLiteral("client")).toObject()));
         case PriceColumn:
             return ProposalView::priceLine(p.context.value(QStringLiteral("price")).toObject());
         case AgeColumn:

@@ -1,9 +1,13 @@
 #include "gui/SettingsDialog.h"
 
+#include "broker/MutationBroker.h"
 #include "broker/ProposalView.h"
+#include "core/ProposalStore.h"
 #include "gui/CredentialStore.h"
 #include "ui_SettingsDialog.h"
 
+#include <QFormLayout>
+#include <QLabel>
 #include <QLoggingCategory>
 #include <QPushButton>
 #include <QSettings>
@@ -82,6 +86,20 @@ SettingsDialog::SettingsDialog(const FabricConfig &current, const BrokerSettings
             }
         });
     }
+
+    // Shown when saving would change where creates go or as whom (see setProposalStore).
+    m_voidWarning = new QLabel(this);
+    m_voidWarning->setObjectName(QStringLiteral("voidWarningLabel"));
+    m_voidWarning->setTextFormat(Qt::PlainText);
+    m_voidWarning->setWordWrap(true);
+    m_voidWarning->setStyleSheet(QStringLiteral("QLabel { color: #b00020; font-weight: bold; }"));
+    m_voidWarning->setVisible(false);
+    ui->fabricLayout->addRow(m_voidWarning);
+    for (QLineEdit *edit : {ui->endpointEdit, ui->clientIdEdit, ui->clientSecretEdit})
+        connect(edit, &QLineEdit::textChanged, this, &SettingsDialog::updateVoidWarning);
+    // Test results and keychain errors carry remote text: no label guesses rich text.
+    for (QLabel *label : findChildren<QLabel *>())
+        label->setTextFormat(Qt::PlainText);
 
     connect(ui->testButton, &QPushButton::clicked, this, &SettingsDialog::testConnection);
     connect(ui->buttonBox, &QDialogButtonBox::accepted, this, &SettingsDialog::save);
@@ -173,6 +191,7 @@ void SettingsDialog::save()
     if (!credentialsChanged || !m_store) {
         if (credentialsChanged)
             setStatus(tr("No keychain: the credentials were not saved."), true);
+        voidPendingProposals(config);
         emit saved(config, prefs);
         if (!credentialsChanged)
             accept();
@@ -196,9 +215,56 @@ void SettingsDialog::save()
                        QSettings stored;
                        DesktopPreferences::setCredentialsInKeychain(
                            stored, !config.clientId.isEmpty() || !config.clientSecret.isEmpty());
+                       self->voidPendingProposals(config);
                        emit self->saved(config, prefs);
                        self->accept();
                    });
+}
+
+void SettingsDialog::setProposalStore(ProposalStore *store)
+{
+    m_proposals = store;
+    updateVoidWarning();
+}
+
+QLabel *SettingsDialog::voidWarningLabel() const
+{
+    return m_voidWarning;
+}
+
+bool SettingsDialog::bindingChanged(const FabricConfig &config) const
+{
+    // Stricter than the confirm-time check (which compares endpoint and client id): a new
+    // secret or token for the same id also voids, as the person was told.
+    return MutationBroker::fabricBinding(config).endpoint !=
+               MutationBroker::fabricBinding(m_current).endpoint ||
+           config.clientId != m_current.clientId || config.clientSecret != m_current.clientSecret ||
+           config.staticToken != m_current.staticToken;
+}
+
+void SettingsDialog::updateVoidWarning()
+{
+    // In the sandbox saved values do not apply to this session, so nothing is voided.
+    const int pending = m_proposals && !m_sandbox ? m_proposals->pendingCount() : 0;
+    const bool show = pending > 0 && bindingChanged(fabricConfig());
+    if (show)
+        m_voidWarning->setText(
+            tr("Saving another endpoint or new credentials voids the %n pending proposal(s): "
+               "they were dry-run under the current account. Agents must propose them again.",
+               nullptr, pending));
+    m_voidWarning->setVisible(show);
+}
+
+void SettingsDialog::voidPendingProposals(const FabricConfig &config)
+{
+    if (!m_proposals || m_sandbox || !bindingChanged(config))
+        return;
+    const QList<Proposal> voided = m_proposals->evictAll(
+        QStringLiteral("the Fabric endpoint or credentials were changed in the settings after "
+                       "it was proposed"));
+    if (!voided.isEmpty())
+        qCInfo(lcSettingsDialog) << "voided" << voided.size()
+                                 << "pending proposal(s): endpoint or credentials changed";
 }
 
 QLineEdit *SettingsDialog::endpointEdit() const

@@ -21,6 +21,7 @@ class SettingsDialog;
 namespace fb {
 
 class CredentialStore;
+class ProposalStore;
 
 class SettingsDialog : public QDialog {
     Q_OBJECT
@@ -33,6 +34,12 @@ public:
     // What the fields describe; an empty secret field keeps the current secret.
     FabricConfig fabricConfig() const;
     DesktopPreferences preferences() const;
+
+    // Pending proposals are bound to the endpoint and credentials they were dry-run under:
+    // with a store set, the dialog warns that saving others voids them, and saving does (each
+    // is evicted, so agents and the audit log see it like any eviction). Not owned.
+    void setProposalStore(ProposalStore *store);
+    QLabel *voidWarningLabel() const;
 
     QLineEdit *endpointEdit() const;
     QLineEdit *clientIdEdit() const;
@@ -49,6 +56,9 @@ signals:
 
 private:
     void setStatus(const QString &text, bool error);
+    bool bindingChanged(const FabricConfig &config) const;
+    void updateVoidWarning();
+    void voidPendingProposals(const FabricConfig &config);
     std::unique_ptr<Ui::SettingsDialog> ui;
     FabricConfig m_current;
     BrokerSettings m_settings;
@@ -56,6 +66,8 @@ private:
     QPointer<CredentialStore> m_store;
     QPointer<FabricClient> m_testClient;
     QPointer<FabricCall> m_testCall;
+    QPointer<ProposalStore> m_proposals;
+    QLabel *m_voidWarning = nullptr;
 };
 
 } // namespace fb

@@ -1,5 +1,7 @@
 #include "gui/TrayIcon.h"
 
+#include "core/UntrustedText.h"
+
 #include <QAction>
 #include <QFont>
 #include <QLoggingCategory>
@@ -103,7 +105,10 @@ void TrayIcon::notify(const QString &title, const QString &message)
         qCDebug(lcTray).noquote() << "notification not shown:" << title;
         return;
     }
-    m_tray->showMessage(title, message, badgeIcon(m_base, m_approvals), 15000);
+    // Notification servers may render body markup: client and agent text stays inert.
+    m_tray->showMessage(UntrustedText::escapeForMessage(title),
+                        UntrustedText::escapeForMessage(message), badgeIcon(m_base, m_approvals),
+                        15000);
 }
 
 QPixmap TrayIcon::badgePixmap(const QIcon &base, int count, int size)

@@ -1,5 +1,8 @@
 #include "mcp/ClientInfo.h"
 
+// Header-only and Qt Core only: the same text rules as the change specs, without linking core.
+#include "core/UntrustedText.h"
+
 using namespace Qt::StringLiterals;
 
 namespace fb::mcp {
@@ -12,6 +15,18 @@ bool ClientInfo::supportsFormElicitation() const
     const QJsonObject modes = elicitation.toObject();
     // 2025-06-18: "elicitation": {} means form. 2025-11-25: {"form": {}, "url": {}}.
     return modes.isEmpty() || modes.contains("form"_L1);
+}
+
+QString ClientInfo::untrustedText(const QJsonValue &value)
+{
+    return UntrustedText::escapeInvisible(UntrustedText::bounded(value.toString(), MaxTextLength));
+}
+
+void ClientInfo::setFromInitialize(const QJsonObject &clientInfo)
+{
+    name = untrustedText(clientInfo.value("name"_L1));
+    title = untrustedText(clientInfo.value("title"_L1));
+    version = untrustedText(clientInfo.value("version"_L1));
 }
 
 QJsonObject ClientInfo::toJson() const

@@ -8,6 +8,9 @@ namespace fb::mcp {
 
 struct ClientInfo {
     quint64 sessionId = 0;
+    // clientInfo strings, as the client wrote them but made safe to show and store by
+    // setFromInitialize(): at most MaxTextLength code points, control/separator/bidi and other
+    // invisible characters escaped ("\n", "\u202E"; core/UntrustedText.h).
     QString name;            // clientInfo.name
     QString title;           // clientInfo.title
     QString version;         // clientInfo.version
@@ -16,6 +19,12 @@ struct ClientInfo {
     QJsonObject capabilities;
     qint64 connectedAtMs = 0;
     bool initialized = false; // notifications/initialized received
+
+    static constexpr qsizetype MaxTextLength = 100;
+    // Fills name, title and version from the initialize request's clientInfo object.
+    void setFromInitialize(const QJsonObject &clientInfo);
+    // A clientInfo string under the rules above (non-strings become empty).
+    static QString untrustedText(const QJsonValue &value);
 
     // Form elicitation: "elicitation": {} (2025-06-18) or "elicitation": {"form": {}}.
     bool supportsFormElicitation() const;

@@ -314,10 +314,7 @@ void Session::handleInitialize(const QJsonValue &id, const QJsonObject &params,
     const QStringList &supported = protocol::supportedVersions();
     m_client.protocolVersion = supported.contains(version) ? version : protocol::latestVersion();
     m_client.capabilities = params.value("capabilities"_L1).toObject();
-    const QJsonObject info = params.value("clientInfo"_L1).toObject();
-    m_client.name = info.value("name"_L1).toString();
-    m_client.title = info.value("title"_L1).toString();
-    m_client.version = info.value("version"_L1).toString();
+    m_client.setFromInitialize(params.value("clientInfo"_L1).toObject());
 
     const ServerOptions &options = m_server->options();
     QJsonObject serverInfo{{u"name"_s, options.name}, {u"version"_s, options.version}};

@@ -2,6 +2,7 @@
 // dialog offscreen to PNG files for the docs. Not a test. Usage: fabric-broker-screenshots <dir>
 #include "GuiTestData.h"
 #include "broker/MutationBroker.h"
+#include "broker/ProposalView.h"
 #include "fabric/FabricClient.h"
 #include "gui/ApprovalDialog.h"
 #include "gui/ConnectClientDialog.h"
@@ -149,6 +150,8 @@ int main(int argc, char **argv)
     ctx.proposal.expiresAtMs = ctx.proposal.proposedAtMs + 600000;
     ctx.proposal.requestSha256 =
         QStringLiteral("3f6c2a91d04be7785a1c9e0f2b6d4a38c1e07f95b2d8a6c4e3f1097a5b2c8d61");
+    ctx.proposal.fabricEndpoint = QStringLiteral("https://api.equinix.com");
+    ctx.proposal.credentialIdentity = QStringLiteral("client id my-client-id");
     auto *dialog = new ApprovalDialog(ctx, &clock);
     dialog->setApproveDelayMs(0);
     dialog->setAnswerDeadlineMs(clock.nowMs() + 287000);
@@ -156,6 +159,39 @@ int main(int argc, char **argv)
     dialog->resize(dialog->sizeHint().expandedTo(QSize(780, 720)));
     ok = save(dialog, dir + QStringLiteral("/approval-dialog.png")) && ok;
     dialog->closeWithoutAnswer();
+
+    // A hostile proposal: a forged price line, markup and a right-to-left override in the agent's
+    // name, in Fabric's name of the profile and in the client's name, all shown escaped.
+    const QString hostile = QStringLiteral("x\nPrice: USD 0.00 <b>free</b> \u202Egnp.exe");
+    ApprovalContext evil =
+        guitest::sampleContext(clock.nowMs(), ChangeType::ConnectionCreate, hostile);
+    evil.proposal.proposedAtMs = clock.nowMs() - 12000;
+    evil.proposal.expiresAtMs = evil.proposal.proposedAtMs + 600000;
+    evil.proposal.requestSha256 = ctx.proposal.requestSha256;
+    evil.proposal.fabricEndpoint = ctx.proposal.fabricEndpoint;
+    evil.proposal.credentialIdentity = ctx.proposal.credentialIdentity;
+    evil.proposal.target = ProposalView::target(
+        ChangeType::ConnectionCreate, evil.proposal.spec,
+        QJsonObject{
+            {QStringLiteral("zSide"),
+             QJsonObject{
+                 {QStringLiteral("accessPoint"),
+                  QJsonObject{{QStringLiteral("profile"),
+                               QJsonObject{{QStringLiteral("uuid"),
+                                            QStringLiteral("69ee618d-be52-468d-bc99-00566f2dd2b9")},
+                                           {QStringLiteral("name"),
+                                            QStringLiteral("AWS\nPrice: USD 0.00")}}}}}}}});
+    mcp::ClientInfo evilClient = guitest::sampleClient();
+    evilClient.name = mcp::ClientInfo::untrustedText(QStringLiteral("<b>claude</b>\u202E\nok"));
+    evil.client = evilClient;
+    evil.proposal.context.insert(QStringLiteral("client"), evilClient.toJson());
+    auto *evilDialog = new ApprovalDialog(evil, &clock);
+    evilDialog->setApproveDelayMs(0);
+    evilDialog->setAnswerDeadlineMs(clock.nowMs() + 287000);
+    evilDialog->open();
+    evilDialog->resize(evilDialog->sizeHint().expandedTo(QSize(780, 720)));
+    ok = save(evilDialog, dir + QStringLiteral("/approval-dialog-hostile.png")) && ok;
+    evilDialog->closeWithoutAnswer();
 
     auto *connectDialog = new ConnectClientDialog(QStringLiteral("/usr/bin/fabric-broker"));
     connectDialog->show();
