@@ -15,6 +15,7 @@
 #include <QJsonDocument>
 #include <QLoggingCategory>
 #include <QShowEvent>
+#include <QToolButton>
 
 Q_LOGGING_CATEGORY(lcApprovalDialog, "fabricbroker.gui.dialog")
 
@@ -98,12 +99,33 @@ ApprovalDialog::ApprovalDialog(const ApprovalContext &context, Clock *clock, QWi
 
     ui->priceValue->setText(
         ProposalView::priceLine(p.context.value(QStringLiteral("price")).toObject()));
+    // Unpriced: the line above says why in a few words; the details (the raw Fabric error) sit
+    // in a collapsed section under it, as plain text.
     if (const QJsonObject price = p.context.value(QStringLiteral("price")).toObject();
-        !price.value(QStringLiteral("priced")).toBool())
-        ui->priceValue->setToolTip(
-            QStringLiteral("<p>") +
-            price.value(QStringLiteral("reason")).toString().toHtmlEscaped() +
-            QStringLiteral("</p>"));
+        !price.value(QStringLiteral("priced")).toBool() &&
+        !price.value(QStringLiteral("reason")).toString().isEmpty()) {
+        auto *details = new QLabel(price.value(QStringLiteral("reason")).toString(), this);
+        details->setObjectName(QStringLiteral("priceDetails"));
+        details->setTextFormat(Qt::PlainText);
+        details->setWordWrap(true);
+        details->setTextInteractionFlags(Qt::TextSelectableByMouse);
+        details->setVisible(false);
+        auto *toggle = new QToolButton(this);
+        toggle->setObjectName(QStringLiteral("priceDetailsToggle"));
+        toggle->setText(tr("Price details"));
+        toggle->setCheckable(true);
+        toggle->setArrowType(Qt::RightArrow);
+        toggle->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+        toggle->setAutoRaise(true);
+        connect(toggle, &QToolButton::toggled, details, [details, toggle](bool shown) {
+            details->setVisible(shown);
+            toggle->setArrowType(shown ? Qt::DownArrow : Qt::RightArrow);
+        });
+        int row = -1;
+        QFormLayout::ItemRole role{};
+        ui->detailsLayout->getWidgetPosition(ui->priceValue, &row, &role);
+        ui->detailsLayout->insertRow(row + 1, toggle, details);
+    }
 
     // Where the create goes and as whom: what the proposal is bound to (confirm re-checks it).
     if (!p.fabricEndpoint.isEmpty()) {

@@ -12,6 +12,7 @@
 #include <QSet>
 #include <QSignalSpy>
 #include <QTest>
+#include <QToolButton>
 #include <QTreeWidget>
 #include <QTreeWidgetItemIterator>
 
@@ -64,6 +65,37 @@ private slots:
         dialog.setSandbox(true);
         QVERIFY(dialog.sandboxBanner()->isVisibleTo(&dialog));
         QVERIFY(dialog.sandboxBanner()->text().contains(QStringLiteral("SANDBOX")));
+    }
+
+    // Issue 15: unpriced in one short line; the raw Fabric error in a collapsed section.
+    void unpricedShowsShortLineAndDetails()
+    {
+        ManualClock clock;
+        ApprovalContext ctx = guitest::sampleContext(clock.nowMs());
+        const QString raw = QStringLiteral(
+            "price lookup failed: Fabric rejected POST /fabric/v4/prices/search (HTTP 400): "
+            "EQ-3038022 Invalid value (at /connection/bandwidth: No rate for bandwidth 10) "
+            "<b>x</b>");
+        ctx.proposal.context.insert(
+            QStringLiteral("price"),
+            QJsonObject{
+                {QStringLiteral("priced"), false},
+                {QStringLiteral("summary"), QStringLiteral("no rate-card price for 10 Mbps in SV")},
+                {QStringLiteral("reason"), raw}});
+        ApprovalDialog dialog(ctx, &clock);
+        QCOMPARE(dialog.priceLabel()->text(),
+                 QStringLiteral("unpriced: no rate-card price for 10 Mbps in SV"));
+        auto *details = dialog.findChild<QLabel *>(QStringLiteral("priceDetails"));
+        auto *toggle = dialog.findChild<QToolButton *>(QStringLiteral("priceDetailsToggle"));
+        QVERIFY(details && toggle);
+        QCOMPARE(details->text(), raw);
+        QCOMPARE(details->textFormat(), Qt::PlainText);
+        QVERIFY(!details->isVisibleTo(&dialog));
+        toggle->click();
+        QVERIFY(details->isVisibleTo(&dialog));
+        // A priced proposal has no such section.
+        ApprovalDialog priced(guitest::sampleContext(clock.nowMs()), &clock);
+        QVERIFY(!priced.findChild<QLabel *>(QStringLiteral("priceDetails")));
     }
 
     void confirmingClientDifferentFromProposer()

@@ -61,6 +61,10 @@ export function registerWalk({ prism: withPrism = false } = {}) {
     console.log(`# example walk: spec ${path.relative(repoRoot, specFile)} (info.version ${info?.version}): ${results.length} request examples; `
       + `${inside.length} inside the typed subset (schema-valid, proposed), ${outside.length} outside, `
       + `${invalid.length} contradicting the spec's own schema (refused by all), ${prices.length} price searches`);
+    const conns = inside.filter((r) => r.collection === '/fabric/v4/connections');
+    const unpriced = conns.filter((r) => !r.price?.priced);
+    console.log(`# example walk: ${conns.length - unpriced.length}/${conns.length} connection examples inside the subset are priced by the sandbox's rate card`
+      + (unpriced.length ? ` (unpriced: ${unpriced.map((r) => `${r.name}: ${r.price?.summary}`).join('; ')})` : ''));
     console.log('# example walk: examples outside the typed subset (the reason each is outside; listed in src/sandbox/CONTRACT.md):');
     for (const r of outside) console.log(`#   - ${r.key}: ${listed?.get(r.key) ?? '(not listed)'}\n#       broker: ${r.reason}${r.nameOnly ? ' (with the name cut to 24 characters it proposes)' : ''}`);
     console.log('# example walk: examples that contradict the spec\'s own schema (sandbox, broker and Prism refuse them):');
@@ -69,5 +73,7 @@ export function registerWalk({ prism: withPrism = false } = {}) {
     for (const d of drift) console.log(`# example walk: CONTRACT.md ${d}`);
     console.log(`# example walk: ${bad.length + drift.length} disagreements`);
     assert.equal(bad.length + drift.length, 0, `${bad.length} examples disagree, ${drift.length} CONTRACT.md list differences (see the log above)`);
+    // A priced estate: every official connection example the broker proposes gets a price.
+    assert.deepEqual(unpriced.map((r) => r.name), [], 'connection examples without a rate-card price');
   });
 }
