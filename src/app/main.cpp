@@ -1,6 +1,7 @@
 // fabric-broker: command line and mode selection.
 #include "app/AuditCommand.h"
 #include "app/CommandLine.h"
+#include "app/PolicyCommand.h"
 
 #ifdef HAVE_FABRICBROKER_GUI
 #include <QApplication>
@@ -16,7 +17,7 @@ namespace {
 // for the modes that never show a window.
 bool mayShowWindows(int argc, char *argv[])
 {
-    if (argc > 1 && std::strcmp(argv[1], "audit") == 0)
+    if (argc > 1 && (std::strcmp(argv[1], "audit") == 0 || std::strcmp(argv[1], "policy") == 0))
         return false;
     for (int i = 1; i < argc; ++i) {
         for (const char *flag : {"--headless", "--sandbox-only", "--print-estate", "--help", "-h",
@@ -53,6 +54,8 @@ int main(int argc, char *argv[])
     const QStringList args = QCoreApplication::arguments();
     if (args.size() > 1 && args.at(1) == QStringLiteral("audit"))
         return fb::runAuditCommand(args);
+    if (args.size() > 1 && args.at(1) == QStringLiteral("policy"))
+        return fb::runPolicyCommand(args);
 
     fb::CommandLine cli;
     const auto parsed = cli.parse(args);
