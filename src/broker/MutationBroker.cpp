@@ -1,6 +1,7 @@
 #include "broker/MutationBroker.h"
 
 #include "broker/ClientElicitationApprover.h"
+#include "broker/PolicyGate.h"
 #include "broker/ProposalView.h"
 #include "core/Sha256.h"
 #include "core/UntrustedText.h"
@@ -177,6 +178,14 @@ private:
         }
         if (!m_dryRunResult.ok())
             return failDryRun();
+        // The operator policy (docs/policy.md): a denied proposal gets no token.
+        const PolicyVerdict policy = evaluateAtPropose(m_broker->m_settings.policy, m_priceResult);
+        if (policy.denied()) {
+            const QJsonObject s = policyRefusal(policy, m_priceResult, changeTypeName(m_type),
+                                                m_target, m_request.sha256Hex());
+            m_broker->audit(QStringLiteral("propose_failed"), s);
+            return m_call->finishStructured(s, renderText(policyConfirmMessage(policy), s), true);
+        }
 
         const QJsonObject validated = m_dryRunResult.body.toObject();
         // Fabric's names for the uuids of the request, never the agent's labels.
@@ -192,7 +201,8 @@ private:
         p.context = {{QStringLiteral("price"), m_priceResult},
                      {QStringLiteral("validated"), validated},
                      {QStringLiteral("client"), m_call->client().toJson()},
-                     {QStringLiteral("dry_run_correlation_id"), m_dryRunResult.correlationId}};
+                     {QStringLiteral("dry_run_correlation_id"), m_dryRunResult.correlationId},
+                     {QStringLiteral("policy"), policy.toJson()}};
         const AddResult added = m_broker->m_store->add(p);
         const qint64 now = m_broker->m_clock->nowMs();
 
@@ -219,6 +229,7 @@ private:
             {QStringLiteral("request_sha256"), stored.requestSha256},
             {QStringLiteral("validated"), validated},
             {QStringLiteral("price"), m_priceResult},
+            {QStringLiteral("policy"), policy.toJson()},
             {QStringLiteral("proposed_at"), ProposalView::isoTime(stored.proposedAtMs)},
             {QStringLiteral("expires_at"), ProposalView::isoTime(stored.expiresAtMs)},
             {QStringLiteral("evicted_proposals"), evicted},
@@ -236,6 +247,7 @@ private:
             {QStringLiteral("token_sha256"), tokenDigest(stored.token)},
             {QStringLiteral("dry_run"), m_dryRunResult.toJson()},
             {QStringLiteral("price"), m_priceResult},
+            {QStringLiteral("policy"), policy.toJson()},
             {QStringLiteral("client"), m_call->client().toJson()},
             {QStringLiteral("fabric_endpoint"), m_binding.endpoint},
             {QStringLiteral("credential_identity"), m_binding.identity},
@@ -397,6 +409,28 @@ public:
                     .arg(detail),
                 humanJson(QStringLiteral("not_requested"), {}), true);
         }
+
+        // The operator policy (docs/policy.md), before anyone is asked.
+        m_policy = policyAtConfirm(m_broker->m_settings.policy, m_proposal, m_broker->m_audit,
+                                   m_broker->m_clock->nowMs());
+        m_policyEvaluated = true;
+        m_proposal.context.insert(QStringLiteral("policy"), m_policy.toJson());
+        m_broker->audit(QStringLiteral("policy"),
+                        {{QStringLiteral("request_sha256"), m_proposal.requestSha256},
+                         {QStringLiteral("stage"), QStringLiteral("confirm")},
+                         {QStringLiteral("policy"), m_policy.toJson()}});
+        const QString channel = m_broker->m_approver->channel();
+        if (m_policy.denied() || (m_policy.desktopRequired() && channel != u"desktop"))
+            return finishNotExecuted(
+                m_checks,
+                m_policy.denied() ? QStringLiteral("policy_denied")
+                                  : QStringLiteral("policy_requires_desktop"),
+                policyConfirmMessage(m_policy),
+                m_policy.denied()
+                    ? humanJson(QStringLiteral("not_requested"), {})
+                    : humanJson(QStringLiteral("unsupported_by_client"), channel,
+                                m_policy.rule + QStringLiteral(": ") + m_policy.reason),
+                true);
 
         if (m_call->isCancelled())
             return decided(HumanDecision{
@@ -680,6 +714,8 @@ private:
         }
         if (m_unconfirmed)
             structured.insert(QStringLiteral("unconfirmed_execution"), true);
+        structured.insert(QStringLiteral("policy"),
+                          m_policyEvaluated ? QJsonValue(m_policy.toJson()) : QJsonValue());
         m_call->finishStructured(structured, renderText(message, structured), isError);
     }
 
@@ -694,6 +730,8 @@ private:
     qint64 m_askedAtMs = 0;
     bool m_decided = false;
     bool m_unconfirmed = false;
+    PolicyVerdict m_policy;
+    bool m_policyEvaluated = false;
 };
 
 // ---------------------------------------------------------------------------------------------

@@ -37,16 +37,11 @@ QStringList applyPolicy(const PolicyLoadResult &policy, const QString &endpoint,
     // Rules this build parses and merges but does not enforce yet at propose/confirm: rather
     // than serve mutate without them, it is not served (docs/policy.md, "Enforcement").
     QStringList unenforced;
-    for (const QString &key : {QStringLiteral("spend.max_monthly_recurring_per_change"),
-                               QStringLiteral("spend.max_monthly_recurring_per_day"),
-                               QStringLiteral("approval.desktop_required_above_monthly"),
-                               QStringLiteral("approval.typed_confirmation_above_monthly"),
+    for (const QString &key : {QStringLiteral("approval.typed_confirmation_above_monthly"),
                                QStringLiteral("revalidate_before_send_after_ms")}) {
         if (p.isSet(key))
             unenforced << key;
     }
-    if (p.unpricedRule() != UnpricedRule::Allow)
-        unenforced << QStringLiteral("spend.unpriced");
     if (!unenforced.isEmpty())
         dropMutate(QStringLiteral("this build does not enforce %1 yet, and never serves mutate "
                                   "without a rule the policy sets")

@@ -8,7 +8,7 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { BIN, baseEnv, startBroker } from './lib.mjs';
+import { BIN, IDS, accept, baseEnv, connectionSpec, nextVlan, sleep, startBroker } from './lib.mjs';
 
 function run(args, env = {}) {
   return new Promise((resolve) => {
@@ -110,7 +110,7 @@ test('a user file that tries to loosen the administrator is ignored and reported
   // The broker reports it loudly at startup too, and keeps the administrator's values.
   const b = await startBroker({ env });
   try {
-    assert.ok(!(await toolNames(b)).includes('fabric_propose_change'), 'spend rules are not enforced yet: mutate refused');
+    assert.ok((await toolNames(b)).includes('fabric_propose_change'));
     assert.match(b.stderr, /policy: spend\.unpriced: the value "allow" .* is ignored/);
   } finally { await b.close(); }
 });
@@ -180,15 +180,150 @@ test('fabric.endpoint locks mutate to that endpoint', async () => {
 });
 
 test('rules this build does not enforce yet refuse mutate instead of being ignored', async () => {
-  const user = userFile({ spend: { max_monthly_recurring_per_change: { amount: 100, currency: 'USD' } } });
+  const user = userFile({ approval: { typed_confirmation_above_monthly: { amount: 100, currency: 'USD' } } });
   const b = await startBroker({ env: { FABRIC_BROKER_POLICY: user } });
   try {
     assert.ok(!(await toolNames(b)).includes('fabric_propose_change'));
-    assert.match(b.stderr, /does not enforce spend\.max_monthly_recurring_per_change yet/);
+    assert.match(b.stderr, /does not enforce approval\.typed_confirmation_above_monthly yet/);
   } finally { await b.close(); }
   const allow = userFile({ spend: { unpriced: 'allow' }, approval: { channel: 'auto' } });
   const b2 = await startBroker({ env: { FABRIC_BROKER_POLICY: allow } });
   try {
     assert.ok((await toolNames(b2)).includes('fabric_propose_change'));
   } finally { await b2.close(); }
+});
+
+// ---- Spend limits and the desktop-only rule at propose and confirm -------------------------
+
+async function proposeConn(b, bandwidth = 50) {
+  return b.call('fabric_propose_change', { change_type: 'connection_create', spec: connectionSpec({ bandwidth }) });
+}
+function policyEnv(policy, extra = {}) {
+  return { FABRIC_BROKER_POLICY: userFile(policy), ...extra };
+}
+const usd = (amount) => ({ amount, currency: 'USD' });
+
+test('max_monthly_recurring_per_change: above the limit no token, exactly at it a token', async () => {
+  const b = await startBroker({ env: policyEnv({ spend: { max_monthly_recurring_per_change: usd(150) } }), elicit: accept() });
+  try {
+    assert.ok((await toolNames(b)).includes('fabric_propose_change'), b.stderr);
+    const over = await proposeConn(b, 100); // USD 200/month
+    assert.equal(over.isError, true);
+    const s = over.structuredContent;
+    assert.equal(s.confirm_token, undefined);
+    assert.equal(s.error.kind, 'policy_denied');
+    assert.equal(s.error.rule, 'spend.max_monthly_recurring_per_change');
+    assert.deepEqual(s.error.limit, usd(150));
+    assert.equal(s.error.price.monthly_recurring, 200);
+    assert.deepEqual({ verdict: s.policy.verdict, rule: s.policy.rule, limit: s.policy.limit, used: s.policy.used },
+      { verdict: 'deny', rule: 'spend.max_monthly_recurring_per_change', limit: usd(150), used: usd(200) });
+    assert.match(s.error.message, /USD 200\.00\/month is above the limit of USD 150\.00\/month/);
+
+    const at = await proposeConn(b, 50); // USD 150/month: exactly the limit
+    assert.equal(at.isError, undefined, JSON.stringify(at.structuredContent));
+    assert.match(at.structuredContent.confirm_token, /^chg-/);
+    assert.equal(at.structuredContent.policy.verdict, 'allow');
+    const c = await b.call('fabric_confirm_change', { confirm_token: at.structuredContent.confirm_token });
+    assert.equal(c.structuredContent.executed, true, JSON.stringify(c.structuredContent));
+    assert.equal(c.structuredContent.policy.verdict, 'allow');
+    assert.equal(c.structuredContent.policy.rule, 'spend.max_monthly_recurring_per_change');
+  } finally { await b.close(); }
+});
+
+test('max_monthly_recurring_per_day: summed from the audit log, across a restart', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fb-policy-audit-'));
+  const env = policyEnv({ spend: { max_monthly_recurring_per_day: usd(300) } }, { EQUINIX_MCP_AUDIT_LOG: path.join(dir, 'audit.jsonl') });
+  let elicited = 0;
+  const elicit = async () => { elicited++; return { action: 'accept', content: { confirm: true } }; };
+  let b = await startBroker({ env, elicit });
+  try {
+    for (const expectUsed of [0, 150]) {
+      const p = await proposeConn(b, 50);
+      assert.equal(p.isError, undefined, JSON.stringify(p.structuredContent));
+      const c = await b.call('fabric_confirm_change', { confirm_token: p.structuredContent.confirm_token });
+      const s = c.structuredContent;
+      assert.equal(s.executed, true, JSON.stringify(s));
+      assert.equal(s.policy.rule, 'spend.max_monthly_recurring_per_day');
+      assert.deepEqual(s.policy.used, usd(expectUsed));
+      assert.deepEqual(s.policy.limit, usd(300));
+    }
+    assert.equal(elicited, 2);
+  } finally { await b.close(); }
+
+  // A restart does not reset the sum: 300 of 300 used, so the next create is refused before
+  // anyone is asked.
+  b = await startBroker({ env, elicit });
+  try {
+    const p = await proposeConn(b, 50);
+    assert.equal(p.isError, undefined, 'the daily limit is checked at confirm, not at propose');
+    const c = await b.call('fabric_confirm_change', { confirm_token: p.structuredContent.confirm_token });
+    const s = c.structuredContent;
+    assert.equal(c.isError, true);
+    assert.equal(s.executed, false);
+    assert.equal(s.execution.reason, 'policy_denied');
+    assert.equal(s.human_confirmation.status, 'not_requested');
+    assert.equal(elicited, 2, 'nobody was asked');
+    assert.deepEqual(Object.values(s.confirm_checks), [true, true, true, true, true], 'the seed checks stay as they are');
+    assert.deepEqual({ verdict: s.policy.verdict, rule: s.policy.rule, limit: s.policy.limit, used: s.policy.used },
+      { verdict: 'deny', rule: 'spend.max_monthly_recurring_per_day', limit: usd(300), used: usd(300) });
+    assert.match(s.message, /would exceed your daily limit: USD 300\.00 of USD 300\.00 already used/);
+    // The token is used up.
+    const again = await b.call('fabric_confirm_change', { confirm_token: p.structuredContent.confirm_token });
+    assert.equal(again.structuredContent.failed_check, 'not_previously_used');
+  } finally { await b.close(); }
+  const records = fs.readFileSync(path.join(dir, 'audit.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  const verdicts = records.filter((r) => r.type === 'policy').map((r) => r.data.policy.verdict);
+  assert.deepEqual(verdicts, ['allow', 'allow', 'deny']);
+  assert.ok(records.filter((r) => r.type === 'proposed').every((r) => r.data.policy.verdict === 'allow'));
+});
+
+const network = (name) => ({ type: 'EVPLAN', name, scope: 'LOCAL', notifications: [{ type: 'ALL', emails: ['netops@example.com'] }] });
+
+test('spend.unpriced deny: an unpriced proposal gets no token', async () => {
+  const b = await startBroker({ env: policyEnv({ spend: { unpriced: 'deny' } }) });
+  try {
+    const r = await b.call('fabric_propose_change', { change_type: 'network_create', spec: network('e2e-policy-net') });
+    const s = r.structuredContent;
+    assert.equal(r.isError, true, JSON.stringify(s).slice(0, 800));
+    assert.equal(s.error.kind, 'policy_denied');
+    assert.equal(s.confirm_token, undefined);
+    assert.equal(s.policy.rule, 'spend.unpriced');
+    assert.equal(s.policy.limit, 'deny');
+    assert.equal(s.price.priced, false);
+  } finally { await b.close(); }
+});
+
+test('desktop-only rules on a client-only session: unsupported_by_client with the rule named', async () => {
+  for (const policy of [{ approval: { desktop_required_above_monthly: usd(100) } }, { spend: { unpriced: 'require_desktop' } }]) {
+    let elicited = 0;
+    const b = await startBroker({ env: policyEnv(policy), elicit: async () => { elicited++; return { action: 'accept', content: { confirm: true } }; } });
+    try {
+      const p = policy.spend
+        ? await b.call('fabric_propose_change', { change_type: 'network_create', spec: network('e2e-policy-desk') })
+        : await proposeConn(b, 50);
+      assert.equal(p.isError, undefined, JSON.stringify(p.structuredContent).slice(0, 600));
+      const c = await b.call('fabric_confirm_change', { confirm_token: p.structuredContent.confirm_token });
+      const s = c.structuredContent;
+      assert.equal(s.executed, false);
+      assert.equal(s.human_confirmation.status, 'unsupported_by_client');
+      assert.equal(s.human_confirmation.channel, 'client');
+      const rule = policy.spend ? 'spend.unpriced' : 'approval.desktop_required_above_monthly';
+      assert.ok(s.human_confirmation.detail.startsWith(rule + ': '), s.human_confirmation.detail);
+      assert.equal(s.policy.verdict, 'require_desktop');
+      assert.equal(s.policy.rule, rule);
+      assert.equal(s.execution.reason, 'policy_requires_desktop');
+      assert.equal(elicited, 0, 'an elicitation accept is not enough');
+    } finally { await b.close(); }
+  }
+});
+
+test('the approval prompt shows the daily limit', async () => {
+  let message;
+  const b = await startBroker({ env: policyEnv({ spend: { max_monthly_recurring_per_day: usd(1000) } }),
+    elicit: async (req) => { message = req.params.message; return { action: 'decline' }; } });
+  try {
+    const p = await proposeConn(b, 50);
+    await b.call('fabric_confirm_change', { confirm_token: p.structuredContent.confirm_token });
+    assert.match(message, /\nPolicy: within your daily limit: USD 0\.00 of USD 1,000\.00 used, this change adds USD 150\.00\n/);
+  } finally { await b.close(); }
 });
