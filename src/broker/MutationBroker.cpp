@@ -432,6 +432,13 @@ public:
                                 m_policy.rule + QStringLiteral(": ") + m_policy.reason),
                 true);
 
+        // Fabric's dry run of the bound bytes once more, before anyone is asked (docs/policy.md).
+        revalidate(false);
+    }
+
+private:
+    void askPerson()
+    {
         if (m_call->isCancelled())
             return decided(HumanDecision{
                 HumanStatus::CallCancelled, m_broker->m_approver->channel(),
@@ -453,7 +460,77 @@ public:
         });
     }
 
-private:
+    // Re-runs Fabric's dry run of exactly the bound request. beforeSend: the second run, right
+    // before the create, when the person took longer than revalidate_before_send_after_ms.
+    void revalidate(bool beforeSend)
+    {
+        FabricCall *dry = m_broker->m_fabric->dryRun(m_request);
+        connect(dry, &FabricCall::finished, this,
+                [this, beforeSend](const FabricResult &r) { revalidated(r, beforeSend); });
+    }
+
+    void revalidated(const FabricResult &r, bool beforeSend)
+    {
+        const QJsonObject run{{QStringLiteral("ran"), true},
+                              {QStringLiteral("ok"), r.ok()},
+                              {QStringLiteral("fabric_errors"), fabricErrorsJson(r)},
+                              {QStringLiteral("correlation_id"), r.correlationId}};
+        if (beforeSend)
+            m_revalidation.insert(QStringLiteral("before_send"), run);
+        else
+            m_revalidation = run;
+        m_broker->audit(QStringLiteral("revalidation"),
+                        {{QStringLiteral("request_sha256"), m_proposal.requestSha256},
+                         {QStringLiteral("stage"), beforeSend ? QStringLiteral("before_send")
+                                                              : QStringLiteral("before_asking")},
+                         {QStringLiteral("ok"), r.ok()},
+                         {QStringLiteral("dry_run"), r.toJson()}});
+        if (!r.ok())
+            return finishNotExecuted(
+                m_checks, QStringLiteral("revalidation_failed"), revalidationMessage(r, beforeSend),
+                beforeSend ? m_human : humanJson(QStringLiteral("not_requested"), {}), true);
+        if (beforeSend)
+            return execute(m_human, m_unconfirmed);
+        askPerson();
+    }
+
+    QString revalidationMessage(const FabricResult &r, bool beforeSend) const
+    {
+        const QString when = beforeSend ? QStringLiteral("right before sending (the person took "
+                                                         "longer than %1 ms)")
+                                              .arg(m_broker->m_settings.policy.revalidateAfter())
+                                        : QStringLiteral("before anyone was asked");
+        if (!r.requestSent || r.httpStatus == 0 || r.httpStatus >= 500)
+            return QStringLiteral("Fabric's dry run could not be re-run %1 (%2), so nothing was "
+                                  "sent; the token is used up. Propose the change again.")
+                .arg(when, r.message);
+        return QStringLiteral("Fabric's dry run now rejects this request (%1): %2. Nothing was "
+                              "sent; the token is used up. Re-propose the change (for example "
+                              "with another VLAN) to get a new token.")
+            .arg(when, r.message);
+    }
+
+    // After an approval: re-validate first when the person took longer than the policy allows.
+    void sendAfterRevalidation(const QJsonObject &human, bool unconfirmed)
+    {
+        const qint64 waited = m_broker->m_clock->nowMs() - m_askedAtMs;
+        const qint64 limit = m_broker->m_settings.policy.revalidateAfter();
+        if (waited <= limit) {
+            m_revalidation.insert(
+                QStringLiteral("before_send"),
+                QJsonObject{{QStringLiteral("ran"), false},
+                            {QStringLiteral("reason"),
+                             QStringLiteral("the answer came after %1 ms, within "
+                                            "revalidate_before_send_after_ms (%2)")
+                                 .arg(waited)
+                                 .arg(limit)}});
+            return execute(human, unconfirmed);
+        }
+        m_human = human;
+        m_unconfirmed = unconfirmed;
+        revalidate(true);
+    }
+
     void startProgress()
     {
         if (!m_call->hasProgressToken())
@@ -503,7 +580,7 @@ private:
                         .arg(ProposalView::isoTime(m_proposal.expiresAtMs)),
                     human, true);
             }
-            return execute(human, false);
+            return sendAfterRevalidation(human, false);
         }
         if (d.status == HumanStatus::UnsupportedByClient &&
             m_broker->m_settings.allowUnconfirmedMutations) {
@@ -511,7 +588,7 @@ private:
                 << "EXECUTING WITHOUT HUMAN CONFIRMATION (EQUINIX_MCP_ALLOW_UNCONFIRMED_MUTATIONS"
                    "=true):"
                 << changeTypeName(m_proposal.changeType) << m_proposal.target;
-            return execute(human, true);
+            return sendAfterRevalidation(human, true);
         }
         QString message;
         switch (d.status) {
@@ -716,6 +793,13 @@ private:
             structured.insert(QStringLiteral("unconfirmed_execution"), true);
         structured.insert(QStringLiteral("policy"),
                           m_policyEvaluated ? QJsonValue(m_policy.toJson()) : QJsonValue());
+        structured.insert(
+            QStringLiteral("revalidation"),
+            !m_revalidation.isEmpty()
+                ? m_revalidation
+                : QJsonObject{{QStringLiteral("ran"), false},
+                              {QStringLiteral("reason"),
+                               QStringLiteral("not needed: the confirm stopped before it")}});
         m_call->finishStructured(structured, renderText(message, structured), isError);
     }
 
@@ -732,6 +816,7 @@ private:
     bool m_unconfirmed = false;
     PolicyVerdict m_policy;
     bool m_policyEvaluated = false;
+    QJsonObject m_revalidation; // {ran, ok, fabric_errors, before_send {...}}
 };
 
 // ---------------------------------------------------------------------------------------------

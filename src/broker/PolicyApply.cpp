@@ -37,8 +37,7 @@ QStringList applyPolicy(const PolicyLoadResult &policy, const QString &endpoint,
     // Rules this build parses and merges but does not enforce yet at propose/confirm: rather
     // than serve mutate without them, it is not served (docs/policy.md, "Enforcement").
     QStringList unenforced;
-    for (const QString &key : {QStringLiteral("approval.typed_confirmation_above_monthly"),
-                               QStringLiteral("revalidate_before_send_after_ms")}) {
+    for (const QString &key : {QStringLiteral("approval.typed_confirmation_above_monthly")}) {
         if (p.isSet(key))
             unenforced << key;
     }

@@ -327,3 +327,84 @@ test('the approval prompt shows the daily limit', async () => {
     assert.match(message, /\nPolicy: within your daily limit: USD 0\.00 of USD 1,000\.00 used, this change adds USD 150\.00\n/);
   } finally { await b.close(); }
 });
+
+// ---- Re-validation at confirm --------------------------------------------------------------
+
+test('re-validation: the VLAN taken between propose and confirm stops the confirm before anyone is asked', async () => {
+  let elicited = 0;
+  const b = await startBroker({ elicit: async () => { elicited++; return { action: 'accept', content: { confirm: true } }; } });
+  try {
+    const vlan = nextVlan();
+    const a = await b.call('fabric_propose_change', { change_type: 'connection_create', spec: connectionSpec({ vlan, name: `e2e-reval-a-${vlan}` }) });
+    const second = await b.call('fabric_propose_change', { change_type: 'connection_create', spec: connectionSpec({ vlan, name: `e2e-reval-b-${vlan}` }) });
+    assert.equal(second.isError, undefined, 'both dry runs pass while the VLAN is free');
+
+    const ca = await b.call('fabric_confirm_change', { confirm_token: a.structuredContent.confirm_token });
+    assert.equal(ca.structuredContent.executed, true, JSON.stringify(ca.structuredContent));
+    assert.deepEqual({ ran: ca.structuredContent.revalidation.ran, ok: ca.structuredContent.revalidation.ok, errors: ca.structuredContent.revalidation.fabric_errors },
+      { ran: true, ok: true, errors: [] });
+    assert.equal(ca.structuredContent.revalidation.before_send.ran, false, 'answered within 60 s');
+    assert.equal(elicited, 1);
+
+    const cb = await b.call('fabric_confirm_change', { confirm_token: second.structuredContent.confirm_token });
+    const s = cb.structuredContent;
+    assert.equal(cb.isError, true);
+    assert.equal(s.executed, false);
+    assert.equal(s.execution.reason, 'revalidation_failed');
+    assert.equal(s.human_confirmation.status, 'not_requested');
+    assert.equal(elicited, 1, 'nobody was asked');
+    assert.deepEqual(Object.values(s.confirm_checks), [true, true, true, true, true], 'the seed checks stay as they are');
+    assert.equal(s.revalidation.ran, true);
+    assert.equal(s.revalidation.ok, false);
+    assert.ok(s.revalidation.fabric_errors.length >= 1);
+    assert.match(JSON.stringify(s.revalidation.fabric_errors), /VLAN already in use/);
+    assert.match(s.message, /Re-propose the change/);
+    const again = await b.call('fabric_confirm_change', { confirm_token: second.structuredContent.confirm_token });
+    assert.equal(again.structuredContent.failed_check, 'not_previously_used', 'the token stays consumed');
+    assert.deepEqual(again.structuredContent.revalidation.ran, false);
+    assert.match(again.structuredContent.revalidation.reason, /not needed/);
+    const names = (await b.call('fabric_search_connections', { name: `e2e-reval-b-${vlan}` })).structuredContent.data;
+    assert.equal(names.filter((c) => c.name === `e2e-reval-b-${vlan}`).length, 0);
+  } finally { await b.close(); }
+});
+
+test('re-validation right before sending when the person took longer than revalidate_before_send_after_ms', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fb-reval-audit-'));
+  const auditLog = path.join(dir, 'audit.jsonl');
+  const vlan = nextVlan();
+  let b;
+  let tokenA;
+  const elicit = async (req) => {
+    if (req.params.message.includes(`e2e-slow-b-${vlan}`)) {
+      // While the person reads B's prompt, A (same VLAN) is approved and created.
+      const ca = await b.call('fabric_confirm_change', { confirm_token: tokenA });
+      assert.equal(ca.structuredContent.executed, true, JSON.stringify(ca.structuredContent));
+    } else {
+      await sleep(20);
+    }
+    return { action: 'accept', content: { confirm: true } };
+  };
+  b = await startBroker({ env: policyEnv({ revalidate_before_send_after_ms: 0 }, { EQUINIX_MCP_AUDIT_LOG: auditLog }), elicit });
+  try {
+    assert.ok((await toolNames(b)).includes('fabric_confirm_change'), b.stderr);
+    const a = await b.call('fabric_propose_change', { change_type: 'connection_create', spec: connectionSpec({ vlan, name: `e2e-slow-a-${vlan}` }) });
+    const bb = await b.call('fabric_propose_change', { change_type: 'connection_create', spec: connectionSpec({ vlan, name: `e2e-slow-b-${vlan}` }) });
+    tokenA = a.structuredContent.confirm_token;
+    const c = await b.call('fabric_confirm_change', { confirm_token: bb.structuredContent.confirm_token });
+    const s = c.structuredContent;
+    assert.equal(s.executed, false, JSON.stringify(s));
+    assert.equal(s.human_confirmation.status, 'accepted');
+    assert.equal(s.execution.reason, 'revalidation_failed');
+    assert.equal(s.revalidation.ran, true);
+    assert.equal(s.revalidation.ok, true, 'before asking the VLAN was free');
+    assert.equal(s.revalidation.before_send.ran, true);
+    assert.equal(s.revalidation.before_send.ok, false);
+    assert.match(JSON.stringify(s.revalidation.before_send.fabric_errors), /VLAN already in use/);
+    assert.match(s.message, /right before sending/);
+  } finally { await b.close(); }
+  const records = fs.readFileSync(auditLog, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  const runs = records.filter((r) => r.type === 'revalidation').map((r) => `${r.data.stage}:${r.data.ok}`);
+  // B before asking, A before asking, A before sending, B before sending.
+  assert.deepEqual(runs, ['before_asking:true', 'before_asking:true', 'before_send:true', 'before_send:false']);
+  assert.equal(records.filter((r) => r.type === 'sending').length, 1, 'only A was sent');
+});
