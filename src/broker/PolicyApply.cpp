@@ -34,17 +34,6 @@ QStringList applyPolicy(const PolicyLoadResult &policy, const QString &endpoint,
                                   "uses %3")
                        .arg(p.sources.value(QStringLiteral("fabric.endpoint")), *p.fabricEndpoint,
                             endpoint));
-    // Rules this build parses and merges but does not enforce yet at propose/confirm: rather
-    // than serve mutate without them, it is not served (docs/policy.md, "Enforcement").
-    QStringList unenforced;
-    for (const QString &key : {QStringLiteral("approval.typed_confirmation_above_monthly")}) {
-        if (p.isSet(key))
-            unenforced << key;
-    }
-    if (!unenforced.isEmpty())
-        dropMutate(QStringLiteral("this build does not enforce %1 yet, and never serves mutate "
-                                  "without a rule the policy sets")
-                       .arg(unenforced.join(QStringLiteral(", "))));
     if (p.allowUnconfirmed && !*p.allowUnconfirmed && settings->allowUnconfirmedMutations) {
         settings->allowUnconfirmedMutations = false;
         lines << QStringLiteral("policy: EQUINIX_MCP_ALLOW_UNCONFIRMED_MUTATIONS=true is "

@@ -28,7 +28,31 @@ PolicyVerdict policyAtConfirm(const Policy &policy, const Proposal &proposal, Au
         }
         used = spendInLastDay(records, nowMs);
     }
-    return evaluateAtConfirm(policy, price, used);
+    PolicyVerdict v = evaluateAtConfirm(policy, price, used);
+    // approval.typed_confirmation_above_monthly: only the desktop app's dialog asks for typing.
+    if (policy.typedConfirmationAbove) {
+        const bool typed = typedConfirmationRequired(policy, price);
+        const std::optional<Money> p = monthlyPrice(price);
+        PolicyCheck c{
+            QStringLiteral("approval.typed_confirmation_above_monthly"),
+            typed ? QStringLiteral("require_desktop") : QStringLiteral("allow"),
+            policy.typedConfirmationAbove->toJson(), p ? QJsonValue(p->toJson()) : QJsonValue(),
+            typed ? QStringLiteral("the person types the last six characters of the "
+                                   "request SHA-256 in the desktop app's dialog "
+                                   "(above %1/month, or not comparable)")
+                        .arg(policy.typedConfirmationAbove->display())
+                  : QStringLiteral("%1/month needs no typed confirmation (up to %2/month)")
+                        .arg(p->display(), policy.typedConfirmationAbove->display())};
+        v.checks.append(c);
+        if (typed && v.verdict == u"allow") {
+            v.verdict = c.verdict;
+            v.rule = c.rule;
+            v.limit = c.limit;
+            v.used = c.used;
+            v.reason = c.reason;
+        }
+    }
+    return v;
 }
 
 QJsonObject policyRefusal(const PolicyVerdict &verdict, const QJsonObject &price,

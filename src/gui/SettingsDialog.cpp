@@ -4,6 +4,7 @@
 #include "broker/ProposalView.h"
 #include "core/ProposalStore.h"
 #include "gui/CredentialStore.h"
+#include "gui/PolicyLocks.h"
 #include "ui_SettingsDialog.h"
 
 #include <QFormLayout>
@@ -59,6 +60,7 @@ SettingsDialog::SettingsDialog(const FabricConfig &current, const BrokerSettings
                              ? BrokerSettings::approvalModeName(settings.approvalMode)
                              : prefs.approvalMode;
     ui->approvalCombo->setCurrentIndex(std::max(0, ui->approvalCombo->findData(mode)));
+    showPolicyLocks(settings.policy, this); // locked settings: disabled, and who set them
 
     ui->ttlValue->setText(ProposalView::formatDuration(settings.proposalTtlMs));
     ui->elicitValue->setText(ProposalView::formatDuration(settings.elicitTimeoutMs));

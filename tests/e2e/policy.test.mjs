@@ -179,17 +179,30 @@ test('fabric.endpoint locks mutate to that endpoint', async () => {
   } finally { await b.close(); }
 });
 
-test('rules this build does not enforce yet refuse mutate instead of being ignored', async () => {
+test('typed_confirmation_above_monthly: only the desktop dialog can ask for typing, so a client-only session is refused', async () => {
   const user = userFile({ approval: { typed_confirmation_above_monthly: { amount: 100, currency: 'USD' } } });
-  const b = await startBroker({ env: { FABRIC_BROKER_POLICY: user } });
+  let elicited = 0;
+  const b = await startBroker({ env: { FABRIC_BROKER_POLICY: user }, elicit: async () => { elicited++; return { action: 'accept', content: { confirm: true } }; } });
   try {
-    assert.ok(!(await toolNames(b)).includes('fabric_propose_change'));
-    assert.match(b.stderr, /does not enforce approval\.typed_confirmation_above_monthly yet/);
+    assert.ok((await toolNames(b)).includes('fabric_propose_change'), b.stderr);
+    const p = await b.call('fabric_propose_change', { change_type: 'connection_create', spec: connectionSpec() });
+    assert.equal(p.isError, undefined, JSON.stringify(p.structuredContent).slice(0, 600));
+    const c = await b.call('fabric_confirm_change', { confirm_token: p.structuredContent.confirm_token });
+    const s = c.structuredContent;
+    assert.equal(s.executed, false);
+    assert.equal(s.human_confirmation.status, 'unsupported_by_client');
+    assert.equal(s.policy.rule, 'approval.typed_confirmation_above_monthly');
+    assert.ok(s.human_confirmation.detail.startsWith('approval.typed_confirmation_above_monthly: '));
+    assert.equal(elicited, 0);
   } finally { await b.close(); }
-  const allow = userFile({ spend: { unpriced: 'allow' }, approval: { channel: 'auto' } });
-  const b2 = await startBroker({ env: { FABRIC_BROKER_POLICY: allow } });
+  // At or below the threshold nothing needs typing.
+  const low = userFile({ approval: { typed_confirmation_above_monthly: { amount: 150, currency: 'USD' } } });
+  const b2 = await startBroker({ env: { FABRIC_BROKER_POLICY: low }, elicit: accept() });
   try {
-    assert.ok((await toolNames(b2)).includes('fabric_propose_change'));
+    const p = await b2.call('fabric_propose_change', { change_type: 'connection_create', spec: connectionSpec() });
+    const c = await b2.call('fabric_confirm_change', { confirm_token: p.structuredContent.confirm_token });
+    assert.equal(c.structuredContent.executed, true, JSON.stringify(c.structuredContent).slice(0, 600));
+    assert.equal(c.structuredContent.policy.checks[0].verdict, 'allow');
   } finally { await b2.close(); }
 });
 
