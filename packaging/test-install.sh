@@ -60,6 +60,8 @@ expected_files=(
   "usr/lib/systemd/user/fabric-broker.service                            0644"
   "usr/share/doc/fabric-broker/copyright                                 0644"
   "usr/share/doc/fabric-broker/changelog.gz                              0644"
+  "usr/share/fabric-broker/policy.schema.json                            0644"
+  "usr/share/fabric-broker/policy.example.json                           0644"
 )
 
 echo "== 1. control fields of $(basename "$deb")"

@@ -26,11 +26,14 @@ CommandLine::CommandLine()
         "                                       check, print the head of, or export the audit\n"
         "                                       trail\n"
         "  fabric-broker client-config          how to connect each MCP client (--json)\n"
+        "  fabric-broker policy show|check FILE  the effective operator policy, or validate a\n"
+        "                                       policy file (docs/policy.md)\n"
         "\n"
         "Environment: EQUINIX_API_ENDPOINT, EQUINIX_API_CLIENTID, EQUINIX_API_CLIENTSECRET\n"
         "(or EQUINIX_CLIENT_ID/EQUINIX_CLIENT_SECRET), EQUINIX_API_TOKEN, EQUINIX_MCP_TOOLSETS,\n"
         "EQUINIX_MCP_PROPOSAL_TTL_MS, EQUINIX_MCP_MAX_PENDING, EQUINIX_MCP_ELICIT_TIMEOUT_MS,\n"
-        "EQUINIX_MCP_ALLOW_UNCONFIRMED_MUTATIONS, EQUINIX_MCP_APPROVAL, EQUINIX_MCP_AUDIT_LOG.\n"
+        "EQUINIX_MCP_ALLOW_UNCONFIRMED_MUTATIONS, EQUINIX_MCP_APPROVAL, EQUINIX_MCP_AUDIT_LOG,\n"
+        "FABRIC_BROKER_POLICY (the user policy file).\n"
         "Without credentials the embedded sandbox is used."));
     m_parser.addHelpOption();
     m_parser.addVersionOption();

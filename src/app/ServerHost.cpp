@@ -2,6 +2,7 @@
 
 #include "broker/Catalog.h"
 #include "broker/MutationBroker.h"
+#include "broker/PolicyApply.h"
 #include "broker/RelayHello.h"
 #include "core/AuditLog.h"
 #include "core/ProposalStore.h"
@@ -153,6 +154,10 @@ bool ServerHost::start(const Options &options, QString *error)
         qCInfo(lcHost).noquote() << "Fabric endpoint" << config.endpoint.toString() << "with"
                                  << config.credentialSource();
     }
+    for (const QString &line :
+         applyPolicy(loadPolicy(PolicyPaths::fromEnvironment()),
+                     MutationBroker::fabricBinding(config).endpoint, &m_settings))
+        qCCritical(lcHost).noquote() << line;
     m_fabric = std::make_unique<FabricClient>(config);
     m_store = std::make_unique<ProposalStore>();
     m_registry = std::make_unique<mcp::ToolRegistry>();

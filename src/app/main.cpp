@@ -2,6 +2,7 @@
 #include "app/AuditCommand.h"
 #include "app/ClientConfigCommand.h"
 #include "app/CommandLine.h"
+#include "app/PolicyCommand.h"
 
 #ifdef HAVE_FABRICBROKER_GUI
 #include <QApplication>
@@ -56,7 +57,8 @@ int leaving(int rc)
 bool mayShowWindows(int argc, char *argv[])
 {
     if (argc > 1 &&
-        (std::strcmp(argv[1], "audit") == 0 || std::strcmp(argv[1], "client-config") == 0))
+        (std::strcmp(argv[1], "audit") == 0 || std::strcmp(argv[1], "client-config") == 0 ||
+         std::strcmp(argv[1], "policy") == 0))
         return false;
     for (int i = 1; i < argc; ++i) {
         for (const char *flag : {"--headless", "--sandbox-only", "--print-estate", "--help", "-h",
@@ -96,6 +98,8 @@ int main(int argc, char *argv[])
         return leaving(fb::runAuditCommand(args));
     if (args.size() > 1 && args.at(1) == QStringLiteral("client-config"))
         return leaving(fb::runClientConfigCommand(args));
+    if (args.size() > 1 && args.at(1) == QStringLiteral("policy"))
+        return leaving(fb::runPolicyCommand(args));
 
     fb::CommandLine cli;
     const auto parsed = cli.parse(args);

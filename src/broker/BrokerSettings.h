@@ -1,6 +1,8 @@
 #pragma once
 // BrokerSettings: the operator's knobs for the broker, read from the environment. Invalid values
 // are startup errors, never silently replaced by defaults.
+#include "core/Policy.h"
+
 #include <QProcessEnvironment>
 #include <QString>
 #include <QStringList>
@@ -17,6 +19,7 @@ struct BrokerSettings {
     ApprovalMode approvalMode = ApprovalMode::Auto;  // EQUINIX_MCP_APPROVAL=auto|client|desktop
     QStringList toolsets = {QStringLiteral("read")}; // EQUINIX_MCP_TOOLSETS / --toolsets
     int progressIntervalMs = 5000; // progress while waiting for a person (when asked for)
+    Policy policy; // the effective operator policy (broker/PolicyApply, docs/policy.md)
 
     // Reads the variables above; on an invalid value returns false and says which and why.
     static bool fromEnvironment(const QProcessEnvironment &env, BrokerSettings *out,

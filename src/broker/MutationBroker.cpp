@@ -1,6 +1,7 @@
 #include "broker/MutationBroker.h"
 
 #include "broker/ClientElicitationApprover.h"
+#include "broker/PolicyGate.h"
 #include "broker/ProposalView.h"
 #include "core/Sha256.h"
 #include "core/UntrustedText.h"
@@ -212,6 +213,14 @@ private:
         }
         if (!m_dryRunResult.ok())
             return failDryRun();
+        // The operator policy (docs/policy.md): a denied proposal gets no token.
+        const PolicyVerdict policy = evaluateAtPropose(m_broker->m_settings.policy, m_priceResult);
+        if (policy.denied()) {
+            const QJsonObject s = policyRefusal(policy, m_priceResult, changeTypeName(m_type),
+                                                m_target, m_request.sha256Hex());
+            m_broker->audit(QStringLiteral("propose_failed"), s);
+            return m_call->finishStructured(s, renderText(policyConfirmMessage(policy), s), true);
+        }
 
         const QJsonObject validated = m_dryRunResult.body.toObject();
         // Fabric's names for the uuids of the request, never the agent's labels.
@@ -227,7 +236,8 @@ private:
         p.context = {{QStringLiteral("price"), m_priceResult},
                      {QStringLiteral("validated"), validated},
                      {QStringLiteral("client"), m_call->client().toJson()},
-                     {QStringLiteral("dry_run_correlation_id"), m_dryRunResult.correlationId}};
+                     {QStringLiteral("dry_run_correlation_id"), m_dryRunResult.correlationId},
+                     {QStringLiteral("policy"), policy.toJson()}};
         const AddResult added = m_broker->m_store->add(p);
         const qint64 now = m_broker->m_clock->nowMs();
 
@@ -254,6 +264,7 @@ private:
             {QStringLiteral("request_sha256"), stored.requestSha256},
             {QStringLiteral("validated"), validated},
             {QStringLiteral("price"), m_priceResult},
+            {QStringLiteral("policy"), policy.toJson()},
             {QStringLiteral("proposed_at"), ProposalView::isoTime(stored.proposedAtMs)},
             {QStringLiteral("expires_at"), ProposalView::isoTime(stored.expiresAtMs)},
             {QStringLiteral("evicted_proposals"), evicted},
@@ -271,6 +282,7 @@ private:
             {QStringLiteral("token_sha256"), tokenDigest(stored.token)},
             {QStringLiteral("dry_run"), m_dryRunResult.toJson()},
             {QStringLiteral("price"), m_priceResult},
+            {QStringLiteral("policy"), policy.toJson()},
             {QStringLiteral("client"), m_call->client().toJson()},
             {QStringLiteral("fabric_endpoint"), m_binding.endpoint},
             {QStringLiteral("credential_identity"), m_binding.identity},
@@ -436,6 +448,35 @@ public:
                 humanJson(QStringLiteral("not_requested"), {}), true);
         }
 
+        // The operator policy (docs/policy.md), before anyone is asked.
+        m_policy = policyAtConfirm(m_broker->m_settings.policy, m_proposal, m_broker->m_audit,
+                                   m_broker->m_clock->nowMs());
+        m_policyEvaluated = true;
+        m_proposal.context.insert(QStringLiteral("policy"), m_policy.toJson());
+        m_broker->audit(QStringLiteral("policy"),
+                        {{QStringLiteral("request_sha256"), m_proposal.requestSha256},
+                         {QStringLiteral("stage"), QStringLiteral("confirm")},
+                         {QStringLiteral("policy"), m_policy.toJson()}});
+        const QString channel = m_broker->m_approver->channel();
+        if (m_policy.denied() || (m_policy.desktopRequired() && channel != u"desktop"))
+            return finishNotExecuted(
+                m_checks,
+                m_policy.denied() ? QStringLiteral("policy_denied")
+                                  : QStringLiteral("policy_requires_desktop"),
+                policyConfirmMessage(m_policy),
+                m_policy.denied()
+                    ? humanJson(QStringLiteral("not_requested"), {})
+                    : humanJson(QStringLiteral("unsupported_by_client"), channel,
+                                m_policy.rule + QStringLiteral(": ") + m_policy.reason),
+                true);
+
+        // Fabric's dry run of the bound bytes once more, before anyone is asked (docs/policy.md).
+        revalidate(false);
+    }
+
+private:
+    void askPerson()
+    {
         if (m_call->isCancelled())
             return decided(HumanDecision{
                 HumanStatus::CallCancelled, m_broker->m_approver->channel(),
@@ -457,7 +498,77 @@ public:
         });
     }
 
-private:
+    // Re-runs Fabric's dry run of exactly the bound request. beforeSend: the second run, right
+    // before the create, when the person took longer than revalidate_before_send_after_ms.
+    void revalidate(bool beforeSend)
+    {
+        FabricCall *dry = m_broker->m_fabric->dryRun(m_request);
+        connect(dry, &FabricCall::finished, this,
+                [this, beforeSend](const FabricResult &r) { revalidated(r, beforeSend); });
+    }
+
+    void revalidated(const FabricResult &r, bool beforeSend)
+    {
+        const QJsonObject run{{QStringLiteral("ran"), true},
+                              {QStringLiteral("ok"), r.ok()},
+                              {QStringLiteral("fabric_errors"), fabricErrorsJson(r)},
+                              {QStringLiteral("correlation_id"), r.correlationId}};
+        if (beforeSend)
+            m_revalidation.insert(QStringLiteral("before_send"), run);
+        else
+            m_revalidation = run;
+        m_broker->audit(QStringLiteral("revalidation"),
+                        {{QStringLiteral("request_sha256"), m_proposal.requestSha256},
+                         {QStringLiteral("stage"), beforeSend ? QStringLiteral("before_send")
+                                                              : QStringLiteral("before_asking")},
+                         {QStringLiteral("ok"), r.ok()},
+                         {QStringLiteral("dry_run"), r.toJson()}});
+        if (!r.ok())
+            return finishNotExecuted(
+                m_checks, QStringLiteral("revalidation_failed"), revalidationMessage(r, beforeSend),
+                beforeSend ? m_human : humanJson(QStringLiteral("not_requested"), {}), true);
+        if (beforeSend)
+            return execute(m_human, m_unconfirmed);
+        askPerson();
+    }
+
+    QString revalidationMessage(const FabricResult &r, bool beforeSend) const
+    {
+        const QString when = beforeSend ? QStringLiteral("right before sending (the person took "
+                                                         "longer than %1 ms)")
+                                              .arg(m_broker->m_settings.policy.revalidateAfter())
+                                        : QStringLiteral("before anyone was asked");
+        if (!r.requestSent || r.httpStatus == 0 || r.httpStatus >= 500)
+            return QStringLiteral("Fabric's dry run could not be re-run %1 (%2), so nothing was "
+                                  "sent; the token is used up. Propose the change again.")
+                .arg(when, r.message);
+        return QStringLiteral("Fabric's dry run now rejects this request (%1): %2. Nothing was "
+                              "sent; the token is used up. Re-propose the change (for example "
+                              "with another VLAN) to get a new token.")
+            .arg(when, r.message);
+    }
+
+    // After an approval: re-validate first when the person took longer than the policy allows.
+    void sendAfterRevalidation(const QJsonObject &human, bool unconfirmed)
+    {
+        const qint64 waited = m_broker->m_clock->nowMs() - m_askedAtMs;
+        const qint64 limit = m_broker->m_settings.policy.revalidateAfter();
+        if (waited <= limit) {
+            m_revalidation.insert(
+                QStringLiteral("before_send"),
+                QJsonObject{{QStringLiteral("ran"), false},
+                            {QStringLiteral("reason"),
+                             QStringLiteral("the answer came after %1 ms, within "
+                                            "revalidate_before_send_after_ms (%2)")
+                                 .arg(waited)
+                                 .arg(limit)}});
+            return execute(human, unconfirmed);
+        }
+        m_human = human;
+        m_unconfirmed = unconfirmed;
+        revalidate(true);
+    }
+
     void startProgress()
     {
         if (!m_call->hasProgressToken())
@@ -512,7 +623,7 @@ private:
                         .arg(ProposalView::isoTime(m_proposal.expiresAtMs)),
                     human, true);
             }
-            return execute(human, false);
+            return sendAfterRevalidation(human, false);
         }
         if (d.status == HumanStatus::UnsupportedByClient &&
             m_broker->m_settings.allowUnconfirmedMutations) {
@@ -520,7 +631,7 @@ private:
                 << "EXECUTING WITHOUT HUMAN CONFIRMATION (EQUINIX_MCP_ALLOW_UNCONFIRMED_MUTATIONS"
                    "=true):"
                 << changeTypeName(m_proposal.changeType) << m_proposal.target;
-            return execute(human, true);
+            return sendAfterRevalidation(human, true);
         }
         QString message;
         switch (d.status) {
@@ -801,6 +912,15 @@ private:
         }
         if (m_unconfirmed)
             structured.insert(QStringLiteral("unconfirmed_execution"), true);
+        structured.insert(QStringLiteral("policy"),
+                          m_policyEvaluated ? QJsonValue(m_policy.toJson()) : QJsonValue());
+        structured.insert(
+            QStringLiteral("revalidation"),
+            !m_revalidation.isEmpty()
+                ? m_revalidation
+                : QJsonObject{{QStringLiteral("ran"), false},
+                              {QStringLiteral("reason"),
+                               QStringLiteral("not needed: the confirm stopped before it")}});
         m_call->finishStructured(structured, renderText(message, structured), isError);
     }
 
@@ -817,6 +937,9 @@ private:
     qint64 m_askedAtMs = 0;
     bool m_decided = false;
     bool m_unconfirmed = false;
+    PolicyVerdict m_policy;
+    bool m_policyEvaluated = false;
+    QJsonObject m_revalidation; // {ran, ok, fabric_errors, before_send {...}}
 };
 
 // ---------------------------------------------------------------------------------------------

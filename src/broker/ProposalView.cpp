@@ -1,5 +1,7 @@
 #include "broker/ProposalView.h"
 
+#include "broker/PolicyGate.h"
+
 #include "core/CanonicalJson.h"
 #include "core/ChangeSpec.h"
 #include "core/UntrustedText.h"
@@ -114,6 +116,10 @@ QString approvalText(const Proposal &proposal, const CompiledRequest &request, q
     lines << QStringLiteral("Price: ") +
                  displayValue(
                      priceLine(proposal.context.value(QStringLiteral("price")).toObject()));
+    if (const QString policy =
+            policyLine(proposal.context.value(QStringLiteral("policy")).toObject());
+        !policy.isEmpty())
+        lines << QStringLiteral("Policy: ") + displayValue(policy);
     lines << QStringLiteral("Proposed: %1 ago (at %2)")
                  .arg(formatDuration(nowMs - proposal.proposedAtMs),
                       isoTime(proposal.proposedAtMs));

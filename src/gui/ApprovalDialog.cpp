@@ -1,8 +1,10 @@
 #include "gui/ApprovalDialog.h"
 
+#include "broker/PolicyGate.h"
 #include "broker/ProposalView.h"
 #include "gui/ClientText.h"
 #include "gui/PlainText.h"
+#include "gui/PolicyLocks.h"
 #include "ui_ApprovalDialog.h"
 
 #include <QClipboard>
@@ -148,6 +150,14 @@ ApprovalDialog::ApprovalDialog(const ApprovalContext &context, Clock *clock, QWi
         ui->detailsLayout->insertRow(row + 1, toggle, details); // directly under the price
     }
 
+    // The operator policy: its verdict under the price, and typing when it asks for it.
+    const QJsonObject policy = p.context.value(QStringLiteral("policy")).toObject();
+    if (const QString line = policyLine(policy); !line.isEmpty())
+        ui->priceValue->setText(ui->priceValue->text() + u'\n' + tr("Policy: %1").arg(line));
+    if (typedConfirmationRequested(policy))
+        connect(addTypedConfirmation(ui->detailsLayout, this), &QLineEdit::textChanged, this,
+                &ApprovalDialog::refresh);
+
     ui->shaEdit->setText(p.requestSha256);
     ui->shaEdit->setCursorPosition(0);
     QFont mono = QFontDatabase::systemFont(QFontDatabase::FixedFont);
@@ -265,11 +275,15 @@ void ApprovalDialog::refresh()
 void ApprovalDialog::updateApproveEnabled()
 {
     const bool expired = isExpired();
-    ui->approveButton->setEnabled(m_unlocked && !expired && !m_reported);
+    const bool typed = typedConfirmationMatches(this, m_context.proposal.requestSha256);
+    ui->approveButton->setEnabled(m_unlocked && typed && !expired && !m_reported);
     if (expired)
         ui->hintLabel->setText(tr("Expired: approving is no longer possible."));
     else if (!m_unlocked)
         ui->hintLabel->setText(tr("Read first: approving unlocks in a moment."));
+    else if (!typed)
+        ui->hintLabel->setText(tr("Type the last six characters of the request SHA-256 to "
+                                  "approve."));
     else
         ui->hintLabel->setText(tr("Deny is the default answer."));
 }

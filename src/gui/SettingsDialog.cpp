@@ -5,6 +5,7 @@
 #include "core/ProposalStore.h"
 #include "gui/CredentialStore.h"
 #include "gui/LoginAutostart.h"
+#include "gui/PolicyLocks.h"
 #include "ui_SettingsDialog.h"
 
 #include <QCoreApplication>
@@ -61,6 +62,7 @@ SettingsDialog::SettingsDialog(const FabricConfig &current, const BrokerSettings
                              ? BrokerSettings::approvalModeName(settings.approvalMode)
                              : prefs.approvalMode;
     ui->approvalCombo->setCurrentIndex(std::max(0, ui->approvalCombo->findData(mode)));
+    showPolicyLocks(settings.policy, this); // locked settings: disabled, and who set them
 
     ui->startAtLoginCheck->setChecked(
         LoginAutostart::forCurrentUser(QCoreApplication::applicationFilePath()).isEnabled());

@@ -364,11 +364,12 @@ for (const [label, fault, outcome] of [
 ]) {
   test(`Fabric failure during confirm (${label}): sent once, never retried, outcome ${outcome}`, async () => {
     const sandbox = await startSandboxProcess();
-    const b = await startBroker({ args: ['--toolsets', 'read,mutate'], env: sandbox.env, elicit: accept() });
+    // The fault is set while the person is asked: after the re-validation dry run (issue 17).
+    const elicit = async () => { await sandbox.admin('POST', '/sandbox/v1/faults', fault); return { action: 'accept', content: { confirm: true } }; };
+    const b = await startBroker({ args: ['--toolsets', 'read,mutate'], env: sandbox.env, elicit });
     try {
       const spec = connectionSpec();
       const p = await propose(b, spec);
-      await sandbox.admin('POST', '/sandbox/v1/faults', fault);
       const c = await b.call('fabric_confirm_change', { confirm_token: p.confirm_token });
       const s = c.structuredContent;
       assert.equal(c.isError, true);

@@ -1,0 +1,184 @@
+#include "app/PolicyCommand.h"
+
+#include "core/Policy.h"
+
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+
+#include <cstdio>
+
+namespace fb {
+
+namespace {
+
+void out(const QString &text)
+{
+    const QByteArray bytes = text.toUtf8();
+    std::fwrite(bytes.constData(), 1, static_cast<size_t>(bytes.size()), stdout);
+}
+void err(const QString &text)
+{
+    const QByteArray bytes = text.toUtf8();
+    std::fwrite(bytes.constData(), 1, static_cast<size_t>(bytes.size()), stderr);
+}
+
+QString help()
+{
+    return QStringLiteral(
+        "Usage: fabric-broker policy <command>\n"
+        "The operator policy: spend limits, approval channel rules and locked settings.\n"
+        "\n"
+        "Commands:\n"
+        "  show [--json]   print the effective policy and where each value came from\n"
+        "  check FILE      validate one policy file (unknown keys and wrong types are errors)\n"
+        "\n"
+        "Files, merged tighten-only (for each key the stricter value wins):\n"
+        "  /etc/fabric-broker/policy.json                       the administrator's (root-owned,\n"
+        "                                                       writable by root only)\n"
+        "  $FABRIC_BROKER_POLICY, else\n"
+        "  $XDG_CONFIG_HOME/fabric-broker/policy.json           the user's (can only tighten)\n"
+        "Schema: /usr/share/fabric-broker/policy.schema.json. See docs/policy.md.\n"
+        "Exit codes: 0 = fine, 1 = a policy file is invalid or was ignored, 2 = usage error.\n");
+}
+
+QString valueText(const QJsonValue &v)
+{
+    if (v.isObject()) {
+        const QJsonObject o = v.toObject();
+        return Money{o.value(QStringLiteral("amount")).toDouble(),
+                     o.value(QStringLiteral("currency")).toString()}
+            .display();
+    }
+    if (v.isArray())
+        return QString::fromUtf8(QJsonDocument(v.toArray()).toJson(QJsonDocument::Compact));
+    if (v.isBool())
+        return v.toBool() ? QStringLiteral("true") : QStringLiteral("false");
+    if (v.isDouble())
+        return QString::number(static_cast<qint64>(v.toDouble()));
+    return v.toString();
+}
+
+int show(bool json)
+{
+    const PolicyPaths paths = PolicyPaths::fromEnvironment();
+    const PolicyLoadResult r = loadPolicy(paths);
+    const Policy &p = r.effective;
+    if (json) {
+        QJsonObject values;
+        for (const QString &key : Policy::keys()) {
+            QJsonObject entry;
+            if (p.isSet(key)) {
+                entry = {{QStringLiteral("value"), p.value(key)},
+                         {QStringLiteral("source"), p.sources.value(key)},
+                         {QStringLiteral("locked_by_administrator"), r.lockedByAdministrator(key)}};
+            } else if (key == u"revalidate_before_send_after_ms") {
+                entry = {{QStringLiteral("value"), static_cast<double>(p.revalidateAfter())},
+                         {QStringLiteral("source"), QStringLiteral("default")}};
+            } else if (key == u"spend.unpriced") {
+                entry = {{QStringLiteral("value"), QStringLiteral("allow")},
+                         {QStringLiteral("source"), QStringLiteral("default")}};
+            } else {
+                entry = {{QStringLiteral("value"), QJsonValue()},
+                         {QStringLiteral("source"), QStringLiteral("not set")}};
+            }
+            values.insert(key, entry);
+        }
+        const QJsonObject doc{
+            {QStringLiteral("policy"), values},
+            {QStringLiteral("files"), QJsonArray::fromStringList(r.files)},
+            {QStringLiteral("errors"), QJsonArray::fromStringList(r.errors)},
+            {QStringLiteral("ignored"), QJsonArray::fromStringList(r.ignored)},
+            {QStringLiteral("mutate_refused"), r.refuseMutate},
+            {QStringLiteral("paths"), QJsonObject{{QStringLiteral("system"), paths.system},
+                                                  {QStringLiteral("extra_admin"), paths.extraAdmin},
+                                                  {QStringLiteral("user"), paths.user}}}};
+        out(QString::fromUtf8(QJsonDocument(doc).toJson(QJsonDocument::Indented)));
+        return r.errors.isEmpty() ? 0 : 1;
+    }
+    out(QStringLiteral("Effective policy (administrator: %1%2; user: %3)\n")
+            .arg(paths.system,
+                 paths.extraAdmin.isEmpty() ? QString() : QStringLiteral(" + ") + paths.extraAdmin,
+                 paths.user));
+    for (const QString &key : Policy::keys()) {
+        QString value, source;
+        if (p.isSet(key)) {
+            value = valueText(p.value(key));
+            source = p.sources.value(key) + (r.lockedByAdministrator(key)
+                                                 ? QStringLiteral(", set by your administrator")
+                                                 : QString());
+        } else if (key == u"revalidate_before_send_after_ms") {
+            value = QString::number(p.revalidateAfter());
+            source = QStringLiteral("default");
+        } else if (key == u"spend.unpriced") {
+            value = QStringLiteral("allow");
+            source = QStringLiteral("default");
+        } else {
+            value = QStringLiteral("(not set)");
+            source = QStringLiteral("default");
+        }
+        out(QStringLiteral("  %1 = %2  [%3]\n").arg(key, value, source));
+    }
+    for (const QString &e : r.errors)
+        err(QStringLiteral("ERROR: ") + e + u'\n');
+    for (const QString &i : r.ignored)
+        err(QStringLiteral("ignored: ") + i + u'\n');
+    if (r.refuseMutate)
+        err(QStringLiteral("The mutate toolset is refused until the policy files are fixed.\n"));
+    return r.errors.isEmpty() ? 0 : 1;
+}
+
+int check(const QString &path)
+{
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly)) {
+        err(QStringLiteral("fabric-broker policy check: cannot read %1: %2\n")
+                .arg(path, f.errorString()));
+        return 2;
+    }
+    const PolicyParseResult r = parsePolicy(f.read(64 * 1024 + 1), path);
+    if (f.size() > 64 * 1024) {
+        err(QStringLiteral("%1: larger than 65536 bytes\n").arg(path));
+        return 1;
+    }
+    if (!r.ok()) {
+        for (const QString &e : r.errors)
+            err(QStringLiteral("%1: %2\n").arg(path, e));
+        return 1;
+    }
+    out(QStringLiteral("%1: valid policy (%2 key(s) set)\n")
+            .arg(path)
+            .arg(r.policy.sources.size()));
+    return 0;
+}
+
+} // namespace
+
+int runPolicyCommand(const QStringList &args)
+{
+    QStringList rest = args;
+    if (!rest.isEmpty() && rest.first() != u"policy")
+        rest.removeFirst();
+    if (!rest.isEmpty())
+        rest.removeFirst(); // "policy"
+    if (rest.isEmpty() || rest.first() == u"--help" || rest.first() == u"-h" ||
+        rest.first() == u"help") {
+        out(help());
+        return rest.isEmpty() ? 2 : 0;
+    }
+    const QString command = rest.takeFirst();
+    if (command == u"show") {
+        if (rest.isEmpty())
+            return show(false);
+        if (rest == QStringList{QStringLiteral("--json")})
+            return show(true);
+    } else if (command == u"check") {
+        if (rest.size() == 1 && !rest.first().startsWith(u'-'))
+            return check(rest.first());
+    }
+    err(QStringLiteral("fabric-broker policy: unknown command or arguments\n") + help());
+    return 2;
+}
+
+} // namespace fb

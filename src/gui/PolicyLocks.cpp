@@ -1,0 +1,120 @@
+#include "gui/PolicyLocks.h"
+
+#include <QBoxLayout>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QCoreApplication>
+#include <QFormLayout>
+#include <QJsonArray>
+#include <QLabel>
+#include <QLayout>
+#include <QLineEdit>
+
+namespace fb {
+
+namespace {
+QString tr(const char *text)
+{
+    return QCoreApplication::translate("fb::PolicyLocks", text);
+}
+} // namespace
+
+QStringList showPolicyLocks(const Policy &policy, QWidget *dialog)
+{
+    QStringList locked;
+    QStringList lines;
+    const PolicyPaths paths = PolicyPaths::fromEnvironment();
+    auto lockedBy = [&](const QString &key) {
+        const QString source = policy.sources.value(key);
+        return source == paths.system || (!paths.extraAdmin.isEmpty() && source == paths.extraAdmin)
+                   ? tr("set by your administrator")
+                   : tr("set by your policy file %1").arg(policy.sources.value(key));
+    };
+    auto lock = [&](QWidget *w, const QString &key, const QString &what) {
+        if (!w)
+            return;
+        const QString by = lockedBy(key);
+        w->setEnabled(false);
+        w->setToolTip(tr("%1: %2 (%3)").arg(what, by, key));
+        lines << tr("%1: %2").arg(what, by);
+        if (!locked.contains(key))
+            locked << key;
+    };
+    if (policy.toolsetsAllowed) {
+        const QString key = QStringLiteral("toolsets.allowed");
+        for (const char *name : {"read", "mutate"}) {
+            auto *check = dialog->findChild<QCheckBox *>(QLatin1String(name) +
+                                                         QStringLiteral("ToolsetCheck"));
+            if (!check || policy.toolsetsAllowed->contains(QLatin1String(name)))
+                continue;
+            check->setChecked(false);
+            lock(check, key, tr("The %1 toolset is not allowed").arg(QLatin1String(name)));
+        }
+    }
+    if (policy.channel) {
+        if (auto *combo = dialog->findChild<QComboBox *>(QStringLiteral("approvalCombo"))) {
+            const int index = combo->findData(Policy::channelName(*policy.channel));
+            if (index >= 0)
+                combo->setCurrentIndex(index);
+            lock(combo, QStringLiteral("approval.channel"), tr("Approvals"));
+        }
+    }
+    if (policy.fabricEndpoint) {
+        if (auto *edit = dialog->findChild<QLineEdit *>(QStringLiteral("endpointEdit"))) {
+            edit->setText(*policy.fabricEndpoint);
+            lock(edit, QStringLiteral("fabric.endpoint"), tr("Fabric endpoint"));
+        }
+    }
+    if (policy.allowUnconfirmed && !*policy.allowUnconfirmed)
+        lines << tr("Creating without a person's approval is locked off: %1")
+                     .arg(lockedBy(QStringLiteral("allow_unconfirmed_mutations")));
+    if (lines.isEmpty())
+        return locked;
+    auto *label = new QLabel(dialog);
+    label->setObjectName(QStringLiteral("policyLocksLabel"));
+    label->setTextFormat(Qt::PlainText); // paths come from the file system
+    label->setWordWrap(true);
+    label->setText(tr("Locked by policy (fabric-broker policy show):") + u'\n' + lines.join(u'\n'));
+    // Above the button box, which is the last item of the dialog's layout.
+    if (auto *box = qobject_cast<QBoxLayout *>(dialog->layout()))
+        box->insertWidget(std::max(0, box->count() - 1), label);
+    else if (QLayout *layout = dialog->layout())
+        layout->addWidget(label);
+    return locked;
+}
+
+bool typedConfirmationRequested(const QJsonObject &policy)
+{
+    for (const QJsonValue &c : policy.value(QStringLiteral("checks")).toArray()) {
+        const QJsonObject check = c.toObject();
+        if (check.value(QStringLiteral("rule")) ==
+                QStringLiteral("approval.typed_confirmation_above_monthly") &&
+            check.value(QStringLiteral("verdict")) != QStringLiteral("allow"))
+            return true;
+    }
+    return false;
+}
+
+QLineEdit *addTypedConfirmation(QFormLayout *layout, QWidget *parent)
+{
+    auto *edit = new QLineEdit(parent);
+    edit->setObjectName(QStringLiteral("typedConfirmationEdit"));
+    edit->setMaxLength(6);
+    edit->setPlaceholderText(tr("last 6 characters"));
+    auto *caption = new QLabel(tr("Type the last six characters of the request SHA-256 to "
+                                  "approve:"),
+                               parent);
+    caption->setTextFormat(Qt::PlainText);
+    caption->setWordWrap(true);
+    layout->addRow(caption, edit);
+    return edit;
+}
+
+bool typedConfirmationMatches(const QWidget *dialog, const QString &sha256)
+{
+    const auto *edit = dialog->findChild<QLineEdit *>(QStringLiteral("typedConfirmationEdit"));
+    return !edit || (sha256.size() >= 6 &&
+                     edit->text().trimmed().compare(sha256.right(6), Qt::CaseInsensitive) == 0);
+}
+
+} // namespace fb

@@ -1,0 +1,509 @@
+// The operator policy (src/core/Policy): parsing with errors naming the key, the tighten-only
+// merge, every rule's evaluation at and around its limit, currency mismatch, unpriced changes,
+// the daily sum from audit records, and the administrator file's ownership rule.
+#include "core/JsonSchema.h"
+#include "core/Policy.h"
+
+#include <QDateTime>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+using namespace fb;
+
+namespace {
+
+QJsonObject priced(double monthly, const QString &currency = QStringLiteral("USD"))
+{
+    return {{"priced", true}, {"currency", currency}, {"monthly_recurring", monthly}};
+}
+QJsonObject unpricedPrice()
+{
+    return {{"priced", false}, {"reason", "no product"}};
+}
+
+Policy parseOk(const QByteArray &json, const QString &source = QStringLiteral("test"))
+{
+    const PolicyParseResult r = parsePolicy(json, source);
+    if (!r.ok())
+        qWarning() << r.errors;
+    return r.policy;
+}
+
+QJsonObject record(const QString &type, const QJsonObject &data, qint64 atMs)
+{
+    return {{"type", type},
+            {"time", QDateTime::fromMSecsSinceEpoch(atMs, Qt::UTC).toString(Qt::ISODateWithMs)},
+            {"data", data}};
+}
+
+} // namespace
+
+class TestPolicy : public QObject {
+    Q_OBJECT
+private slots:
+    void parsesEveryKey();
+    void emptyPolicyIsDefaults();
+    void errorsNameTheKey_data();
+    void errorsNameTheKey();
+    void notJsonIsAnError();
+    void mergeTakesTheStricterValue();
+    void mergeIgnoresAndReportsLooserUserValues();
+    void mergeEqualValuesKeepTheAdministratorAsSource();
+    void mergeUserAloneSetsKeys();
+    void perChangeBoundaries();
+    void currencyMismatchIsDeniedNeverConverted();
+    void perDayBoundaries();
+    void unpricedRule_data();
+    void unpricedRule();
+    void desktopAndTypedThresholds();
+    void denyOutranksDesktop();
+    void dailySpendFromAudit();
+    void adminFileOwnership();
+    void shippedSchemaAndExample();
+    void userFileErrorsRefuseMutate();
+};
+
+void TestPolicy::parsesEveryKey()
+{
+    const PolicyParseResult r = parsePolicy(R"({
+        "$schema": "/usr/share/fabric-broker/policy.schema.json",
+        "spend": {"max_monthly_recurring_per_change": {"amount": 500, "currency": "USD"},
+                  "max_monthly_recurring_per_day": {"amount": 1000, "currency": "USD"},
+                  "unpriced": "require_desktop"},
+        "approval": {"desktop_required_above_monthly": {"amount": 200, "currency": "USD"},
+                     "typed_confirmation_above_monthly": {"amount": 400, "currency": "USD"},
+                     "channel": "desktop"},
+        "revalidate_before_send_after_ms": 30000,
+        "toolsets": {"allowed": ["read", "mutate"]},
+        "allow_unconfirmed_mutations": false,
+        "fabric": {"endpoint": "https://api.equinix.com/"}
+    })",
+                                            QStringLiteral("/etc/x.json"));
+    QVERIFY2(r.ok(), qPrintable(r.errors.join('\n')));
+    const Policy &p = r.policy;
+    QCOMPARE(p.maxPerChange, (Money{500, "USD"}));
+    QCOMPARE(p.maxPerDay, (Money{1000, "USD"}));
+    QCOMPARE(p.unpriced, UnpricedRule::RequireDesktop);
+    QCOMPARE(p.desktopRequiredAbove, (Money{200, "USD"}));
+    QCOMPARE(p.typedConfirmationAbove, (Money{400, "USD"}));
+    QCOMPARE(p.channel, PolicyChannel::Desktop);
+    QCOMPARE(p.revalidateAfterMs, 30000);
+    QCOMPARE(p.toolsetsAllowed, (QStringList{"read", "mutate"}));
+    QCOMPARE(p.allowUnconfirmed, false);
+    QCOMPARE(p.fabricEndpoint, QStringLiteral("https://api.equinix.com"));
+    for (const QString &key : Policy::keys()) {
+        QVERIFY2(p.isSet(key), qPrintable(key));
+        QCOMPARE(p.sources.value(key), QStringLiteral("/etc/x.json"));
+    }
+    // toJson round-trips through the parser.
+    const Policy again = parseOk(QJsonDocument(p.toJson()).toJson(), "again");
+    for (const QString &key : Policy::keys())
+        QCOMPARE(again.value(key), p.value(key));
+}
+
+void TestPolicy::emptyPolicyIsDefaults()
+{
+    const Policy p = parseOk("{}");
+    for (const QString &key : Policy::keys())
+        QVERIFY(!p.isSet(key));
+    QCOMPARE(p.revalidateAfter(), 60000);
+    QCOMPARE(p.unpricedRule(), UnpricedRule::Allow);
+}
+
+void TestPolicy::errorsNameTheKey_data()
+{
+    QTest::addColumn<QByteArray>("json");
+    QTest::addColumn<QString>("key");
+    QTest::newRow("unknown top") << QByteArray(R"({"max_spend": 1})") << "max_spend";
+    QTest::newRow("unknown nested")
+        << QByteArray(R"({"spend": {"per_week": 1}})") << "spend.per_week";
+    QTest::newRow("money as number")
+        << QByteArray(R"({"spend": {"max_monthly_recurring_per_change": 500}})")
+        << "spend.max_monthly_recurring_per_change";
+    QTest::newRow("negative amount")
+        << QByteArray(R"({"spend": {"max_monthly_recurring_per_day": {"amount": -1,
+                       "currency": "USD"}}})")
+        << "spend.max_monthly_recurring_per_day.amount";
+    QTest::newRow("bad currency")
+        << QByteArray(R"({"approval": {"desktop_required_above_monthly": {"amount": 1,
+                       "currency": "usd"}}})")
+        << "approval.desktop_required_above_monthly.currency";
+    QTest::newRow("extra money key")
+        << QByteArray(R"({"approval": {"typed_confirmation_above_monthly": {"amount": 1,
+                       "currency": "USD", "per": "month"}}})")
+        << "approval.typed_confirmation_above_monthly.per";
+    QTest::newRow("unpriced value")
+        << QByteArray(R"({"spend": {"unpriced": "ask"}})") << "spend.unpriced";
+    QTest::newRow("channel type") << QByteArray(R"({"approval": {"channel": 1}})")
+                                  << "approval.channel";
+    QTest::newRow("ms string") << QByteArray(R"({"revalidate_before_send_after_ms": "60"})")
+                               << "revalidate_before_send_after_ms";
+    QTest::newRow("ms fraction") << QByteArray(R"({"revalidate_before_send_after_ms": 1.5})")
+                                 << "revalidate_before_send_after_ms";
+    QTest::newRow("toolset name") << QByteArray(R"({"toolsets": {"allowed": ["write"]}})")
+                                  << "toolsets.allowed";
+    QTest::newRow("bool as string")
+        << QByteArray(R"({"allow_unconfirmed_mutations": "no"})") << "allow_unconfirmed_mutations";
+    QTest::newRow("endpoint scheme")
+        << QByteArray(R"({"fabric": {"endpoint": "ftp://x"}})") << "fabric.endpoint";
+    QTest::newRow("endpoint user info")
+        << QByteArray(R"({"fabric": {"endpoint": "https://u:p@api.equinix.com"}})")
+        << "fabric.endpoint";
+    QTest::newRow("group not object") << QByteArray(R"({"spend": []})") << "spend";
+}
+
+void TestPolicy::errorsNameTheKey()
+{
+    QFETCH(QByteArray, json);
+    QFETCH(QString, key);
+    const PolicyParseResult r = parsePolicy(json, "f");
+    QVERIFY(!r.ok());
+    QVERIFY2(r.errors.first().startsWith(key + QStringLiteral(": ")),
+             qPrintable(r.errors.join('\n')));
+    // A file with an error sets nothing.
+    for (const QString &k : Policy::keys())
+        QVERIFY(!r.policy.isSet(k));
+}
+
+void TestPolicy::notJsonIsAnError()
+{
+    QVERIFY(!parsePolicy("{", "f").ok());
+    QVERIFY(!parsePolicy("[]", "f").ok());
+}
+
+void TestPolicy::mergeTakesTheStricterValue()
+{
+    const Policy admin = parseOk(R"({
+        "spend": {"max_monthly_recurring_per_change": {"amount": 500, "currency": "USD"},
+                  "unpriced": "require_desktop"},
+        "approval": {"channel": "client"},
+        "revalidate_before_send_after_ms": 30000,
+        "toolsets": {"allowed": ["read", "mutate"]}
+    })",
+                                 "admin");
+    const Policy user = parseOk(R"({
+        "spend": {"max_monthly_recurring_per_change": {"amount": 100, "currency": "USD"},
+                  "max_monthly_recurring_per_day": {"amount": 300, "currency": "USD"},
+                  "unpriced": "deny"},
+        "approval": {"channel": "desktop"},
+        "revalidate_before_send_after_ms": 0,
+        "toolsets": {"allowed": ["read"]},
+        "allow_unconfirmed_mutations": false
+    })",
+                                "user");
+    const PolicyMergeResult m = mergePolicy(admin, user);
+    QVERIFY2(m.ignored.isEmpty(), qPrintable(m.ignored.join('\n')));
+    const Policy &e = m.effective;
+    QCOMPARE(e.maxPerChange, (Money{100, "USD"}));
+    QCOMPARE(e.maxPerDay, (Money{300, "USD"}));
+    QCOMPARE(e.unpriced, UnpricedRule::Deny);
+    QCOMPARE(e.channel, PolicyChannel::Desktop);
+    QCOMPARE(e.revalidateAfterMs, 0);
+    QCOMPARE(e.toolsetsAllowed, QStringList{"read"});
+    QCOMPARE(e.allowUnconfirmed, false);
+    for (const QString &key : Policy::keys()) {
+        if (e.isSet(key))
+            QCOMPARE(e.sources.value(key), QStringLiteral("user"));
+    }
+}
+
+void TestPolicy::mergeIgnoresAndReportsLooserUserValues()
+{
+    const Policy admin = parseOk(R"({
+        "spend": {"max_monthly_recurring_per_change": {"amount": 500, "currency": "USD"},
+                  "max_monthly_recurring_per_day": {"amount": 1000, "currency": "USD"},
+                  "unpriced": "deny"},
+        "approval": {"channel": "desktop",
+                     "desktop_required_above_monthly": {"amount": 100, "currency": "USD"},
+                     "typed_confirmation_above_monthly": {"amount": 100, "currency": "USD"}},
+        "revalidate_before_send_after_ms": 30000,
+        "toolsets": {"allowed": ["read"]},
+        "allow_unconfirmed_mutations": false,
+        "fabric": {"endpoint": "https://api.equinix.com"}
+    })",
+                                 "admin");
+    const Policy user = parseOk(R"({
+        "spend": {"max_monthly_recurring_per_change": {"amount": 500.01, "currency": "USD"},
+                  "max_monthly_recurring_per_day": {"amount": 10, "currency": "EUR"},
+                  "unpriced": "allow"},
+        "approval": {"channel": "auto",
+                     "desktop_required_above_monthly": {"amount": 200, "currency": "USD"},
+                     "typed_confirmation_above_monthly": {"amount": 300, "currency": "USD"}},
+        "revalidate_before_send_after_ms": 30001,
+        "toolsets": {"allowed": ["read", "mutate"]},
+        "allow_unconfirmed_mutations": true,
+        "fabric": {"endpoint": "https://sandbox.example"}
+    })",
+                                "user");
+    const PolicyMergeResult m = mergePolicy(admin, user);
+    for (const QString &key : Policy::keys()) {
+        QCOMPARE(m.effective.value(key), admin.value(key));
+        QVERIFY2(m.effective.sources.value(key) == u"admin", qPrintable(key));
+    }
+    QCOMPARE(m.ignored.size(), Policy::keys().size());
+    for (const QString &key : Policy::keys()) {
+        const QStringList lines = m.ignored.filter(key + ": the value ");
+        QCOMPARE(lines.size(), 1);
+        if (key == u"spend.max_monthly_recurring_per_day")
+            QVERIFY(lines.first().contains("cannot be compared"));
+        else if (key != u"fabric.endpoint")
+            QVERIFY2(lines.first().contains("looser"), qPrintable(lines.first()));
+    }
+}
+
+void TestPolicy::mergeEqualValuesKeepTheAdministratorAsSource()
+{
+    const Policy admin = parseOk(R"({"spend": {"unpriced": "deny"}})", "admin");
+    const Policy user = parseOk(R"({"spend": {"unpriced": "deny"}})", "user");
+    const PolicyMergeResult m = mergePolicy(admin, user);
+    QVERIFY(m.ignored.isEmpty());
+    QCOMPARE(m.effective.sources.value("spend.unpriced"), QStringLiteral("admin"));
+}
+
+void TestPolicy::mergeUserAloneSetsKeys()
+{
+    const Policy user = parseOk(R"({"fabric": {"endpoint": "https://a.example"}})", "user");
+    const PolicyMergeResult m = mergePolicy(Policy{}, user);
+    QCOMPARE(m.effective.fabricEndpoint, QStringLiteral("https://a.example"));
+    QCOMPARE(m.effective.sources.value("fabric.endpoint"), QStringLiteral("user"));
+}
+
+void TestPolicy::perChangeBoundaries()
+{
+    const Policy p = parseOk(
+        R"({"spend": {"max_monthly_recurring_per_change": {"amount": 150, "currency": "USD"}}})");
+    QCOMPARE(checkPerChange(p, priced(150))->verdict, QStringLiteral("allow"));
+    QCOMPARE(checkPerChange(p, priced(150.01))->verdict, QStringLiteral("deny"));
+    QCOMPARE(checkPerChange(p, priced(0))->verdict, QStringLiteral("allow"));
+    const PolicyVerdict v = evaluateAtPropose(p, priced(151));
+    QCOMPARE(v.verdict, QStringLiteral("deny"));
+    QCOMPARE(v.rule, QStringLiteral("spend.max_monthly_recurring_per_change"));
+    QCOMPARE(v.limit.toObject().value("amount").toDouble(), 150.0);
+    QCOMPARE(v.used.toObject().value("amount").toDouble(), 151.0);
+    QVERIFY(v.reason.contains("USD 151.00"));
+    QVERIFY(v.reason.contains("USD 150.00"));
+    // Unpriced: the per-change rule does not apply; spend.unpriced decides.
+    QVERIFY(!checkPerChange(p, unpricedPrice()));
+    QCOMPARE(evaluateAtPropose(p, unpricedPrice()).verdict, QStringLiteral("allow"));
+    QCOMPARE(evaluateAtPropose(p, unpricedPrice()).rule, QStringLiteral("spend.unpriced"));
+}
+
+void TestPolicy::currencyMismatchIsDeniedNeverConverted()
+{
+    const Policy p = parseOk(R"({"spend": {
+        "max_monthly_recurring_per_change": {"amount": 1000, "currency": "USD"},
+        "max_monthly_recurring_per_day": {"amount": 1000, "currency": "USD"}},
+        "approval": {"desktop_required_above_monthly": {"amount": 1000, "currency": "USD"},
+                     "typed_confirmation_above_monthly": {"amount": 1000, "currency": "USD"}}})");
+    const auto c = checkPerChange(p, priced(1, "EUR"));
+    QCOMPARE(c->verdict, QStringLiteral("deny"));
+    QVERIFY(c->reason.contains("never converted"));
+    QCOMPARE(checkPerDay(p, priced(1, "EUR"), {})->verdict, QStringLiteral("deny"));
+    // Earlier spend in another currency cannot be summed either.
+    QCOMPARE(checkPerDay(p, priced(1), {Money{1, "EUR"}})->verdict, QStringLiteral("deny"));
+    QCOMPARE(checkDesktopRequired(p, priced(1, "EUR"))->verdict, QStringLiteral("require_desktop"));
+    QVERIFY(typedConfirmationRequired(p, priced(1, "EUR")));
+    QVERIFY(!typedConfirmationRequired(p, priced(1, "USD")));
+}
+
+void TestPolicy::perDayBoundaries()
+{
+    const Policy p = parseOk(
+        R"({"spend": {"max_monthly_recurring_per_day": {"amount": 300, "currency": "USD"}}})");
+    const QList<Money> used{{100, "USD"}, {50, "USD"}};
+    QCOMPARE(checkPerDay(p, priced(150), used)->verdict, QStringLiteral("allow")); // = 300
+    QCOMPARE(checkPerDay(p, priced(150.5), used)->verdict, QStringLiteral("deny"));
+    const auto c = checkPerDay(p, priced(150), used);
+    QCOMPARE(c->used.toObject().value("amount").toDouble(), 150.0);
+    QCOMPARE(c->reason, QStringLiteral("within your daily limit: USD 150.00 of USD 300.00 "
+                                       "used, this change adds USD 150.00"));
+    QCOMPARE(evaluateAtConfirm(p, priced(151), used).rule,
+             QStringLiteral("spend.max_monthly_recurring_per_day"));
+    // Not a propose-time rule.
+    QCOMPARE(evaluateAtPropose(p, priced(1000)).verdict, QStringLiteral("allow"));
+}
+
+void TestPolicy::unpricedRule_data()
+{
+    QTest::addColumn<QByteArray>("json");
+    QTest::addColumn<QString>("verdict");
+    QTest::newRow("default") << QByteArray("{}") << "allow";
+    QTest::newRow("allow") << QByteArray(R"({"spend": {"unpriced": "allow"}})") << "allow";
+    QTest::newRow("desktop") << QByteArray(R"({"spend": {"unpriced": "require_desktop"}})")
+                             << "require_desktop";
+    QTest::newRow("deny") << QByteArray(R"({"spend": {"unpriced": "deny"}})") << "deny";
+}
+
+void TestPolicy::unpricedRule()
+{
+    QFETCH(QByteArray, json);
+    QFETCH(QString, verdict);
+    const Policy p = parseOk(json);
+    QCOMPARE(checkUnpriced(p, unpricedPrice())->verdict, verdict);
+    QCOMPARE(evaluateAtPropose(p, unpricedPrice()).verdict, verdict);
+    QCOMPARE(evaluateAtConfirm(p, unpricedPrice(), {}).verdict, verdict);
+    QVERIFY(!checkUnpriced(p, priced(10)));
+    // A price context with priced: true but no amount is unpriced.
+    QCOMPARE(checkUnpriced(p, QJsonObject{{"priced", true}})->verdict, verdict);
+}
+
+void TestPolicy::desktopAndTypedThresholds()
+{
+    const Policy p = parseOk(R"({"approval": {
+        "desktop_required_above_monthly": {"amount": 100, "currency": "USD"},
+        "typed_confirmation_above_monthly": {"amount": 200, "currency": "USD"}}})");
+    QCOMPARE(checkDesktopRequired(p, priced(100))->verdict, QStringLiteral("allow"));
+    QCOMPARE(checkDesktopRequired(p, priced(100.01))->verdict, QStringLiteral("require_desktop"));
+    QCOMPARE(checkDesktopRequired(p, unpricedPrice())->verdict, QStringLiteral("require_desktop"));
+    QVERIFY(!typedConfirmationRequired(p, priced(200)));
+    QVERIFY(typedConfirmationRequired(p, priced(200.01)));
+    QVERIFY(typedConfirmationRequired(p, unpricedPrice()));
+    const PolicyVerdict v = evaluateAtConfirm(p, priced(150), {});
+    QCOMPARE(v.verdict, QStringLiteral("require_desktop"));
+    QCOMPARE(v.rule, QStringLiteral("approval.desktop_required_above_monthly"));
+    QVERIFY(!checkDesktopRequired(Policy{}, priced(1e9)));
+    QVERIFY(!typedConfirmationRequired(Policy{}, priced(1e9)));
+}
+
+void TestPolicy::denyOutranksDesktop()
+{
+    const Policy p = parseOk(R"({
+        "spend": {"max_monthly_recurring_per_day": {"amount": 100, "currency": "USD"}},
+        "approval": {"desktop_required_above_monthly": {"amount": 10, "currency": "USD"}}})");
+    const PolicyVerdict v = evaluateAtConfirm(p, priced(150), {});
+    QCOMPARE(v.verdict, QStringLiteral("deny"));
+    QCOMPARE(v.checks.size(), 2);
+    const QJsonObject j = v.toJson();
+    for (const char *k : {"verdict", "rule", "limit", "used", "checks"})
+        QVERIFY(j.contains(k));
+    QCOMPARE(evaluateAtConfirm(Policy{}, priced(150), {}).toJson().value("rule"), QJsonValue());
+}
+
+void TestPolicy::dailySpendFromAudit()
+{
+    const qint64 now = QDateTime(QDate(2026, 12, 1), QTime(12, 0), Qt::UTC).toMSecsSinceEpoch();
+    const qint64 day = 24LL * 3600 * 1000;
+    auto proposed = [](const QString &sha, double monthly) {
+        return QJsonObject{{"request_sha256", sha}, {"price", priced(monthly)}};
+    };
+    auto executed = [](const QString &sha, const QString &outcome) {
+        return QJsonObject{{"request_sha256", sha}, {"outcome", outcome}};
+    };
+    const QList<QJsonObject> records{
+        record("proposed", proposed("a", 100), now - 2 * day),
+        record("executed", executed("a", "created"), now - day - 1), // older than 24 h
+        record("proposed", proposed("b", 150), now - day),
+        record("executed", executed("b", "created"), now - day), // exactly 24 h ago
+        record("proposed", proposed("c", 40), now - 1000),
+        record("executed", executed("c", "unknown"), now - 900), // may exist: counts
+        record("proposed", proposed("d", 70), now - 1000),
+        record("executed", executed("d", "rejected"), now - 900),
+        record("proposed", proposed("e", 70), now - 1000),
+        record("executed", executed("e", "not_sent"), now - 900),
+        record("proposed", QJsonObject{{"request_sha256", "f"}, {"price", unpricedPrice()}},
+               now - 1000),
+        record("executed", executed("f", "created"), now - 900),
+        record("executed", executed("g", "created"), now - 900), // no proposal record
+    };
+    const QList<Money> spend = spendInLastDay(records, now);
+    QCOMPARE(spend, (QList<Money>{{150, "USD"}, {40, "USD"}}));
+}
+
+void TestPolicy::adminFileOwnership()
+{
+    if (::geteuid() != 0)
+        QSKIP("needs root to create a root-owned file");
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    QVERIFY(::chmod(QFile::encodeName(dir.path()).constData(), 0755) == 0);
+    const QString path = dir.filePath("policy.json");
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(R"({"spend": {"unpriced": "deny"}})");
+    f.close();
+    QVERIFY(::chmod(QFile::encodeName(path).constData(), 0644) == 0);
+    QCOMPARE(adminFileUnsafeReason(path), QString());
+    PolicyPaths paths{QStringLiteral("/nonexistent/policy.json"), path, dir.filePath("user.json")};
+    PolicyLoadResult r = loadPolicy(paths);
+    QVERIFY(!r.refuseMutate);
+    QCOMPARE(r.effective.unpriced, UnpricedRule::Deny);
+    QVERIFY(r.lockedByAdministrator("spend.unpriced"));
+
+    QVERIFY(::chmod(QFile::encodeName(path).constData(), 0666) == 0);
+    QVERIFY(adminFileUnsafeReason(path).contains("writable"));
+    r = loadPolicy(paths);
+    QVERIFY(r.refuseMutate);
+    QVERIFY(!r.effective.unpriced);
+    QVERIFY(r.errors.first().contains("IGNORED"));
+
+    QVERIFY(::chmod(QFile::encodeName(path).constData(), 0644) == 0);
+    QVERIFY(::chown(QFile::encodeName(path).constData(), 65534, 65534) == 0);
+    QVERIFY(adminFileUnsafeReason(path).contains("owned by uid 65534"));
+    QVERIFY(loadPolicy(paths).refuseMutate);
+}
+
+void TestPolicy::shippedSchemaAndExample()
+{
+    const QString dir = qEnvironmentVariable("FB_SOURCE_DIR") + "/packaging/policy/";
+    QFile schemaFile(dir + "policy.schema.json");
+    QFile exampleFile(dir + "policy.example.json");
+    QVERIFY(schemaFile.open(QIODevice::ReadOnly));
+    QVERIFY(exampleFile.open(QIODevice::ReadOnly));
+    const QJsonObject schema = QJsonDocument::fromJson(schemaFile.readAll()).object();
+    const QByteArray exampleBytes = exampleFile.readAll();
+    const QJsonObject example = QJsonDocument::fromJson(exampleBytes).object();
+    QVERIFY(!schema.isEmpty());
+    const JsonSchema js(schema);
+    QVERIFY(js.validate(example).isEmpty());
+    // The example sets every key and the parser agrees with the schema.
+    const PolicyParseResult parsed = parsePolicy(exampleBytes, "example");
+    QVERIFY2(parsed.ok(), qPrintable(parsed.errors.join('\n')));
+    for (const QString &key : Policy::keys())
+        QVERIFY2(parsed.policy.isSet(key), qPrintable(key));
+    // Every key of the parser is in the schema, and the schema has no others.
+    QStringList schemaKeys;
+    const QJsonObject props = schema.value("properties").toObject();
+    for (auto it = props.begin(); it != props.end(); ++it) {
+        const QJsonObject sub = it.value().toObject().value("properties").toObject();
+        if (it.key() == "$schema")
+            continue;
+        if (sub.isEmpty() || it.key() == "revalidate_before_send_after_ms")
+            schemaKeys << it.key();
+        else
+            for (auto s = sub.begin(); s != sub.end(); ++s)
+                schemaKeys << it.key() + "." + s.key();
+    }
+    QStringList keys = Policy::keys();
+    keys.sort();
+    schemaKeys.sort();
+    QCOMPARE(schemaKeys, keys);
+    // Both reject what the parser rejects.
+    const QJsonObject bad{{"spend", QJsonObject{{"unpriced", "ask"}}}};
+    QVERIFY(!js.validate(bad).isEmpty());
+    QVERIFY(!js.validate(QJsonObject{{"extra", 1}}).isEmpty());
+}
+
+void TestPolicy::userFileErrorsRefuseMutate()
+{
+    QTemporaryDir dir;
+    const QString user = dir.filePath("user.json");
+    QFile f(user);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(R"({"spend": {"unpriced": "maybe"}})");
+    f.close();
+    const PolicyLoadResult r = loadPolicy({"/nonexistent/a.json", {}, user});
+    QVERIFY(r.refuseMutate);
+    QVERIFY(r.errors.first().contains("spend.unpriced"));
+    const PolicyLoadResult none = loadPolicy({"/nonexistent/a.json", {}, dir.filePath("x")});
+    QVERIFY(!none.refuseMutate);
+    QVERIFY(none.files.isEmpty());
+}
+
+QTEST_GUILESS_MAIN(TestPolicy)
+#include "tst_policy.moc"
