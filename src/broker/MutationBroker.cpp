@@ -509,6 +509,9 @@ private:
 
     void revalidated(const FabricResult &r, bool beforeSend)
     {
+        if (!m_broker) // it died while the dry run ran (its late answer or the client's abort)
+            return m_call->finishError(QStringLiteral("the broker shut down during the "
+                                                      "re-validation; nothing was sent"));
         const QJsonObject run{{QStringLiteral("ran"), true},
                               {QStringLiteral("ok"), r.ok()},
                               {QStringLiteral("fabric_errors"), fabricErrorsJson(r)},

@@ -18,7 +18,7 @@ import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { BIN, accept, baseEnv, connectionSpec, sleep, startBroker, startRaw, startSandboxProcess } from './lib.mjs';
+import { BIN, baseEnv, connectionSpec, sleep, startBroker, startRaw, startSandboxProcess } from './lib.mjs';
 
 function auditPath() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fb-outcome-'));
@@ -55,14 +55,25 @@ async function exited(proc, ms) {
 }
 
 // Raw NDJSON session: propose, confirm, accept the elicitation; returns the confirm's id.
-async function proposeAndAccept(raw, spec, beforeConfirm = async () => {}) {
+// whenAsked runs while the person is asked, i.e. after the re-validation dry run at confirm
+// (issue 17), so a fault it sets hits the create, not that dry run.
+async function proposeAndAccept(raw, spec, whenAsked = async () => {}) {
   raw.write({ jsonrpc: '2.0', id: 'p', method: 'tools/call', params: { name: 'fabric_propose_change', arguments: { change_type: 'connection_create', spec } } });
   const p = (await raw.waitFor((m) => m.id === 'p')).result.structuredContent;
   assert.ok(p.confirm_token, JSON.stringify(p).slice(0, 800));
-  await beforeConfirm();
   raw.write({ jsonrpc: '2.0', id: 'c1', method: 'tools/call', params: { name: 'fabric_confirm_change', arguments: { confirm_token: p.confirm_token } } });
   const el = await raw.waitFor((m) => m.method === 'elicitation/create');
+  await whenAsked();
   raw.write({ jsonrpc: '2.0', id: el.id, result: { action: 'accept', content: { confirm: true } } });
+}
+
+// An elicitation handler that sets a sandbox fault, then accepts: the fault is in place for the
+// create, after the re-validation dry run at confirm (issue 17).
+function faultWhenAsked(sandbox, fault) {
+  return async () => {
+    await sandbox.admin('POST', '/sandbox/v1/faults', fault);
+    return { action: 'accept', content: { confirm: true } };
+  };
 }
 
 function lastExecuted(file) {
@@ -75,12 +86,13 @@ function lastExecuted(file) {
 test('a create answered 500 after the sandbox committed it: outcome unknown, sent once, the catalog call finds it', async () => {
   const sandbox = await startSandboxProcess();
   const audit = auditPath();
-  const b = await startBroker({ args: ['--toolsets', 'read,mutate'], env: { ...sandbox.env, EQUINIX_MCP_AUDIT_LOG: audit }, elicit: accept() });
+  // The fault is set while the person is asked: after the re-validation dry run (issue 17).
+  const elicit = faultWhenAsked(sandbox, { fail: { count: 1, status: 500, applyRequest: true } });
+  const b = await startBroker({ args: ['--toolsets', 'read,mutate'], env: { ...sandbox.env, EQUINIX_MCP_AUDIT_LOG: audit }, elicit });
   try {
     const spec = connectionSpec();
     const p = await b.call('fabric_propose_change', { change_type: 'connection_create', spec });
     assert.equal(p.isError, undefined, JSON.stringify(p).slice(0, 800));
-    await sandbox.admin('POST', '/sandbox/v1/faults', { fail: { count: 1, status: 500, applyRequest: true } });
     const c = await b.call('fabric_confirm_change', { confirm_token: p.structuredContent.confirm_token });
     const s = c.structuredContent;
     assert.equal(c.isError, true);
@@ -111,11 +123,11 @@ test('a create answered 500 after the sandbox committed it: outcome unknown, sen
 
 test('a create answered 400 with a Fabric ErrorList: rejected, sent once, nothing created', async () => {
   const sandbox = await startSandboxProcess();
-  const b = await startBroker({ args: ['--toolsets', 'read,mutate'], env: sandbox.env, elicit: accept() });
+  const elicit = faultWhenAsked(sandbox, { fail: { count: 1, status: 400 } });
+  const b = await startBroker({ args: ['--toolsets', 'read,mutate'], env: sandbox.env, elicit });
   try {
     const spec = connectionSpec();
     const p = await b.call('fabric_propose_change', { change_type: 'connection_create', spec });
-    await sandbox.admin('POST', '/sandbox/v1/faults', { fail: { count: 1, status: 400 } });
     const c = await b.call('fabric_confirm_change', { confirm_token: p.structuredContent.confirm_token });
     const s = c.structuredContent;
     assert.equal(c.isError, true);
@@ -131,10 +143,10 @@ test('a create answered 400 with a Fabric ErrorList: rejected, sent once, nothin
 
 test('a create answered 503 with an ErrorList (not applied): still unknown, never retried', async () => {
   const sandbox = await startSandboxProcess();
-  const b = await startBroker({ args: ['--toolsets', 'read,mutate'], env: sandbox.env, elicit: accept() });
+  const elicit = faultWhenAsked(sandbox, { fail: { count: 1, status: 503 } });
+  const b = await startBroker({ args: ['--toolsets', 'read,mutate'], env: sandbox.env, elicit });
   try {
     const p = await b.call('fabric_propose_change', { change_type: 'connection_create', spec: connectionSpec() });
-    await sandbox.admin('POST', '/sandbox/v1/faults', { fail: { count: 1, status: 503 } });
     const c = await b.call('fabric_confirm_change', { confirm_token: p.structuredContent.confirm_token });
     assert.equal(c.structuredContent.executed, true);
     assert.equal(c.structuredContent.execution.outcome, 'unknown');
@@ -148,7 +160,9 @@ test('a create answered 503 with an ErrorList (not applied): still unknown, neve
 
 test('cancel while the create waits for its access token: not_sent, nothing on the wire, audited', async () => {
   const sandbox = await startSandboxProcess();
-  // Tokens live 1 s, so the create (after the dry run) must fetch a fresh one: held 4 s.
+  // Tokens live 1 s, so the create (after the re-validation dry run) must fetch a fresh one:
+  // held 4 s. The delay is set while the person is asked: a token held longer than its lifetime
+  // arrives expired, so a delay in place for the re-validation dry run would fail it with 401.
   await sandbox.admin('POST', '/sandbox/v1/faults', { tokenLifetimeSeconds: 1 });
   const audit = auditPath();
   const raw = startRaw({ args: ['--toolsets', 'read,mutate'], env: { ...sandbox.env, EQUINIX_MCP_AUDIT_LOG: audit } });
@@ -157,7 +171,7 @@ test('cancel while the create waits for its access token: not_sent, nothing on t
     const spec = connectionSpec();
     await proposeAndAccept(raw, spec, async () => {
       await sandbox.admin('POST', '/sandbox/v1/faults', { tokenDelayMs: 4000 });
-      await sleep(1200); // the dry run's token is stale now
+      await sleep(1200); // the re-validation dry run's token is stale now
     });
     await sleep(400); // approved; the create waits for its token
     raw.write({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'c1', reason: 'user pressed stop' } });
@@ -340,12 +354,12 @@ test('desktop quit with a create in flight: the question appears, quitting waits
     const main = await waitForWindow('Fabric Broker');
     const transport = new StdioClientTransport({ command: BIN, args: ['--stdio'], env, stderr: 'ignore' });
     client = new Client({ name: 'quit-e2e', version: '1.0.0' }, { capabilities: { elicitation: { form: {} } } });
-    client.setRequestHandler(ElicitRequestSchema, accept());
+    // The create is held 8 s: set while the person is asked, after the re-validation dry run.
+    client.setRequestHandler(ElicitRequestSchema, faultWhenAsked(sandbox, { latencyMs: 8000 }));
     await client.connect(transport);
     const spec = connectionSpec();
     const p = await client.callTool({ name: 'fabric_propose_change', arguments: { change_type: 'connection_create', spec } });
     assert.equal(p.isError, undefined, JSON.stringify(p).slice(0, 800));
-    await sandbox.admin('POST', '/sandbox/v1/faults', { latencyMs: 8000 });
     const pending = client.callTool({ name: 'fabric_confirm_change', arguments: { confirm_token: p.structuredContent.confirm_token } }, undefined, { timeout: 60000 });
     await sleep(1000); // approved by the client; the create is held at the sandbox
     // Nothing is pending or waiting for a person: only the create in flight makes it ask.

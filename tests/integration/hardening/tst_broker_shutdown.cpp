@@ -4,6 +4,7 @@
 // a freed broker.
 #include "../broker/BrokerHarness.h"
 
+#include <QJsonDocument>
 #include <QSignalSpy>
 
 using fbtest::BrokerHarness;
@@ -18,8 +19,19 @@ int realCreates(const fb::FabricSandbox &sandbox)
     return n;
 }
 
-// Proposes, confirms and accepts; returns the confirm's request id.
-int approveCreate(BrokerHarness &h, int vlan, const std::function<void()> &beforeConfirm = {})
+int dryRuns(const fb::FabricSandbox &sandbox)
+{
+    int n = 0;
+    for (const auto &r : sandbox.requests())
+        n += r.method == "POST" && r.path == "/fabric/v4/connections" && r.dryRun;
+    return n;
+}
+
+// Proposes, confirms and accepts; returns the confirm's request id. whenAsked runs while the
+// person is asked, i.e. after the re-validation dry run at confirm (issue 17), so a fault it sets
+// holds the create, not that dry run.
+int approveCreate(BrokerHarness &h, int vlan, const std::function<void()> &whenAsked = {},
+                  const std::function<void()> &beforeConfirm = {})
 {
     const QJsonObject p =
         h.callTool("fabric_propose_change", {{"change_type", "connection_create"},
@@ -39,6 +51,8 @@ int approveCreate(BrokerHarness &h, int vlan, const std::function<void()> &befor
                                     QJsonObject{{"confirm_token", p.value("confirm_token")}}}}}});
     const QJsonObject elicit =
         h.waitFor([](const QJsonObject &m) { return m.value("method") == "elicitation/create"; });
+    if (whenAsked)
+        whenAsked();
     h.send({{"jsonrpc", "2.0"},
             {"id", elicit.value("id")},
             {"result",
@@ -125,7 +139,7 @@ private slots:
     {
         BrokerHarness h;
         h.initialize();
-        const int id = approveCreate(h, 3103, [&] { h.broker->beginShutdown(); });
+        const int id = approveCreate(h, 3103, {}, [&] { h.broker->beginShutdown(); });
         QVERIFY(id > 0);
         const QJsonObject s = resultFor(h, id);
         QCOMPARE(s.value("executed").toBool(), false);
@@ -143,9 +157,11 @@ private slots:
         h.sandbox.setTokenLifetimeSeconds(1);
         h.initialize();
         QSignalSpy audit(h.broker.get(), &fb::MutationBroker::auditEvent);
+        // Set while the person is asked: a token held longer than its 1 s lifetime arrives
+        // expired, so a delay in place for the re-validation dry run fails it with 401 twice.
         const int id = approveCreate(h, 3104, [&] {
             h.sandbox.setTokenDelayMs(3000);
-            QTest::qWait(1200); // the dry run's token is stale: the create must fetch one
+            QTest::qWait(1200); // the re-validation's token is stale: the create must fetch one
         });
         QVERIFY(id > 0);
         QTRY_COMPARE_WITH_TIMEOUT(h.broker->createsInFlight(), 1, 5000);
@@ -160,6 +176,37 @@ private slots:
         QCOMPARE(lastRecord(audit, "executed").value("sent").toBool(), false);
         QCOMPARE(h.broker->createsInFlight(), 0);
         QTest::qWait(3200); // the token arrives; the create still never leaves
+        QCOMPARE(realCreates(h.sandbox), 0);
+    }
+
+    void destroyingTheBrokerDuringTheRevalidationSendsNothing()
+    {
+        BrokerHarness h;
+        h.initialize();
+        const QJsonObject p =
+            h.callTool("fabric_propose_change", {{"change_type", "connection_create"},
+                                                 {"spec", BrokerHarness::connectionSpec(3105)}})
+                .value("structuredContent")
+                .toObject();
+        QVERIFY(p.value("confirm_token").isString());
+        h.sandbox.setLatencyMs(800); // holds the re-validation dry run
+        const int id = h.nextId++;
+        h.send({{"jsonrpc", "2.0"},
+                {"id", id},
+                {"method", "tools/call"},
+                {"params", QJsonObject{{"name", "fabric_confirm_change"},
+                                       {"arguments", QJsonObject{{"confirm_token",
+                                                                  p.value("confirm_token")}}}}}});
+        QTRY_COMPARE_WITH_TIMEOUT(dryRuns(h.sandbox), 2, 5000); // the propose's and the confirm's
+        h.broker.reset();
+        // Its late answer finds no broker: the call is answered, nobody is asked, nothing sent.
+        const QJsonObject answer =
+            h.waitFor([id](const QJsonObject &m) { return m.value("id").toInt(-1) == id; });
+        QVERIFY2(QJsonDocument(answer).toJson().contains("nothing was sent"),
+                 QJsonDocument(answer).toJson().constData());
+        for (const QJsonObject &m : std::as_const(h.received))
+            QVERIFY(m.value("method") != "elicitation/create");
+        QTest::qWait(200);
         QCOMPARE(realCreates(h.sandbox), 0);
     }
 };
