@@ -1,7 +1,12 @@
 #include "mcp/ToolRegistry.h"
+
+#include "core/JsonSchema.h"
 #include "mcp/Logging.h"
+#include "mcp/ToolCall.h"
 
 #include <QJsonDocument>
+
+#include <memory>
 
 using namespace Qt::StringLiterals;
 
@@ -51,8 +56,29 @@ bool ToolRegistry::parseToolsets(const QString &text, QStringList *out, QString 
     return true;
 }
 
+QString ToolRegistry::invalidArgumentsMessage(const QList<SchemaViolation> &violations)
+{
+    QStringList problems;
+    for (const SchemaViolation &v : violations) {
+        const QString where = v.path.startsWith(u"$.") ? v.path.mid(2) : v.path;
+        problems << where + u": "_s + v.message;
+    }
+    return u"Invalid arguments: "_s + problems.join(u"; "_s);
+}
+
 void ToolRegistry::registerTool(ToolDefinition tool)
 {
+    if (tool.argumentCheck == ArgumentCheck::Schema && tool.handler) {
+        // Compiled once, here (tools register at start-up); every call is checked against it.
+        auto schema = std::make_shared<const JsonSchema>(
+            tool.inputSchema.isEmpty() ? QJsonObject{{u"type"_s, u"object"_s}} : tool.inputSchema);
+        tool.handler = [schema, handler = std::move(tool.handler)](ToolCall *call) {
+            const QList<SchemaViolation> violations = schema->validate(call->arguments());
+            if (!violations.isEmpty())
+                return call->finishError(invalidArgumentsMessage(violations));
+            handler(call);
+        };
+    }
     const bool served = m_served.contains(tool.toolset);
     for (ToolDefinition &existing : m_tools) {
         if (existing.name == tool.name) {

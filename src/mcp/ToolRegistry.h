@@ -9,9 +9,25 @@
 #include <QStringList>
 #include <functional>
 
+namespace fb {
+struct SchemaViolation;
+}
+
 namespace fb::mcp {
 
 class ToolCall;
+
+// Who checks a call's arguments against the tool's inputSchema.
+enum class ArgumentCheck {
+    // The handler checks them itself, because its refusal is part of the tool's own result (the
+    // broker's tools answer invalid arguments with structured, audited results, and
+    // fabric_confirm_change consumes the token a call names before it reports an extra argument).
+    Handler,
+    // The registry, before the handler runs: the schema is compiled once when the tool is
+    // registered, and a call that breaks it finishes with "Invalid arguments: <path>: <what>; ..."
+    // (every violation, in document order) without reaching the handler.
+    Schema,
+};
 
 struct ToolDefinition {
     QString name;
@@ -21,9 +37,11 @@ struct ToolDefinition {
     QJsonObject outputSchema; // JSON Schema, type object; empty = none declared
     QJsonObject annotations;  // readOnlyHint, destructiveHint, idempotentHint, openWorldHint
     QString toolset;          // "read" or "mutate"
-    // Called once per tools/call with validated-as-object arguments. The handler (or whatever it
-    // starts) must call ToolCall::finish exactly once, synchronously or later.
+    // Called once per tools/call with validated-as-object arguments (valid against inputSchema
+    // with ArgumentCheck::Schema). The handler (or whatever it starts) must call
+    // ToolCall::finish exactly once, synchronously or later.
     std::function<void(ToolCall *call)> handler;
+    ArgumentCheck argumentCheck = ArgumentCheck::Handler; // last: aggregate initializers stay valid
 };
 
 class ToolRegistry : public QObject {
@@ -35,7 +53,10 @@ public:
     // Parses "read,mutate" (also from EQUINIX_MCP_TOOLSETS); unknown names -> error message.
     static bool parseToolsets(const QString &text, QStringList *out, QString *error);
 
+    // With ArgumentCheck::Schema the handler is wrapped in the check of inputSchema.
     void registerTool(ToolDefinition tool);
+    // "Invalid arguments: uuid: must match the pattern ...; limit: ..." (paths without "$.").
+    static QString invalidArgumentsMessage(const QList<SchemaViolation> &violations);
     void setServedToolsets(const QStringList &toolsets); // emits toolsChanged when it changes
     QStringList servedToolsets() const;
 

@@ -1,0 +1,79 @@
+#pragma once
+// The Fabric client's internals, shared by its files (not part of its interface): the transport
+// settings every request gets, the path rules, and ClientCore, the state one FabricClient shares
+// with its calls (configuration, the access manager, the OAuth2 token cache in FabricToken.cpp).
+#include "fabric/FabricClient.h"
+#include "fabric/FabricHttpOutcome.h"
+
+#include <QLoggingCategory>
+#include <QNetworkRequest>
+#include <QPointer>
+#include <QStringList>
+
+#include <functional>
+
+class QNetworkReply;
+
+namespace fb {
+
+Q_DECLARE_LOGGING_CATEGORY(lcFabricClient)
+
+inline constexpr QLatin1StringView kTokenPath("/oauth2/v1/token");
+inline constexpr QLatin1StringView kPricePath("/fabric/v4/prices/search");
+inline constexpr QLatin1StringView kApiPrefix("/fabric/v4/");
+
+// Only Fabric v4 endpoints; search() only to the spec's .../search endpoints. Empty = allowed.
+QString pathProblem(const QString &path, bool mustBeSearch);
+// Timeout, HTTP/1.1, no cache, no cookies, no redirects, Accept, User-Agent, X-CORRELATION-ID.
+void configureRequest(QNetworkRequest &req, const QString &correlationId, int timeoutMs);
+QString newCorrelationId();
+
+struct TokenOutcome {
+    bool ok = false;
+    QString token; // empty for the sandbox without credentials: no Authorization header
+    FabricResult error;
+};
+using TokenCallback = std::function<void(const TokenOutcome &)>;
+
+// The shared state of one client: configuration, the access manager, the token cache.
+class ClientCore {
+public:
+    FabricClient *q = nullptr;
+    FabricConfig config;
+    QNetworkAccessManager *nam = nullptr;
+    const Clock *clock = Clock::system();
+
+    QString cachedToken;
+    qint64 refreshAtMs = 0;
+    QStringList formerTokens; // redacted too, in case a reply echoes one
+    QPointer<QNetworkReply> tokenReply;
+    quint64 tokenSerial = 0;
+    QList<TokenCallback> tokenWaiters;
+
+    bool usesClientCredentials() const
+    {
+        return !config.clientId.isEmpty() && !config.clientSecret.isEmpty();
+    }
+    QUrl urlFor(const QString &path, const QUrlQuery &query = {}) const;
+    QString redact(QString text) const;
+    void logExchange(const QString &method, const QString &path, int status,
+                     const QString &correlationId, qint64 elapsedMs);
+    FabricResult authError(const QString &message) const;
+    void invalidateToken(const QString &used);
+    void dropToken();
+    // Calls back at once when a token is cached (or none is needed), otherwise when the one
+    // shared token request finishes.
+    void acquireToken(TokenCallback cb);
+
+private:
+    void startTokenRequest();
+    void finishTokenRequest(QNetworkReply *reply, const QString &correlationId, qint64 elapsedMs,
+                            bool tooLarge);
+};
+
+// The calls (FabricHttpCall.cpp, FabricPriceCall.cpp); each finishes exactly once.
+FabricCall *newHttpCall(ClientCore *core, FabricCallMode mode, QByteArray method, QString path,
+                        QUrlQuery query, QByteArray body, ChangeType changeType, QObject *parent);
+FabricCall *newPriceCall(FabricClient *client, const CompiledRequest &request, QObject *parent);
+
+} // namespace fb

@@ -1,0 +1,254 @@
+// ClientCore (FabricClient_p.h): the URL of a path, redaction, the exchange log, and the OAuth2
+// client-credentials token cache: one shared token request at a time, refreshed before expiry,
+// dropped on a 401 or when the configuration changes. Neither the client secret nor a token ever
+// reaches a log line, a message or a result.
+#include "fabric/FabricClient_p.h"
+
+#include "fabric/FabricParsing.h"
+#include "fabric/FabricUrl.h"
+
+#include <QElapsedTimer>
+#include <QJsonDocument>
+#include <QNetworkAccessManager>
+#include <QNetworkReply>
+
+namespace fb {
+
+namespace {
+
+using Kind = FabricResult::Kind;
+
+constexpr qint64 kDefaultTokenLifetimeS = 3600;
+
+} // namespace
+
+QUrl ClientCore::urlFor(const QString &path, const QUrlQuery &query) const
+{
+    QUrl url = config.endpoint;
+    QString base = url.path();
+    while (base.endsWith(u'/'))
+        base.chop(1);
+    url.setPath(base + path);
+    if (query.isEmpty())
+        url.setQuery(QString());
+    else
+        url.setQuery(query);
+    return url;
+}
+
+QString ClientCore::redact(QString text) const
+{
+    QStringList secrets = formerTokens;
+    secrets << config.clientSecret << config.staticToken << cachedToken;
+    for (const QString &s : std::as_const(secrets)) {
+        if (s.size() >= 4)
+            text.replace(s, QStringLiteral("[redacted]"));
+    }
+    return text;
+}
+
+void ClientCore::logExchange(const QString &method, const QString &path, int status,
+                             const QString &correlationId, qint64 elapsedMs)
+{
+    qCDebug(lcFabricClient).noquote()
+        << method << path << "->"
+        << (status > 0 ? QString::number(status) : QStringLiteral("no reply")) << "correlation"
+        << correlationId << elapsedMs << "ms";
+    emit q->requestFinished(method, path, status, correlationId, elapsedMs);
+}
+
+FabricResult ClientCore::authError(const QString &message) const
+{
+    FabricResult r;
+    r.kind = Kind::AuthError;
+    r.message = message;
+    r.method = QStringLiteral("POST");
+    r.path = kTokenPath;
+    return r;
+}
+
+void ClientCore::invalidateToken(const QString &used)
+{
+    if (!used.isEmpty() && used == cachedToken) {
+        formerTokens.append(cachedToken);
+        if (formerTokens.size() > 8)
+            formerTokens.removeFirst();
+        cachedToken.clear();
+        refreshAtMs = 0;
+    }
+}
+
+void ClientCore::dropToken()
+{
+    invalidateToken(cachedToken);
+    if (tokenReply) {
+        QNetworkReply *old = tokenReply;
+        tokenReply = nullptr;
+        old->disconnect(q);
+        old->abort();
+        old->deleteLater();
+    }
+    ++tokenSerial;
+    if (!tokenWaiters.isEmpty() && usesClientCredentials())
+        startTokenRequest();
+}
+
+void ClientCore::acquireToken(TokenCallback cb)
+{
+    if (usesClientCredentials()) {
+        if (!cachedToken.isEmpty() && clock->nowMs() < refreshAtMs) {
+            cb(TokenOutcome{true, cachedToken, {}});
+            return;
+        }
+        tokenWaiters.append(std::move(cb));
+        if (!tokenReply)
+            startTokenRequest();
+        return;
+    }
+    if (!config.staticToken.isEmpty()) {
+        cb(TokenOutcome{true, config.staticToken, {}});
+        return;
+    }
+    if (config.sandbox) {
+        cb(TokenOutcome{true, QString(), {}});
+        return;
+    }
+    QString why;
+    if (!config.clientId.isEmpty())
+        why = QStringLiteral("EQUINIX_API_CLIENTID is set but EQUINIX_API_CLIENTSECRET is not");
+    else if (!config.clientSecret.isEmpty())
+        why = QStringLiteral("EQUINIX_API_CLIENTSECRET is set but EQUINIX_API_CLIENTID is not");
+    else
+        why = QStringLiteral("no Fabric credentials are configured");
+    cb(TokenOutcome{false,
+                    {},
+                    authError(why + QStringLiteral(": set EQUINIX_API_CLIENTID and "
+                                                   "EQUINIX_API_CLIENTSECRET (or "
+                                                   "EQUINIX_API_TOKEN) and restart"))});
+}
+
+void ClientCore::startTokenRequest()
+{
+    const QString correlationId = newCorrelationId();
+    QNetworkRequest req(urlFor(kTokenPath));
+    configureRequest(req, correlationId, config.timeoutMs);
+    req.setHeader(QNetworkRequest::ContentTypeHeader, QByteArrayLiteral("application/json"));
+    const QByteArray body =
+        QJsonDocument(QJsonObject{
+                          {QStringLiteral("grant_type"), QStringLiteral("client_credentials")},
+                          {QStringLiteral("client_id"), config.clientId},
+                          {QStringLiteral("client_secret"), config.clientSecret},
+                      })
+            .toJson(QJsonDocument::Compact);
+    QNetworkReply *reply = nam->post(req, body);
+    tokenReply = reply;
+    const quint64 serial = ++tokenSerial;
+    auto elapsed = std::make_shared<QElapsedTimer>();
+    elapsed->start();
+    const qint64 cap = config.maxResponseBytes;
+    auto tooLarge = std::make_shared<bool>(false);
+    QObject::connect(reply, &QNetworkReply::downloadProgress, q,
+                     [reply, cap, tooLarge](qint64 received, qint64 total) {
+                         if (received > cap || total > cap) {
+                             *tooLarge = true;
+                             reply->abort();
+                         }
+                     });
+    QObject::connect(reply, &QNetworkReply::finished, q,
+                     [this, reply, serial, correlationId, elapsed, tooLarge] {
+                         reply->deleteLater();
+                         if (serial != tokenSerial)
+                             return; // superseded by setConfig()
+                         tokenReply = nullptr;
+                         finishTokenRequest(reply, correlationId, elapsed->elapsed(), *tooLarge);
+                     });
+}
+
+void ClientCore::finishTokenRequest(QNetworkReply *reply, const QString &correlationId,
+                                    qint64 elapsedMs, bool tooLarge)
+{
+    const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+    logExchange(QStringLiteral("POST"), kTokenPath, status, correlationId, elapsedMs);
+    const QString where = displayUrl(urlFor(kTokenPath));
+    const QByteArray bytes = tooLarge ? QByteArray() : reply->readAll();
+    TokenOutcome out;
+    auto fail = [&](const QString &message) {
+        out.ok = false;
+        out.error = authError(message);
+        out.error.httpStatus = status;
+        out.error.correlationId = correlationId;
+        out.error.requestSent = true;
+    };
+    if (tooLarge) {
+        fail(QStringLiteral("could not obtain a Fabric access token: the reply of %1 was "
+                            "larger than %2 bytes")
+                 .arg(where)
+                 .arg(config.maxResponseBytes));
+    } else if (status == 0) {
+        const auto err = reply->error();
+        const bool timedOut =
+            err == QNetworkReply::TimeoutError || err == QNetworkReply::OperationCanceledError;
+        fail(timedOut ? QStringLiteral("could not obtain a Fabric access token: %1 did not "
+                                       "answer within %2 ms")
+                            .arg(where)
+                            .arg(config.timeoutMs)
+                      : QStringLiteral("could not obtain a Fabric access token from %1: %2")
+                            .arg(where, sanitizeRemoteText(reply->errorString())));
+    } else if (status >= 200 && status < 300) {
+        const auto json = parseStrictJson(bytes);
+        const QJsonObject o = json ? json->toObject() : QJsonObject();
+        const QString token = o.value(QLatin1StringView("access_token")).toString();
+        if (token.isEmpty()) {
+            fail(QStringLiteral("could not obtain a Fabric access token: %1 answered HTTP %2 "
+                                "without an access_token")
+                     .arg(where)
+                     .arg(status));
+        } else {
+            const QJsonValue timeout = o.value(QLatin1StringView("token_timeout"));
+            bool ok = false;
+            qint64 lifetime = timeout.isString() ? timeout.toString().trimmed().toLongLong(&ok)
+                                                 : qint64(timeout.toDouble(-1));
+            if (timeout.isDouble())
+                ok = lifetime > 0;
+            if (!ok || lifetime <= 0)
+                lifetime = kDefaultTokenLifetimeS;
+            // Refresh early: 60 s before expiry, or 10% of the lifetime if that is shorter.
+            const qint64 margin = std::min<qint64>(60, lifetime / 10);
+            if (!cachedToken.isEmpty())
+                formerTokens.append(cachedToken);
+            cachedToken = token;
+            refreshAtMs = clock->nowMs() + (lifetime - margin) * 1000;
+            out.ok = true;
+            out.token = token;
+            qCDebug(lcFabricClient) << "access token obtained, lifetime" << lifetime << "s";
+        }
+    } else {
+        QString detail;
+        if (const auto oauth = describeOAuthError(bytes); oauth && !oauth->isEmpty())
+            detail = *oauth;
+        else if (const auto list = parseFabricErrorList(bytes))
+            detail = describeFabricErrors(*list);
+        const bool rejected = status == 400 || status == 401 || status == 403;
+        QString msg = rejected ? QStringLiteral("Equinix rejected the client credentials "
+                                                "(HTTP %1)")
+                                     .arg(status)
+                               : QStringLiteral("could not obtain a Fabric access token: %1 "
+                                                "answered HTTP %2")
+                                     .arg(where)
+                                     .arg(status);
+        if (!detail.isEmpty())
+            msg += QStringLiteral(": ") + detail;
+        if (rejected)
+            msg += QStringLiteral("; check EQUINIX_API_CLIENTID and EQUINIX_API_CLIENTSECRET "
+                                  "(not retried: Equinix locks the client after repeated "
+                                  "failures)");
+        fail(msg);
+    }
+    if (!out.ok)
+        out.error.message = redact(out.error.message);
+    const QList<TokenCallback> waiters = std::exchange(tokenWaiters, {});
+    for (const TokenCallback &cb : waiters)
+        cb(out);
+}
+
+} // namespace fb
