@@ -21,6 +21,7 @@ CommandLine::CommandLine()
         "                                       what the app does), or becomes the instance\n"
         "  fabric-broker --headless --stdio     one MCP session on stdin/stdout, never any UI\n"
         "  fabric-broker --headless --listen    MCP sessions on the per-user local socket\n"
+        "  fabric-broker --headless --http ADDR MCP over Streamable HTTP on loopback\n"
         "  fabric-broker --sandbox-only         serve only the embedded Fabric sandbox\n"
         "  fabric-broker audit verify|head|export\n"
         "                                       check, print the head of, or export the audit\n"
@@ -49,6 +50,13 @@ CommandLine::CommandLine()
          QStringLiteral("Local socket name or path (default: fabric-broker.sock in "
                         "$XDG_RUNTIME_DIR, else /run/user/<uid>, else /tmp/fabric-broker-<uid>)."),
          QStringLiteral("name|path")},
+        {QStringLiteral("http"),
+         QStringLiteral("Also serve MCP over Streamable HTTP on loopback at ADDRESS "
+                        "(127.0.0.1:PORT or [::1]:PORT; PORT 0 = a free port; without a value "
+                        "127.0.0.1:7431). Every request needs the bearer token kept in "
+                        "fabric-broker-http.token in the runtime directory. The URL is printed "
+                        "on stderr."),
+         QStringLiteral("address")},
         {QStringLiteral("toolsets"),
          QStringLiteral("Toolsets to serve: read (default), mutate. Overrides "
                         "EQUINIX_MCP_TOOLSETS. Example: read,mutate"),
@@ -69,7 +77,14 @@ CommandLine::CommandLine()
 
 CommandLine::Parsed CommandLine::parse(const QStringList &arguments)
 {
-    if (!m_parser.parse(arguments)) {
+    // --http takes an optional value: alone (last, or before another option) it means the default.
+    QStringList args = arguments;
+    for (qsizetype i = 1; i < args.size(); ++i) {
+        if (args.at(i) == QStringLiteral("--http") &&
+            (i + 1 == args.size() || args.at(i + 1).startsWith(u'-')))
+            args[i] = QStringLiteral("--http=127.0.0.1:7431");
+    }
+    if (!m_parser.parse(args)) {
         QTextStream(stderr) << m_parser.errorText() << "\n"
                             << "Try 'fabric-broker --help'.\n";
         return {2};

@@ -90,7 +90,8 @@ int runHeadless(CommandLine &cli)
     options.socket = cli.value(QStringLiteral("socket"));
     options.forceSandbox = cli.isSet(QStringLiteral("sandbox"));
     options.toolsets = cli.value(QStringLiteral("toolsets"));
-    if (!options.stdio && !options.listen)
+    options.http = cli.value(QStringLiteral("http"));
+    if (!options.stdio && !options.listen && options.http.isEmpty())
         options.listen = true; // the default headless server serves the per-user socket
 
     installQuitOnSignals(); // before the socket is published, so a signal always ends cleanly
@@ -100,6 +101,8 @@ int runHeadless(CommandLine &cli)
         QTextStream(stderr) << "fabric-broker: " << error << "\n";
         return 1;
     }
+    if (!host.httpUrl().isEmpty()) // one line tests and scripts parse; never the token
+        QTextStream(stderr) << "fabric-broker: MCP over HTTP at " << host.httpUrl() << "\n";
     // A create in flight gets a short grace for its outcome before the process ends; the
     // answers made meanwhile get a moment to reach socket clients.
     const auto endGracefully = [&host] {

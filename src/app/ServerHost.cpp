@@ -6,6 +6,8 @@
 #include "broker/RelayHello.h"
 #include "core/AuditLog.h"
 #include "core/ProposalStore.h"
+#include "mcp/HttpServer.h"
+#include "mcp/HttpToken.h"
 #include "mcp/LocalSocketServer.h"
 #include "mcp/McpServer.h"
 #include "mcp/ToolRegistry.h"
@@ -32,6 +34,7 @@ ServerHost::~ServerHost()
         m_broker->abandonInFlight(QStringLiteral("the process exited before Fabric answered"));
     // 2) Sessions end: calls are cancelled and answered, their operations finish.
     m_socketServer.reset();
+    m_httpServer.reset();
     m_server.reset();
     // 3) The Fabric client aborts whatever is still running while every tool that waits on it
     //    (catalog, propose) still exists to receive the result.
@@ -199,6 +202,20 @@ bool ServerHost::start(const Options &options, QString *error)
             return false;
         qCInfo(lcHost).noquote() << "listening on" << m_socketPath;
     }
+    if (!options.http.isEmpty()) {
+        mcp::HttpServerOptions http;
+        if (!mcp::HttpServer::parseAddress(options.http, &http.address, &http.port, error))
+            return false;
+        const QString tokenPath = mcp::HttpToken::defaultPath();
+        http.token = mcp::HttpToken::loadOrCreate(tokenPath, error);
+        if (http.token.isEmpty())
+            return false;
+        m_httpServer = std::make_unique<mcp::HttpServer>(m_server.get(), http);
+        if (!m_httpServer->listen(error))
+            return false;
+        qCInfo(lcHost).noquote() << "MCP over HTTP at" << httpUrl() << "(bearer token in"
+                                 << tokenPath << ")";
+    }
     if (options.stdio) {
         connect(m_server.get(), &mcp::McpServer::stdioFinished, this, &ServerHost::stdioFinished);
         m_server->serveProcessStdio();
@@ -264,6 +281,10 @@ const BrokerSettings &ServerHost::settings() const
 QString ServerHost::socketPath() const
 {
     return m_socketPath;
+}
+QString ServerHost::httpUrl() const
+{
+    return m_httpServer ? m_httpServer->url().toString() : QString();
 }
 AuditLog *ServerHost::auditLog() const
 {

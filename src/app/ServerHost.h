@@ -21,6 +21,7 @@ namespace mcp {
 class McpServer;
 class ToolRegistry;
 class LocalSocketServer;
+class HttpServer;
 } // namespace mcp
 
 class ServerHost : public QObject {
@@ -30,6 +31,7 @@ public:
         bool stdio = false;
         bool listen = false;
         QString socket; // name or path; empty = default
+        QString http;   // --http: "127.0.0.1:PORT" or "[::1]:PORT"; empty = no HTTP endpoint
         bool forceSandbox = false;
         QString toolsets; // --toolsets; empty = EQUINIX_MCP_TOOLSETS or "read"
         // The desktop app's saved settings, used where the command line and the environment
@@ -56,6 +58,7 @@ public:
     FabricSandbox *sandbox() const;
     const BrokerSettings &settings() const;
     QString socketPath() const;
+    QString httpUrl() const; // the HTTP endpoint's URL; empty when not serving HTTP
     AuditLog *auditLog() const;
 
     // Chooses who asks people (desktop: the UI's approver, or null without a UI) and refuses
@@ -94,6 +97,7 @@ private:
     std::unique_ptr<mcp::McpServer> m_server;
     std::unique_ptr<mcp::LocalSocketServer> m_socketServer;
     QString m_socketPath;
+    std::unique_ptr<mcp::HttpServer> m_httpServer;
     bool m_shuttingDown = false;
 };
 

@@ -103,6 +103,17 @@ Session *McpServer::serveSocket(QLocalSocket *socket)
     return d->attach(this, session);
 }
 
+Session *McpServer::serveHttp(QIODevice *input, QIODevice *output)
+{
+    if (d->sessions.size() >= d->options.maxSessions) {
+        qCWarning(lcMcpServer) << "refusing an HTTP session: already" << d->sessions.size()
+                               << "sessions (maximum" << d->options.maxSessions << ")";
+        return nullptr;
+    }
+    auto *session = new Session(this, ++d->nextId, u"http"_s, input, output, this);
+    return d->attach(this, session);
+}
+
 Session *McpServer::serveProcessStdio()
 {
     if (!d->stdio)

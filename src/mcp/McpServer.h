@@ -57,6 +57,9 @@ public:
     // Serve one session on an accepted local socket; returns nullptr if over maxSessions.
     // When over maxSessions the socket is aborted and deleted; otherwise the session owns it.
     Session *serveSocket(QLocalSocket *socket);
+    // Serve one session of the HTTP transport (HttpChannel's device pair); nullptr if over
+    // maxSessions. The session does not own the devices.
+    Session *serveHttp(QIODevice *input, QIODevice *output);
     // The real process: a session on fd 0 / fd 1 through StdioDevices (non-blocking stdin,
     // buffered stdout written by a writer thread). stdioFinished() is emitted when input ends
     // and the session has closed; connect it to QCoreApplication::quit. Stdout is flushed (at
