@@ -359,7 +359,8 @@ void Session::handleModernRequest(const QString &method, const QJsonValue &id,
         return;
     }
     if (!std::exchange(m_modernSeen, true))
-        qCInfo(lcMcpSession) << "session" << id << "serves the" << envelope.version << "era";
+        qCInfo(lcMcpSession).noquote()
+            << "session" << this->id() << "serves the" << envelope.version << "era";
     if (!m_initializeAnswered) {
         // What the session list shows; capabilities stay per request.
         m_client.protocolVersion = envelope.version;
