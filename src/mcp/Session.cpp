@@ -299,6 +299,11 @@ void Session::handleRequest(const QString &method, const QJsonValue &id, const Q
         respondError(id, protocol::SessionSettingsConflict, m_refusal, batch, m_refusalData);
         return;
     }
+    const modern::Envelope envelope = modern::readEnvelope(params);
+    if (envelope.kind != modern::Envelope::Kind::None || method == "server/discover"_L1) {
+        handleModernRequest(method, id, params, envelope, batch);
+        return;
+    }
     if (method == "initialize"_L1) {
         handleInitialize(id, params, batch);
         return;
@@ -325,6 +330,49 @@ void Session::handleRequest(const QString &method, const QJsonValue &id, const Q
         handleToolsCall(id, params, batch);
     else
         handleSetLevel(id, params, batch);
+}
+
+// 2026-07-28: each request carries its version, capabilities and client info; there is no
+// initialize. Methods the revision removed (initialize, ping, logging/setLevel) do not exist.
+void Session::handleModernRequest(const QString &method, const QJsonValue &id,
+                                  const QJsonObject &params, const modern::Envelope &envelope,
+                                  const BatchPtr &batch)
+{
+    using Kind = modern::Envelope::Kind;
+    if (envelope.kind == Kind::Invalid) {
+        respondError(id, protocol::InvalidParams, envelope.error, batch);
+        return;
+    }
+    if (envelope.kind == Kind::Unsupported) {
+        respondError(id, protocol::UnsupportedProtocolVersion,
+                     u"Unsupported protocol version: %1"_s.arg(envelope.requested), batch,
+                     modern::unsupportedVersionData(envelope.requested));
+        return;
+    }
+    if (method == "server/discover"_L1) {
+        // Also without an envelope: it is how a client learns which era to speak.
+        respond(id, modern::discoverResult(m_server->options()), batch);
+        return;
+    }
+    if (method != "tools/list"_L1 && method != "tools/call"_L1) {
+        respondError(id, protocol::MethodNotFound, u"Method not found: %1"_s.arg(method), batch);
+        return;
+    }
+    if (!std::exchange(m_modernSeen, true))
+        qCInfo(lcMcpSession).noquote()
+            << "session" << this->id() << "serves the" << envelope.version << "era";
+    if (!m_initializeAnswered) {
+        // What the session list shows; capabilities stay per request.
+        m_client.protocolVersion = envelope.version;
+        const ClientInfo identity = modern::clientFor(m_client, envelope);
+        m_client.name = identity.name;
+        m_client.title = identity.title;
+        m_client.version = identity.version;
+    }
+    if (method == "tools/list"_L1)
+        handleToolsList(id, batch, true);
+    else
+        handleToolsCall(id, params, batch, &envelope);
 }
 
 void Session::handleInitialize(const QJsonValue &id, const QJsonObject &params,
@@ -366,29 +414,47 @@ void Session::handleInitialize(const QJsonValue &id, const QJsonObject &params,
     respond(id, result, batch);
 }
 
-void Session::handleToolsList(const QJsonValue &id, const BatchPtr &batch)
+void Session::handleToolsList(const QJsonValue &id, const BatchPtr &batch, bool modernEra)
 {
     // The cursor param is ignored: the whole list is returned, without nextCursor.
     const QByteArray tools = m_toolsetLimit.isEmpty()
                                  ? m_server->registry()->toolsListJson()
                                  : m_server->registry()->toolsListJson(m_toolsetLimit);
-    if (batch) {
-        respond(id, QJsonDocument::fromJson(tools).object(), batch);
+    if (batch || (modernEra && (tools.size() < 3 || !tools.startsWith('{')))) {
+        QJsonObject result = QJsonDocument::fromJson(tools).object();
+        if (modernEra) {
+            result.insert(u"resultType"_s, u"complete"_s);
+            result.insert(u"ttlMs"_s, modern::CacheTtlMs);
+            result.insert(u"cacheScope"_s, QLatin1StringView(modern::CacheScope));
+        }
+        respond(id, result, batch);
         return;
     }
     QByteArray frame;
     const QByteArray idJson = protocol::valueToJson(id);
-    frame.reserve(tools.size() + idJson.size() + 40);
+    frame.reserve(tools.size() + idJson.size() + 100);
     frame.append("{\"id\":");
     frame.append(idJson);
     frame.append(",\"jsonrpc\":\"2.0\",\"result\":");
-    frame.append(tools);
+    if (modernEra) {
+        // The cache hints and resultType spliced around the cached {"tools":[...]}, keys in
+        // the serializer's (sorted) order.
+        frame.append("{\"cacheScope\":\"");
+        frame.append(modern::CacheScope);
+        frame.append("\",\"resultType\":\"complete\",");
+        frame.append(QByteArrayView(tools).sliced(1, tools.size() - 2));
+        frame.append(",\"ttlMs\":");
+        frame.append(QByteArray::number(modern::CacheTtlMs));
+        frame.append('}');
+    } else {
+        frame.append(tools);
+    }
     frame.append('}');
     writeFrame(std::move(frame));
 }
 
 void Session::handleToolsCall(const QJsonValue &id, const QJsonObject &params,
-                              const BatchPtr &batch)
+                              const BatchPtr &batch, const modern::Envelope *envelope)
 {
     const QJsonValue name = params.value("name"_L1);
     if (!name.isString()) {
@@ -427,6 +493,12 @@ void Session::handleToolsCall(const QJsonValue &id, const QJsonObject &params,
     InFlight rec;
     rec.id = id;
     rec.call = new ToolCall(this, id, toolName, std::move(arguments), token);
+    rec.call->d->params = params;
+    if (envelope) {
+        rec.call->d->modern = true;
+        rec.call->d->client = modern::clientFor(m_client, *envelope);
+        rec.call->d->modernLogLevel = envelope->logLevel;
+    }
     rec.handler = tool->handler;
     rec.batch = batch;
     if (batch)
@@ -519,8 +591,11 @@ void Session::markCancelled(ToolCall *call, const QString &reason)
     emit call->cancelled(reason);
 }
 
-void Session::toolCallFinished(ToolCall *call, const QJsonObject &result)
+void Session::toolCallFinished(ToolCall *call, const QJsonObject &callResult)
 {
+    QJsonObject result = callResult;
+    if (call->isModernEra() && !result.contains("resultType"_L1))
+        result.insert(u"resultType"_s, u"complete"_s);
     auto it = m_inFlight.find(protocol::idKey(call->requestId()));
     if (it == m_inFlight.end() || it->call != call)
         return;
@@ -572,6 +647,11 @@ qint64 Session::sendClientRequest(const QString &method, const QJsonObject &para
 {
     if (m_closed) {
         notSentLater(std::move(callback), u"The session has ended"_s);
+        return 0;
+    }
+    if (m_modernSeen && !m_initializeAnswered) {
+        notSentLater(std::move(callback),
+                     u"In the 2026-07-28 era the server sends no requests to the client"_s);
         return 0;
     }
     if (method != "ping"_L1 && !m_client.initialized) {

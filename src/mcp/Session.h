@@ -5,6 +5,7 @@
 // every response and notification is serialized as one complete frame in one write call.
 #include "mcp/ClientInfo.h"
 #include "mcp/FrameReader.h"
+#include "mcp/ModernEra.h"
 #include "mcp/ToolCall.h"
 
 #include <QHash>
@@ -108,8 +109,11 @@ private:
                        const BatchPtr &batch);
     void handleClientResponse(const QJsonObject &message);
     void handleInitialize(const QJsonValue &id, const QJsonObject &params, const BatchPtr &batch);
-    void handleToolsList(const QJsonValue &id, const BatchPtr &batch);
-    void handleToolsCall(const QJsonValue &id, const QJsonObject &params, const BatchPtr &batch);
+    void handleModernRequest(const QString &method, const QJsonValue &id, const QJsonObject &params,
+                             const modern::Envelope &envelope, const BatchPtr &batch);
+    void handleToolsList(const QJsonValue &id, const BatchPtr &batch, bool modernEra = false);
+    void handleToolsCall(const QJsonValue &id, const QJsonObject &params, const BatchPtr &batch,
+                         const modern::Envelope *envelope = nullptr);
     void handleSetLevel(const QJsonValue &id, const QJsonObject &params, const BatchPtr &batch);
     void handleCancelled(const QJsonObject &params);
     void startQueuedCalls();
@@ -151,6 +155,7 @@ private:
     bool m_dropping = false;
     bool m_initializeAnswered = false;
     bool m_firstFrame = true;
+    bool m_modernSeen = false; // a 2026-07-28 request was served: no requests to the client
     QStringList m_toolsetLimit;
     QString m_refusal;
     QJsonObject m_refusalData;

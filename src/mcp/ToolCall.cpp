@@ -1,5 +1,6 @@
 #include "mcp/ToolCall.h"
 #include "mcp/Logging.h"
+#include "mcp/Protocol.h"
 #include "mcp/ToolCall_p.h"
 
 #include <QCoreApplication>
@@ -46,9 +47,24 @@ QJsonValue ToolCall::requestId() const
 
 const ClientInfo &ToolCall::client() const
 {
-    if (d->session)
+    if (d->session && !d->modern)
         d->client = d->session->clientInfo();
     return d->client;
+}
+
+bool ToolCall::isModernEra() const
+{
+    return d->modern;
+}
+
+bool ToolCall::clientSupportsFormElicitation() const
+{
+    return client().supportsFormElicitation();
+}
+
+QJsonObject ToolCall::requestParams() const
+{
+    return d->params;
 }
 
 bool ToolCall::hasProgressToken() const
@@ -120,19 +136,33 @@ void ToolCall::progress(double progress, double total, const QString &message)
 
 void ToolCall::log(const QString &level, const QString &logger, const QJsonValue &data)
 {
-    if (d->session)
+    if (!d->session)
+        return;
+    if (!d->modern) {
         d->session->sendLog(level, logger, data);
+        return;
+    }
+    // 2026-07-28: only a request that asked for a log level gets notifications/message.
+    const int index = protocol::logLevelIndex(level);
+    if (d->finished || d->modernLogLevel < 0 || index < d->modernLogLevel)
+        return;
+    QJsonObject params{{u"level"_s, level}, {u"data"_s, data}};
+    if (!logger.isEmpty())
+        params.insert(u"logger"_s, logger);
+    d->session->sendNotification(u"notifications/message"_s, params);
 }
 
 qint64 ToolCall::sendClientRequest(const QString &method, const QJsonObject &params, int timeoutMs,
                                    std::function<void(const ClientReply &)> callback)
 {
-    if (d->finished || d->cancelled || !d->session) {
+    if (d->finished || d->cancelled || !d->session || d->modern) {
         ClientReply reply;
         reply.status = ClientReply::Status::NotSent;
         reply.message = d->finished    ? u"The tool call has already finished"_s
                         : d->cancelled ? u"The tool call was cancelled"_s
-                                       : u"The session has ended"_s;
+                        : d->modern
+                            ? u"In the 2026-07-28 era the server sends no requests to the client"_s
+                            : u"The session has ended"_s;
         QTimer::singleShot(0, QCoreApplication::instance(), [cb = std::move(callback), reply] {
             if (cb)
                 cb(reply);

@@ -38,7 +38,20 @@ public:
     QString toolName() const;
     QJsonObject arguments() const;
     QJsonValue requestId() const;
-    const ClientInfo &client() const; // the session's client identity and capabilities
+    // The client's identity and capabilities: the session's (initialize) in the 2025 era; in
+    // the 2026-07-28 era the request's own _meta envelope (clientInfo bounded and escaped as
+    // ClientInfo::setFromInitialize does, protocolVersion "2026-07-28").
+    const ClientInfo &client() const;
+    const ClientInfo &clientInfo() const { return client(); }
+    // The request was served in the 2026-07-28 era (per-request _meta envelope, no initialize).
+    // Such a call never sends a request to the client (sendClientRequest gives NotSent).
+    bool isModernEra() const;
+    // Form elicitation declared by the client: the request's clientCapabilities in the modern
+    // era, the initialize capabilities otherwise.
+    bool clientSupportsFormElicitation() const;
+    // The whole tools/call params as received (name, arguments, _meta, and whatever else the
+    // revision defines, e.g. inputResponses and requestState).
+    QJsonObject requestParams() const;
     bool hasProgressToken() const;
 
     bool isCancelled() const; // client sent notifications/cancelled, or the session ended
@@ -50,7 +63,8 @@ public:
     void setReportEvenIfCancelled(bool report);
 
     // Complete with a CallToolResult {content, structuredContent, isError}. Exactly once; later
-    // calls are ignored with a warning.
+    // calls are ignored with a warning. A result that has "resultType" is sent as it is; in the
+    // modern era the session adds "resultType": "complete" to one that has none.
     void finish(const QJsonObject &callToolResult);
     // Convenience: result with structuredContent and a text rendering.
     void finishStructured(const QJsonObject &structured, const QString &text, bool isError = false);

@@ -23,6 +23,9 @@ public:
     double lastProgress = -1;
     bool progressSent = false;
     QList<qint64> clientRequests; // outstanding server-to-client requests of this call
+    QJsonObject params;           // the whole tools/call params
+    bool modern = false;          // served in the 2026-07-28 era: client is per request, fixed
+    int modernLogLevel = -1;      // modern: the request's logLevel index, -1 = no logs
 };
 
 } // namespace fb::mcp
