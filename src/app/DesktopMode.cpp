@@ -78,6 +78,8 @@ public:
             const DesktopPreferences prefs = DesktopPreferences::load(QSettings());
             m_options.savedToolsets = prefs.toolsets;
             m_options.savedApprovalMode = prefs.approvalMode;
+            if (m_options.http.isEmpty())
+                m_options.http = prefs.httpAddress; // --http wins over the saved setting
             const bool envCredentials = FabricConfig::fromEnvironment().hasCredentials();
             if (!m_options.forceSandbox && !envCredentials && prefs.credentialsInKeychain) {
                 auto *store =
@@ -126,6 +128,7 @@ private:
             context.settings = m_host.settings();
             context.sandbox = m_host.isSandbox();
             context.socketPath = m_host.socketPath();
+            context.httpUrl = m_host.httpUrl();
             context.executablePath = QCoreApplication::applicationFilePath();
             m_ui = std::make_unique<DesktopUi>(context);
             if (!m_instance.listen(&error))
@@ -228,6 +231,7 @@ int runDesktop(CommandLine &cli)
     options.socket = cli.value(QStringLiteral("socket"));
     options.forceSandbox = cli.isSet(QStringLiteral("sandbox"));
     options.toolsets = cli.value(QStringLiteral("toolsets"));
+    options.http = cli.value(QStringLiteral("http"));
     if (stdio && !gui) {
         // Spawned by an MCP client while no app runs (and without a display to become one):
         // still serve, but say where approvals go, to the person reading stderr and the agent.

@@ -6,6 +6,7 @@ namespace {
 const QString kEndpoint = QStringLiteral("fabric/endpoint");
 const QString kToolsets = QStringLiteral("broker/toolsets");
 const QString kApproval = QStringLiteral("broker/approval");
+const QString kHttp = QStringLiteral("mcp/httpAddress");
 const QString kKeychain = QStringLiteral("fabric/credentialsInKeychain");
 } // namespace
 
@@ -15,6 +16,7 @@ DesktopPreferences DesktopPreferences::load(const QSettings &settings)
     p.endpoint = QUrl(settings.value(kEndpoint).toString());
     p.toolsets = settings.value(kToolsets).toStringList();
     p.approvalMode = settings.value(kApproval).toString();
+    p.httpAddress = settings.value(kHttp).toString();
     p.credentialsInKeychain = settings.value(kKeychain, false).toBool();
     return p;
 }
@@ -33,6 +35,10 @@ void DesktopPreferences::save(QSettings &settings) const
         settings.remove(kApproval);
     else
         settings.setValue(kApproval, approvalMode);
+    if (httpAddress.isEmpty())
+        settings.remove(kHttp);
+    else
+        settings.setValue(kHttp, httpAddress);
 }
 
 void DesktopPreferences::setCredentialsInKeychain(QSettings &settings, bool stored)

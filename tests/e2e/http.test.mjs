@@ -85,15 +85,37 @@ test('v1 SDK client over Streamable HTTP with the bearer token', async () => {
   await client.close();
 });
 
-test('v2 client with versionNegotiation auto over HTTP', async () => {
+// The v2 client probes server/discover over HTTP and picks 2026-07-28: stateless requests (no
+// Mcp-Session-Id) with MCP-Protocol-Version, Mcp-Method and Mcp-Name, all served by one Session.
+for (const [label, versionNegotiation] of [['mode auto', { mode: 'auto' }], ['pin 2026-07-28', { mode: { pin: '2026-07-28' } }]]) {
+  test(`v2 client (${label}) over HTTP negotiates 2026-07-28: tools/list and a catalog call`, async () => {
+    const transport = new v2.StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: auth() } });
+    const client = new v2.Client({ name: 'http-e2e-v2', version: '2.4.0' }, { capabilities: {}, versionNegotiation });
+    await client.connect(transport);
+    try {
+      assert.equal(client.getNegotiatedProtocolVersion(), '2026-07-28');
+      assert.equal(transport.sessionId, undefined, 'the modern era is stateless over HTTP');
+      assert.equal(client.getServerVersion()?.name, 'fabric-broker');
+      assert.ok(client.getDiscoverResult().supportedVersions.includes('2026-07-28'));
+      const { tools } = await client.listTools();
+      assert.ok(tools.some((t) => t.name === 'fabric_list_metros'));
+      const r = await client.callTool({ name: 'fabric_list_metros', arguments: {} });
+      assert.notEqual(r.isError, true, JSON.stringify(r).slice(0, 500));
+      assert.ok(Array.isArray(r.structuredContent.data) && r.structuredContent.data.length > 0);
+    } finally { await client.close(); }
+  });
+}
+
+test('v2 client with the default legacy negotiation still gets a 2025 session over HTTP', async () => {
   const transport = new v2.StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: auth() } });
-  const client = new v2.Client({ name: 'http-e2e-v2-auto', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
+  const client = new v2.Client({ name: 'http-e2e-v2-legacy', version: '2.4.0' });
   await client.connect(transport);
-  const { tools } = await client.listTools();
-  assert.ok(tools.some((t) => t.name === 'fabric_list_metros'));
-  const r = await client.callTool({ name: 'fabric_list_metros', arguments: {} });
-  assert.ok(!r.isError, JSON.stringify(r).slice(0, 500));
-  await client.close();
+  try {
+    assert.match(transport.sessionId ?? '', /^[0-9a-f]{32}$/);
+    assert.notEqual(client.getNegotiatedProtocolVersion(), '2026-07-28');
+    const r = await client.callTool({ name: 'fabric_list_metros', arguments: {} });
+    assert.notEqual(r.isError, true, JSON.stringify(r).slice(0, 500));
+  } finally { await client.close(); }
 });
 
 test('requests without the bearer token are refused with 401 and WWW-Authenticate', async () => {
@@ -150,5 +172,18 @@ test('2026-07-28 requests need the standard headers to agree with the body', asy
   assert.equal(r.json.error.code, -32020);
   r = await post({ jsonrpc: '2.0', id: 6, method: 'ping' }, { ...auth(), 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'ping' });
   assert.equal(r.status, 400);
+  assert.equal(r.json.error.code, -32602);
+  // Headers in agreement: served without a session, with the modern result shape.
+  r = await post({ jsonrpc: '2.0', id: 'list', method: 'tools/list', params: { _meta: meta } },
+    { ...auth(), 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/list' });
+  assert.equal(r.status, 200);
+  assert.equal(r.headers.get('mcp-session-id'), null);
+  assert.equal(r.json.id, 'list');
+  assert.equal(r.json.result.resultType, 'complete');
+  assert.ok(r.json.result.tools.length > 0);
+  // An envelope error from the Session comes back on the same POST.
+  r = await post({ jsonrpc: '2.0', id: 7, method: 'tools/list', params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' } } },
+    { ...auth(), 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/list' });
+  assert.equal(r.json.id, 7);
   assert.equal(r.json.error.code, -32602);
 });
