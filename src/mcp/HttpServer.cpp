@@ -1,5 +1,6 @@
 #include "mcp/HttpServer.h"
 #include "mcp/HttpChannel.h"
+#include "mcp/HttpMessages.h"
 #include "mcp/HttpToken.h"
 #include "mcp/Logging.h"
 #include "mcp/McpServer.h"
@@ -19,43 +20,13 @@ using namespace Qt::StringLiterals;
 
 namespace fb::mcp {
 
+using namespace http;
+
 namespace {
 
 constexpr char kReceivedProperty[] = "fbHttpReceived";
 constexpr char kRefusedProperty[] = "fbHttpRefused";
 constexpr qint64 kHeaderAllowance = 64 * 1024;
-constexpr int kHeaderMismatch = -32020;
-const QString kEnvelopeVersionKey = u"io.modelcontextprotocol/protocolVersion"_s;
-
-QByteArray reason(int status)
-{
-    switch (status) {
-    case 200:
-        return "OK";
-    case 202:
-        return "Accepted";
-    case 400:
-        return "Bad Request";
-    case 401:
-        return "Unauthorized";
-    case 403:
-        return "Forbidden";
-    case 404:
-        return "Not Found";
-    case 405:
-        return "Method Not Allowed";
-    case 406:
-        return "Not Acceptable";
-    case 413:
-        return "Content Too Large";
-    case 415:
-        return "Unsupported Media Type";
-    case 503:
-        return "Service Unavailable";
-    default:
-        return "Error";
-    }
-}
 
 using Headers = QList<QPair<QByteArray, QByteArray>>;
 
@@ -64,7 +35,7 @@ void writeResponse(QTcpSocket *socket, int status, const QByteArray &body, bool 
 {
     if (!socket || socket->state() != QAbstractSocket::ConnectedState)
         return;
-    QByteArray out = "HTTP/1.1 " + QByteArray::number(status) + ' ' + reason(status) + "\r\n";
+    QByteArray out = "HTTP/1.1 " + QByteArray::number(status) + ' ' + reasonPhrase(status) + "\r\n";
     if (!body.isEmpty())
         out += "Content-Type: application/json\r\n";
     out += "Content-Length: " + QByteArray::number(body.size()) + "\r\n";
@@ -77,75 +48,6 @@ void writeResponse(QTcpSocket *socket, int status, const QByteArray &body, bool 
     socket->write(out);
     if (close)
         socket->disconnectFromHost();
-}
-
-QByteArray rpcError(const QJsonValue &id, int code, const QString &message,
-                    const QJsonValue &data = {})
-{
-    QJsonObject error{{u"code"_s, code}, {u"message"_s, message}};
-    if (!data.isUndefined() && !data.isNull())
-        error.insert(u"data"_s, data);
-    return QJsonDocument(QJsonObject{{u"jsonrpc"_s, u"2.0"_s}, {u"id"_s, id}, {u"error"_s, error}})
-        .toJson(QJsonDocument::Compact);
-}
-
-// A well-formed JSON-RPC 2.0 message: request, notification or response.
-bool validMessage(const QJsonValue &value)
-{
-    if (!value.isObject())
-        return false;
-    const QJsonObject m = value.toObject();
-    if (m.value("jsonrpc"_L1) != "2.0"_L1)
-        return false;
-    const auto id = m.constFind("id"_L1);
-    if (id != m.constEnd() && !protocol::isValidRequestId(id.value()))
-        return false;
-    const auto method = m.constFind("method"_L1);
-    if (method != m.constEnd()) {
-        const QJsonValue params = m.value("params"_L1);
-        return method.value().isString() && (params.isUndefined() || params.isObject());
-    }
-    return id != m.constEnd() && (m.contains("result"_L1) || m.contains("error"_L1));
-}
-
-QJsonValue envelopeClaim(const QJsonObject &message)
-{
-    return message.value("params"_L1)
-        .toObject()
-        .value("_meta"_L1)
-        .toObject()
-        .value(kEnvelopeVersionKey);
-}
-
-bool isModernVersion(const QString &version)
-{
-    return version >= "2026-01-01"_L1;
-}
-
-// The Mcp-Name header mirrors this field of params (the SDK's table).
-QString nameField(const QString &method)
-{
-    if (method == "tools/call"_L1 || method == "prompts/get"_L1)
-        return u"name"_s;
-    if (method == "resources/read"_L1)
-        return u"uri"_s;
-    if (method.startsWith("tasks/"_L1) && method != "tasks/list"_L1)
-        return u"taskId"_s;
-    return {};
-}
-
-// "=?base64?...?=" values are decoded; anything else is the plain value. Null: invalid.
-std::optional<QString> decodeParamValue(const QByteArray &raw)
-{
-    const QByteArray v = raw.trimmed();
-    if (v.startsWith("=?base64?") && v.endsWith("?=") && v.size() >= 11) {
-        const auto decoded = QByteArray::fromBase64Encoding(
-            v.mid(9, v.size() - 11), QByteArray::AbortOnBase64DecodingErrors);
-        if (!decoded)
-            return std::nullopt;
-        return QString::fromUtf8(*decoded);
-    }
-    return QString::fromLatin1(v);
 }
 
 // Counts each connection's bytes as they arrive, before QtHttpServer (whose readyRead slot is
@@ -473,50 +375,18 @@ void HttpServer::handlePost(const Request &req, QTcpSocket *socket)
     if (!claim.isUndefined()) {
         // 2026-07-28: stateless, the standard headers must agree with the body.
         const QString claimed = claim.toString();
-        const auto mismatch = [&](const QString &header, const QString &what) {
-            writeResponse(socket, 400,
-                          rpcError(replyId, kHeaderMismatch,
-                                   u"Bad Request: the request headers and body disagree: "_s + what,
-                                   QJsonObject{{u"mismatch"_s, QJsonObject{{u"header"_s, header},
-                                                                           {u"body"_s, what}}}}),
-                          req.close);
-        };
-        const QByteArray methodHeader = http.value("mcp-method").trimmed();
-        if (!versionHeader.isEmpty() && QString::fromLatin1(versionHeader) != claimed)
-            return mismatch(QString::fromLatin1(versionHeader),
-                            u"the body envelope names protocol version %1 but the "
-                            "MCP-Protocol-Version header names %2"_s.arg(
-                                claimed, QString::fromLatin1(versionHeader)));
-        if (!methodHeader.isEmpty() && QString::fromLatin1(methodHeader) != method)
-            return mismatch(QString::fromLatin1(methodHeader),
-                            u"the body names method %1 but the Mcp-Method header names %2"_s.arg(
-                                method, QString::fromLatin1(methodHeader)));
-        if (isRequest) {
-            if (versionHeader.isEmpty())
-                return mismatch(u"(missing)"_s, u"the body envelope names protocol version %1 "
-                                                "but the required MCP-Protocol-Version header "
-                                                "is absent"_s.arg(claimed));
-            if (methodHeader.isEmpty())
-                return mismatch(u"(missing)"_s, u"the body names method %1 but the required "
-                                                "Mcp-Method header is absent"_s.arg(method));
-            const QString field = nameField(method);
-            const QJsonValue bodyName = object.value("params"_L1).toObject().value(field);
-            const QByteArray nameHeader = http.value("mcp-name");
-            if (!field.isEmpty() && bodyName.isString()) {
-                if (nameHeader.isEmpty())
-                    return mismatch(u"(missing)"_s,
-                                    u"the body carries params.%1 but the required Mcp-Name "
-                                    "header is absent"_s.arg(field));
-                const std::optional<QString> decoded = decodeParamValue(nameHeader);
-                if (!decoded)
-                    return mismatch(QString::fromLatin1(nameHeader.left(200)),
-                                    u"the Mcp-Name header carries an invalid Base64 sentinel "
-                                    "value"_s);
-                if (*decoded != bodyName.toString())
-                    return mismatch(
-                        QString::fromLatin1(nameHeader.left(200)),
-                        u"the body's params.%1 and the Mcp-Name header differ"_s.arg(field));
-            }
+        const std::optional<http::Mismatch> mismatch =
+            http::modernHeaderMismatch(object, claimed, versionHeader,
+                                       http.value("mcp-method").trimmed(), http.value("mcp-name"));
+        if (mismatch) {
+            writeResponse(
+                socket, 400,
+                rpcError(replyId, http::HeaderMismatch,
+                         u"Bad Request: the request headers and body disagree: "_s + mismatch->what,
+                         QJsonObject{{u"mismatch"_s, QJsonObject{{u"header"_s, mismatch->header},
+                                                                 {u"body"_s, mismatch->what}}}}),
+                req.close);
+            return;
         }
         HttpChannel *channel = statelessChannel();
         if (!channel) {
@@ -533,13 +403,14 @@ void HttpServer::handlePost(const Request &req, QTcpSocket *socket)
         doc.isObject()) {
         writeResponse(
             socket, 400,
-            rpcError(replyId, protocol::InvalidParams,
-                     u"Invalid params: the MCP-Protocol-Version header names protocol "
-                     "revision %1, but the request is missing the required "
-                     "per-request envelope key(s): %2"_s.arg(
-                         QString::fromLatin1(versionHeader.left(40)), kEnvelopeVersionKey),
-                     QJsonObject{{u"envelope"_s,
-                                  QJsonObject{{u"missing"_s, QJsonArray{kEnvelopeVersionKey}}}}}),
+            rpcError(
+                replyId, protocol::InvalidParams,
+                u"Invalid params: the MCP-Protocol-Version header names protocol "
+                "revision %1, but the request is missing the required "
+                "per-request envelope key(s): %2"_s.arg(QString::fromLatin1(versionHeader.left(40)),
+                                                        http::EnvelopeVersionKey),
+                QJsonObject{{u"envelope"_s,
+                             QJsonObject{{u"missing"_s, QJsonArray{http::EnvelopeVersionKey}}}}}),
             req.close);
         return;
     }
