@@ -222,6 +222,10 @@ void HttpChannel::feed(const QByteArray &bytes)
 
 void HttpChannel::onOutput(const QByteArray &bytes)
 {
+    if (m_outBuffer.isEmpty() && bytes.indexOf('\n') == bytes.size() - 1) {
+        onFrame(bytes.first(bytes.size() - 1)); // one whole frame: no copy into the buffer
+        return;
+    }
     m_outBuffer.append(bytes);
     qsizetype start = 0;
     for (;;) {
@@ -253,6 +257,25 @@ bool HttpChannel::restore(QJsonObject &response, quint64 *ticket)
 
 void HttpChannel::onFrame(const QByteArray &frame)
 {
+    // Fast path: a result the Session wrote id-first ({"id":"fbh-N",...}, e.g. tools/list's
+    // pre-serialized frame): only the id is spliced, the rest is not parsed again.
+    static const QByteArray idFirst = QByteArrayLiteral("{\"id\":\"fbh-");
+    if (frame.startsWith(idFirst)) {
+        const qsizetype end = frame.indexOf('"', idFirst.size());
+        const QString key = QString::fromLatin1(frame.mid(7, end - 7));
+        const auto it = end > 0 ? m_pending.constFind(key) : m_pending.constEnd();
+        if (it != m_pending.constEnd()) {
+            const quint64 ticket = it->ticket;
+            QByteArray body = "{\"id\":" + protocol::valueToJson(it->originalId);
+            body.append(frame.constData() + end + 1, frame.size() - end - 1);
+            auto t = m_tickets.find(ticket);
+            if (t != m_tickets.end())
+                t->keys.removeAll(key);
+            m_pending.erase(it);
+            finishTicket(ticket, body);
+            return;
+        }
+    }
     const QJsonDocument doc = QJsonDocument::fromJson(frame);
     if (doc.isArray()) {
         QJsonArray out;

@@ -105,6 +105,28 @@ std::optional<QString> decodeParamValue(const QByteArray &raw)
     return QString::fromLatin1(v);
 }
 
+int modernErrorStatus(const QByteArray &errorResponse)
+{
+    const int code = QJsonDocument::fromJson(errorResponse)
+                         .object()
+                         .value("error"_L1)
+                         .toObject()
+                         .value("code"_L1)
+                         .toInt();
+    switch (code) {
+    case protocol::MethodNotFound:
+        return 404;
+    case protocol::ParseError:
+    case protocol::InvalidRequest:
+    case protocol::UnsupportedProtocolVersion:
+    case MissingRequiredClientCapability:
+    case HeaderMismatch:
+        return 400;
+    default:
+        return 200;
+    }
+}
+
 std::optional<Mismatch> modernHeaderMismatch(const QJsonObject &message, const QString &claimed,
                                              const QByteArray &versionHeader,
                                              const QByteArray &methodHeader,

@@ -12,6 +12,7 @@
 namespace fb::mcp::http {
 
 inline constexpr int HeaderMismatch = -32020; // the SDK's HEADER_MISMATCH_ERROR_CODE
+inline constexpr int MissingRequiredClientCapability = -32021;
 inline const QString EnvelopeVersionKey = QStringLiteral("io.modelcontextprotocol/protocolVersion");
 
 QByteArray reasonPhrase(int status); // "OK", "Not Found", ...
@@ -27,6 +28,10 @@ bool isModernVersion(const QString &version); // 2026 and later
 QString nameField(const QString &method);
 // "=?base64?...?=" decoded, anything else as is; nullopt for a broken sentinel.
 std::optional<QString> decodeParamValue(const QByteArray &raw);
+
+// The HTTP status of a 2026-07-28 error response: -32601 404; -32700, -32600, -32022, -32021,
+// -32020 400 (the SDK's ladder table); any other code is in-band, 200.
+int modernErrorStatus(const QByteArray &errorResponse);
 
 struct Mismatch {
     QString header; // the header's value, or "(missing)"

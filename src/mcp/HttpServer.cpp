@@ -4,6 +4,7 @@
 #include "mcp/HttpToken.h"
 #include "mcp/Logging.h"
 #include "mcp/McpServer.h"
+#include "mcp/ModernEra.h"
 #include "mcp/Protocol.h"
 
 #include <QAbstractHttpServer>
@@ -69,6 +70,7 @@ protected:
             delete socket;
             return;
         }
+        socket->setSocketOption(QAbstractSocket::LowDelayOption, 1); // request/response: no Nagle
         socket->setProperty(kReceivedProperty, qint64(0));
         const qint64 limit = m_limit;
         connect(socket, &QIODevice::readyRead, socket, [socket, limit] {
@@ -344,7 +346,9 @@ void HttpServer::handlePost(const Request &req, QTcpSocket *socket)
     if (doc.isArray()) {
         for (const QJsonValue &item : doc.array()) {
             valid = valid && validMessage(item);
-            anyClaim = anyClaim || !envelopeClaim(item.toObject()).isUndefined();
+            anyClaim = anyClaim ||
+                       modern::readEnvelope(item.toObject().value("params"_L1).toObject()).kind !=
+                           modern::Envelope::Kind::None;
             hasInitialize = hasInitialize || item.toObject().value("method"_L1) == "initialize"_L1;
         }
     }
@@ -371,10 +375,17 @@ void HttpServer::handlePost(const Request &req, QTcpSocket *socket)
     const QByteArray versionHeader = http.value("mcp-protocol-version").trimmed();
     const QString method = object.value("method"_L1).toString();
     const bool isRequest = object.contains("method"_L1) && object.contains("id"_L1);
-    const QJsonValue claim = doc.isObject() ? envelopeClaim(object) : QJsonValue();
-    if (!claim.isUndefined()) {
-        // 2026-07-28: stateless, the standard headers must agree with the body.
-        const QString claimed = claim.toString();
+    const modern::Envelope envelope = modern::readEnvelope(object.value("params"_L1).toObject());
+    if (envelope.kind != modern::Envelope::Kind::None) {
+        // 2026-07-28: stateless; a valid envelope, and standard headers that agree with the body.
+        if (envelope.kind == modern::Envelope::Kind::Invalid) {
+            writeResponse(socket, 400,
+                          rpcError(replyId, protocol::InvalidParams, envelope.error,
+                                   QJsonObject{{u"envelope"_s, envelope.error}}),
+                          req.close);
+            return;
+        }
+        const QString claimed = envelopeClaim(object).toString();
         const std::optional<http::Mismatch> mismatch =
             http::modernHeaderMismatch(object, claimed, versionHeader,
                                        http.value("mcp-method").trimmed(), http.value("mcp-name"));
@@ -396,7 +407,7 @@ void HttpServer::handlePost(const Request &req, QTcpSocket *socket)
                           req.close);
             return;
         }
-        dispatch(channel, message, socket, req.close, {});
+        dispatch(channel, message, socket, req.close, {}, true);
         return;
     }
     if (!versionHeader.isEmpty() && isModernVersion(QString::fromLatin1(versionHeader)) &&
@@ -458,7 +469,7 @@ void HttpServer::handlePost(const Request &req, QTcpSocket *socket)
 }
 
 void HttpServer::dispatch(HttpChannel *channel, const QJsonValue &message, QTcpSocket *socket,
-                          bool closeAfter, const QByteArray &sessionHeader)
+                          bool closeAfter, const QByteArray &sessionHeader, bool modern)
 {
     Headers headers;
     if (!sessionHeader.isEmpty())
@@ -466,8 +477,12 @@ void HttpServer::dispatch(HttpChannel *channel, const QJsonValue &message, QTcpS
     QPointer<QTcpSocket> guard(socket);
     auto watch = std::make_shared<QMetaObject::Connection>();
     const quint64 ticket = channel->post(
-        message, [guard, closeAfter, headers, watch](int status, const QByteArray &b) {
+        message, [guard, closeAfter, headers, watch, modern](int status, const QByteArray &b) {
             QObject::disconnect(*watch);
+            // 2026-07-28 over HTTP: entry-gate errors carry their HTTP status (as the SDK maps
+            // them); handler errors stay in-band (200).
+            if (modern && status == 200 && b.startsWith("{\"error\":"))
+                status = modernErrorStatus(b);
             writeResponse(guard, status, b, closeAfter, headers);
         });
     if (ticket == 0) {

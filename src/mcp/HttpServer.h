@@ -73,7 +73,7 @@ private:
     HttpChannel *createSession();
     HttpChannel *statelessChannel();
     void dispatch(HttpChannel *channel, const QJsonValue &message, QTcpSocket *socket,
-                  bool closeAfter, const QByteArray &sessionHeader);
+                  bool closeAfter, const QByteArray &sessionHeader, bool modern = false);
     void expireIdle();
 
     McpServer *m_server;

@@ -2,9 +2,10 @@
 // request headers, and fabric-broker's HTTP endpoint requires "Authorization: Bearer <token>" on
 // every request (any local user can reach a loopback port). This gives the suite the token the
 // way a configured client has it: an undici interceptor on the global dispatcher (shared by
-// Node's fetch and the suite's own undici) adds the header to requests for FB_CONFORMANCE_URL's
-// origin that do not carry one. Nothing else about the traffic changes: the suite talks HTTP
+// Node's fetch and the suite's own undici), and a wrapper of node:http's request (the suite's raw
+// header tests), add the header to requests for FB_CONFORMANCE_URL's origin that do not carry one. Nothing else about the traffic changes: the suite talks HTTP
 // directly to fabric-broker, Host and Origin included.
+import http from 'node:http';
 import { Agent, setGlobalDispatcher } from 'undici';
 
 const target = new URL(process.env.FB_CONFORMANCE_URL);
@@ -35,3 +36,12 @@ setGlobalDispatcher(new Agent().compose((dispatch) => (opts, handler) => {
   if (origin && new URL(origin).host === target.host) opts = { ...opts, headers: withAuth(opts.headers) };
   return dispatch(opts, handler);
 }));
+
+const originalRequest = http.request;
+http.request = function request(options, ...rest) {
+  if (options && typeof options === 'object' && !(options instanceof URL)) {
+    const host = options.host ?? options.hostname;
+    if (`${host}:${options.port}` === target.host) options = { ...options, headers: withAuth(options.headers ?? {}) };
+  }
+  return originalRequest.call(this, options, ...rest);
+};

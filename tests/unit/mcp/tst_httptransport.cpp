@@ -461,23 +461,52 @@ void TestHttpTransport::modernHeaders()
     r = f.post("[" + ping + "]");
     QCOMPARE(r.status, 400);
     // A well-formed modern request needs no session and gets none.
-    r = modern(ping, {{"MCP-Protocol-Version", "2026-07-28"}, {"Mcp-Method", "ping"}});
+    r = modern(rpc(4, "tools/list", modernMeta()),
+               {{"MCP-Protocol-Version", "2026-07-28"}, {"Mcp-Method", "tools/list"}});
     QCOMPARE(r.status, 200);
     QVERIFY(!r.headers.contains("mcp-session-id"));
-    QCOMPARE(r.json().value("id").toInt(), 1);
+    QCOMPARE(r.json().value("id").toInt(), 4);
+    QCOMPARE(at(r.json(), {"result", "resultType"}).toString(), QString("complete"));
     QCOMPARE(f.http->sessionCount(), 0);
+    // Entry-gate errors carry their HTTP status, as the SDK maps them: a removed method 404,
+    // an incomplete envelope 400 (-32602), an unsupported version 400 (-32022).
+    r = modern(ping, {{"MCP-Protocol-Version", "2026-07-28"}, {"Mcp-Method", "ping"}});
+    QCOMPARE(r.status, 404);
+    QCOMPARE(r.errorCode(), -32601);
+    QJsonObject incomplete{
+        {"_meta", QJsonObject{{"io.modelcontextprotocol/protocolVersion", "2026-07-28"}}}};
+    r = modern(rpc(5, "tools/list", incomplete),
+               {{"MCP-Protocol-Version", "2026-07-28"}, {"Mcp-Method", "tools/list"}});
+    QCOMPARE(r.status, 400);
+    QCOMPARE(r.errorCode(), -32602);
+    QJsonObject future = modernMeta();
+    QJsonObject meta = future.value("_meta").toObject();
+    meta.insert("io.modelcontextprotocol/protocolVersion", "2099-01-01");
+    future.insert("_meta", meta);
+    r = modern(rpc(6, "tools/list", future),
+               {{"MCP-Protocol-Version", "2099-01-01"}, {"Mcp-Method", "tools/list"}});
+    QCOMPARE(r.status, 400);
+    QCOMPARE(r.errorCode(), -32022);
+    // A tool's own error stays in-band.
+    QJsonObject unknown = modernMeta();
+    unknown.insert("name", "no_such_tool");
+    r = modern(rpc(7, "tools/call", unknown), {{"MCP-Protocol-Version", "2026-07-28"},
+                                               {"Mcp-Method", "tools/call"},
+                                               {"Mcp-Name", "no_such_tool"}});
+    QCOMPARE(r.status, 200);
+    QCOMPARE(r.json().value("id").toInt(), 7);
 }
 
 void TestHttpTransport::modernRequestsShareOneSession()
 {
     Fixture f;
     const QList<QPair<QByteArray, QByteArray>> std{{"MCP-Protocol-Version", "2026-07-28"},
-                                                   {"Mcp-Method", "ping"}};
+                                                   {"Mcp-Method", "tools/list"}};
     auto h = f.headers();
     h.append(std);
     for (int i = 0; i < 3; ++i) {
         // The same id from "different clients": each answer carries its own id back.
-        const Reply r = exchange(f.http->port(), "POST", rpc(0, "ping", modernMeta()), h);
+        const Reply r = exchange(f.http->port(), "POST", rpc(0, "tools/list", modernMeta()), h);
         QCOMPARE(r.status, 200);
         QCOMPARE(r.json().value("id").toInt(), 0);
     }
