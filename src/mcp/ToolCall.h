@@ -30,9 +30,23 @@ struct ClientReply {
     QString message;   // human description of what happened
 };
 
+// What the session knows of one tools/call when it creates the ToolCall.
+struct ToolCallRequest {
+    QJsonValue id;
+    QString tool;
+    QJsonObject arguments;
+    QJsonValue progressToken; // undefined = none
+    QJsonObject params;       // the whole tools/call params
+    bool modern = false;      // 2026-07-28: the client below is this request's own
+    ClientInfo modernClient;
+    int modernLogLevel = -1; // modern: index of the request's logLevel, -1 = no log messages
+};
+
 class ToolCall : public QObject {
     Q_OBJECT
 public:
+    // Created by the session that received the request (its only producer).
+    ToolCall(Session *session, ToolCallRequest request);
     ~ToolCall() override;
 
     QString toolName() const;
@@ -61,6 +75,11 @@ public:
     // When the client cancels, the response is suppressed unless the tool set this, because
     // the client must still learn the outcome (e.g. a create was already sent).
     void setReportEvenIfCancelled(bool report);
+    bool reportsEvenIfCancelled() const;
+
+    // The cancellation input (the client's notifications/cancelled, or the session's end):
+    // cancels this call's client requests and emits cancelled(). Ignored once finished.
+    void markCancelled(const QString &reason);
 
     // Complete with a CallToolResult {content, structuredContent, isError}. Exactly once; later
     // calls are ignored with a warning. A result that has "resultType" is sent as it is; in the
@@ -92,11 +111,8 @@ public:
 
 signals:
     void cancelled(const QString &reason);
-
-protected:
-    friend class Session;
-    ToolCall(Session *session, QJsonValue id, QString tool, QJsonObject arguments,
-             QJsonValue progressToken);
+    // Emitted once by finish(), with the result the session answers.
+    void finished(const QJsonObject &callToolResult);
 
 private:
     class Private;

@@ -172,3 +172,61 @@ test('modern raw frames: discover, envelope errors, removed methods, resultType 
     assert.doesNotMatch(raw.stderr, /initialize from/);
   } finally { await raw.close(); }
 });
+
+// The v2 client probes on a disposable sibling process and kills it once answered: that process
+// must not have opened the audit log, started the sandbox or claimed the socket by then.
+for (const args of [['--headless', '--stdio', '--sandbox'], ['--stdio']]) {
+  test(`modern startup: \`${args.join(' ')}\` answers server/discover before opening the audit log, the sandbox or the socket`, async () => {
+    const env = baseEnv();
+    delete env.QT_QPA_PLATFORM;
+    const proc = spawn(BIN, args, { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = ''; let stderr = '';
+    proc.stdout.on('data', (d) => { stdout += d.toString(); });
+    proc.stderr.on('data', (d) => { stderr += d.toString(); });
+    try {
+      proc.stdin.write(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'server/discover', params: { _meta: envelope() } }) + '\n');
+      const deadline = Date.now() + 10000;
+      while (!stdout.includes('\n')) {
+        if (Date.now() > deadline || proc.exitCode !== null) throw new Error(`no discover answer: ${stderr}`);
+        await sleep(5);
+      }
+      const answer = JSON.parse(stdout.split('\n')[0]);
+      assert.equal(answer.id, 1);
+      assert.ok(answer.result.supportedVersions.includes(MODERN));
+      assert.match(answer.result.instructions, /SANDBOX/);
+      // Checked at once, as the client kills the probe at once.
+      assert.ok(!fs.existsSync(path.join(env.XDG_DATA_HOME, 'fabric-broker')), 'no audit log yet');
+      assert.ok(!fs.existsSync(path.join(env.XDG_RUNTIME_DIR, 'fabric-broker.sock')), 'no socket claimed');
+      assert.doesNotMatch(stderr, /audit log|sandbox listening|listening on/);
+      proc.kill('SIGKILL');
+      await once(proc, 'exit');
+      assert.ok(!fs.existsSync(path.join(env.XDG_DATA_HOME, 'fabric-broker')));
+    } finally {
+      if (proc.exitCode === null && proc.signalCode === null) { proc.kill('SIGKILL'); await once(proc, 'exit'); }
+      fs.rmSync(env.XDG_RUNTIME_DIR, { recursive: true, force: true });
+    }
+  });
+}
+
+test('modern startup: a probe that ends its input after server/discover exits 0 having started nothing; initialize still starts the host', async () => {
+  const env = baseEnv();
+  const probe = spawn(BIN, ['--headless', '--stdio', '--sandbox'], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+  let out = '';
+  probe.stdout.on('data', (d) => { out += d.toString(); });
+  probe.stdin.end(JSON.stringify({ jsonrpc: '2.0', id: 'p', method: 'server/discover' }) + '\n');
+  const [code] = await once(probe, 'exit');
+  assert.equal(code, 0);
+  assert.equal(JSON.parse(out.trim()).id, 'p');
+  assert.ok(!fs.existsSync(path.join(env.XDG_DATA_HOME, 'fabric-broker')));
+  fs.rmSync(env.XDG_RUNTIME_DIR, { recursive: true, force: true });
+  // A 2025 client right after: served as ever (discover first, then initialize on one stream).
+  const raw = startRaw();
+  try {
+    raw.write({ jsonrpc: '2.0', id: 'd', method: 'server/discover' });
+    await raw.waitFor((m) => m.id === 'd');
+    const init = await raw.initialize();
+    assert.equal(init.result.protocolVersion, '2025-11-25');
+    raw.write({ jsonrpc: '2.0', id: 'l', method: 'tools/list' });
+    assert.ok((await raw.waitFor((m) => m.id === 'l')).result.tools.length > 0);
+  } finally { await raw.close(); }
+});
