@@ -127,8 +127,8 @@ int runHeadless(CommandLine &cli)
     installQuitOnSignals(endGracefully);
     QObject::connect(&host, &ServerHost::stdioFinished, qApp, [&] {
         // End of input: calls not yet sending were cancelled; exit once creates in flight have
-        // their outcome, unless the socket server keeps serving other sessions.
-        if (!options.listen)
+        // their outcome, unless the socket or HTTP server keeps serving other sessions.
+        if (!options.listen && options.http.isEmpty())
             host.shutdown(ServerHost::kShutdownGraceMs, [] { QCoreApplication::exit(0); });
     });
     const int rc = QCoreApplication::exec();
