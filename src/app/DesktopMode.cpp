@@ -180,7 +180,7 @@ int runDesktop(CommandLine &cli)
 {
     const bool stdio = cli.isSet(QStringLiteral("stdio"));
     const QString socketPath =
-        mcp::LocalSocketServer::resolveSocketPath(cli.value(QStringLiteral("socket")));
+        mcp::LocalSocketServer::resolveSocketPath(cli.value(SettingId::Socket));
 
     if (stdio) {
         // An MCP client spawned us. If the app already runs, relay the MCP bytes to it unchanged.
@@ -189,7 +189,7 @@ int runDesktop(CommandLine &cli)
         RelayRequest request;
         QString why;
         if (!RelayRequest::fromCommandLine(
-                cli.value(QStringLiteral("toolsets")), cli.isSet(QStringLiteral("sandbox")),
+                cli.value(SettingId::Toolsets), cli.isSet(SettingId::ForceSandbox),
                 QProcessEnvironment::systemEnvironment(), &request, &why)) {
             QTextStream(stderr) << "fabric-broker: " << why << "\n";
             return 1;
@@ -229,10 +229,10 @@ int runDesktop(CommandLine &cli)
     ServerHost::Options options;
     options.stdio = stdio;
     options.listen = true;
-    options.socket = cli.value(QStringLiteral("socket"));
-    options.forceSandbox = cli.isSet(QStringLiteral("sandbox"));
-    options.toolsets = cli.value(QStringLiteral("toolsets"));
-    options.http = cli.value(QStringLiteral("http"));
+    options.socket = cli.value(SettingId::Socket);
+    options.forceSandbox = cli.isSet(SettingId::ForceSandbox);
+    options.toolsets = cli.value(SettingId::Toolsets);
+    options.http = cli.value(SettingId::HttpAddress);
     if (stdio && !gui) {
         // Spawned by an MCP client while no app runs (and without a display to become one):
         // still serve, but say where approvals go, to the person reading stderr and the agent.

@@ -87,10 +87,10 @@ int runHeadless(CommandLine &cli)
     ServerHost::Options options;
     options.stdio = cli.isSet(QStringLiteral("stdio"));
     options.listen = cli.isSet(QStringLiteral("listen"));
-    options.socket = cli.value(QStringLiteral("socket"));
-    options.forceSandbox = cli.isSet(QStringLiteral("sandbox"));
-    options.toolsets = cli.value(QStringLiteral("toolsets"));
-    options.http = cli.value(QStringLiteral("http"));
+    options.socket = cli.value(SettingId::Socket);
+    options.forceSandbox = cli.isSet(SettingId::ForceSandbox);
+    options.toolsets = cli.value(SettingId::Toolsets);
+    options.http = cli.value(SettingId::HttpAddress);
     if (!options.stdio && !options.listen && options.http.isEmpty())
         options.listen = true; // the default headless server serves the per-user socket
 

@@ -104,28 +104,18 @@ QString ServerHost::serverInstructions(bool sandbox)
 
 bool ServerHost::start(const Options &options, QString *error)
 {
-    if (!BrokerSettings::fromEnvironment(QProcessEnvironment::systemEnvironment(), &m_settings,
-                                         error))
+    // One resolution by the settings table: --toolsets over the environment over the desktop
+    // app's saved values over the defaults.
+    SettingSources sources;
+    sources.environment = QProcessEnvironment::systemEnvironment();
+    if (!options.toolsets.isEmpty())
+        sources.flags.insert(SettingId::Toolsets, options.toolsets);
+    if (!options.savedToolsets.isEmpty())
+        sources.saved.insert(SettingId::Toolsets, options.savedToolsets.join(u','));
+    if (!options.savedApprovalMode.isEmpty())
+        sources.saved.insert(SettingId::Approval, options.savedApprovalMode);
+    if (!BrokerSettings::fromSources(sources, &m_settings, error))
         return false;
-    const QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    if (!env.contains(QStringLiteral("EQUINIX_MCP_TOOLSETS")) && !options.savedToolsets.isEmpty())
-        m_settings.toolsets = options.savedToolsets;
-    if (!env.contains(QStringLiteral("EQUINIX_MCP_APPROVAL")) &&
-        !options.savedApprovalMode.isEmpty()) {
-        QProcessEnvironment withSaved;
-        withSaved.insert(QStringLiteral("EQUINIX_MCP_APPROVAL"), options.savedApprovalMode);
-        BrokerSettings parsed;
-        if (BrokerSettings::fromEnvironment(withSaved, &parsed, error))
-            m_settings.approvalMode = parsed.approvalMode;
-    }
-    if (!options.toolsets.isEmpty()) {
-        QString toolsetError;
-        if (!mcp::ToolRegistry::parseToolsets(options.toolsets, &m_settings.toolsets,
-                                              &toolsetError)) {
-            *error = QStringLiteral("--toolsets: ") + toolsetError;
-            return false;
-        }
-    }
 
     // The audit trail comes first: without a durable log nothing may be created.
     m_audit = std::make_unique<AuditLog>();
