@@ -91,7 +91,8 @@ bool RelayRequest::fromCommandLine(const QString &toolsetsOption, bool sandbox,
         r.credentialsFingerprint = fb::credentialsFingerprint(config);
         r.credentialSource = config.credentialSource();
     }
-    if (config.hasCredentials() || env.contains(u"EQUINIX_API_ENDPOINT"_s))
+    if (config.hasCredentials() ||
+        env.contains(QString(Settings::spec(SettingId::FabricEndpoint).env)))
         r.endpoint = normalizedEndpoint(config.endpoint.toString());
     if (from.value(SettingId::Approval) != SettingSource::Default)
         r.approval = settings.valueText(SettingId::Approval);

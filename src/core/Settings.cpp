@@ -61,6 +61,24 @@ QString plain(QLatin1StringView markdown)
     return QString(markdown).remove(u'`');
 }
 
+// Words of text on lines of at most 79 columns, each indented by six spaces.
+QString wrapped(const QString &text)
+{
+    const QString indent = u"      "_s;
+    QString out;
+    QString line = indent;
+    for (const QString &word : text.split(u' ', Qt::SkipEmptyParts)) {
+        if (line.size() > indent.size() && line.size() + 1 + word.size() > 79) {
+            out += line + u'\n';
+            line = indent;
+        }
+        if (line.size() > indent.size())
+            line += u' ';
+        line += word;
+    }
+    return out + line + u'\n';
+}
+
 } // namespace
 
 bool SettingSpec::hasSource(SettingSource source) const
@@ -280,12 +298,13 @@ QString Settings::environmentHelp()
             out += u" (or "_s + QString(s.envAlias) + u")"_s;
         if (!s.flag.isEmpty())
             out += u", overridden by --"_s + QString(s.flag);
-        out += u"\n      "_s + plain(s.summary);
+        out += u'\n';
+        QString text = plain(s.summary);
         const QString def =
             !s.defaultDisplay.isEmpty() ? plain(s.defaultDisplay) : QString(s.defaultValue);
         if (!def.isEmpty())
-            out += u" (default: "_s + def + u")"_s;
-        out += u'\n';
+            text += u" (default: "_s + def + u")"_s;
+        out += wrapped(text);
     }
     return out;
 }
