@@ -29,6 +29,7 @@ def load(name):
 
 
 stdio, sock, broker = load('stdio.jsonl'), load('socket.jsonl'), load('broker.jsonl')
+http_rows = load('http.jsonl')
 
 
 def med(values):
@@ -212,6 +213,43 @@ w('')
 target('issue 3, socket: ping p50 ours/bare echo', ratio(sseq[('ping', 'p50_us')][0], sseq[('ping', 'p50_us')][1]), 2, 'le')
 target('issue 3, socket: tools/list p50 ours/bare echo', ratio(sseq[('tools_list', 'p50_us')][0], sseq[('tools_list', 'p50_us')][1]), 2, 'le')
 target('issue 3, socket: pipelined throughput ours/bare echo', ratio(sthr[0], sthr[1]), 1 / 3, 'ge', limit_text='1/3')
+
+# ------------------------------------------------------------------ http
+w('## Streamable HTTP: fabric-broker --http vs the TypeScript SDK\'s HTTP server')
+w('')
+w('Both on 127.0.0.1 with the same tools and Fabric endpoint: `fabric-broker --headless --http '
+  '127.0.0.1:PORT` and `bench/ts-reference/http-server.mjs` (the SDK\'s '
+  '`StreamableHTTPServerTransport`, one per session, JSON responses, its DNS-rebinding '
+  'protection, the same bearer check and body bound). One 2025-06-18 session per round; '
+  'sequential POSTs on one keep-alive connection; throughput = pings over '
+  f"{next((r.get('connections') for r in http_rows), '?')} keep-alive connections with one "
+  'request in flight on each (HTTP/1.1 clients do not pipeline).')
+w('')
+w('| measure | fabric-broker | TS SDK | ours/TS |')
+w('|---|---|---|---|')
+HS = ['fabric-broker', 'ts-sdk']
+
+
+def hrow(label, vals, fmt=us):
+    o, t = vals
+    w(f'| {label} | {fmt(o)} | {fmt(t)} | {rfmt(ratio(o, t))} |')
+
+
+hseq = {}
+for m, label in [('ping', 'ping'), ('tools_list', 'tools/list'), ('tools_call_metros', 'tools/call fabric_list_metros')]:
+    for q in ['p50_us', 'p90_us', 'p99_us']:
+        vals = [warm(http_rows, s, [m, q]) for s in HS]
+        hseq[(m, q)] = vals
+        hrow(f'{label} round trip {q[:3]}', vals)
+    hrow(f'{label}: server CPU per request', [warm(http_rows, s, [m, 'server_cpu_us_per_req']) for s in HS])
+hthr = [warm(http_rows, s, ['concurrent_ping_per_s']) for s in HS]
+hrow('concurrent ping throughput (req/s)', hthr, lambda v: num(v, '/s'))
+hrow('concurrent ping: server CPU per request', [warm(http_rows, s, ['concurrent_server_cpu_us_per_req']) for s in HS])
+hrow('peak RSS (VmHWM)', [warm(http_rows, s, ['vmhwm_kb']) for s in HS], lambda v: num(v, ' kB'))
+w('')
+for m, label in [('ping', 'ping'), ('tools_list', 'tools/list'), ('tools_call_metros', 'catalog call')]:
+    target(f'issue 18, HTTP: {label} p50 ours/TS SDK', ratio(hseq[(m, 'p50_us')][0], hseq[(m, 'p50_us')][1]), 0.5, 'le')
+target('issue 18, HTTP: throughput ours/TS SDK', ratio(hthr[0], hthr[1]), 4, 'ge')
 
 # ------------------------------------------------------------------ broker
 w('## Broker: propose and confirm')

@@ -15,6 +15,11 @@
 //         tools/call fabric_list_metros for stdio servers), pipelined ping throughput
 //         (--pipeline P pings, at most --window K in flight), server CPU per request
 //         (/proc/PID/stat utime+stime deltas) and peak RSS (VmHWM).
+//   mcp_bench compare ... --http NAME PORT CMDLINE [--connections C]
+//       an MCP server over Streamable HTTP on 127.0.0.1:PORT (the bearer token in
+//       FB_BENCH_HTTP_TOKEN): warm phase only, each round one 2025-06-18 session: sequential
+//       ping, tools/list, tools/call fabric_list_metros, then --pipeline pings over C keep-alive
+//       connections with one request in flight on each (HTTP/1.1 clients do not pipeline).
 //   mcp_bench broker --out FILE.jsonl --sandbox URL [options] -- CMD ARGS...
 //       fabric-broker's own figures: propose/confirm round trips interleaved with the equivalent
 //       direct HTTP requests to the sandbox (same bytes, keep-alive), proposals per second, and
@@ -444,6 +449,8 @@ struct ServerSpec {
     bool socket = false;
     std::string socketPath;
     std::vector<std::string> argv;
+    bool http = false;
+    int port = 0; // http: the port CMDLINE listens on
 };
 
 // A live session: the child and the connection to it.
@@ -518,6 +525,7 @@ double cpuUs(pid_t pid)
 struct Options {
     int rounds = 5, cold = 10, warmup = 2000, iters = 5000, callIters = 2000, callWarmup = 200;
     int pipeline = 20000, window = 256;
+    int httpConnections = 16;
     int confirmIters = 200, cycles = 100000, sample = 10000;
     std::string sandboxUrl;
     std::string cyclesTtlMs = "5";
@@ -1002,6 +1010,272 @@ void parseUrl(const std::string &url, std::string *host, int *port)
     *port = std::atoi(rest.c_str() + c + 1);
 }
 
+// ------------------------------------------------------------------------------------ http
+// MCP over Streamable HTTP (fabric-broker --http, the SDK's reference HTTP server): the same
+// request bytes for both, keep-alive connections, JSON responses (Content-Length or chunked),
+// the bearer token from FB_BENCH_HTTP_TOKEN on every request, one 2025-06-18 session.
+
+// One complete response at the front of buf: its status, body and Mcp-Session-Id; false while
+// incomplete. *consumed = its size.
+bool parseHttpResponse(const std::string &buf, size_t *consumed, int *status, std::string *body,
+                       std::string *sessionId)
+{
+    const size_t he = buf.find("\r\n\r\n");
+    if (he == std::string::npos)
+        return false;
+    std::string lower = buf.substr(0, he);
+    std::transform(lower.begin(), lower.end(), lower.begin(), ::tolower);
+    size_t pos = he + 4;
+    body->clear();
+    const size_t cl = lower.find("\r\ncontent-length:");
+    if (cl != std::string::npos) {
+        const size_t len = std::strtoul(lower.c_str() + cl + 17, nullptr, 10);
+        if (buf.size() < pos + len)
+            return false;
+        body->assign(buf, pos, len);
+        pos += len;
+    } else if (lower.find("transfer-encoding: chunked") != std::string::npos) {
+        for (;;) {
+            const size_t le = buf.find("\r\n", pos);
+            if (le == std::string::npos)
+                return false;
+            const size_t len = std::strtoul(buf.c_str() + pos, nullptr, 16);
+            if (buf.size() < le + 2 + len + 2)
+                return false;
+            body->append(buf, le + 2, len);
+            pos = le + 2 + len + 2;
+            if (len == 0)
+                break;
+        }
+    }
+    *status = std::atoi(buf.c_str() + 9);
+    if (sessionId) {
+        const size_t sid = lower.find("\r\nmcp-session-id:");
+        if (sid != std::string::npos) {
+            size_t b = sid + 17;
+            while (b < he && buf[b] == ' ')
+                ++b;
+            *sessionId = buf.substr(b, buf.find("\r\n", b) - b);
+        }
+    }
+    *consumed = pos;
+    return true;
+}
+
+struct McpHttp {
+    int port = 0;
+    std::string token, session;
+    int fd = -1;
+    std::string buf;
+
+    static int connectTcp(int port, int timeoutMs)
+    {
+        const auto t0 = Clock::now();
+        for (;;) {
+            const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+            sockaddr_in a{};
+            a.sin_family = AF_INET;
+            a.sin_port = htons(static_cast<uint16_t>(port));
+            a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+            if (::connect(fd, reinterpret_cast<sockaddr *>(&a), sizeof a) == 0) {
+                int one = 1;
+                ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+                return fd;
+            }
+            ::close(fd);
+            if (usSince(t0) > timeoutMs * 1000.0)
+                fail("cannot connect to 127.0.0.1:" + std::to_string(port));
+            ::usleep(2000);
+        }
+    }
+    std::string frame(const std::string &json) const
+    {
+        std::string req = "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:" + std::to_string(port) +
+                          "\r\nAuthorization: Bearer " + token +
+                          "\r\nContent-Type: application/json\r\nAccept: application/json, "
+                          "text/event-stream\r\nMCP-Protocol-Version: 2025-06-18\r\n";
+        if (!session.empty())
+            req += "Mcp-Session-Id: " + session + "\r\n";
+        req += "Content-Length: " + std::to_string(json.size()) + "\r\n\r\n" + json;
+        return req;
+    }
+    // One POST; returns the status and the body in *out.
+    int post(const std::string &json, std::string *out, std::string *sessionOut = nullptr)
+    {
+        if (fd < 0)
+            fd = connectTcp(port, 20000);
+        const std::string req = frame(json);
+        for (size_t off = 0; off < req.size();) {
+            const ssize_t w = ::write(fd, req.data() + off, req.size() - off);
+            if (w <= 0)
+                fail("HTTP write failed");
+            off += static_cast<size_t>(w);
+        }
+        for (;;) {
+            size_t used = 0;
+            int status = 0;
+            if (parseHttpResponse(buf, &used, &status, out, sessionOut)) {
+                buf.erase(0, used);
+                return status;
+            }
+            char tmp[65536];
+            const ssize_t r = ::read(fd, tmp, sizeof tmp);
+            if (r <= 0)
+                fail("HTTP connection closed");
+            buf.append(tmp, static_cast<size_t>(r));
+        }
+    }
+    ~McpHttp()
+    {
+        if (fd >= 0)
+            ::close(fd);
+    }
+};
+
+std::string jsonLine(long long id, std::string_view method, std::string_view params = {})
+{
+    std::string s = request(id, method, params);
+    s.pop_back(); // no newline on HTTP
+    return s;
+}
+
+double httpRoundTrip(McpHttp &h, std::string_view method, std::string_view params = {},
+                     std::string *responseOut = nullptr)
+{
+    const long long id = g_nextId++;
+    const std::string body = jsonLine(id, method, params);
+    std::string resp;
+    const auto t0 = Clock::now();
+    const int status = h.post(body, &resp);
+    const double us = usSince(t0);
+    if (status != 200 || !isResponseTo(resp, id))
+        fail("HTTP " + std::string(method) + ": status " + std::to_string(status) + " " +
+             resp.substr(0, 300));
+    if (responseOut)
+        *responseOut = resp;
+    return us;
+}
+
+std::pair<Summary, double> httpSequential(McpHttp &h, pid_t pid, std::string_view method,
+                                          std::string_view params, int warmup, int iters)
+{
+    std::string first;
+    httpRoundTrip(h, method, params, &first);
+    checkNoError(first, std::string(method).c_str());
+    for (int i = 0; i < warmup; ++i)
+        httpRoundTrip(h, method, params);
+    std::vector<double> v;
+    v.reserve(static_cast<size_t>(iters));
+    const double cpu0 = cpuUs(pid);
+    for (int i = 0; i < iters; ++i)
+        v.push_back(httpRoundTrip(h, method, params));
+    const double cpu1 = cpuUs(pid);
+    return {summarize(std::move(v)), (cpu1 - cpu0) / std::max(1, iters)};
+}
+
+// `total` pings over `conns` keep-alive connections of the session, one request in flight on
+// each (what HTTP/1.1 clients do instead of pipelining); {pings per second, server CPU us/ping}.
+std::pair<double, double> httpConcurrent(const McpHttp &proto, pid_t pid, int total, int conns)
+{
+    struct C {
+        int fd;
+        std::string buf;
+        long long id = -1;
+    };
+    std::vector<C> cs;
+    for (int i = 0; i < conns; ++i)
+        cs.push_back({McpHttp::connectTcp(proto.port, 5000), {}, -1});
+    const double cpu0 = cpuUs(pid);
+    const auto t0 = Clock::now();
+    int sent = 0, received = 0;
+    const auto sendNext = [&](C &c) {
+        c.id = g_nextId++;
+        const std::string req = proto.frame(jsonLine(c.id, "ping"));
+        for (size_t off = 0; off < req.size();) {
+            const ssize_t w = ::write(c.fd, req.data() + off, req.size() - off);
+            if (w <= 0)
+                fail("HTTP write failed");
+            off += static_cast<size_t>(w);
+        }
+        ++sent;
+    };
+    for (C &c : cs)
+        if (sent < total)
+            sendNext(c);
+    std::vector<pollfd> pfds(cs.size());
+    std::string body;
+    while (received < total) {
+        for (size_t i = 0; i < cs.size(); ++i)
+            pfds[i] = {cs[i].fd, static_cast<short>(cs[i].id >= 0 ? POLLIN : 0), 0};
+        if (::poll(pfds.data(), pfds.size(), 30000) <= 0)
+            fail("concurrent HTTP ping stalled");
+        for (size_t i = 0; i < cs.size(); ++i) {
+            if (!(pfds[i].revents & (POLLIN | POLLHUP)))
+                continue;
+            C &c = cs[i];
+            char tmp[65536];
+            const ssize_t r = ::read(c.fd, tmp, sizeof tmp);
+            if (r <= 0)
+                fail("server closed during concurrent HTTP ping");
+            c.buf.append(tmp, static_cast<size_t>(r));
+            size_t used = 0;
+            int status = 0;
+            if (!parseHttpResponse(c.buf, &used, &status, &body, nullptr))
+                continue;
+            c.buf.erase(0, used);
+            if (status != 200 || !isResponseTo(body, c.id))
+                fail("concurrent HTTP ping: status " + std::to_string(status));
+            ++received;
+            c.id = -1;
+            if (sent < total)
+                sendNext(c);
+        }
+    }
+    const double secs = usSince(t0) / 1e6;
+    const double cpu1 = cpuUs(pid);
+    for (C &c : cs)
+        ::close(c.fd);
+    return {total / secs, (cpu1 - cpu0) / total};
+}
+
+void warmHttpOnce(const ServerSpec &spec, int round, const Options &o)
+{
+    const char *token = std::getenv("FB_BENCH_HTTP_TOKEN");
+    if (!token || !*token)
+        fail("FB_BENCH_HTTP_TOKEN is not set");
+    Child child = spawnChild(spec.argv, false);
+    McpHttp h;
+    h.port = spec.port;
+    h.token = token;
+    std::string resp;
+    const long long initId = g_nextId++;
+    const int st = h.post(jsonLine(initId, "initialize", initParams(false)), &resp, &h.session);
+    if (st != 200 || h.session.empty())
+        fail(spec.name + ": HTTP initialize: status " + std::to_string(st) + " " +
+             resp.substr(0, 300));
+    std::string kInit = kInitialized;
+    kInit.pop_back();
+    h.post(kInit, &resp);
+    std::pair<Summary, double> ping{}, list{}, call{};
+    if (o.has("ping"))
+        ping = httpSequential(h, child.pid, "ping", {}, o.warmup, o.iters);
+    if (o.has("tools_list"))
+        list = httpSequential(h, child.pid, "tools/list", {}, o.warmup, o.iters);
+    if (o.has("tools_call"))
+        call = httpSequential(h, child.pid, "tools/call", kMetrosCall, o.callWarmup, o.callIters);
+    std::pair<double, double> conc{0, 0};
+    if (o.has("pipelined"))
+        conc = httpConcurrent(h, child.pid, o.pipeline, o.httpConnections);
+    const long hwm = procStatusKb(child.pid, "VmHWM");
+    killAndReap(child);
+    emit("{\"kind\":\"warm\",\"server\":" + jstr(spec.name) + ",\"transport\":\"http\",\"round\":" +
+         std::to_string(round) + ",\"ping\":" + summaryJson(ping.first, ping.second) +
+         ",\"tools_list\":" + summaryJson(list.first, list.second) + ",\"tools_call_metros\":" +
+         summaryJson(call.first, call.second) + ",\"concurrent_ping_per_s\":" + jnum(conc.first) +
+         ",\"concurrent_server_cpu_us_per_req\":" + jnum(conc.second) + ",\"connections\":" +
+         std::to_string(o.httpConnections) + ",\"vmhwm_kb\":" + std::to_string(hwm) + "}");
+}
+
 // ------------------------------------------------------------------------------------ broker
 
 // Canonical (RFC 8785: sorted keys, compact) bodies, so the broker's compiled bytes equal ours.
@@ -1334,7 +1608,8 @@ int usage()
         "usage: mcp_bench dump-tools --out FILE -- CMD...\n"
         "       mcp_bench compare --out FILE [--rounds R --cold N --warmup W --iters N\n"
         "                 --call-iters N --pipeline N --window K --phases LIST]\n"
-        "                 (--stdio NAME CMDLINE | --socket NAME PATH CMDLINE)...\n"
+        "                 (--stdio NAME CMDLINE | --socket NAME PATH CMDLINE | --http NAME PORT "
+        "CMDLINE)...\n"
         "       mcp_bench broker --out FILE --sandbox URL [--iters N --confirm-iters N\n"
         "                 --cycles N --sample N --cycles-ttl-ms MS --label L --vlan-base N] -- "
         "CMD...\n"
@@ -1413,6 +1688,15 @@ int main(int argc, char **argv)
             s.name = next();
             s.argv = splitSpaces(next());
             servers.push_back(s);
+        } else if (a == "--http") {
+            ServerSpec s;
+            s.name = next();
+            s.http = true;
+            s.port = std::stoi(next());
+            s.argv = splitSpaces(next());
+            servers.push_back(s);
+        } else if (a == "--connections") {
+            o.httpConnections = std::stoi(next());
         } else if (a == "--socket") {
             ServerSpec s;
             s.name = next();
@@ -1441,10 +1725,15 @@ int main(int argc, char **argv)
                 return usage();
             for (int r = 0; r < o.cold; ++r)
                 for (const ServerSpec &s : servers)
-                    coldOnce(s, r);
+                    if (!s.http)
+                        coldOnce(s, r);
             for (int r = 0; r < o.rounds; ++r)
-                for (const ServerSpec &s : servers)
-                    warmOnce(s, r, o);
+                for (const ServerSpec &s : servers) {
+                    if (s.http)
+                        warmHttpOnce(s, r, o);
+                    else
+                        warmOnce(s, r, o);
+                }
             return 0;
         }
         if (mode == "hold") {

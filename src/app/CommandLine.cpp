@@ -1,5 +1,7 @@
 #include "app/CommandLine.h"
 
+#include "core/Settings.h"
+
 #include <QCoreApplication>
 #include <QTextStream>
 #include <cstdio>
@@ -8,33 +10,35 @@ namespace fb {
 
 CommandLine::CommandLine()
 {
-    m_parser.setApplicationDescription(QStringLiteral(
-        "Fabric Broker: an MCP server for Equinix Fabric. Agents read the Fabric estate through\n"
-        "read-only tools and may propose creates; nothing is created unless Equinix's dry run\n"
-        "validated the exact request and a person approved it.\n"
-        "\n"
-        "Modes:\n"
-        "  fabric-broker                        the desktop app: approval dialogs, proposals,\n"
-        "                                       tray; serves the per-user MCP socket\n"
-        "  fabric-broker --stdio                what MCP clients spawn: relays to the running\n"
-        "                                       app (its own flags and env may only narrow\n"
-        "                                       what the app does), or becomes the instance\n"
-        "  fabric-broker --headless --stdio     one MCP session on stdin/stdout, never any UI\n"
-        "  fabric-broker --headless --listen    MCP sessions on the per-user local socket\n"
-        "  fabric-broker --sandbox-only         serve only the embedded Fabric sandbox\n"
-        "  fabric-broker audit verify|head|export\n"
-        "                                       check, print the head of, or export the audit\n"
-        "                                       trail\n"
-        "  fabric-broker client-config          how to connect each MCP client (--json)\n"
-        "  fabric-broker policy show|check FILE  the effective operator policy, or validate a\n"
-        "                                       policy file (docs/policy.md)\n"
-        "\n"
-        "Environment: EQUINIX_API_ENDPOINT, EQUINIX_API_CLIENTID, EQUINIX_API_CLIENTSECRET\n"
-        "(or EQUINIX_CLIENT_ID/EQUINIX_CLIENT_SECRET), EQUINIX_API_TOKEN, EQUINIX_MCP_TOOLSETS,\n"
-        "EQUINIX_MCP_PROPOSAL_TTL_MS, EQUINIX_MCP_MAX_PENDING, EQUINIX_MCP_ELICIT_TIMEOUT_MS,\n"
-        "EQUINIX_MCP_ALLOW_UNCONFIRMED_MUTATIONS, EQUINIX_MCP_APPROVAL, EQUINIX_MCP_AUDIT_LOG,\n"
-        "FABRIC_BROKER_POLICY (the user policy file).\n"
-        "Without credentials the embedded sandbox is used."));
+    m_parser.setApplicationDescription(
+        QStringLiteral(
+            "Fabric Broker: an MCP server for Equinix Fabric. Agents read the Fabric estate "
+            "through\n"
+            "read-only tools and may propose creates; nothing is created unless Equinix's dry run\n"
+            "validated the exact request and a person approved it.\n"
+            "\n"
+            "Modes:\n"
+            "  fabric-broker                        the desktop app: approval dialogs, proposals,\n"
+            "                                       tray; serves the per-user MCP socket\n"
+            "  fabric-broker --stdio                what MCP clients spawn: relays to the running\n"
+            "                                       app (its own flags and env may only narrow\n"
+            "                                       what the app does), or becomes the instance\n"
+            "  fabric-broker --headless --stdio     one MCP session on stdin/stdout, never any UI\n"
+            "  fabric-broker --headless --listen    MCP sessions on the per-user local socket\n"
+            "  fabric-broker --headless --http ADDR MCP over Streamable HTTP on loopback\n"
+            "  fabric-broker --sandbox-only         serve only the embedded Fabric sandbox\n"
+            "  fabric-broker audit verify|head|export\n"
+            "                                       check, print the head of, or export the audit\n"
+            "                                       trail\n"
+            "  fabric-broker client-config          how to connect each MCP client (--json)\n"
+            "  fabric-broker policy show|check FILE  the effective operator policy, or validate a\n"
+            "                                       policy file (docs/policy.md)\n"
+            "\n"
+            "Without credentials the embedded sandbox is used.\n"
+            "\n"
+            "Settings (a flag overrides its variable, which overrides the desktop app's saved\n"
+            "setting; an operator policy can only tighten them: docs/policy.md):\n") +
+        Settings::environmentHelp());
     m_parser.addHelpOption();
     m_parser.addVersionOption();
     m_parser.addOptions({
@@ -45,17 +49,17 @@ CommandLine::CommandLine()
                         "logs go to stderr). Exits at end of input.")},
         {QStringLiteral("listen"),
          QStringLiteral("Serve MCP sessions on the per-user local socket.")},
-        {QStringLiteral("socket"),
-         QStringLiteral("Local socket name or path (default: fabric-broker.sock in "
-                        "$XDG_RUNTIME_DIR, else /run/user/<uid>, else /tmp/fabric-broker-<uid>)."),
-         QStringLiteral("name|path")},
-        {QStringLiteral("toolsets"),
-         QStringLiteral("Toolsets to serve: read (default), mutate. Overrides "
-                        "EQUINIX_MCP_TOOLSETS. Example: read,mutate"),
-         QStringLiteral("list")},
-        {QStringLiteral("sandbox"),
-         QStringLiteral("Use the embedded Fabric sandbox (in-process, random loopback port) even "
-                        "if credentials are set.")},
+    });
+    // The settings that have a flag: name, value and description come from the table.
+    for (const SettingSpec &spec : Settings::table()) {
+        if (spec.flag.isEmpty())
+            continue;
+        QCommandLineOption option(QString(spec.flag), QString(spec.flagHelp));
+        if (!spec.flagValue.isEmpty())
+            option.setValueName(QString(spec.flagValue));
+        m_parser.addOption(option);
+    }
+    m_parser.addOptions({
         {QStringLiteral("sandbox-only"),
          QStringLiteral("Serve only the embedded Fabric sandbox on 127.0.0.1 (for trying other "
                         "tools against it); accepts any non-empty client id and secret.")},
@@ -67,9 +71,26 @@ CommandLine::CommandLine()
     });
 }
 
+bool CommandLine::isSet(SettingId id) const
+{
+    return m_parser.isSet(QString(Settings::spec(id).flag));
+}
+
+QString CommandLine::value(SettingId id) const
+{
+    return m_parser.value(QString(Settings::spec(id).flag));
+}
+
 CommandLine::Parsed CommandLine::parse(const QStringList &arguments)
 {
-    if (!m_parser.parse(arguments)) {
+    // --http takes an optional value: alone (last, or before another option) it means the default.
+    QStringList args = arguments;
+    for (qsizetype i = 1; i < args.size(); ++i) {
+        if (args.at(i) == QStringLiteral("--http") &&
+            (i + 1 == args.size() || args.at(i + 1).startsWith(u'-')))
+            args[i] = QStringLiteral("--http=127.0.0.1:7431");
+    }
+    if (!m_parser.parse(args)) {
         QTextStream(stderr) << m_parser.errorText() << "\n"
                             << "Try 'fabric-broker --help'.\n";
         return {2};

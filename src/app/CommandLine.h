@@ -1,5 +1,7 @@
 #pragma once
 // Command line of fabric-broker: options, their environment fallbacks, and mode selection.
+#include "core/Settings.h"
+
 #include <QCommandLineParser>
 #include <QStringList>
 #include <functional>
@@ -17,6 +19,9 @@ public:
     QCommandLineParser &parser() { return m_parser; }
     bool isSet(const QString &name) const { return m_parser.isSet(name); }
     QString value(const QString &name) const { return m_parser.value(name); }
+    // The flags of the settings table (core/Settings.h).
+    bool isSet(SettingId id) const;
+    QString value(SettingId id) const;
 
 private:
     QCommandLineParser m_parser;

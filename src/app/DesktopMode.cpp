@@ -71,13 +71,16 @@ public:
             m_host.broker()->setApprover(nullptr);
     }
 
-    void start()
+    void start(mcp::StdioDevices *stdioDevices = nullptr)
     {
+        m_options.stdioDevices = stdioDevices;
 #ifdef HAVE_FABRICBROKER_GUI
         if (m_gui) {
             const DesktopPreferences prefs = DesktopPreferences::load(QSettings());
             m_options.savedToolsets = prefs.toolsets;
             m_options.savedApprovalMode = prefs.approvalMode;
+            if (m_options.http.isEmpty())
+                m_options.http = prefs.httpAddress; // --http wins over the saved setting
             const bool envCredentials = FabricConfig::fromEnvironment().hasCredentials();
             if (!m_options.forceSandbox && !envCredentials && prefs.credentialsInKeychain) {
                 auto *store =
@@ -126,6 +129,7 @@ private:
             context.settings = m_host.settings();
             context.sandbox = m_host.isSandbox();
             context.socketPath = m_host.socketPath();
+            context.httpUrl = m_host.httpUrl();
             context.executablePath = QCoreApplication::applicationFilePath();
             m_ui = std::make_unique<DesktopUi>(context);
             if (!m_instance.listen(&error))
@@ -176,7 +180,7 @@ int runDesktop(CommandLine &cli)
 {
     const bool stdio = cli.isSet(QStringLiteral("stdio"));
     const QString socketPath =
-        mcp::LocalSocketServer::resolveSocketPath(cli.value(QStringLiteral("socket")));
+        mcp::LocalSocketServer::resolveSocketPath(cli.value(SettingId::Socket));
 
     if (stdio) {
         // An MCP client spawned us. If the app already runs, relay the MCP bytes to it unchanged.
@@ -185,7 +189,7 @@ int runDesktop(CommandLine &cli)
         RelayRequest request;
         QString why;
         if (!RelayRequest::fromCommandLine(
-                cli.value(QStringLiteral("toolsets")), cli.isSet(QStringLiteral("sandbox")),
+                cli.value(SettingId::Toolsets), cli.isSet(SettingId::ForceSandbox),
                 QProcessEnvironment::systemEnvironment(), &request, &why)) {
             QTextStream(stderr) << "fabric-broker: " << why << "\n";
             return 1;
@@ -225,9 +229,10 @@ int runDesktop(CommandLine &cli)
     ServerHost::Options options;
     options.stdio = stdio;
     options.listen = true;
-    options.socket = cli.value(QStringLiteral("socket"));
-    options.forceSandbox = cli.isSet(QStringLiteral("sandbox"));
-    options.toolsets = cli.value(QStringLiteral("toolsets"));
+    options.socket = cli.value(SettingId::Socket);
+    options.forceSandbox = cli.isSet(SettingId::ForceSandbox);
+    options.toolsets = cli.value(SettingId::Toolsets);
+    options.http = cli.value(SettingId::HttpAddress);
     if (stdio && !gui) {
         // Spawned by an MCP client while no app runs (and without a display to become one):
         // still serve, but say where approvals go, to the person reading stderr and the agent.
@@ -250,7 +255,11 @@ int runDesktop(CommandLine &cli)
         initGuiResources();
 #endif
     auto *instance = new DesktopInstance(options, gui);
-    QTimer::singleShot(0, instance, [instance] { instance->start(); });
+    if (stdio) // a 2026-07-28 client's probe is answered before anything starts
+        ServerHost::answerDiscoverFirst(
+            options, [instance](mcp::StdioDevices *devices) { instance->start(devices); });
+    else
+        QTimer::singleShot(0, instance, [instance] { instance->start(); });
     const int rc = QCoreApplication::exec();
     delete instance; // sessions, UI and services end in order while Qt is still up
     return rc;

@@ -87,18 +87,36 @@ int runHeadless(CommandLine &cli)
     ServerHost::Options options;
     options.stdio = cli.isSet(QStringLiteral("stdio"));
     options.listen = cli.isSet(QStringLiteral("listen"));
-    options.socket = cli.value(QStringLiteral("socket"));
-    options.forceSandbox = cli.isSet(QStringLiteral("sandbox"));
-    options.toolsets = cli.value(QStringLiteral("toolsets"));
-    if (!options.stdio && !options.listen)
+    options.socket = cli.value(SettingId::Socket);
+    options.forceSandbox = cli.isSet(SettingId::ForceSandbox);
+    options.toolsets = cli.value(SettingId::Toolsets);
+    options.http = cli.value(SettingId::HttpAddress);
+    if (!options.stdio && !options.listen && options.http.isEmpty())
         options.listen = true; // the default headless server serves the per-user socket
 
     installQuitOnSignals(); // before the socket is published, so a signal always ends cleanly
     ServerHost host;
-    QString error;
-    if (!host.start(options, &error) || !host.applyApprovalMode(nullptr, &error)) {
+    const auto startHost = [&host, options](mcp::StdioDevices *devices) {
+        ServerHost::Options withDevices = options;
+        withDevices.stdioDevices = devices;
+        QString error;
+        if (host.start(withDevices, &error) && host.applyApprovalMode(nullptr, &error)) {
+            if (!host.httpUrl().isEmpty()) // one line tests and scripts parse; never the token
+                QTextStream(stderr) << "fabric-broker: MCP over HTTP at " << host.httpUrl() << "\n";
+            return true;
+        }
         QTextStream(stderr) << "fabric-broker: " << error << "\n";
-        return 1;
+        return false;
+    };
+    if (!options.stdio) {
+        if (!startHost(nullptr))
+            return 1;
+    } else {
+        // A 2026-07-28 client's probe is answered before anything starts.
+        ServerHost::answerDiscoverFirst(options, [startHost](mcp::StdioDevices *devices) {
+            if (!startHost(devices))
+                QCoreApplication::exit(1);
+        });
     }
     // A create in flight gets a short grace for its outcome before the process ends; the
     // answers made meanwhile get a moment to reach socket clients.
@@ -109,8 +127,8 @@ int runHeadless(CommandLine &cli)
     installQuitOnSignals(endGracefully);
     QObject::connect(&host, &ServerHost::stdioFinished, qApp, [&] {
         // End of input: calls not yet sending were cancelled; exit once creates in flight have
-        // their outcome, unless the socket server keeps serving other sessions.
-        if (!options.listen)
+        // their outcome, unless the socket or HTTP server keeps serving other sessions.
+        if (!options.listen && options.http.isEmpty())
             host.shutdown(ServerHost::kShutdownGraceMs, [] { QCoreApplication::exit(0); });
     });
     const int rc = QCoreApplication::exec();

@@ -6,8 +6,12 @@
 #include "broker/RelayHello.h"
 #include "core/AuditLog.h"
 #include "core/ProposalStore.h"
+#include "mcp/HttpServer.h"
+#include "mcp/HttpToken.h"
 #include "mcp/LocalSocketServer.h"
 #include "mcp/McpServer.h"
+#include "mcp/StdioDevices.h"
+#include "mcp/StdioDiscoverGate.h"
 #include "mcp/ToolRegistry.h"
 #include "sandbox/FabricSandbox.h"
 
@@ -32,6 +36,7 @@ ServerHost::~ServerHost()
         m_broker->abandonInFlight(QStringLiteral("the process exited before Fabric answered"));
     // 2) Sessions end: calls are cancelled and answered, their operations finish.
     m_socketServer.reset();
+    m_httpServer.reset();
     m_server.reset();
     // 3) The Fabric client aborts whatever is still running while every tool that waits on it
     //    (catalog, propose) still exists to receive the result.
@@ -99,28 +104,18 @@ QString ServerHost::serverInstructions(bool sandbox)
 
 bool ServerHost::start(const Options &options, QString *error)
 {
-    if (!BrokerSettings::fromEnvironment(QProcessEnvironment::systemEnvironment(), &m_settings,
-                                         error))
+    // One resolution by the settings table: --toolsets over the environment over the desktop
+    // app's saved values over the defaults.
+    SettingSources sources;
+    sources.environment = QProcessEnvironment::systemEnvironment();
+    if (!options.toolsets.isEmpty())
+        sources.flags.insert(SettingId::Toolsets, options.toolsets);
+    if (!options.savedToolsets.isEmpty())
+        sources.saved.insert(SettingId::Toolsets, options.savedToolsets.join(u','));
+    if (!options.savedApprovalMode.isEmpty())
+        sources.saved.insert(SettingId::Approval, options.savedApprovalMode);
+    if (!BrokerSettings::fromSources(sources, &m_settings, error))
         return false;
-    const QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    if (!env.contains(QStringLiteral("EQUINIX_MCP_TOOLSETS")) && !options.savedToolsets.isEmpty())
-        m_settings.toolsets = options.savedToolsets;
-    if (!env.contains(QStringLiteral("EQUINIX_MCP_APPROVAL")) &&
-        !options.savedApprovalMode.isEmpty()) {
-        QProcessEnvironment withSaved;
-        withSaved.insert(QStringLiteral("EQUINIX_MCP_APPROVAL"), options.savedApprovalMode);
-        BrokerSettings parsed;
-        if (BrokerSettings::fromEnvironment(withSaved, &parsed, error))
-            m_settings.approvalMode = parsed.approvalMode;
-    }
-    if (!options.toolsets.isEmpty()) {
-        QString toolsetError;
-        if (!mcp::ToolRegistry::parseToolsets(options.toolsets, &m_settings.toolsets,
-                                              &toolsetError)) {
-            *error = QStringLiteral("--toolsets: ") + toolsetError;
-            return false;
-        }
-    }
 
     // The audit trail comes first: without a durable log nothing may be created.
     m_audit = std::make_unique<AuditLog>();
@@ -199,11 +194,45 @@ bool ServerHost::start(const Options &options, QString *error)
             return false;
         qCInfo(lcHost).noquote() << "listening on" << m_socketPath;
     }
+    if (!options.http.isEmpty()) {
+        mcp::HttpServerOptions http;
+        if (!mcp::HttpServer::parseAddress(options.http, &http.address, &http.port, error))
+            return false;
+        const QString tokenPath = mcp::HttpToken::defaultPath();
+        http.token = mcp::HttpToken::loadOrCreate(tokenPath, error);
+        if (http.token.isEmpty())
+            return false;
+        m_httpServer = std::make_unique<mcp::HttpServer>(m_server.get(), http);
+        if (!m_httpServer->listen(error))
+            return false;
+        qCInfo(lcHost).noquote() << "MCP over HTTP at" << httpUrl() << "(bearer token in"
+                                 << tokenPath << ")";
+    }
     if (options.stdio) {
         connect(m_server.get(), &mcp::McpServer::stdioFinished, this, &ServerHost::stdioFinished);
-        m_server->serveProcessStdio();
+        m_server->serveProcessStdio(options.stdioDevices);
     }
     return true;
+}
+
+void ServerHost::answerDiscoverFirst(const Options &options,
+                                     std::function<void(mcp::StdioDevices *)> open)
+{
+    // What start() will serve; the desktop's keychain credentials are not read yet.
+    const bool sandbox = options.forceSandbox || !FabricConfig::fromEnvironment().hasCredentials();
+    mcp::ServerOptions early;
+    early.version = QCoreApplication::applicationVersion();
+    early.instructions = serverInstructions(sandbox) + options.instructionsNote;
+    if (sandbox)
+        early.title = QStringLiteral("Fabric Broker (SANDBOX)");
+    auto *devices = new mcp::StdioDevices(0, 1, QCoreApplication::instance());
+    auto *gate = new mcp::StdioDiscoverGate(devices, early, QCoreApplication::instance());
+    connect(gate, &mcp::StdioDiscoverGate::finishedEarly, QCoreApplication::instance(),
+            [] { QCoreApplication::exit(0); });
+    gate->start(kDiscoverGateIdleMs, [gate, devices, open = std::move(open)] {
+        gate->deleteLater();
+        open(devices);
+    });
 }
 
 bool ServerHost::applyApprovalMode(Approver *desktop, QString *error)
@@ -264,6 +293,10 @@ const BrokerSettings &ServerHost::settings() const
 QString ServerHost::socketPath() const
 {
     return m_socketPath;
+}
+QString ServerHost::httpUrl() const
+{
+    return m_httpServer ? m_httpServer->url().toString() : QString();
 }
 AuditLog *ServerHost::auditLog() const
 {

@@ -21,6 +21,8 @@ namespace mcp {
 class McpServer;
 class ToolRegistry;
 class LocalSocketServer;
+class HttpServer;
+class StdioDevices;
 } // namespace mcp
 
 class ServerHost : public QObject {
@@ -30,6 +32,7 @@ public:
         bool stdio = false;
         bool listen = false;
         QString socket; // name or path; empty = default
+        QString http;   // --http: "127.0.0.1:PORT" or "[::1]:PORT"; empty = no HTTP endpoint
         bool forceSandbox = false;
         QString toolsets; // --toolsets; empty = EQUINIX_MCP_TOOLSETS or "read"
         // The desktop app's saved settings, used where the command line and the environment
@@ -39,6 +42,8 @@ public:
         QString savedApprovalMode;
         // Appended to initialize.instructions (e.g. that no desktop app runs).
         QString instructionsNote;
+        // stdio: the process's stdio devices when answerDiscoverFirst made them.
+        mcp::StdioDevices *stdioDevices = nullptr;
     };
 
     explicit ServerHost(QObject *parent = nullptr);
@@ -56,6 +61,7 @@ public:
     FabricSandbox *sandbox() const;
     const BrokerSettings &settings() const;
     QString socketPath() const;
+    QString httpUrl() const; // the HTTP endpoint's URL; empty when not serving HTTP
     AuditLog *auditLog() const;
 
     // Chooses who asks people (desktop: the UI's approver, or null without a UI) and refuses
@@ -63,6 +69,12 @@ public:
     bool applyApprovalMode(Approver *desktop, QString *error);
 
     static QString serverInstructions(bool sandbox);
+    // --stdio: answers the server/discover requests that come first (a 2026-07-28 client's probe
+    // process) before anything is started, then runs open with the devices for
+    // Options::stdioDevices. Input that ends after discover requests only ends the process.
+    static void answerDiscoverFirst(const Options &options,
+                                    std::function<void(mcp::StdioDevices *)> open);
+    static constexpr int kDiscoverGateIdleMs = 250;
 
     // How long EOF and SIGTERM wait for the outcome of creates in flight: about what MCP
     // clients give a stdio server between closing its input and SIGTERM/SIGKILL.
@@ -94,6 +106,7 @@ private:
     std::unique_ptr<mcp::McpServer> m_server;
     std::unique_ptr<mcp::LocalSocketServer> m_socketServer;
     QString m_socketPath;
+    std::unique_ptr<mcp::HttpServer> m_httpServer;
     bool m_shuttingDown = false;
 };
 

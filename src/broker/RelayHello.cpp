@@ -2,7 +2,6 @@
 
 #include "core/Sha256.h"
 #include "fabric/FabricClient.h"
-#include "mcp/ToolRegistry.h"
 
 #include <QCoreApplication>
 #include <QJsonArray>
@@ -14,20 +13,25 @@ namespace fb {
 
 namespace {
 
-const QStringList &limitNames()
+// The limits a relayed session must share with the instance: the table's RelayRule::Exact rows,
+// named on the wire by their environment variable.
+QList<const SettingSpec *> limitRows()
 {
-    static const QStringList names{u"EQUINIX_MCP_PROPOSAL_TTL_MS"_s, u"EQUINIX_MCP_MAX_PENDING"_s,
-                                   u"EQUINIX_MCP_ELICIT_TIMEOUT_MS"_s};
-    return names;
+    QList<const SettingSpec *> rows;
+    for (const SettingSpec &spec : Settings::table()) {
+        if (spec.relay == RelayRule::Exact)
+            rows << &spec;
+    }
+    return rows;
 }
 
-QString limitValue(const BrokerSettings &s, const QString &name)
+const SettingSpec *limitRow(const QString &env)
 {
-    if (name == u"EQUINIX_MCP_PROPOSAL_TTL_MS")
-        return QString::number(s.proposalTtlMs);
-    if (name == u"EQUINIX_MCP_MAX_PENDING")
-        return QString::number(s.maxPending);
-    return QString::number(s.elicitTimeoutMs);
+    for (const SettingSpec *limit : limitRows()) {
+        if (env == limit->env)
+            return limit;
+    }
+    return nullptr;
 }
 
 // Hostile-input bounds: a hello is one small object from a process of the same user, but it is
@@ -68,21 +72,18 @@ bool RelayRequest::fromCommandLine(const QString &toolsetsOption, bool sandbox,
                                    QString *error)
 {
     RelayRequest r;
+    SettingSources sources;
+    sources.environment = env;
+    if (!toolsetsOption.isEmpty())
+        sources.flags.insert(SettingId::Toolsets, toolsetsOption);
     BrokerSettings settings;
-    if (!BrokerSettings::fromEnvironment(env, &settings, error))
+    QMap<SettingId, SettingSource> from;
+    if (!BrokerSettings::fromSources(sources, &settings, error, &from))
         return false;
-    if (!toolsetsOption.isEmpty()) {
-        QStringList toolsets;
-        QString toolsetError;
-        if (!mcp::ToolRegistry::parseToolsets(toolsetsOption, &toolsets, &toolsetError)) {
-            *error = u"--toolsets: "_s + toolsetError;
-            return false;
-        }
-        r.toolsets = toolsets;
-        r.toolsetsSource = u"--toolsets"_s;
-    } else if (env.contains(u"EQUINIX_MCP_TOOLSETS"_s)) {
+    if (from.value(SettingId::Toolsets) != SettingSource::Default) {
         r.toolsets = settings.toolsets;
-        r.toolsetsSource = u"EQUINIX_MCP_TOOLSETS"_s;
+        r.toolsetsSource =
+            Settings::spec(SettingId::Toolsets).sourceLabel(from.value(SettingId::Toolsets));
     }
     r.sandbox = sandbox;
     const FabricConfig config = FabricConfig::fromEnvironment(env);
@@ -90,14 +91,15 @@ bool RelayRequest::fromCommandLine(const QString &toolsetsOption, bool sandbox,
         r.credentialsFingerprint = fb::credentialsFingerprint(config);
         r.credentialSource = config.credentialSource();
     }
-    if (config.hasCredentials() || env.contains(u"EQUINIX_API_ENDPOINT"_s))
+    if (config.hasCredentials() ||
+        env.contains(QString(Settings::spec(SettingId::FabricEndpoint).env)))
         r.endpoint = normalizedEndpoint(config.endpoint.toString());
-    if (env.contains(u"EQUINIX_MCP_APPROVAL"_s))
-        r.approval = BrokerSettings::approvalModeName(settings.approvalMode);
+    if (from.value(SettingId::Approval) != SettingSource::Default)
+        r.approval = settings.valueText(SettingId::Approval);
     r.allowUnconfirmedMutations = settings.allowUnconfirmedMutations;
-    for (const QString &name : limitNames()) {
-        if (env.contains(name))
-            r.limits.insert(name, limitValue(settings, name));
+    for (const SettingSpec *limit : limitRows()) {
+        if (from.value(limit->id) != SettingSource::Default)
+            r.limits.insert(QString(limit->env), settings.valueText(limit->id));
     }
     r.pid = QCoreApplication::applicationPid();
     *out = r;
@@ -150,7 +152,8 @@ RelayRequest RelayRequest::fromJson(const QJsonObject &hello)
     r.approval = boundedString(hello.value(u"approval"_s), 16);
     r.allowUnconfirmedMutations = hello.value(u"allowUnconfirmedMutations"_s).toBool();
     const QJsonObject limits = hello.value(u"limits"_s).toObject();
-    for (const QString &name : limitNames()) {
+    for (const SettingSpec *limit : limitRows()) {
+        const QString name = QString(limit->env);
         if (limits.contains(name))
             r.limits.insert(name, boundedString(limits.value(name), 24));
     }
@@ -241,7 +244,10 @@ mcp::SessionPolicy decideRelayedSession(const RelayRequest &request,
                               separate});
     }
     for (auto it = request.limits.cbegin(); it != request.limits.cend(); ++it) {
-        const QString current = limitValue(instance.settings, it.key());
+        const SettingSpec *limit = limitRow(it.key());
+        if (!limit)
+            continue;
+        const QString current = instance.settings.valueText(limit->id);
         if (it.value() != current) {
             conflicts.append({it.key(), it.value(), current,
                               u"remove %1 from this client's env or set it where the instance "

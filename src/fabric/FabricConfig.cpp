@@ -3,20 +3,17 @@
 #include "fabric/FabricParsing.h"
 #include "fabric/FabricUrl.h"
 
+#include "core/Settings.h"
+
+using namespace Qt::StringLiterals;
+
 namespace fb {
 
 namespace {
 
-constexpr qint64 kMaxTimeoutMs = 10 * 60 * 1000;
-
-QString envFirst(const QProcessEnvironment &env, std::initializer_list<const char *> names)
+QString envName(SettingId id)
 {
-    for (const char *name : names) {
-        const QString v = env.value(QString::fromLatin1(name)).trimmed();
-        if (!v.isEmpty())
-            return v;
-    }
-    return {};
+    return QString(Settings::spec(id).env);
 }
 
 } // namespace
@@ -26,20 +23,31 @@ QString envFirst(const QProcessEnvironment &env, std::initializer_list<const cha
 
 FabricConfig FabricConfig::fromEnvironment(const QProcessEnvironment &env)
 {
+    // The Fabric rows of the settings table (core/SettingsTable.cpp): each variable, or its
+    // alias when it is unset or empty; values trimmed.
+    SettingSources sources;
+    sources.environment = env;
+    const auto text = [&sources](SettingId id) {
+        return Settings::rawValue(Settings::spec(id), SettingSource::Environment, sources)
+            .value_or(QString())
+            .trimmed();
+    };
     FabricConfig c;
-    const QString endpoint = envFirst(env, {"EQUINIX_API_ENDPOINT"});
+    const QString endpoint = text(SettingId::FabricEndpoint);
     if (!endpoint.isEmpty())
         c.endpoint = QUrl(endpoint, QUrl::StrictMode);
     // Both spellings are accepted; the EQUINIX_API_ ones win when both are set.
-    c.clientId = envFirst(env, {"EQUINIX_API_CLIENTID", "EQUINIX_CLIENT_ID"});
-    c.clientSecret = envFirst(env, {"EQUINIX_API_CLIENTSECRET", "EQUINIX_CLIENT_SECRET"});
+    c.clientId = text(SettingId::FabricClientId);
+    c.clientSecret = text(SettingId::FabricClientSecret);
     // Precedence: client credentials first (an OAuth2 token is fetched and refreshed); the
     // static EQUINIX_API_TOKEN is only used when no complete client-credentials pair is set.
-    c.staticToken = envFirst(env, {"EQUINIX_API_TOKEN"});
-    bool ok = false;
-    const qint64 timeout = envFirst(env, {"EQUINIX_API_TIMEOUT_MS"}).toLongLong(&ok);
-    if (ok && timeout > 0)
-        c.timeoutMs = int(std::min(timeout, kMaxTimeoutMs));
+    c.staticToken = text(SettingId::FabricToken);
+    // Not a positive integer: the default; above the table's maximum (10 minutes): capped.
+    QString ignored;
+    c.timeoutMs =
+        static_cast<int>(Settings::resolve(SettingId::FabricTimeoutMs, sources, nullptr, &ignored)
+                             .value_or(Settings::defaultValue(SettingId::FabricTimeoutMs))
+                             .toLongLong());
     return c;
 }
 
@@ -51,24 +59,23 @@ bool FabricConfig::hasCredentials() const
 QString FabricConfig::credentialSource() const
 {
     if (!clientId.isEmpty() && !clientSecret.isEmpty())
-        return QStringLiteral("client credentials (EQUINIX_API_CLIENTID)");
+        return u"client credentials (%1)"_s.arg(envName(SettingId::FabricClientId));
     if (!staticToken.isEmpty())
-        return QStringLiteral("static token (EQUINIX_API_TOKEN)");
+        return u"static token (%1)"_s.arg(envName(SettingId::FabricToken));
     return QStringLiteral("none");
 }
 
 QString FabricConfig::endpointProblem() const
 {
+    const QString name = envName(SettingId::FabricEndpoint);
     if (!endpoint.isValid() || endpoint.host().isEmpty())
-        return QStringLiteral("the Fabric endpoint (EQUINIX_API_ENDPOINT) \"%1\" is not a valid "
-                              "URL such as https://api.equinix.com")
-            .arg(sanitizeRemoteText(displayUrl(endpoint), 200));
+        return u"the Fabric endpoint (%1) \"%2\" is not a valid URL such as %3"_s.arg(
+            name, sanitizeRemoteText(displayUrl(endpoint), 200),
+            QString(Settings::spec(SettingId::FabricEndpoint).defaultValue));
     if (!endpoint.userInfo().isEmpty())
-        return QStringLiteral("the Fabric endpoint (EQUINIX_API_ENDPOINT) must not carry a user "
-                              "name or password");
+        return u"the Fabric endpoint (%1) must not carry a user name or password"_s.arg(name);
     if (endpoint.hasQuery() || endpoint.hasFragment())
-        return QStringLiteral("the Fabric endpoint (EQUINIX_API_ENDPOINT) must not carry a query "
-                              "or fragment");
+        return u"the Fabric endpoint (%1) must not carry a query or fragment"_s.arg(name);
     const QString scheme = endpoint.scheme().toLower();
     if (scheme == QLatin1StringView("https"))
         return {};
@@ -79,7 +86,7 @@ QString FabricConfig::endpointProblem() const
                               "except 127.0.0.1, ::1 and localhost")
             .arg(endpoint.host());
     }
-    return QStringLiteral("the Fabric endpoint (EQUINIX_API_ENDPOINT) must be an https:// URL");
+    return u"the Fabric endpoint (%1) must be an https:// URL"_s.arg(name);
 }
 
 } // namespace fb

@@ -1,6 +1,7 @@
 #include "gui/ConnectClientDialog.h"
 
 #include "mcp/ClientSnippets.h"
+#include "mcp/HttpToken.h"
 #include "ui_ConnectClientDialog.h"
 
 #include <QClipboard>
@@ -30,7 +31,8 @@ QLabel *plainLabel(const QString &text, QWidget *parent)
 
 } // namespace
 
-ConnectClientDialog::ConnectClientDialog(const QString &executablePath, QWidget *parent)
+ConnectClientDialog::ConnectClientDialog(const QString &executablePath, QWidget *parent,
+                                         const QString &httpUrl)
     : QDialog(parent)
     , ui(std::make_unique<Ui::ConnectClientDialog>())
 {
@@ -41,7 +43,15 @@ ConnectClientDialog::ConnectClientDialog(const QString &executablePath, QWidget 
 
     QGroupBox *group = nullptr;
     QGridLayout *grid = nullptr;
-    for (const mcp::ClientSnippet &s : mcp::ClientSnippets::all(executablePath)) {
+    QList<mcp::ClientSnippet> snippets = mcp::ClientSnippets::all(executablePath);
+    if (!httpUrl.isEmpty()) {
+        QString error;
+        const QByteArray token =
+            mcp::HttpToken::loadOrCreate(mcp::HttpToken::defaultPath(), &error);
+        if (!token.isEmpty())
+            snippets += mcp::ClientSnippets::http(httpUrl, QString::fromLatin1(token));
+    }
+    for (const mcp::ClientSnippet &s : std::as_const(snippets)) {
         if (!group || group->title() != s.client) {
             group = new QGroupBox(s.client, ui->clientsWidget);
             grid = new QGridLayout(group);

@@ -18,7 +18,10 @@ namespace fb {
 class ConnectClientDialog : public QDialog {
     Q_OBJECT
 public:
-    explicit ConnectClientDialog(const QString &executablePath, QWidget *parent = nullptr);
+    // httpUrl: the running loopback HTTP endpoint, if any: its snippets (with the bearer token
+    // from HttpToken) are shown too.
+    explicit ConnectClientDialog(const QString &executablePath, QWidget *parent = nullptr,
+                                 const QString &httpUrl = QString());
     ~ConnectClientDialog() override;
 
     // By snippet id (mcp::ClientSnippet::id). Links have no text field (nullptr) but an

@@ -1,43 +1,50 @@
 #include "gui/DesktopPreferences.h"
 
+#include "core/Settings.h"
+
 namespace fb {
 
 namespace {
-const QString kEndpoint = QStringLiteral("fabric/endpoint");
-const QString kToolsets = QStringLiteral("broker/toolsets");
-const QString kApproval = QStringLiteral("broker/approval");
-const QString kKeychain = QStringLiteral("fabric/credentialsInKeychain");
+QString key(SettingId id)
+{
+    return QString(Settings::spec(id).savedKey);
+}
 } // namespace
 
 DesktopPreferences DesktopPreferences::load(const QSettings &settings)
 {
     DesktopPreferences p;
-    p.endpoint = QUrl(settings.value(kEndpoint).toString());
-    p.toolsets = settings.value(kToolsets).toStringList();
-    p.approvalMode = settings.value(kApproval).toString();
-    p.credentialsInKeychain = settings.value(kKeychain, false).toBool();
+    p.endpoint = QUrl(settings.value(key(SettingId::FabricEndpoint)).toString());
+    p.toolsets = settings.value(key(SettingId::Toolsets)).toStringList();
+    p.approvalMode = settings.value(key(SettingId::Approval)).toString();
+    p.httpAddress = settings.value(key(SettingId::HttpAddress)).toString();
+    p.credentialsInKeychain = settings.value(key(SettingId::CredentialsInKeychain), false).toBool();
     return p;
 }
 
 void DesktopPreferences::save(QSettings &settings) const
 {
     if (endpoint.isEmpty())
-        settings.remove(kEndpoint);
+        settings.remove(key(SettingId::FabricEndpoint));
     else
-        settings.setValue(kEndpoint, endpoint.toString());
+        settings.setValue(key(SettingId::FabricEndpoint), endpoint.toString());
     if (toolsets.isEmpty())
-        settings.remove(kToolsets);
+        settings.remove(key(SettingId::Toolsets));
     else
-        settings.setValue(kToolsets, toolsets);
+        settings.setValue(key(SettingId::Toolsets), toolsets);
     if (approvalMode.isEmpty())
-        settings.remove(kApproval);
+        settings.remove(key(SettingId::Approval));
     else
-        settings.setValue(kApproval, approvalMode);
+        settings.setValue(key(SettingId::Approval), approvalMode);
+    if (httpAddress.isEmpty())
+        settings.remove(key(SettingId::HttpAddress));
+    else
+        settings.setValue(key(SettingId::HttpAddress), httpAddress);
 }
 
 void DesktopPreferences::setCredentialsInKeychain(QSettings &settings, bool stored)
 {
-    settings.setValue(kKeychain, stored);
+    settings.setValue(key(SettingId::CredentialsInKeychain), stored);
 }
 
 } // namespace fb

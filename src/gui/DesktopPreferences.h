@@ -1,6 +1,7 @@
 #pragma once
 // DesktopPreferences: the desktop app's non-secret settings in QSettings (endpoint, toolsets,
-// approval channel). Credentials never live here: see CredentialStore.
+// approval channel, HTTP endpoint), under the saved keys of the settings table (core/Settings.h). Credentials
+// never live here: see CredentialStore.
 #include <QSettings>
 #include <QStringList>
 #include <QUrl>
@@ -11,6 +12,8 @@ struct DesktopPreferences {
     QUrl endpoint;        // empty: the default (or the environment's)
     QStringList toolsets; // empty: the default (or the environment's)
     QString approvalMode; // "auto", "client", "desktop"; empty: the default
+    // The loopback MCP over HTTP endpoint ("127.0.0.1:PORT"); empty: off. --http overrides it.
+    QString httpAddress;
     // Whether credentials were saved to the keychain, so startup only asks the keychain (which
     // may be slow or absent) when there is something to read. Not a secret.
     bool credentialsInKeychain = false;

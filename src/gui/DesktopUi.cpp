@@ -289,7 +289,8 @@ void DesktopUi::enableProposals()
 void DesktopUi::showConnectClient()
 {
     auto *dialog = new ConnectClientDialog(m_context.executablePath,
-                                           m_window->isVisible() ? m_window.get() : nullptr);
+                                           m_window->isVisible() ? m_window.get() : nullptr,
+                                           m_context.httpUrl);
     dialog->open();
 }
 

@@ -36,6 +36,7 @@ struct DesktopContext {
     BrokerSettings settings;
     bool sandbox = false;
     QString socketPath;
+    QString httpUrl;        // the loopback HTTP endpoint; empty when off
     QString executablePath; // QCoreApplication::applicationFilePath() of the installation
     Clock *clock = nullptr; // null: Clock::system()
 };

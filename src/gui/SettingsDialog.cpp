@@ -6,8 +6,10 @@
 #include "gui/CredentialStore.h"
 #include "gui/LoginAutostart.h"
 #include "gui/PolicyLocks.h"
+#include "mcp/HttpServer.h"
 #include "ui_SettingsDialog.h"
 
+#include <QCheckBox>
 #include <QCoreApplication>
 #include <QFormLayout>
 #include <QLabel>
@@ -63,6 +65,18 @@ SettingsDialog::SettingsDialog(const FabricConfig &current, const BrokerSettings
                              : prefs.approvalMode;
     ui->approvalCombo->setCurrentIndex(std::max(0, ui->approvalCombo->findData(mode)));
     showPolicyLocks(settings.policy, this); // locked settings: disabled, and who set them
+
+    // The loopback HTTP endpoint: takes effect at the next start (--http overrides it).
+    m_httpCheck = new QCheckBox(
+        tr("Also serve MCP over HTTP on %1 (loopback; clients need the bearer token shown in "
+           "Connect a client; takes effect at the next start)")
+            .arg(prefs.httpAddress.isEmpty() ? mcp::HttpServer::defaultAddress()
+                                             : prefs.httpAddress),
+        this);
+    m_httpCheck->setObjectName(QStringLiteral("httpCheck"));
+    m_httpCheck->setChecked(!prefs.httpAddress.isEmpty());
+    m_savedHttpAddress = prefs.httpAddress;
+    ui->desktopLayout->addWidget(m_httpCheck);
 
     ui->startAtLoginCheck->setChecked(
         LoginAutostart::forCurrentUser(QCoreApplication::applicationFilePath()).isEnabled());
@@ -140,6 +154,9 @@ DesktopPreferences SettingsDialog::preferences() const
     if (ui->mutateToolsetCheck->isChecked())
         p.toolsets << QStringLiteral("mutate");
     p.approvalMode = ui->approvalCombo->currentData().toString();
+    if (m_httpCheck->isChecked())
+        p.httpAddress =
+            m_savedHttpAddress.isEmpty() ? mcp::HttpServer::defaultAddress() : m_savedHttpAddress;
     return p;
 }
 

@@ -10,6 +10,7 @@
 #include <QPointer>
 #include <memory>
 
+class QCheckBox;
 class QLabel;
 class QLineEdit;
 class QPushButton;
@@ -68,6 +69,8 @@ private:
     QPointer<FabricCall> m_testCall;
     QPointer<ProposalStore> m_proposals;
     QLabel *m_voidWarning = nullptr;
+    QCheckBox *m_httpCheck = nullptr;
+    QString m_savedHttpAddress;
 };
 
 } // namespace fb

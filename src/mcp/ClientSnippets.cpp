@@ -145,6 +145,27 @@ QList<ClientSnippet> ClientSnippets::all(const QString &exe)
     };
 }
 
+QList<ClientSnippet> ClientSnippets::http(const QString &url, const QString &token)
+{
+    const QString name = serverName();
+    const QString header = u"Authorization: Bearer "_s + token;
+    const QJsonObject server{
+        {u"type"_s, u"http"_s},
+        {u"url"_s, url},
+        {u"headers"_s, QJsonObject{{u"Authorization"_s, u"Bearer "_s + token}}}};
+    using K = ClientSnippet::Kind;
+    return {
+        {u"claude-code-http"_s,
+         u"Any client over HTTP"_s,
+         K::Command,
+         {},
+         u"claude mcp add --scope user --transport http %1 %2 --header %3"_s.arg(
+             name, shellQuote(url), shellQuote(header))},
+        {u"http-json"_s, u"Any client over HTTP"_s, K::File, u"the client's MCP servers file"_s,
+         indented(QJsonObject{{u"mcpServers"_s, QJsonObject{{name, server}}}})},
+    };
+}
+
 QJsonObject ClientSnippets::toJson(const QString &executable)
 {
     QJsonArray snippets;

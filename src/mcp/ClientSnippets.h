@@ -29,6 +29,10 @@ public:
     static int toolTimeoutSeconds();
 
     static QList<ClientSnippet> all(const QString &executable);
+    // For clients that speak Streamable HTTP: the loopback endpoint's URL with the bearer
+    // token in an Authorization header. The token is a secret: shown only to the user
+    // (Connect a client), never logged; not part of all() or `client-config`.
+    static QList<ClientSnippet> http(const QString &url, const QString &token);
     static QJsonObject toJson(const QString &executable);
     static QString kindName(ClientSnippet::Kind kind); // "command", "file", "link"
 

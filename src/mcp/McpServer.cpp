@@ -103,8 +103,23 @@ Session *McpServer::serveSocket(QLocalSocket *socket)
     return d->attach(this, session);
 }
 
-Session *McpServer::serveProcessStdio()
+Session *McpServer::serveHttp(QIODevice *input, QIODevice *output)
 {
+    if (d->sessions.size() >= d->options.maxSessions) {
+        qCWarning(lcMcpServer) << "refusing an HTTP session: already" << d->sessions.size()
+                               << "sessions (maximum" << d->options.maxSessions << ")";
+        return nullptr;
+    }
+    auto *session = new Session(this, ++d->nextId, u"http"_s, input, output, this);
+    return d->attach(this, session);
+}
+
+Session *McpServer::serveProcessStdio(StdioDevices *devices)
+{
+    if (!d->stdio && devices) {
+        devices->setParent(nullptr);
+        d->stdio = devices;
+    }
     if (!d->stdio)
         d->stdio = new StdioDevices(0, 1);
     Session *session = serveStdio(d->stdio->input(), d->stdio->output());

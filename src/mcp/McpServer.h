@@ -14,6 +14,7 @@ class QLocalSocket;
 namespace fb::mcp {
 
 class Session;
+class StdioDevices;
 
 // A relayed session (`fabric-broker --stdio` copying bytes to the instance's socket) starts with
 // one hello line before the MCP bytes: {"fabricBrokerRelayHello": {...what its command line and
@@ -57,11 +58,15 @@ public:
     // Serve one session on an accepted local socket; returns nullptr if over maxSessions.
     // When over maxSessions the socket is aborted and deleted; otherwise the session owns it.
     Session *serveSocket(QLocalSocket *socket);
+    // Serve one session of the HTTP transport (HttpChannel's device pair); nullptr if over
+    // maxSessions. The session does not own the devices.
+    Session *serveHttp(QIODevice *input, QIODevice *output);
     // The real process: a session on fd 0 / fd 1 through StdioDevices (non-blocking stdin,
     // buffered stdout written by a writer thread). stdioFinished() is emitted when input ends
     // and the session has closed; connect it to QCoreApplication::quit. Stdout is flushed (at
-    // most one second) when the server is destroyed.
-    Session *serveProcessStdio();
+    // most one second) when the server is destroyed. devices: ones already made for fd 0 / 1
+    // (StdioDiscoverGate), taken over by the server.
+    Session *serveProcessStdio(StdioDevices *devices = nullptr);
 
     // Decides what a relayed session gets from its hello line. Without a handler a hello line
     // is not recognised (it is answered like any other invalid message).

@@ -154,6 +154,38 @@ private slots:
         QVERIFY(ui.mainWindow()->enableProposalsButton()->isHidden()); // mutate is on now
     }
 
+    void httpEndpointSetting()
+    {
+        QSettings().clear();
+        Host host;
+        DesktopUi ui(host.context());
+        ui.showSettings();
+        SettingsDialog *dialog = openSettingsDialog();
+        QVERIFY(dialog);
+        auto *http = dialog->findChild<QCheckBox *>("httpCheck");
+        QVERIFY(http);
+        QVERIFY(!http->isChecked()); // off by default
+        QVERIFY(http->text().contains("127.0.0.1:7431"));
+        http->setChecked(true);
+        dialog->findChild<QDialogButtonBox *>("buttonBox")->button(QDialogButtonBox::Save)->click();
+        QTRY_COMPARE(DesktopPreferences::load(QSettings()).httpAddress, QString("127.0.0.1:7431"));
+        // A saved address is kept; switching it off removes it.
+        DesktopPreferences prefs = DesktopPreferences::load(QSettings());
+        prefs.httpAddress = "[::1]:9000";
+        QSettings settings;
+        prefs.save(settings);
+        QTRY_VERIFY(!openSettingsDialog()); // the first one is gone
+        ui.showSettings();
+        dialog = openSettingsDialog();
+        QVERIFY(dialog);
+        http = dialog->findChild<QCheckBox *>("httpCheck");
+        QVERIFY(http->isChecked());
+        QVERIFY(http->text().contains("[::1]:9000"));
+        http->setChecked(false);
+        dialog->findChild<QDialogButtonBox *>("buttonBox")->button(QDialogButtonBox::Save)->click();
+        QTRY_VERIFY(DesktopPreferences::load(QSettings()).httpAddress.isEmpty());
+    }
+
     void activityRecordsThatTheAgentGaveUp()
     {
         const QString line = MainWindow::formatActivity(

@@ -10,15 +10,19 @@
 #include "gui/ProposalTableModel.h"
 #include "gui/TrayIcon.h"
 #include "mcp/ClientSnippets.h"
+#include "mcp/HttpToken.h"
 
 #include <QApplication>
 #include <QClipboard>
+#include <QFile>
 #include <QJsonDocument>
+#include <QJsonObject>
 #include <QLabel>
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QTableView>
+#include <QTemporaryDir>
 #include <QTest>
 #include <QTreeWidget>
 
@@ -123,6 +127,50 @@ private slots:
         QVERIFY(dialog.snippet("claude-code")
                     ->toPlainText()
                     .contains("'/opt/Fabric Broker/bin/fabric-broker' --stdio"));
+    }
+
+    void connectClientHttpSnippets()
+    {
+        // With the loopback HTTP endpoint on, the dialog adds its URL and the bearer header
+        // (the token from the runtime directory), after the stdio snippets.
+        QTemporaryDir runtime;
+        QVERIFY(QFile::setPermissions(runtime.path(), QFileDevice::ReadOwner |
+                                                          QFileDevice::WriteOwner |
+                                                          QFileDevice::ExeOwner));
+        const QByteArray oldRuntime = qgetenv("XDG_RUNTIME_DIR");
+        qputenv("XDG_RUNTIME_DIR", QFile::encodeName(runtime.path()));
+        QString error;
+        const QByteArray token =
+            mcp::HttpToken::loadOrCreate(mcp::HttpToken::defaultPath(), &error);
+        QVERIFY2(!token.isEmpty(), qPrintable(error));
+        const QString exe = QStringLiteral("/usr/bin/fabric-broker");
+        const QString url = QStringLiteral("http://127.0.0.1:7431/mcp");
+        ConnectClientDialog dialog(exe, nullptr, url);
+        dialog.setAttribute(Qt::WA_DeleteOnClose, false);
+        qputenv("XDG_RUNTIME_DIR", oldRuntime);
+        QStringList ids;
+        for (const mcp::ClientSnippet &s : mcp::ClientSnippets::all(exe))
+            ids << s.id;
+        ids << QStringLiteral("claude-code-http") << QStringLiteral("http-json");
+        QCOMPARE(dialog.snippetIds(), ids);
+        const QString command = dialog.snippet("claude-code-http")->toPlainText();
+        QVERIFY2(command.contains("--transport http fabric-broker " + url), qPrintable(command));
+        QVERIFY(command.contains("'Authorization: Bearer " + QString::fromLatin1(token) + "'"));
+        const QJsonObject server =
+            QJsonDocument::fromJson(dialog.snippet("http-json")->toPlainText().toUtf8())
+                .object()
+                .value("mcpServers")
+                .toObject()
+                .value("fabric-broker")
+                .toObject();
+        QCOMPARE(server.value("url").toString(), url);
+        QCOMPARE(server.value("type").toString(), QString("http"));
+        QCOMPARE(server.value("headers").toObject().value("Authorization").toString(),
+                 "Bearer " + QString::fromLatin1(token));
+        // Without the endpoint: no HTTP snippet (and the stdio list is unchanged).
+        ConnectClientDialog plain(exe);
+        plain.setAttribute(Qt::WA_DeleteOnClose, false);
+        QVERIFY(!plain.snippetIds().contains("http-json"));
     }
 
     void trayBadge()

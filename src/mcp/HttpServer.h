@@ -1,0 +1,88 @@
+#pragma once
+// HttpServer: MCP over Streamable HTTP on loopback (127.0.0.1 or ::1 only), one endpoint /mcp.
+//  - 2025 revisions with sessions: initialize creates a session (Mcp-Session-Id, 32 random hex
+//    digits), every later POST must carry it (missing: 400, unknown or ended: 404), DELETE ends
+//    it. At most maxSessions; when full, the least recently used idle one is ended.
+//  - 2026-07-28, stateless: a request carrying the per-request _meta envelope needs no session;
+//    MCP-Protocol-Version, Mcp-Method and (tools/call, prompts/get, resources/read) Mcp-Name
+//    must be present and agree with the body (else 400 with -32020, as the official SDK does).
+//    All such requests share ONE long-lived Session, so a multi-round-trip retry lands where
+//    its requestState was issued.
+//  - Security: Host must name the bound loopback address or localhost with the bound port and a
+//    present Origin must be such an http origin (else 403); "Authorization: Bearer <token>"
+//    (HttpToken) on every request (else 401 with WWW-Authenticate). No CORS headers at all.
+//    Bodies over maxBodyBytes: 413 (counted on the socket as bytes arrive, so an endless body is
+//    cut off); strict JSON (400).
+//  - Responses are application/json only: QtHttpServer 6.4 has no streaming response API, so
+//    there is no SSE (GET answers 405; server notifications are dropped; see HttpChannel.h).
+#include <QByteArray>
+#include <QHash>
+#include <QHostAddress>
+#include <QObject>
+#include <QPointer>
+#include <QUrl>
+#include <memory>
+
+QT_BEGIN_NAMESPACE
+class QHttpServerRequest;
+class QTcpSocket;
+class QTimer;
+QT_END_NAMESPACE
+
+namespace fb::mcp {
+
+class McpServer;
+class HttpChannel;
+
+struct HttpServerOptions {
+    QHostAddress address = QHostAddress(QHostAddress::LocalHost);
+    quint16 port = 0; // 0: a free port
+    QByteArray token; // required: the bearer token
+    qint64 maxBodyBytes = 8 * 1024 * 1024;
+    int maxSessions = 32;                  // 2025-era sessions
+    qint64 idleTimeoutMs = 60 * 60 * 1000; // a session nobody used for this long ends
+};
+
+class HttpServer : public QObject {
+    Q_OBJECT
+public:
+    HttpServer(McpServer *server, HttpServerOptions options, QObject *parent = nullptr);
+    ~HttpServer() override;
+
+    // "127.0.0.1:PORT", "[::1]:PORT" or "localhost:PORT" (PORT 0 = a free one). Anything that is
+    // not loopback is refused with a reason.
+    static bool parseAddress(const QString &text, QHostAddress *address, quint16 *port,
+                             QString *error);
+    static QString defaultAddress(); // "127.0.0.1:7431"
+
+    bool listen(QString *error);
+    bool isListening() const;
+    quint16 port() const;
+    QUrl url() const;         // http://127.0.0.1:PORT/mcp
+    int sessionCount() const; // 2025-era sessions open
+    void setToken(const QByteArray &token);
+
+private:
+    class Backend;
+    struct Request;
+    void handle(const QHttpServerRequest &request, QTcpSocket *socket);
+    void handlePost(const Request &req, QTcpSocket *socket);
+    void handleDelete(const Request &req, QTcpSocket *socket);
+    bool hostAllowed(const QByteArray &host) const;
+    bool originAllowed(const QByteArray &origin) const;
+    HttpChannel *createSession();
+    HttpChannel *statelessChannel();
+    void dispatch(HttpChannel *channel, const QJsonValue &message, QTcpSocket *socket,
+                  bool closeAfter, const QByteArray &sessionHeader, bool modern = false);
+    void expireIdle();
+
+    McpServer *m_server;
+    HttpServerOptions m_options;
+    std::unique_ptr<Backend> m_backend;
+    QHash<QString, HttpChannel *> m_sessions;
+    QPointer<HttpChannel> m_stateless;
+    QTimer *m_idleTimer = nullptr;
+    quint16 m_port = 0;
+};
+
+} // namespace fb::mcp

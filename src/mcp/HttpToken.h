@@ -1,0 +1,31 @@
+#pragma once
+// HttpToken: the per-user bearer token of the loopback HTTP endpoint. Any local user can reach a
+// loopback port, so every request must carry "Authorization: Bearer <token>". The token is 32
+// bytes from the system CSPRNG (base64url, 43 characters), kept in a 0600 file in the runtime
+// directory SocketDirectory picks, reused across runs, replaced only by rotate(). It is never
+// logged; only the file's path is.
+#include <QByteArray>
+#include <QString>
+
+namespace fb::mcp {
+
+class HttpToken {
+public:
+    static QString fileName(); // "fabric-broker-http.token"
+    // SocketDirectory::resolve().path() + "/" + fileName()
+    static QString defaultPath();
+
+    // The token stored at path, or a new one written there (0600, directory private). Empty with
+    // a reason when the file cannot be read or written, or is open to group/others.
+    static QByteArray loadOrCreate(const QString &path, QString *error);
+    // A new token replaces the stored one (clients must be given the new one).
+    static QByteArray rotate(const QString &path, QString *error);
+    // A fresh token (not stored).
+    static QByteArray generate();
+
+    // Whether an Authorization header value is "Bearer <token>" (scheme case-insensitive); the
+    // token is compared in constant time.
+    static bool authorizationMatches(const QByteArray &token, const QByteArray &authorization);
+};
+
+} // namespace fb::mcp
