@@ -24,7 +24,6 @@ qint64 ClientRequestTable::add(const QString &method, int timeoutMs, Callback ca
     entry.method = method;
     entry.callback = std::move(callback);
     entry.owner = owner;
-    entry.owned = owner != nullptr;
     if (timeoutMs > 0) {
         entry.timer = new QTimer(this);
         entry.timer->setSingleShot(true);
@@ -44,14 +43,14 @@ QString ClientRequestTable::method(qint64 id) const
 bool ClientRequestTable::isOwnedBy(qint64 id, const ToolCall *owner) const
 {
     const auto it = m_entries.constFind(id);
-    return it != m_entries.constEnd() && it->owned && it->owner == owner;
+    return owner && it != m_entries.constEnd() && it->owner == owner;
 }
 
 QList<qint64> ClientRequestTable::ids(const ToolCall *owner) const
 {
     QList<qint64> out;
     for (auto it = m_entries.constBegin(); it != m_entries.constEnd(); ++it) {
-        if (!owner || (it->owned && it->owner == owner))
+        if (!owner || it->owner == owner)
             out.append(it.key());
     }
     std::sort(out.begin(), out.end());

@@ -28,7 +28,7 @@ public:
     int size() const { return static_cast<int>(m_entries.size()); }
     bool contains(qint64 id) const { return m_entries.contains(id); }
     QString method(qint64 id) const;
-    bool isOwnedBy(qint64 id, const ToolCall *owner) const;
+    bool isOwnedBy(qint64 id, const ToolCall *owner) const; // false for a null owner
     // Ids of the requests of this call (or of all requests for nullptr), oldest first.
     QList<qint64> ids(const ToolCall *owner = nullptr) const;
 
@@ -44,8 +44,7 @@ private:
         QString method;
         Callback callback;
         QTimer *timer = nullptr;
-        QPointer<ToolCall> owner;
-        bool owned = false; // had an owner (which may be gone by now)
+        QPointer<ToolCall> owner; // null once the call is gone: then nobody's
     };
     QHash<qint64, Entry> m_entries;
     qint64 m_nextId = 0;

@@ -388,9 +388,7 @@ void Session::handleInitialize(const QJsonValue &id, const QJsonObject &params,
     m_client.setFromInitialize(params.value("clientInfo"_L1).toObject());
 
     const ServerOptions &options = m_server->options();
-    QJsonObject serverInfo{{u"name"_s, options.name}, {u"version"_s, options.version}};
-    if (!options.title.isEmpty())
-        serverInfo.insert(u"title"_s, options.title);
+    const QJsonObject serverInfo = modern::serverInfo(options);
     QJsonObject result{
         {u"protocolVersion"_s, m_client.protocolVersion},
         {u"capabilities"_s, QJsonObject{{u"tools"_s, QJsonObject{{u"listChanged"_s, true}}},
