@@ -62,7 +62,7 @@ public:
     // EQUINIX_MCP_APPROVAL=desktop when there is no UI to ask.
     bool applyApprovalMode(Approver *desktop, QString *error);
 
-    static QString serverInstructions(bool sandbox);
+    static QString serverInstructions(bool sandbox, const BrokerSettings &settings = {});
 
     // How long EOF and SIGTERM wait for the outcome of creates in flight: about what MCP
     // clients give a stdio server between closing its input and SIGTERM/SIGKILL.
