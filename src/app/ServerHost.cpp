@@ -8,6 +8,8 @@
 #include "core/ProposalStore.h"
 #include "mcp/LocalSocketServer.h"
 #include "mcp/McpServer.h"
+#include "mcp/StdioDevices.h"
+#include "mcp/StdioDiscoverGate.h"
 #include "mcp/ToolRegistry.h"
 #include "sandbox/FabricSandbox.h"
 
@@ -204,9 +206,34 @@ bool ServerHost::start(const Options &options, QString *error)
     }
     if (options.stdio) {
         connect(m_server.get(), &mcp::McpServer::stdioFinished, this, &ServerHost::stdioFinished);
-        m_server->serveProcessStdio();
+        m_server->serveProcessStdio(options.stdioDevices);
     }
     return true;
+}
+
+void ServerHost::answerDiscoverFirst(const Options &options,
+                                     std::function<void(mcp::StdioDevices *)> open)
+{
+    // What start() will serve; the desktop's keychain credentials are not read yet.
+    const bool sandbox = options.forceSandbox || !FabricConfig::fromEnvironment().hasCredentials();
+    mcp::ServerOptions early;
+    early.version = QCoreApplication::applicationVersion();
+    BrokerSettings settings; // the TTL and capacity the instructions name; start() checks them
+    QString invalid;
+    if (!BrokerSettings::fromEnvironment(QProcessEnvironment::systemEnvironment(), &settings,
+                                         &invalid))
+        settings = BrokerSettings{};
+    early.instructions = serverInstructions(sandbox, settings) + options.instructionsNote;
+    if (sandbox)
+        early.title = QStringLiteral("Fabric Broker (SANDBOX)");
+    auto *devices = new mcp::StdioDevices(0, 1, QCoreApplication::instance());
+    auto *gate = new mcp::StdioDiscoverGate(devices, early, QCoreApplication::instance());
+    connect(gate, &mcp::StdioDiscoverGate::finishedEarly, QCoreApplication::instance(),
+            [] { QCoreApplication::exit(0); });
+    gate->start(kDiscoverGateIdleMs, [gate, devices, open = std::move(open)] {
+        gate->deleteLater();
+        open(devices);
+    });
 }
 
 bool ServerHost::applyApprovalMode(Approver *desktop, QString *error)
