@@ -42,9 +42,31 @@ BrokerContext::BrokerContext(ProposalStore *store, FabricClient *fabric, BrokerS
     , m_compiler(&m_defaultCompiler)
     , m_defaultApprover(std::make_unique<ClientElicitationApprover>())
     , m_approver(m_defaultApprover.get())
+    , m_confirmStates(clock)
 {
     m_store->setTtlMs(m_settings.proposalTtlMs);
     m_store->setMaxPending(m_settings.maxPending);
+    connect(&m_confirmStates, &ConfirmStateStore::timedOut, this,
+            &BrokerContext::confirmStateTimedOut);
+}
+
+// No retry with the person's answer before the deadline: the confirm ends timed_out now, and
+// a late retry is told so (ConfirmOperation).
+void BrokerContext::confirmStateTimedOut(const PendingConfirm &record)
+{
+    const QString status = humanStatusName(HumanStatus::TimedOut);
+    audit(
+        QStringLiteral("decision"),
+        {{QStringLiteral("request_sha256"), record.proposal.requestSha256},
+         {QStringLiteral("status"), status},
+         {QStringLiteral("channel"), QStringLiteral("client")},
+         {QStringLiteral("detail"), QStringLiteral("no retry with the person's answer within %1 ms")
+                                        .arg(m_settings.elicitTimeoutMs)},
+         {QStringLiteral("decision_latency_ms"),
+          static_cast<double>(m_clock->nowMs() - record.askedAtMs)},
+         {QStringLiteral("client"), record.client}});
+    reportApprovalFinished(record.proposal, status);
+    reportExecutionFinished(record.proposal, false, QStringLiteral("not_approved"));
 }
 
 BrokerContext::~BrokerContext() = default;

@@ -6,6 +6,7 @@
 // owns it and forwards its signals.
 #include "broker/Approver.h"
 #include "broker/BrokerSettings.h"
+#include "broker/ConfirmStateStore.h"
 #include "core/AuditSink.h"
 #include "core/ChangeSpec.h"
 #include "core/Clock.h"
@@ -58,6 +59,8 @@ public:
     void setApprover(Approver *approver); // nullptr: client elicitation
     AuditSink *auditSink() const { return m_audit; }
     void setAuditSink(AuditSink *sink);
+    // The multi-round-trip confirms waiting for their retry (2026-07-28 era).
+    ConfirmStateStore *confirmStates() { return &m_confirmStates; }
 
     // The one place that records an audit event: the sink first, then the auditEvent signal
     // (synchronously, before the step's effect proceeds). False when the sink could not make it
@@ -90,6 +93,8 @@ signals:
     void createsInFlightChanged(int count);
 
 private:
+    void confirmStateTimedOut(const PendingConfirm &record);
+
     ProposalStore *m_store;
     QPointer<FabricClient> m_fabric;
     BrokerSettings m_settings;
@@ -101,6 +106,7 @@ private:
     AuditSink *m_audit = nullptr;
     QList<QPointer<ConfirmOperation>> m_executing; // creates in flight, oldest first
     bool m_shuttingDown = false;
+    ConfirmStateStore m_confirmStates;
 };
 
 } // namespace fb

@@ -1,15 +1,19 @@
 #include "broker/ConfirmOperation.h"
 
+#include "broker/ClientElicitationApprover.h"
 #include "broker/PolicyGate.h"
 #include "broker/ProposalView.h"
 #include "broker/ResultJson.h"
 #include "core/UntrustedText.h"
 #include "fabric/FabricClient.h"
+#include "mcp/Protocol.h"
 #include "mcp/ToolCall.h"
 
 #include <QTimer>
 
 #include <utility>
+
+using namespace Qt::StringLiterals;
 
 namespace fb {
 
@@ -20,6 +24,11 @@ ConfirmOperation::ConfirmOperation(BrokerContext *context, mcp::ToolCall *call)
 
 void ConfirmOperation::start()
 {
+    if (call()->isModernEra()) {
+        const QJsonObject params = call()->requestParams();
+        if (params.contains(u"requestState"_s) || params.contains(u"inputResponses"_s))
+            return resume(params);
+    }
     const QJsonObject args = call()->arguments();
     const QStringList unknown = result::unknownArguments(args, {QStringLiteral("confirm_token")});
     const QJsonValue token = args.value(QStringLiteral("confirm_token"));
@@ -34,6 +43,7 @@ void ConfirmOperation::start()
 
     // A named token is consumed by this first attempt, whatever else the call carries.
     const ConsumeResult consumed = context()->store()->consume(token.toString());
+    m_tokenSha256 = tokenDigest(token.toString());
     m_checks = consumed.checks;
     if (consumed.proposal)
         m_proposal = *consumed.proposal;
@@ -107,28 +117,141 @@ void ConfirmOperation::start()
     }
 
     // The operator policy (docs/policy.md), before anyone is asked.
-    m_policy = policyAtConfirm(context()->settings().policy, m_proposal, context()->auditSink(),
-                               context()->nowMs());
-    m_policyEvaluated = true;
-    m_proposal.context.insert(QStringLiteral("policy"), m_policy.toJson());
+    const PolicyVerdict policy = policyAtConfirm(context()->settings().policy, m_proposal,
+                                                 context()->auditSink(), context()->nowMs());
+    m_policy = policy.toJson();
+    m_proposal.context.insert(QStringLiteral("policy"), m_policy);
     context()->audit(QStringLiteral("policy"),
                      {{QStringLiteral("request_sha256"), m_proposal.requestSha256},
                       {QStringLiteral("stage"), QStringLiteral("confirm")},
-                      {QStringLiteral("policy"), m_policy.toJson()}});
+                      {QStringLiteral("policy"), m_policy}});
     const QString channel = context()->approver()->channel();
-    if (m_policy.denied() || (m_policy.desktopRequired() && channel != u"desktop"))
+    if (policy.denied() || (policy.desktopRequired() && channel != u"desktop"))
         return finishNotExecuted(
             m_checks,
-            m_policy.denied() ? QStringLiteral("policy_denied")
-                              : QStringLiteral("policy_requires_desktop"),
-            policyConfirmMessage(m_policy),
-            m_policy.denied()
+            policy.denied() ? QStringLiteral("policy_denied")
+                            : QStringLiteral("policy_requires_desktop"),
+            policyConfirmMessage(policy),
+            policy.denied()
                 ? humanConfirmationJson(QStringLiteral("not_requested"), {})
                 : humanConfirmationJson(QStringLiteral("unsupported_by_client"), channel,
-                                        m_policy.rule + QStringLiteral(": ") + m_policy.reason));
+                                        policy.rule + QStringLiteral(": ") + policy.reason));
 
     // Fabric's dry run of the bound bytes once more, before anyone is asked (docs/policy.md).
     revalidate(false);
+}
+
+void ConfirmOperation::askByInputRequired()
+{
+    PendingConfirm record;
+    record.sessionId = call()->client().sessionId;
+    record.tokenSha256 = m_tokenSha256;
+    record.proposal = m_proposal;
+    record.request = m_request;
+    record.checks = m_checks;
+    record.policy = m_policy;
+    record.revalidation = m_revalidation;
+    record.client = call()->client().toJson();
+    record.askedAtMs = m_askedAtMs;
+    record.deadlineMs = m_askedAtMs + context()->settings().elicitTimeoutMs;
+    const QString state = context()->confirmStates()->issue(record);
+    const ApprovalContext ctx{m_proposal, m_request, call()->client(),
+                              context()->settings().elicitTimeoutMs};
+    finishOnce(ConfirmStateStore::inputRequiredResult(
+        ClientElicitationApprover::elicitationParams(ctx, context()->nowMs()), state));
+}
+
+void ConfirmOperation::resume(const QJsonObject &params)
+{
+    const QJsonValue state = params.value(u"requestState"_s);
+    const QJsonValue token = call()->arguments().value(u"confirm_token"_s);
+    if (!state.isString() || !token.isString())
+        return finishProtocolError(mcp::protocol::InvalidParams,
+                                   u"inputResponses need the requestState of the "
+                                   "fabric_confirm_change call that asked, and its "
+                                   "confirm_token"_s);
+    ConfirmStateStore::Lookup found = context()->confirmStates()->take(
+        state.toString(), call()->client().sessionId, tokenDigest(token.toString()));
+    switch (found.status) {
+    case ConfirmStateStore::Status::Invalid:
+        qCWarning(lcBroker) << "refused a requestState that this process did not issue for "
+                               "this session and token";
+        return finishProtocolError(mcp::protocol::InvalidParams,
+                                   u"invalid requestState: not issued by this server for this "
+                                   "session and confirm token; nothing was sent"_s);
+    case ConfirmStateStore::Status::Completed:
+        return replayedState(found.record);
+    case ConfirmStateStore::Status::TimedOut:
+        return lateRetry(*found.record);
+    case ConfirmStateStore::Status::Taken:
+        break;
+    }
+    restore(*found.record);
+    const std::optional<QJsonObject> answer =
+        ConfirmStateStore::answerIn(params.value(u"inputResponses"_s));
+    if (!answer) {
+        // A retry without the person's answer: ask again, same deadline.
+        PendingConfirm again = *found.record;
+        const QString next = context()->confirmStates()->issue(again);
+        const ApprovalContext ctx{m_proposal, m_request, call()->client(),
+                                  context()->settings().elicitTimeoutMs};
+        return void(finishOnce(ConfirmStateStore::inputRequiredResult(
+            ClientElicitationApprover::elicitationParams(ctx, context()->nowMs()), next)));
+    }
+    QString detail;
+    const HumanStatus status = ClientElicitationApprover::statusForResult(*answer, &detail);
+    decided(HumanDecision{status, QStringLiteral("client"), detail, context()->nowMs()});
+}
+
+void ConfirmOperation::restore(const PendingConfirm &record)
+{
+    m_tokenSha256 = record.tokenSha256;
+    m_proposal = record.proposal;
+    m_request = record.request;
+    m_checks = record.checks;
+    m_policy = record.policy;
+    m_revalidation = record.revalidation;
+    m_askedAtMs = record.askedAtMs;
+}
+
+// A retry of a state another retry already took: the seed's replayed-token error.
+void ConfirmOperation::replayedState(const std::optional<PendingConfirm> &record)
+{
+    if (record)
+        m_proposal = record->proposal;
+    ConfirmChecks checks;
+    checks.proposalExists = true;
+    checks.notEvicted = true;
+    checks.notPreviouslyUsed = false;
+    m_checks = checks;
+    context()->audit(
+        QStringLiteral("redemption"),
+        {{QStringLiteral("token_sha256"), record ? record->tokenSha256 : QString()},
+         {QStringLiteral("outcome"), consumeOutcomeName(ConsumeOutcome::PreviouslyUsed)},
+         {QStringLiteral("confirm_checks"), checks.toJson()},
+         {QStringLiteral("request_sha256"),
+          record ? QJsonValue(m_proposal.requestSha256) : QJsonValue()},
+         {QStringLiteral("request_state"), QStringLiteral("already_used")},
+         {QStringLiteral("client"), call()->client().toJson()}});
+    const TokenError e =
+        tokenError(ConsumeOutcome::PreviouslyUsed, m_proposal, context()->store()->maxPending());
+    finishNotExecuted(checks, e.kind, e.message,
+                      humanConfirmationJson(QStringLiteral("not_requested"), {}));
+}
+
+// A retry after the deadline: the timeout was recorded when it passed; say so.
+void ConfirmOperation::lateRetry(const PendingConfirm &record)
+{
+    restore(record);
+    const int timeoutMs = context()->settings().elicitTimeoutMs;
+    const HumanDecision d{
+        HumanStatus::TimedOut, QStringLiteral("client"),
+        QStringLiteral("no retry with the person's answer within %1 ms").arg(timeoutMs),
+        context()->nowMs()};
+    const AnswerStep step = afterAnswer(d, d.decidedAtMs, m_proposal.expiresAtMs, false, timeoutMs);
+    finishNotExecuted(m_checks, step.reason,
+                      step.message + QStringLiteral(" This answer came after that deadline."),
+                      step.human);
 }
 
 void ConfirmOperation::askPerson()
@@ -146,6 +269,15 @@ void ConfirmOperation::askPerson()
                       {QStringLiteral("channel"), context()->approver()->channel()},
                       {QStringLiteral("client"), call()->client().toJson()}});
     context()->reportApprovalStarted(m_proposal, context()->approver()->channel());
+    // 2026-07-28: the server sends the client no request; the question travels in the result.
+    if (call()->isModernEra() && context()->approver()->channel() == u"client") {
+        if (!call()->clientSupportsFormElicitation())
+            return decided(
+                HumanDecision{HumanStatus::UnsupportedByClient, QStringLiteral("client"),
+                              QStringLiteral("the MCP client did not declare form elicitation"),
+                              context()->nowMs()});
+        return askByInputRequired();
+    }
     startProgress();
     QPointer<ConfirmOperation> self(this);
     context()->approver()->requestApproval(call(), ctx, [self](const HumanDecision &d) {
@@ -396,7 +528,7 @@ void ConfirmOperation::finishWith(ConfirmOutcome outcome)
 {
     outcome.proposal = m_proposal;
     outcome.unconfirmed = m_unconfirmed;
-    outcome.policy = m_policyEvaluated ? QJsonValue(m_policy.toJson()) : QJsonValue();
+    outcome.policy = m_policy;
     outcome.revalidation = m_revalidation;
     const QJsonObject structured = outcome.toJson();
     finishStructured(structured, result::renderText(outcome.message, structured), outcome.isError);

@@ -3,6 +3,7 @@
 // order), recompile and check the binding, apply the operator policy, re-run Fabric's dry run,
 // ask a person, re-check the TTL, then send exactly once. The result itself is ConfirmOutcome's.
 #include "broker/ConfirmOutcome.h"
+#include "broker/ConfirmStateStore.h"
 #include "broker/ToolOperation.h"
 #include "core/CompiledRequest.h"
 #include "core/Policy.h"
@@ -30,6 +31,12 @@ protected:
     void onCancelled(const QString &reason) override;
 
 private:
+    // The 2026-07-28 multi-round-trip: round 1 answers input_required, round 2 resumes.
+    void askByInputRequired();
+    void resume(const QJsonObject &params);
+    void restore(const PendingConfirm &record);
+    void replayedState(const std::optional<PendingConfirm> &record);
+    void lateRetry(const PendingConfirm &record);
     void askPerson();
     void revalidate(bool beforeSend);
     void revalidated(const FabricResult &r, bool beforeSend);
@@ -53,8 +60,8 @@ private:
     qint64 m_askedAtMs = 0;
     bool m_decided = false;
     bool m_unconfirmed = false;
-    PolicyVerdict m_policy;
-    bool m_policyEvaluated = false;
+    QJsonValue m_policy; // PolicyVerdict::toJson() once evaluated, null before
+    QString m_tokenSha256;
     QJsonObject m_revalidation; // {ran, ok, fabric_errors, before_send {...}}
 };
 

@@ -40,6 +40,14 @@ void ToolOperation::finishError(const QString &message)
     finishOnce(mcp::ToolCall::makeResult({}, message, true));
 }
 
+void ToolOperation::finishProtocolError(int code, const QString &message)
+{
+    if (m_finished || !m_call)
+        return;
+    m_finished = true;
+    m_call->finishWithProtocolError(code, message);
+}
+
 void ToolOperation::onCancelled(const QString &) {}
 
 } // namespace fb

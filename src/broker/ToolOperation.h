@@ -37,6 +37,9 @@ protected:
     bool finishOnce(const QJsonObject &callToolResult);
     void finishStructured(const QJsonObject &structured, const QString &text, bool isError = false);
     void finishError(const QString &message);
+    // Completes the call with a JSON-RPC error instead of a result (e.g. -32602 for params
+    // that cannot be honoured), once.
+    void finishProtocolError(int code, const QString &message);
 
     // The cancellation hook: the client cancelled the call (notifications/cancelled or the
     // session ended) while the operation runs. Does nothing by default.
