@@ -68,7 +68,7 @@ public:
     // EQUINIX_MCP_APPROVAL=desktop when there is no UI to ask.
     bool applyApprovalMode(Approver *desktop, QString *error);
 
-    static QString serverInstructions(bool sandbox);
+    static QString serverInstructions(bool sandbox, const BrokerSettings &settings = {});
     // --stdio: answers the server/discover requests that come first (a 2026-07-28 client's probe
     // process) before anything is started, then runs open with the devices for
     // Options::stdioDevices. Input that ends after discover requests only ends the process.

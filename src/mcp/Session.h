@@ -117,6 +117,7 @@ private:
     void onClientRequestTimeout(qint64 id, int timeoutMs);
 
     void toolCallFinished(ToolCall *call, const QJsonObject &result);
+    void toolCallFailed(ToolCall *call, int code, const QString &message);
 
     void respond(const QJsonValue &id, const QJsonObject &result, const BatchPtr &batch);
     void respondError(const QJsonValue &id, int code, const QString &message, const BatchPtr &batch,

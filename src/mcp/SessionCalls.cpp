@@ -103,6 +103,9 @@ void Session::handleToolsCall(const QJsonValue &id, const QJsonObject &params,
     ToolCall *call = new ToolCall(this, std::move(request));
     connect(call, &ToolCall::finished, this,
             [this, call](const QJsonObject &result) { toolCallFinished(call, result); });
+    connect(call, &ToolCall::failed, this, [this, call](int code, const QString &message) {
+        toolCallFailed(call, code, message);
+    });
     rec.call = call;
     rec.handler = tool->handler;
     rec.batch = batch;
@@ -188,6 +191,20 @@ void Session::toolCallFinished(ToolCall *call, const QJsonObject &callResult)
     }
     if (send)
         respond(rec.id, result, nullptr);
+}
+
+// A tool that refuses its params answers with a JSON-RPC error instead of a result.
+void Session::toolCallFailed(ToolCall *call, int code, const QString &message)
+{
+    auto it = m_inFlight.find(protocol::idKey(call->requestId()));
+    if (it == m_inFlight.end() || it->call != call)
+        return;
+    const InFlight rec = std::move(*it);
+    m_inFlight.erase(it);
+    if (!m_closed && !call->isCancelled())
+        respondError(rec.id, code, message, rec.batch);
+    if (rec.batch)
+        finishBatchItem(rec.batch);
 }
 
 } // namespace fb::mcp

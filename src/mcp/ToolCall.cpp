@@ -133,6 +133,20 @@ void ToolCall::finish(const QJsonObject &callToolResult)
     deleteLater();
 }
 
+void ToolCall::finishWithProtocolError(int code, const QString &message)
+{
+    if (d->finished) {
+        qCWarning(lcMcpSession) << "ToolCall finished twice for" << d->request.tool
+                                << d->request.id;
+        return;
+    }
+    d->finished = true;
+    if (d->session)
+        d->session->cancelClientRequestsOf(this, u"The tool call finished"_s);
+    emit failed(code, message);
+    deleteLater();
+}
+
 void ToolCall::finishStructured(const QJsonObject &structured, const QString &text, bool isError)
 {
     finish(makeResult(structured, text, isError));

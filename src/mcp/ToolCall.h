@@ -89,6 +89,9 @@ public:
     void finishStructured(const QJsonObject &structured, const QString &text, bool isError = false);
     // Convenience: isError result with a text message (and optional structured content).
     void finishError(const QString &message, const QJsonObject &structured = {});
+    // Complete with a JSON-RPC error instead of a result (e.g. -32602 for params the tool
+    // refuses, such as a forged requestState). Exactly once, like finish().
+    void finishWithProtocolError(int code, const QString &message);
 
     // notifications/progress, only if the request carried _meta.progressToken. Monotonic:
     // a value not greater than the last one sent is dropped. Nothing is sent after finish.
@@ -113,6 +116,8 @@ signals:
     void cancelled(const QString &reason);
     // Emitted once by finish(), with the result the session answers.
     void finished(const QJsonObject &callToolResult);
+    // Emitted once by finishWithProtocolError(), instead of finished().
+    void failed(int code, const QString &message);
 
 private:
     class Private;
