@@ -139,7 +139,7 @@ public:
                     ? r.body.toObject()
                     : QJsonObject{{QStringLiteral("priced"), false},
                                   {QStringLiteral("reason"),
-                                   QStringLiteral("price lookup failed: ") + r.message}};
+                                   QString(QStringLiteral("price lookup failed: ") + r.message)}};
             m_havePrice = true;
             maybeFinish();
         });

@@ -421,10 +421,11 @@ SandboxReply SandboxApi::createNetwork(const QJsonObject &body, bool dryRun, con
              QJsonObject{{QStringLiteral("equinixStatus"), L1("PROVISIONING")}});
     const QString changeId = newUuid();
     n.insert(QStringLiteral("change"),
-             QJsonObject{{QStringLiteral("href"), m_estate->href(QStringLiteral("networks"), uuid) +
-                                                      QStringLiteral("/changes/") + changeId},
-                         {QStringLiteral("uuid"), changeId},
-                         {QStringLiteral("type"), L1("NETWORK_CREATION")}});
+             QJsonObject{
+                 {QStringLiteral("href"), QString(m_estate->href(QStringLiteral("networks"), uuid) +
+                                                  QStringLiteral("/changes/") + changeId)},
+                 {QStringLiteral("uuid"), changeId},
+                 {QStringLiteral("type"), L1("NETWORK_CREATION")}});
     n.insert(QStringLiteral("changeLog"),
              QJsonObject{{QStringLiteral("createdBy"), L1("sandbox-user")},
                          {QStringLiteral("createdDateTime"), now},
