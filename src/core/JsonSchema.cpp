@@ -139,86 +139,12 @@ QString ecmaDollarToPcre(const QString &pattern)
     return out;
 }
 
-bool fullMatch(const QRegularExpression &re, const QString &s)
-{
-    return re.match(s).hasMatch();
-}
-
-int daysInMonth(int year, int month)
-{
-    static constexpr int days[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-    if (month == 2) {
-        const bool leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
-        return leap ? 29 : 28;
-    }
-    return days[month - 1];
-}
-
 } // namespace
 
 JsonSchema::JsonSchema(QJsonObject root, int maxDepth)
     : m_root(std::move(root))
     , m_maxDepth(maxDepth)
 {
-}
-
-QString JsonSchema::childPath(const QString &parent, const QString &key)
-{
-    static const QRegularExpression identifier(
-        QRegularExpression::anchoredPattern(QStringLiteral("[A-Za-z_][A-Za-z0-9_]*")));
-    if (fullMatch(identifier, key))
-        return parent + u'.' + key;
-    QString escaped = key;
-    escaped.replace(u'\\', QStringLiteral("\\\\")).replace(u'\'', QStringLiteral("\\'"));
-    return parent + QStringLiteral("['") + escaped + QStringLiteral("']");
-}
-
-QString JsonSchema::indexPath(const QString &parent, qsizetype index)
-{
-    return parent + u'[' + QString::number(index) + u']';
-}
-
-bool JsonSchema::isUuid(const QString &s)
-{
-    static const QRegularExpression re(QRegularExpression::anchoredPattern(QStringLiteral(
-        "[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")));
-    return fullMatch(re, s);
-}
-
-bool JsonSchema::isEmail(const QString &s)
-{
-    // The "full" e-mail format of ajv-formats (what MCP clients check), limited to 254 characters
-    // (RFC 5321 path limit).
-    static const QRegularExpression re(
-        QRegularExpression::anchoredPattern(QStringLiteral(
-            "[a-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\\.[a-z0-9!#$%&'*+/=?^_`{|}~-]+)*"
-            "@(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\\.)+[a-z0-9](?:[a-z0-9-]*[a-z0-9])?")),
-        QRegularExpression::CaseInsensitiveOption);
-    return s.size() <= 254 && fullMatch(re, s);
-}
-
-bool JsonSchema::isDateTime(const QString &s)
-{
-    // RFC 3339 section 5.6 date-time.
-    static const QRegularExpression re(QRegularExpression::anchoredPattern(
-        QStringLiteral("(\\d{4})-(\\d{2})-(\\d{2})[Tt](\\d{2}):(\\d{2}):(\\d{2})(\\.\\d+)?"
-                       "(?:[Zz]|[+-](\\d{2}):(\\d{2}))")));
-    const auto m = re.match(s);
-    if (!m.hasMatch())
-        return false;
-    const int year = m.capturedView(1).toInt();
-    const int month = m.capturedView(2).toInt();
-    const int day = m.capturedView(3).toInt();
-    if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month))
-        return false;
-    if (m.capturedView(4).toInt() > 23 || m.capturedView(5).toInt() > 59 ||
-        m.capturedView(6).toInt() > 59)
-        return false;
-    if (m.lastCapturedIndex() >= 9 && !m.capturedView(8).isEmpty()) {
-        if (m.capturedView(8).toInt() > 23 || m.capturedView(9).toInt() > 59)
-            return false;
-    }
-    return true;
 }
 
 QList<SchemaViolation> JsonSchema::validate(const QJsonValue &instance) const
@@ -560,61 +486,6 @@ void JsonSchema::validateCombinator(const QJsonArray &branches, bool exactlyOne,
                    .arg(branches.size())
                    .arg(title.isEmpty() ? QStringLiteral("#") + QString::number(best) : title)});
     out.append(results.at(best));
-}
-
-QJsonValue JsonSchema::inlineValue(const QJsonValue &value, int depth, QStringList &stack,
-                                   bool *ok) const
-{
-    if (depth > m_maxDepth) {
-        *ok = false;
-        return {};
-    }
-    if (value.isArray()) {
-        QJsonArray a;
-        for (const auto &e : value.toArray())
-            a.append(inlineValue(e, depth + 1, stack, ok));
-        return a;
-    }
-    if (!value.isObject())
-        return value;
-    const QJsonObject o = value.toObject();
-    QJsonObject result;
-    if (o.contains(u"$ref")) {
-        const QString ref = o.value(u"$ref").toString();
-        const QJsonValue target = resolveRef(ref);
-        if (target.isUndefined() || stack.contains(ref)) {
-            *ok = false;
-            return {};
-        }
-        stack.append(ref);
-        const QJsonValue inlinedTarget = inlineValue(target, depth + 1, stack, ok);
-        stack.removeLast();
-        result = inlinedTarget.toObject();
-        bool conflict = false;
-        for (auto it = o.begin(); it != o.end(); ++it) {
-            if (it.key() != u"$ref" && result.contains(it.key()))
-                conflict = true;
-        }
-        if (conflict)
-            result = QJsonObject{{QStringLiteral("allOf"), QJsonArray{result}}};
-    }
-    for (auto it = o.begin(); it != o.end(); ++it) {
-        if (it.key() == u"$ref" || it.key() == u"$defs" || it.key() == u"definitions")
-            continue;
-        // Keyword values that hold schemas (or maps/arrays of them) are inlined; others (enum,
-        // const, examples) are plain data and copied. Copy-through is harmless for data without
-        // "$ref" keys, and the schemas here never use "$ref" as a data key.
-        result.insert(it.key(), inlineValue(it.value(), depth + 1, stack, ok));
-    }
-    return result;
-}
-
-QJsonObject JsonSchema::inlined() const
-{
-    QStringList stack;
-    bool ok = true;
-    const QJsonValue v = inlineValue(m_root, 0, stack, &ok);
-    return ok ? v.toObject() : QJsonObject{};
 }
 
 } // namespace fb
