@@ -1,6 +1,7 @@
 // The policy file's model, parsing and tighten-only merge. The evaluation of the rules is in
 // PolicyEvaluation.cpp, finding and loading the files in PolicyFiles.cpp.
 #include "core/Policy.h"
+#include "core/NameTable.h"
 #include "core/PolicyKeys.h"
 
 #include <QHash>
@@ -19,6 +20,14 @@ using namespace policykeys;
 namespace {
 
 constexpr qint64 MaxRevalidateMs = 24LL * 3600 * 1000;
+
+constexpr EnumName<UnpricedRule> kUnpricedNames[] = {
+    {UnpricedRule::Allow, u"allow"},
+    {UnpricedRule::RequireDesktop, u"require_desktop"},
+    {UnpricedRule::Deny, u"deny"}};
+constexpr EnumName<PolicyChannel> kChannelNames[] = {{PolicyChannel::Auto, u"auto"},
+                                                     {PolicyChannel::Client, u"client"},
+                                                     {PolicyChannel::Desktop, u"desktop"}};
 
 std::optional<Money> parseMoney(const QJsonValue &v, const QString &key, QStringList *errors)
 {
@@ -128,28 +137,12 @@ const QStringList &Policy::keys()
 
 QString Policy::unpricedName(UnpricedRule rule)
 {
-    switch (rule) {
-    case UnpricedRule::Allow:
-        return QStringLiteral("allow");
-    case UnpricedRule::RequireDesktop:
-        return QStringLiteral("require_desktop");
-    case UnpricedRule::Deny:
-        return QStringLiteral("deny");
-    }
-    return {};
+    return nameOf(kUnpricedNames, rule);
 }
 
 QString Policy::channelName(PolicyChannel channel)
 {
-    switch (channel) {
-    case PolicyChannel::Auto:
-        return QStringLiteral("auto");
-    case PolicyChannel::Client:
-        return QStringLiteral("client");
-    case PolicyChannel::Desktop:
-        return QStringLiteral("desktop");
-    }
-    return {};
+    return nameOf(kChannelNames, channel);
 }
 
 bool Policy::isSet(const QString &key) const
@@ -237,25 +230,15 @@ PolicyParseResult parsePolicy(const QByteArray &json, const QString &source)
         } else if (key == kTypedAbove) {
             p.typedConfirmationAbove = parseMoney(v, key, &r.errors);
         } else if (key == kUnpriced) {
-            const QString s = v.toString();
-            if (s == u"allow")
-                p.unpriced = UnpricedRule::Allow;
-            else if (s == u"require_desktop")
-                p.unpriced = UnpricedRule::RequireDesktop;
-            else if (s == u"deny")
-                p.unpriced = UnpricedRule::Deny;
+            if (const auto rule = valueOf(kUnpricedNames, v.toString()))
+                p.unpriced = *rule;
             else
                 r.errors.append(
                     QStringLiteral("%1: must be one of \"allow\", \"require_desktop\", \"deny\"")
                         .arg(key));
         } else if (key == kChannel) {
-            const QString s = v.toString();
-            if (s == u"auto")
-                p.channel = PolicyChannel::Auto;
-            else if (s == u"client")
-                p.channel = PolicyChannel::Client;
-            else if (s == u"desktop")
-                p.channel = PolicyChannel::Desktop;
+            if (const auto channel = valueOf(kChannelNames, v.toString()))
+                p.channel = *channel;
             else
                 r.errors.append(
                     QStringLiteral("%1: must be one of \"auto\", \"desktop\", \"client\"")

@@ -1,5 +1,7 @@
 #include "core/ProposalStore.h"
 
+#include "core/NameTable.h"
+
 #include <QJsonValue>
 #include <QRandomGenerator>
 #include <QThread>
@@ -42,20 +44,14 @@ bool ConfirmChecks::allPassed() const
 
 QString consumeOutcomeName(ConsumeOutcome outcome)
 {
-    switch (outcome) {
-    case ConsumeOutcome::Consumed:
-        return QStringLiteral("consumed");
-    case ConsumeOutcome::Unknown:
-        return QStringLiteral("unknown");
-    case ConsumeOutcome::Evicted:
-        return QStringLiteral("evicted");
-    case ConsumeOutcome::Expired:
-        return QStringLiteral("expired");
-    case ConsumeOutcome::PreviouslyUsed:
-        return QStringLiteral("previously_used");
-    }
-    Q_UNREACHABLE();
-    return {};
+    static constexpr EnumName<ConsumeOutcome> names[] = {
+        {ConsumeOutcome::Consumed, u"consumed"},
+        {ConsumeOutcome::Unknown, u"unknown"},
+        {ConsumeOutcome::Evicted, u"evicted"},
+        {ConsumeOutcome::Expired, u"expired"},
+        {ConsumeOutcome::PreviouslyUsed, u"previously_used"},
+    };
+    return nameOf(names, outcome);
 }
 
 ProposalStore::ProposalStore(Clock *clock, QObject *parent)
