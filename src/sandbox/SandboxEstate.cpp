@@ -11,15 +11,9 @@
 
 namespace fb {
 
-namespace {
-
 using L1 = QLatin1String;
-namespace Ids = SandboxIds;
-
 using SandboxJson::obj;
 using SandboxJson::str;
-
-} // namespace
 
 SandboxEstate::SandboxEstate(const Clock *clock)
     : m_clock(clock ? clock : Clock::system())
@@ -105,7 +99,7 @@ QString SandboxEstate::nowIso() const
 
 QJsonObject SandboxEstate::account() const
 {
-    return obj({{"accountNumber", Ids::AccountNumber},
+    return obj({{"accountNumber", SandboxIds::AccountNumber},
                 {"accountName", L1("Fabric Broker Sandbox")},
                 {"orgId", 91001},
                 {"organizationName", L1("Fabric Broker Sandbox")},
@@ -314,7 +308,7 @@ QJsonArray SandboxEstate::linkProtocols(const QString &portUuid) const
     for (const VlanUse &u : uses) {
         QJsonObject item = u.linkProtocol;
         item.insert(QStringLiteral("uuid"),
-                    QUuid::createUuidV5(QUuid(QString(Ids::PortSvPrimary)),
+                    QUuid::createUuidV5(QUuid(QString(SandboxIds::PortSvPrimary)),
                                         u.uuid + QLatin1Char('/') + portUuid)
                         .toString(QUuid::WithoutBraces));
         item.insert(QStringLiteral("state"), L1("RESERVED"));
