@@ -42,6 +42,20 @@ SandboxReply badRequest(const QString &cid, const QString &pathAndReason)
                                SandboxErrors::InvalidArgumentMessage, cid, {}, property, reason);
 }
 
+// The paging and the filter of a search request, checked before anything is read: empty, or
+// "property|reason" for badRequest().
+QString checkSearch(const QUrlQuery &query, const QJsonObject &body, SandboxSearch::Page *page)
+{
+    QString problem = SandboxSearch::readPage(query, page);
+    if (problem.isEmpty())
+        problem =
+            SandboxSearch::readPage(body.value(QStringLiteral("pagination")).toObject(), page);
+    if (problem.isEmpty())
+        problem = SandboxSearch::validateFilter(body.value(QStringLiteral("filter")),
+                                                QStringLiteral("filter"));
+    return problem;
+}
+
 } // namespace
 
 SandboxApi::SandboxApi(SandboxEstate *estate)
@@ -128,33 +142,40 @@ SandboxReply SandboxApi::handle(const QString &method, const QString &rawPath,
                                    SandboxErrors::PathNotFoundMessage, cid,
                                    QStringLiteral("No such path: ") + path);
 
+    // POST <collection>/search and GET <collection>/{uuid} of the three kinds agents create.
+    const bool isSearch = seg.size() == 2 && seg[1] == QLatin1String("search");
+    const auto searchKind = [&](SandboxKind kind) {
+        return route(post, [&] { return search(kind, json, query, path, cid); });
+    };
+    // GET <collection>/{id} of the fixed estate (ports, metros, service profiles, routers).
+    const auto readFixed = [&](const QJsonObject *o) {
+        return route(get, [&] { return o ? SandboxReply::json(200, *o) : notFound(cid, seg[1]); });
+    };
+    const auto readOne = [&](SandboxKind kind, QLatin1String code, QLatin1String message) {
+        return route(get, [&] {
+            SandboxResource *r = m_estate->find(kind, seg[1]);
+            if (!r)
+                return notFound(cid, seg[1], code, message);
+            return SandboxReply::json(200, m_estate->read(kind, *r));
+        });
+    };
+
     if (collection == QLatin1String("connections")) {
         if (seg.size() == 1)
             return route(post, [&] { return createConnection(json, dryRun, cid); });
-        if (seg.size() == 2 && seg[1] == QLatin1String("search"))
-            return route(post,
-                         [&] { return search(SandboxKind::Connection, json, query, path, cid); });
+        if (isSearch)
+            return searchKind(SandboxKind::Connection);
         if (seg.size() == 2)
-            return route(get, [&] {
-                SandboxResource *r = m_estate->find(SandboxKind::Connection, seg[1]);
-                if (!r)
-                    return notFound(cid, seg[1], SandboxErrors::ConnectionNotFound,
-                                    SandboxErrors::ConnectionNotFoundMessage);
-                return SandboxReply::json(200, m_estate->read(SandboxKind::Connection, *r));
-            });
+            return readOne(SandboxKind::Connection, SandboxErrors::ConnectionNotFound,
+                           SandboxErrors::ConnectionNotFoundMessage);
     } else if (collection == QLatin1String("networks")) {
         if (seg.size() == 1)
             return route(post, [&] { return createNetwork(json, dryRun, cid); });
-        if (seg.size() == 2 && seg[1] == QLatin1String("search"))
-            return route(post,
-                         [&] { return search(SandboxKind::Network, json, query, path, cid); });
+        if (isSearch)
+            return searchKind(SandboxKind::Network);
         if (seg.size() == 2)
-            return route(get, [&] {
-                SandboxResource *r = m_estate->find(SandboxKind::Network, seg[1]);
-                if (!r)
-                    return notFound(cid, seg[1]);
-                return SandboxReply::json(200, m_estate->read(SandboxKind::Network, *r));
-            });
+            return readOne(SandboxKind::Network, SandboxErrors::UuidNotFound,
+                           SandboxErrors::UuidNotFoundMessage);
     } else if (collection == QLatin1String("serviceTokens")) {
         if (seg.size() == 1) {
             if (post)
@@ -162,17 +183,11 @@ SandboxReply SandboxApi::handle(const QString &method, const QString &rawPath,
             return route(get,
                          [&] { return search(SandboxKind::ServiceToken, {}, query, path, cid); });
         }
-        if (seg.size() == 2 && seg[1] == QLatin1String("search"))
-            return route(post,
-                         [&] { return search(SandboxKind::ServiceToken, json, query, path, cid); });
+        if (isSearch)
+            return searchKind(SandboxKind::ServiceToken);
         if (seg.size() == 2)
-            return route(get, [&] {
-                SandboxResource *r = m_estate->find(SandboxKind::ServiceToken, seg[1]);
-                if (!r)
-                    return notFound(cid, seg[1], SandboxErrors::TokenNotFound,
-                                    SandboxErrors::TokenNotFoundMessage);
-                return SandboxReply::json(200, m_estate->read(SandboxKind::ServiceToken, *r));
-            });
+            return readOne(SandboxKind::ServiceToken, SandboxErrors::TokenNotFound,
+                           SandboxErrors::TokenNotFoundMessage);
     } else if (collection == QLatin1String("ports")) {
         if (seg.size() == 1)
             return route(get, [&] {
@@ -186,8 +201,7 @@ SandboxReply SandboxApi::handle(const QString &method, const QString &rawPath,
             });
         const QJsonObject *port = m_estate->port(seg[1]);
         if (seg.size() == 2)
-            return route(
-                get, [&] { return port ? SandboxReply::json(200, *port) : notFound(cid, seg[1]); });
+            return readFixed(port);
         if (seg.size() == 3 && seg[2] == QLatin1String("linkProtocols"))
             return route(get, [&] {
                 if (!port)
@@ -222,10 +236,7 @@ SandboxReply SandboxApi::handle(const QString &method, const QString &rawPath,
                 return searchList(metros, {}, query, path, cid, false);
             });
         if (seg.size() == 2)
-            return route(get, [&] {
-                const QJsonObject *m = m_estate->metro(seg[1]);
-                return m ? SandboxReply::json(200, *m) : notFound(cid, seg[1]);
-            });
+            return readFixed(m_estate->metro(seg[1]));
     } else if (collection == QLatin1String("serviceProfiles")) {
         if (seg.size() == 1)
             return route(get, [&] {
@@ -236,20 +247,14 @@ SandboxReply SandboxApi::handle(const QString &method, const QString &rawPath,
                 return searchList(m_estate->serviceProfiles(), json, query, path, cid, true);
             });
         if (seg.size() == 2)
-            return route(get, [&] {
-                const QJsonObject *p = m_estate->serviceProfile(seg[1]);
-                return p ? SandboxReply::json(200, *p) : notFound(cid, seg[1]);
-            });
+            return readFixed(m_estate->serviceProfile(seg[1]));
     } else if (collection == QLatin1String("routers")) {
         if (seg.size() == 2 && seg[1] == QLatin1String("search"))
             return route(post, [&] {
                 return searchList(m_estate->routers(), json, query, path, cid, false);
             });
         if (seg.size() == 2)
-            return route(get, [&] {
-                const QJsonObject *r = m_estate->router(seg[1]);
-                return r ? SandboxReply::json(200, *r) : notFound(cid, seg[1]);
-            });
+            return readFixed(m_estate->router(seg[1]));
     } else if (collection == QLatin1String("prices")) {
         if (seg.size() == 2 && seg[1] == QLatin1String("search"))
             return route(post, [&] { return searchPrices(json, cid); });
@@ -265,14 +270,7 @@ SandboxReply SandboxApi::searchList(const QList<QJsonObject> &items, const QJson
                                     const QString &cid, bool echoSort)
 {
     SandboxSearch::Page page;
-    QString problem = SandboxSearch::readPage(query, &page);
-    if (problem.isEmpty())
-        problem =
-            SandboxSearch::readPage(body.value(QStringLiteral("pagination")).toObject(), &page);
-    if (problem.isEmpty())
-        problem = SandboxSearch::validateFilter(body.value(QStringLiteral("filter")),
-                                                QStringLiteral("filter"));
-    if (!problem.isEmpty())
+    if (const QString problem = checkSearch(query, body, &page); !problem.isEmpty())
         return badRequest(cid, problem);
     QJsonArray matched;
     for (const QJsonObject &item : items) {
@@ -292,14 +290,7 @@ SandboxReply SandboxApi::search(SandboxKind kind, const QJsonObject &body, const
 {
     // Validate before reading so a bad request does not advance provisioning.
     SandboxSearch::Page page;
-    QString problem = SandboxSearch::readPage(query, &page);
-    if (problem.isEmpty())
-        problem =
-            SandboxSearch::readPage(body.value(QStringLiteral("pagination")).toObject(), &page);
-    if (problem.isEmpty())
-        problem = SandboxSearch::validateFilter(body.value(QStringLiteral("filter")),
-                                                QStringLiteral("filter"));
-    if (!problem.isEmpty())
+    if (const QString problem = checkSearch(query, body, &page); !problem.isEmpty())
         return badRequest(cid, problem);
     QList<QJsonObject> items;
     for (SandboxResource &r : m_estate->resources(kind))
