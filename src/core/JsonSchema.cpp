@@ -9,6 +9,8 @@
 
 namespace fb {
 
+using namespace Qt::StringLiterals;
+
 namespace {
 
 QString numberText(double d)
@@ -36,21 +38,21 @@ QString jsonTypeName(const QJsonValue &v)
 {
     switch (v.type()) {
     case QJsonValue::Null:
-        return QStringLiteral("null");
+        return u"null"_s;
     case QJsonValue::Bool:
-        return QStringLiteral("boolean");
+        return u"boolean"_s;
     case QJsonValue::Double:
-        return isIntegerValue(v) ? QStringLiteral("integer") : QStringLiteral("number");
+        return isIntegerValue(v) ? u"integer"_s : u"number"_s;
     case QJsonValue::String:
-        return QStringLiteral("string");
+        return u"string"_s;
     case QJsonValue::Array:
-        return QStringLiteral("array");
+        return u"array"_s;
     case QJsonValue::Object:
-        return QStringLiteral("object");
+        return u"object"_s;
     case QJsonValue::Undefined:
         break;
     }
-    return QStringLiteral("undefined");
+    return u"undefined"_s;
 }
 
 bool matchesType(const QString &type, const QJsonValue &v)
@@ -75,10 +77,10 @@ bool matchesType(const QString &type, const QJsonValue &v)
 QString withArticle(const QString &type)
 {
     if (type == u"integer" || type == u"object" || type == u"array")
-        return QStringLiteral("an ") + type;
+        return u"an "_s + type;
     if (type == u"null")
         return type;
-    return QStringLiteral("a ") + type;
+    return u"a "_s + type;
 }
 
 // "between 2 and 4092", ">= 0", "<= 100000", or empty when the schema has no bounds.
@@ -87,13 +89,13 @@ QString rangeText(const QJsonObject &schema)
     const bool hasMin = schema.contains(u"minimum");
     const bool hasMax = schema.contains(u"maximum");
     if (hasMin && hasMax) {
-        return QStringLiteral(" between ") + numberText(schema.value(u"minimum").toDouble()) +
-               QStringLiteral(" and ") + numberText(schema.value(u"maximum").toDouble());
+        return u" between "_s + numberText(schema.value(u"minimum").toDouble()) + u" and "_s +
+               numberText(schema.value(u"maximum").toDouble());
     }
     if (hasMin)
-        return QStringLiteral(" >= ") + numberText(schema.value(u"minimum").toDouble());
+        return u" >= "_s + numberText(schema.value(u"minimum").toDouble());
     if (hasMax)
-        return QStringLiteral(" <= ") + numberText(schema.value(u"maximum").toDouble());
+        return u" <= "_s + numberText(schema.value(u"maximum").toDouble());
     return {};
 }
 
@@ -132,7 +134,7 @@ QString ecmaDollarToPcre(const QString &pattern)
         if (c == u'[')
             inClass = true;
         if (c == u'$')
-            out += QStringLiteral("\\z");
+            out += u"\\z"_s;
         else
             out += c;
     }
@@ -150,7 +152,7 @@ JsonSchema::JsonSchema(QJsonObject root, int maxDepth)
 QList<SchemaViolation> JsonSchema::validate(const QJsonValue &instance) const
 {
     QList<SchemaViolation> out;
-    validateValue(m_root, instance, QStringLiteral("$"), 0, out);
+    validateValue(m_root, instance, u"$"_s, 0, out);
     // De-duplicate while keeping order (several branches may report the same thing).
     QList<SchemaViolation> unique;
     for (const auto &v : std::as_const(out)) {
@@ -164,14 +166,13 @@ QJsonValue JsonSchema::resolveRef(const QString &ref) const
 {
     if (ref == u"#")
         return m_root;
-    if (!ref.startsWith(QStringLiteral("#/")))
+    if (!ref.startsWith(u"#/"_s))
         return QJsonValue(QJsonValue::Undefined);
     QJsonValue cur = m_root;
     const auto parts = QStringView(ref).mid(2).split(u'/');
     for (const auto &rawPart : parts) {
         QString part = rawPart.toString();
-        part.replace(QStringLiteral("~1"), QStringLiteral("/"))
-            .replace(QStringLiteral("~0"), QStringLiteral("~"));
+        part.replace(u"~1"_s, u"/"_s).replace(u"~0"_s, u"~"_s);
         if (cur.isObject()) {
             const QJsonObject o = cur.toObject();
             if (!o.contains(part))
@@ -195,16 +196,16 @@ void JsonSchema::validateValue(const QJsonValue &schema, const QJsonValue &insta
                                const QString &path, int depth, QList<SchemaViolation> &out) const
 {
     if (depth > m_maxDepth) {
-        out.append({path, QStringLiteral("nesting too deep (limit %1)").arg(m_maxDepth)});
+        out.append({path, u"nesting too deep (limit %1)"_s.arg(m_maxDepth)});
         return;
     }
     if (schema.isBool()) {
         if (!schema.toBool())
-            out.append({path, QStringLiteral("not allowed")});
+            out.append({path, u"not allowed"_s});
         return;
     }
     if (!schema.isObject()) {
-        out.append({path, QStringLiteral("schema error: schema is not an object")});
+        out.append({path, u"schema error: schema is not an object"_s});
         return;
     }
     validateObjectSchema(schema.toObject(), instance, path, depth, out);
@@ -218,7 +219,7 @@ void JsonSchema::validateObjectSchema(const QJsonObject &schema, const QJsonValu
         const QString ref = schema.value(u"$ref").toString();
         const QJsonValue target = resolveRef(ref);
         if (target.isUndefined())
-            out.append({path, QStringLiteral("schema error: unresolvable $ref ") + ref});
+            out.append({path, u"schema error: unresolvable $ref "_s + ref});
         else
             validateValue(target, instance, path, depth + 1, out);
     }
@@ -239,23 +240,23 @@ void JsonSchema::validateObjectSchema(const QJsonObject &schema, const QJsonValu
         if (!ok) {
             QString message;
             if (types.size() == 1) {
-                message = QStringLiteral("must be ") + withArticle(types.first());
+                message = u"must be "_s + withArticle(types.first());
                 if (types.first() == u"integer" || types.first() == u"number")
                     message += rangeText(schema);
             } else {
                 QStringList named;
                 for (const auto &type : std::as_const(types))
                     named.append(withArticle(type));
-                message = QStringLiteral("must be ") + named.join(QStringLiteral(" or "));
+                message = u"must be "_s + named.join(u" or "_s);
             }
-            message += QStringLiteral(" (got ") + jsonTypeName(instance) + u')';
+            message += u" (got "_s + jsonTypeName(instance) + u')';
             out.append({path, message});
             return;
         }
     }
 
     if (schema.contains(u"const") && instance != schema.value(u"const"))
-        out.append({path, QStringLiteral("must be ") + valueText(schema.value(u"const"))});
+        out.append({path, u"must be "_s + valueText(schema.value(u"const"))});
 
     if (schema.contains(u"enum")) {
         const QJsonArray values = schema.value(u"enum").toArray();
@@ -263,8 +264,7 @@ void JsonSchema::validateObjectSchema(const QJsonObject &schema, const QJsonValu
             QStringList names;
             for (const auto &v : values)
                 names.append(valueText(v));
-            out.append(
-                {path, QStringLiteral("must be one of: ") + names.join(QStringLiteral(", "))});
+            out.append({path, u"must be one of: "_s + names.join(u", "_s)});
         }
     }
 
@@ -276,19 +276,18 @@ void JsonSchema::validateObjectSchema(const QJsonObject &schema, const QJsonValu
         const bool above = hasMax && d > schema.value(u"maximum").toDouble();
         if (below || above) {
             const QString type = schema.value(u"type").toString();
-            const QString noun =
-                type == u"integer" ? QStringLiteral("an integer") : QStringLiteral("a number");
-            out.append({path, QStringLiteral("must be ") + noun + rangeText(schema)});
+            const QString noun = type == u"integer" ? u"an integer"_s : u"a number"_s;
+            out.append({path, u"must be "_s + noun + rangeText(schema)});
         }
         if (schema.contains(u"exclusiveMinimum") &&
             d <= schema.value(u"exclusiveMinimum").toDouble()) {
-            out.append({path, QStringLiteral("must be > ") +
-                                  numberText(schema.value(u"exclusiveMinimum").toDouble())});
+            out.append(
+                {path, u"must be > "_s + numberText(schema.value(u"exclusiveMinimum").toDouble())});
         }
         if (schema.contains(u"exclusiveMaximum") &&
             d >= schema.value(u"exclusiveMaximum").toDouble()) {
-            out.append({path, QStringLiteral("must be < ") +
-                                  numberText(schema.value(u"exclusiveMaximum").toDouble())});
+            out.append(
+                {path, u"must be < "_s + numberText(schema.value(u"exclusiveMaximum").toDouble())});
         }
     }
 
@@ -297,8 +296,8 @@ void JsonSchema::validateObjectSchema(const QJsonObject &schema, const QJsonValu
         // A lone surrogate ("\\ud800" in the JSON text) is not Unicode: canonical JSON would
         // send "?" in its place, so the bytes would differ from what was written.
         if (!QStringView(s).isValidUtf16())
-            out.append({path, QStringLiteral("must be valid Unicode (contains a lone UTF-16 "
-                                             "surrogate escape)")});
+            out.append({path, u"must be valid Unicode (contains a lone UTF-16 "
+                              "surrogate escape)"_s});
         const qsizetype len = codePointCount(s);
         const bool hasMinLen = schema.contains(u"minLength");
         const bool hasMaxLen = schema.contains(u"maxLength");
@@ -307,32 +306,31 @@ void JsonSchema::validateObjectSchema(const QJsonObject &schema, const QJsonValu
         if ((hasMinLen && len < minLen) || (hasMaxLen && len > maxLen)) {
             QString message;
             if (hasMinLen && hasMaxLen)
-                message =
-                    QStringLiteral("must be %1 to %2 characters long").arg(minLen).arg(maxLen);
+                message = u"must be %1 to %2 characters long"_s.arg(minLen).arg(maxLen);
             else if (hasMinLen)
-                message = QStringLiteral("must be at least %1 characters long").arg(minLen);
+                message = u"must be at least %1 characters long"_s.arg(minLen);
             else
-                message = QStringLiteral("must be at most %1 characters long").arg(maxLen);
-            out.append({path, message + QStringLiteral(" (got %1)").arg(len)});
+                message = u"must be at most %1 characters long"_s.arg(maxLen);
+            out.append({path, message + u" (got %1)"_s.arg(len)});
         }
         if (schema.contains(u"pattern")) {
             const QString pattern = schema.value(u"pattern").toString();
             const QRegularExpression re(ecmaDollarToPcre(pattern));
             if (!re.isValid())
-                out.append({path, QStringLiteral("schema error: invalid pattern ") + pattern});
+                out.append({path, u"schema error: invalid pattern "_s + pattern});
             else if (!re.match(s).hasMatch())
-                out.append({path, QStringLiteral("must match the pattern ") + pattern});
+                out.append({path, u"must match the pattern "_s + pattern});
         }
         if (schema.contains(u"format")) {
             const QString format = schema.value(u"format").toString();
             if (format == u"uuid" && !isUuid(s)) {
-                out.append({path, QStringLiteral("must be a UUID (8-4-4-4-12 hexadecimal digits, "
-                                                 "e.g. 3fa85f64-5717-4562-b3fc-2c963f66afa6)")});
+                out.append({path, u"must be a UUID (8-4-4-4-12 hexadecimal digits, "
+                                  "e.g. 3fa85f64-5717-4562-b3fc-2c963f66afa6)"_s});
             } else if (format == u"email" && !isEmail(s)) {
-                out.append({path, QStringLiteral("must be an e-mail address")});
+                out.append({path, u"must be an e-mail address"_s});
             } else if (format == u"date-time" && !isDateTime(s)) {
-                out.append({path, QStringLiteral("must be an RFC 3339 date-time with a time zone, "
-                                                 "e.g. 2026-12-31T00:00:00Z")});
+                out.append({path, u"must be an RFC 3339 date-time with a time zone, "
+                                  "e.g. 2026-12-31T00:00:00Z"_s});
             }
         }
     }
@@ -340,20 +338,19 @@ void JsonSchema::validateObjectSchema(const QJsonObject &schema, const QJsonValu
     if (instance.isArray()) {
         const QJsonArray a = instance.toArray();
         if (schema.contains(u"minItems") && a.size() < schema.value(u"minItems").toInteger()) {
-            out.append({path, QStringLiteral("must have at least %1 item(s)")
-                                  .arg(schema.value(u"minItems").toInteger())});
+            out.append({path, u"must have at least %1 item(s)"_s.arg(
+                                  schema.value(u"minItems").toInteger())});
         }
         if (schema.contains(u"maxItems") && a.size() > schema.value(u"maxItems").toInteger()) {
-            out.append({path, QStringLiteral("must have at most %1 item(s)")
-                                  .arg(schema.value(u"maxItems").toInteger())});
+            out.append({path, u"must have at most %1 item(s)"_s.arg(
+                                  schema.value(u"maxItems").toInteger())});
         }
         if (schema.value(u"uniqueItems").toBool()) {
             for (qsizetype i = 1; i < a.size(); ++i) {
                 for (qsizetype j = 0; j < i; ++j) {
                     if (a.at(i) == a.at(j)) {
                         out.append({indexPath(path, i),
-                                    QStringLiteral("duplicate of item [%1]; items must be unique")
-                                        .arg(j)});
+                                    u"duplicate of item [%1]; items must be unique"_s.arg(j)});
                         break;
                     }
                 }
@@ -372,7 +369,7 @@ void JsonSchema::validateObjectSchema(const QJsonObject &schema, const QJsonValu
         for (const auto &r : schema.value(u"required").toArray()) {
             const QString key = r.toString();
             if (!o.contains(key))
-                out.append({childPath(path, key), QStringLiteral("required field missing")});
+                out.append({childPath(path, key), u"required field missing"_s});
         }
         const QJsonValue additional = schema.value(u"additionalProperties");
         for (auto it = o.begin(); it != o.end(); ++it) {
@@ -382,9 +379,8 @@ void JsonSchema::validateObjectSchema(const QJsonObject &schema, const QJsonValu
             } else if (additional.isBool() && !additional.toBool()) {
                 const QStringList allowed = properties.keys();
                 out.append({child, allowed.isEmpty()
-                                       ? QStringLiteral("unknown field; no fields are allowed here")
-                                       : QStringLiteral("unknown field; allowed: ") +
-                                             allowed.join(QStringLiteral(", "))});
+                                       ? u"unknown field; no fields are allowed here"_s
+                                       : u"unknown field; allowed: "_s + allowed.join(u", "_s)});
             } else if (additional.isObject()) {
                 validateValue(additional, it.value(), child, depth + 1, out);
             }
@@ -424,9 +420,8 @@ void JsonSchema::validateCombinator(const QJsonArray &branches, bool exactlyOne,
         QStringList which;
         for (auto i : std::as_const(passing))
             which.append(QString::number(i));
-        out.append({path, QStringLiteral("matches more than one alternative (oneOf branches %1); "
-                                         "it must match exactly one")
-                              .arg(which.join(QStringLiteral(", ")))});
+        out.append({path, u"matches more than one alternative (oneOf branches %1); "
+                          "it must match exactly one"_s.arg(which.join(u", "_s))});
         return;
     }
 
@@ -470,9 +465,8 @@ void JsonSchema::validateCombinator(const QJsonArray &branches, bool exactlyOne,
     }
     if (instance.isObject() && discriminated.isEmpty() && !discriminatorKey.isEmpty()) {
         discriminatorValues.removeDuplicates();
-        out.append(
-            {childPath(path, discriminatorKey),
-             QStringLiteral("must be one of: ") + discriminatorValues.join(QStringLiteral(", "))});
+        out.append({childPath(path, discriminatorKey),
+                    u"must be one of: "_s + discriminatorValues.join(u", "_s)});
         return;
     }
     qsizetype best = 0;
@@ -482,9 +476,8 @@ void JsonSchema::validateCombinator(const QJsonArray &branches, bool exactlyOne,
     }
     const QString title = resolved(branches.at(best)).value(u"title").toString();
     out.append(
-        {path, QStringLiteral("matches none of the %1 alternatives; the closest is %2:")
-                   .arg(branches.size())
-                   .arg(title.isEmpty() ? QStringLiteral("#") + QString::number(best) : title)});
+        {path, u"matches none of the %1 alternatives; the closest is %2:"_s.arg(branches.size())
+                   .arg(title.isEmpty() ? u"#"_s + QString::number(best) : title)});
     out.append(results.at(best));
 }
 

@@ -6,6 +6,8 @@
 
 namespace fb {
 
+using namespace Qt::StringLiterals;
+
 namespace {
 
 bool fullMatch(const QRegularExpression &re, const QString &s)
@@ -28,12 +30,12 @@ int daysInMonth(int year, int month)
 QString JsonSchema::childPath(const QString &parent, const QString &key)
 {
     static const QRegularExpression identifier(
-        QRegularExpression::anchoredPattern(QStringLiteral("[A-Za-z_][A-Za-z0-9_]*")));
+        QRegularExpression::anchoredPattern(u"[A-Za-z_][A-Za-z0-9_]*"_s));
     if (fullMatch(identifier, key))
         return parent + u'.' + key;
     QString escaped = key;
-    escaped.replace(u'\\', QStringLiteral("\\\\")).replace(u'\'', QStringLiteral("\\'"));
-    return parent + QStringLiteral("['") + escaped + QStringLiteral("']");
+    escaped.replace(u'\\', u"\\\\"_s).replace(u'\'', u"\\'"_s);
+    return parent + u"['"_s + escaped + u"']"_s;
 }
 
 QString JsonSchema::indexPath(const QString &parent, qsizetype index)
@@ -43,8 +45,8 @@ QString JsonSchema::indexPath(const QString &parent, qsizetype index)
 
 bool JsonSchema::isUuid(const QString &s)
 {
-    static const QRegularExpression re(QRegularExpression::anchoredPattern(QStringLiteral(
-        "[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")));
+    static const QRegularExpression re(QRegularExpression::anchoredPattern(
+        u"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"_s));
     return fullMatch(re, s);
 }
 
@@ -53,9 +55,9 @@ bool JsonSchema::isEmail(const QString &s)
     // The "full" e-mail format of ajv-formats (what MCP clients check), limited to 254 characters
     // (RFC 5321 path limit).
     static const QRegularExpression re(
-        QRegularExpression::anchoredPattern(QStringLiteral(
-            "[a-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\\.[a-z0-9!#$%&'*+/=?^_`{|}~-]+)*"
-            "@(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\\.)+[a-z0-9](?:[a-z0-9-]*[a-z0-9])?")),
+        QRegularExpression::anchoredPattern(
+            u"[a-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\\.[a-z0-9!#$%&'*+/=?^_`{|}~-]+)*"
+            "@(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\\.)+[a-z0-9](?:[a-z0-9-]*[a-z0-9])?"_s),
         QRegularExpression::CaseInsensitiveOption);
     return s.size() <= 254 && fullMatch(re, s);
 }
@@ -64,8 +66,8 @@ bool JsonSchema::isDateTime(const QString &s)
 {
     // RFC 3339 section 5.6 date-time.
     static const QRegularExpression re(QRegularExpression::anchoredPattern(
-        QStringLiteral("(\\d{4})-(\\d{2})-(\\d{2})[Tt](\\d{2}):(\\d{2}):(\\d{2})(\\.\\d+)?"
-                       "(?:[Zz]|[+-](\\d{2}):(\\d{2}))")));
+        u"(\\d{4})-(\\d{2})-(\\d{2})[Tt](\\d{2}):(\\d{2}):(\\d{2})(\\.\\d+)?"
+        "(?:[Zz]|[+-](\\d{2}):(\\d{2}))"_s));
     const auto m = re.match(s);
     if (!m.hasMatch())
         return false;

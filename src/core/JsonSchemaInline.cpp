@@ -6,6 +6,8 @@
 
 namespace fb {
 
+using namespace Qt::StringLiterals;
+
 QJsonValue JsonSchema::inlineValue(const QJsonValue &value, int depth, QStringList &stack,
                                    bool *ok) const
 {
@@ -40,7 +42,7 @@ QJsonValue JsonSchema::inlineValue(const QJsonValue &value, int depth, QStringLi
                 conflict = true;
         }
         if (conflict)
-            result = QJsonObject{{QStringLiteral("allOf"), QJsonArray{result}}};
+            result = QJsonObject{{u"allOf"_s, QJsonArray{result}}};
     }
     for (auto it = o.begin(); it != o.end(); ++it) {
         if (it.key() == u"$ref" || it.key() == u"$defs" || it.key() == u"definitions")

@@ -15,6 +15,8 @@
 
 namespace fb {
 
+using namespace Qt::StringLiterals;
+
 using namespace policykeys;
 
 namespace {
@@ -31,8 +33,8 @@ constexpr EnumName<PolicyChannel> kChannelNames[] = {{PolicyChannel::Auto, u"aut
 
 std::optional<Money> parseMoney(const QJsonValue &v, const QString &key, QStringList *errors)
 {
-    const QString expected = QStringLiteral(
-        "%1: must be an object {\"amount\": <number >= 0>, \"currency\": \"<ISO 4217 code>\"}");
+    const QString expected =
+        u"%1: must be an object {\"amount\": <number >= 0>, \"currency\": \"<ISO 4217 code>\"}"_s;
     if (!v.isObject()) {
         errors->append(expected.arg(key));
         return std::nullopt;
@@ -41,21 +43,20 @@ std::optional<Money> parseMoney(const QJsonValue &v, const QString &key, QString
     bool ok = true;
     for (auto it = o.begin(); it != o.end(); ++it) {
         if (it.key() != u"amount" && it.key() != u"currency") {
-            errors->append(QStringLiteral("%1.%2: unknown key").arg(key, it.key().left(64)));
+            errors->append(u"%1.%2: unknown key"_s.arg(key, it.key().left(64)));
             ok = false;
         }
     }
-    const QJsonValue amount = o.value(QStringLiteral("amount"));
+    const QJsonValue amount = o.value(u"amount"_s);
     if (!amount.isDouble() || !std::isfinite(amount.toDouble()) || amount.toDouble() < 0) {
-        errors->append(QStringLiteral("%1.amount: must be a number >= 0").arg(key));
+        errors->append(u"%1.amount: must be a number >= 0"_s.arg(key));
         ok = false;
     }
-    static const QRegularExpression currencyRe(QStringLiteral("^[A-Z]{3}$"));
-    const QJsonValue currency = o.value(QStringLiteral("currency"));
+    static const QRegularExpression currencyRe(u"^[A-Z]{3}$"_s);
+    const QJsonValue currency = o.value(u"currency"_s);
     if (!currency.isString() || !currencyRe.match(currency.toString()).hasMatch()) {
         errors->append(
-            QStringLiteral("%1.currency: must be a three-letter ISO 4217 code such as \"USD\"")
-                .arg(key));
+            u"%1.currency: must be a three-letter ISO 4217 code such as \"USD\""_s.arg(key));
         ok = false;
     }
     if (!ok)
@@ -81,10 +82,10 @@ QString jsonText(const QJsonValue &v)
     if (v.isArray())
         return QString::fromUtf8(QJsonDocument(v.toArray()).toJson(QJsonDocument::Compact));
     if (v.isBool())
-        return v.toBool() ? QStringLiteral("true") : QStringLiteral("false");
+        return v.toBool() ? u"true"_s : u"false"_s;
     if (v.isDouble())
         return QString::number(v.toDouble(), 'g', 15);
-    return QStringLiteral("null");
+    return u"null"_s;
 }
 
 // Flattens {"spend": {"unpriced": "deny"}} to {"spend.unpriced": "deny"}; objects of known
@@ -92,23 +93,22 @@ QString jsonText(const QJsonValue &v)
 void flatten(const QJsonObject &o, const QString &prefix, QMap<QString, QJsonValue> *out,
              QStringList *errors)
 {
-    static const QStringList groups{QStringLiteral("spend"), QStringLiteral("approval"),
-                                    QStringLiteral("toolsets"), QStringLiteral("fabric")};
+    static const QStringList groups{u"spend"_s, u"approval"_s, u"toolsets"_s, u"fabric"_s};
     for (auto it = o.begin(); it != o.end(); ++it) {
         const QString key = prefix.isEmpty() ? it.key() : prefix + u'.' + it.key();
         if (prefix.isEmpty() && it.key() == u"$schema")
             continue;
         if (prefix.isEmpty() && groups.contains(it.key())) {
             if (!it.value().isObject()) {
-                errors->append(QStringLiteral("%1: must be an object").arg(key));
+                errors->append(u"%1: must be an object"_s.arg(key));
                 continue;
             }
             flatten(it.value().toObject(), key, out, errors);
             continue;
         }
         if (!Policy::keys().contains(key)) {
-            errors->append(QStringLiteral("%1: unknown key (known: %2)")
-                               .arg(key.left(128), Policy::keys().join(QStringLiteral(", "))));
+            errors->append(
+                u"%1: unknown key (known: %2)"_s.arg(key.left(128), Policy::keys().join(u", "_s)));
             continue;
         }
         out->insert(key, it.value());
@@ -119,7 +119,7 @@ void flatten(const QJsonObject &o, const QString &prefix, QMap<QString, QJsonVal
 
 QJsonObject Money::toJson() const
 {
-    return {{QStringLiteral("amount"), amount}, {QStringLiteral("currency"), currency}};
+    return {{u"amount"_s, amount}, {u"currency"_s, currency}};
 }
 
 QString Money::display() const
@@ -206,12 +206,11 @@ PolicyParseResult parsePolicy(const QByteArray &json, const QString &source)
     QJsonParseError pe;
     const QJsonDocument doc = QJsonDocument::fromJson(json, &pe);
     if (pe.error != QJsonParseError::NoError) {
-        r.errors.append(
-            QStringLiteral("not valid JSON at offset %1: %2").arg(pe.offset).arg(pe.errorString()));
+        r.errors.append(u"not valid JSON at offset %1: %2"_s.arg(pe.offset).arg(pe.errorString()));
         return r;
     }
     if (!doc.isObject()) {
-        r.errors.append(QStringLiteral("the policy must be a JSON object"));
+        r.errors.append(u"the policy must be a JSON object"_s);
         return r;
     }
     QMap<QString, QJsonValue> flat;
@@ -234,22 +233,18 @@ PolicyParseResult parsePolicy(const QByteArray &json, const QString &source)
                 p.unpriced = *rule;
             else
                 r.errors.append(
-                    QStringLiteral("%1: must be one of \"allow\", \"require_desktop\", \"deny\"")
-                        .arg(key));
+                    u"%1: must be one of \"allow\", \"require_desktop\", \"deny\""_s.arg(key));
         } else if (key == kChannel) {
             if (const auto channel = valueOf(kChannelNames, v.toString()))
                 p.channel = *channel;
             else
-                r.errors.append(
-                    QStringLiteral("%1: must be one of \"auto\", \"desktop\", \"client\"")
-                        .arg(key));
+                r.errors.append(u"%1: must be one of \"auto\", \"desktop\", \"client\""_s.arg(key));
         } else if (key == kRevalidate) {
             const double d = v.toDouble(-1);
             if (!v.isDouble() || d < 0 || d > MaxRevalidateMs || d != std::floor(d))
                 r.errors.append(
-                    QStringLiteral("%1: must be an integer between 0 and %2 (milliseconds)")
-                        .arg(key)
-                        .arg(MaxRevalidateMs));
+                    u"%1: must be an integer between 0 and %2 (milliseconds)"_s.arg(key).arg(
+                        MaxRevalidateMs));
             else
                 p.revalidateAfterMs = static_cast<qint64>(d);
         } else if (key == kToolsets) {
@@ -263,13 +258,12 @@ PolicyParseResult parsePolicy(const QByteArray &json, const QString &source)
                     list.append(s);
             }
             if (!ok)
-                r.errors.append(
-                    QStringLiteral("%1: must be an array of \"read\" and/or \"mutate\"").arg(key));
+                r.errors.append(u"%1: must be an array of \"read\" and/or \"mutate\""_s.arg(key));
             else
                 p.toolsetsAllowed = list;
         } else if (key == kUnconfirmed) {
             if (!v.isBool())
-                r.errors.append(QStringLiteral("%1: must be true or false").arg(key));
+                r.errors.append(u"%1: must be true or false"_s.arg(key));
             else
                 p.allowUnconfirmed = v.toBool();
         } else if (key == kEndpoint) {
@@ -277,10 +271,8 @@ PolicyParseResult parsePolicy(const QByteArray &json, const QString &source)
             if (!v.isString() || !url.isValid() ||
                 (url.scheme() != u"https" && url.scheme() != u"http") || url.host().isEmpty() ||
                 !url.userInfo().isEmpty())
-                r.errors.append(
-                    QStringLiteral("%1: must be an http(s) URL without user info, such as "
-                                   "\"https://api.equinix.com\"")
-                        .arg(key));
+                r.errors.append(u"%1: must be an http(s) URL without user info, such as "
+                                "\"https://api.equinix.com\""_s.arg(key));
             else {
                 // The form MutationBroker::fabricBinding compares: no trailing slash.
                 QUrl normalized = url.adjusted(QUrl::StripTrailingSlash);
@@ -304,11 +296,11 @@ PolicyMergeResult mergePolicy(const Policy &admin, const Policy &user)
     Policy &e = r.effective;
     auto take = [&](const QString &key) { e.sources.insert(key, user.sources.value(key)); };
     auto ignore = [&](const QString &key, const QString &why) {
-        r.ignored.append(QStringLiteral("%1: the value %2 from %3 is ignored: %4")
-                             .arg(key, jsonText(user.value(key)), user.sources.value(key), why));
+        r.ignored.append(u"%1: the value %2 from %3 is ignored: %4"_s.arg(
+            key, jsonText(user.value(key)), user.sources.value(key), why));
     };
-    const QString looser = QStringLiteral("it is looser than the administrator's %1 (%2); a user "
-                                          "policy can only tighten");
+    const QString looser = u"it is looser than the administrator's %1 (%2); a user "
+                           "policy can only tighten"_s;
 
     auto mergeMoney = [&](const QString &key, std::optional<Money> Policy::*field) {
         const std::optional<Money> &u = user.*field;
@@ -320,9 +312,9 @@ PolicyMergeResult mergePolicy(const Policy &admin, const Policy &user)
             return take(key);
         }
         if (a->currency != u->currency)
-            return ignore(key, QStringLiteral("its currency differs from the administrator's %1 "
-                                              "(%2), so it cannot be compared")
-                                   .arg(a->display(), admin.sources.value(key)));
+            return ignore(key, u"its currency differs from the administrator's %1 "
+                               "(%2), so it cannot be compared"_s.arg(a->display(),
+                                                                      admin.sources.value(key)));
         if (u->amount < a->amount) {
             a = u;
             return take(key);
@@ -384,8 +376,7 @@ PolicyMergeResult mergePolicy(const Policy &admin, const Policy &user)
             e.allowUnconfirmed = user.allowUnconfirmed;
             take(kUnconfirmed);
         } else if (!*e.allowUnconfirmed && *user.allowUnconfirmed) {
-            ignore(kUnconfirmed,
-                   looser.arg(QStringLiteral("false"), admin.sources.value(kUnconfirmed)));
+            ignore(kUnconfirmed, looser.arg(u"false"_s, admin.sources.value(kUnconfirmed)));
         }
     }
     if (user.fabricEndpoint) {
@@ -393,8 +384,8 @@ PolicyMergeResult mergePolicy(const Policy &admin, const Policy &user)
             e.fabricEndpoint = user.fabricEndpoint;
             take(kEndpoint);
         } else if (*e.fabricEndpoint != *user.fabricEndpoint) {
-            ignore(kEndpoint, QStringLiteral("the administrator locked the endpoint to %1 (%2)")
-                                  .arg(*e.fabricEndpoint, admin.sources.value(kEndpoint)));
+            ignore(kEndpoint, u"the administrator locked the endpoint to %1 (%2)"_s.arg(
+                                  *e.fabricEndpoint, admin.sources.value(kEndpoint)));
         }
     }
     return r;

@@ -9,6 +9,8 @@
 
 namespace fb {
 
+using namespace Qt::StringLiterals;
+
 using namespace policykeys;
 
 namespace {
@@ -17,10 +19,10 @@ constexpr qint64 DayMs = 24LL * 3600 * 1000;
 
 std::optional<Money> monthlyPrice(const QJsonObject &price)
 {
-    if (!price.value(QStringLiteral("priced")).toBool())
+    if (!price.value(u"priced"_s).toBool())
         return std::nullopt;
-    const QJsonValue amount = price.value(QStringLiteral("monthly_recurring"));
-    const QString currency = price.value(QStringLiteral("currency")).toString();
+    const QJsonValue amount = price.value(u"monthly_recurring"_s);
+    const QString currency = price.value(u"currency"_s).toString();
     if (!amount.isDouble() || currency.isEmpty())
         return std::nullopt;
     return Money{amount.toDouble(), currency};
@@ -28,11 +30,11 @@ std::optional<Money> monthlyPrice(const QJsonObject &price)
 
 QJsonObject PolicyCheck::toJson() const
 {
-    return {{QStringLiteral("rule"), rule},
-            {QStringLiteral("verdict"), verdict},
-            {QStringLiteral("limit"), limit},
-            {QStringLiteral("used"), used},
-            {QStringLiteral("reason"), reason}};
+    return {{u"rule"_s, rule},
+            {u"verdict"_s, verdict},
+            {u"limit"_s, limit},
+            {u"used"_s, used},
+            {u"reason"_s, reason}};
 }
 
 QJsonObject PolicyVerdict::toJson() const
@@ -40,12 +42,9 @@ QJsonObject PolicyVerdict::toJson() const
     QJsonArray list;
     for (const PolicyCheck &c : checks)
         list.append(c.toJson());
-    return {{QStringLiteral("verdict"), verdict},
-            {QStringLiteral("rule"), rule.isEmpty() ? QJsonValue() : QJsonValue(rule)},
-            {QStringLiteral("limit"), limit},
-            {QStringLiteral("used"), used},
-            {QStringLiteral("reason"), reason},
-            {QStringLiteral("checks"), list}};
+    return {{u"verdict"_s, verdict}, {u"rule"_s, rule.isEmpty() ? QJsonValue() : QJsonValue(rule)},
+            {u"limit"_s, limit},     {u"used"_s, used},
+            {u"reason"_s, reason},   {u"checks"_s, list}};
 }
 
 std::optional<PolicyCheck> checkPerChange(const Policy &policy, const QJsonObject &price)
@@ -56,19 +55,18 @@ std::optional<PolicyCheck> checkPerChange(const Policy &policy, const QJsonObjec
     const std::optional<Money> p = monthlyPrice(price);
     if (!p)
         return std::nullopt; // spend.unpriced decides
-    PolicyCheck c{kPerChange, QStringLiteral("allow"), limit.toJson(), p->toJson(), {}};
+    PolicyCheck c{kPerChange, u"allow"_s, limit.toJson(), p->toJson(), {}};
     if (p->currency != limit.currency) {
-        c.verdict = QStringLiteral("deny");
-        c.reason = QStringLiteral("the price is in %1 but the limit %2 is in %3; prices are "
-                                  "never converted")
-                       .arg(p->currency, limit.display(), limit.currency);
+        c.verdict = u"deny"_s;
+        c.reason = u"the price is in %1 but the limit %2 is in %3; prices are "
+                   "never converted"_s.arg(p->currency, limit.display(), limit.currency);
     } else if (p->amount > limit.amount) {
-        c.verdict = QStringLiteral("deny");
-        c.reason = QStringLiteral("%1/month is above the limit of %2/month per change")
-                       .arg(p->display(), limit.display());
+        c.verdict = u"deny"_s;
+        c.reason = u"%1/month is above the limit of %2/month per change"_s.arg(p->display(),
+                                                                               limit.display());
     } else {
-        c.reason = QStringLiteral("%1/month is within the limit of %2/month per change")
-                       .arg(p->display(), limit.display());
+        c.reason = u"%1/month is within the limit of %2/month per change"_s.arg(p->display(),
+                                                                                limit.display());
     }
     return c;
 }
@@ -90,25 +88,23 @@ std::optional<PolicyCheck> checkPerDay(const Policy &policy, const QJsonObject &
         else if (!foreign.contains(m.currency))
             foreign.append(m.currency);
     }
-    PolicyCheck c{kPerDay, QStringLiteral("allow"), limit.toJson(), used.toJson(), {}};
+    PolicyCheck c{kPerDay, u"allow"_s, limit.toJson(), used.toJson(), {}};
     if (p->currency != limit.currency) {
-        c.verdict = QStringLiteral("deny");
-        c.reason = QStringLiteral("the price is in %1 but the daily limit %2 is in %3; prices "
-                                  "are never converted")
-                       .arg(p->currency, limit.display(), limit.currency);
+        c.verdict = u"deny"_s;
+        c.reason = u"the price is in %1 but the daily limit %2 is in %3; prices "
+                   "are never converted"_s.arg(p->currency, limit.display(), limit.currency);
     } else if (!foreign.isEmpty()) {
-        c.verdict = QStringLiteral("deny");
-        c.reason = QStringLiteral("creates in the last 24 hours were priced in %1, which cannot "
-                                  "be summed with the daily limit in %2")
-                       .arg(foreign.join(QStringLiteral(", ")), limit.currency);
+        c.verdict = u"deny"_s;
+        c.reason =
+            u"creates in the last 24 hours were priced in %1, which cannot "
+            "be summed with the daily limit in %2"_s.arg(foreign.join(u", "_s), limit.currency);
     } else if (used.amount + p->amount > limit.amount) {
-        c.verdict = QStringLiteral("deny");
-        c.reason = QStringLiteral("%1/month would exceed your daily limit: %2 of %3 already "
-                                  "used in the last 24 hours")
-                       .arg(p->display(), used.display(), limit.display());
+        c.verdict = u"deny"_s;
+        c.reason = u"%1/month would exceed your daily limit: %2 of %3 already "
+                   "used in the last 24 hours"_s.arg(p->display(), used.display(), limit.display());
     } else {
-        c.reason = QStringLiteral("within your daily limit: %1 of %2 used, this change adds %3")
-                       .arg(used.display(), limit.display(), p->display());
+        c.reason = u"within your daily limit: %1 of %2 used, this change adds %3"_s.arg(
+            used.display(), limit.display(), p->display());
     }
     return c;
 }
@@ -118,19 +114,19 @@ std::optional<PolicyCheck> checkUnpriced(const Policy &policy, const QJsonObject
     if (monthlyPrice(price))
         return std::nullopt;
     const UnpricedRule rule = policy.unpricedRule();
-    PolicyCheck c{kUnpriced, QStringLiteral("allow"), Policy::unpricedName(rule), QJsonValue(), {}};
+    PolicyCheck c{kUnpriced, u"allow"_s, Policy::unpricedName(rule), QJsonValue(), {}};
     switch (rule) {
     case UnpricedRule::Allow:
-        c.reason = QStringLiteral("the change has no price; unpriced changes are allowed");
+        c.reason = u"the change has no price; unpriced changes are allowed"_s;
         break;
     case UnpricedRule::RequireDesktop:
-        c.verdict = QStringLiteral("require_desktop");
-        c.reason = QStringLiteral("the change has no price; only the desktop app's dialog may "
-                                  "approve unpriced changes");
+        c.verdict = u"require_desktop"_s;
+        c.reason = u"the change has no price; only the desktop app's dialog may "
+                   "approve unpriced changes"_s;
         break;
     case UnpricedRule::Deny:
-        c.verdict = QStringLiteral("deny");
-        c.reason = QStringLiteral("the change has no price and the policy denies unpriced changes");
+        c.verdict = u"deny"_s;
+        c.reason = u"the change has no price and the policy denies unpriced changes"_s;
         break;
     }
     return c;
@@ -146,20 +142,19 @@ std::optional<bool> above(const std::optional<Money> &threshold, const QJsonObje
         return std::nullopt;
     const std::optional<Money> p = monthlyPrice(price);
     if (!p) {
-        *why =
-            QStringLiteral("the change has no price to compare with %1").arg(threshold->display());
+        *why = u"the change has no price to compare with %1"_s.arg(threshold->display());
         return true;
     }
     if (p->currency != threshold->currency) {
-        *why = QStringLiteral("the price is in %1 but the threshold %2 is in %3")
-                   .arg(p->currency, threshold->display(), threshold->currency);
+        *why = u"the price is in %1 but the threshold %2 is in %3"_s.arg(
+            p->currency, threshold->display(), threshold->currency);
         return true;
     }
     if (p->amount > threshold->amount) {
-        *why = QStringLiteral("%1/month is above %2/month").arg(p->display(), threshold->display());
+        *why = u"%1/month is above %2/month"_s.arg(p->display(), threshold->display());
         return true;
     }
-    *why = QStringLiteral("%1/month is not above %2/month").arg(p->display(), threshold->display());
+    *why = u"%1/month is not above %2/month"_s.arg(p->display(), threshold->display());
     return false;
 }
 } // namespace
@@ -171,11 +166,11 @@ std::optional<PolicyCheck> checkDesktopRequired(const Policy &policy, const QJso
     if (!a)
         return std::nullopt;
     const std::optional<Money> p = monthlyPrice(price);
-    PolicyCheck c{kDesktopAbove, *a ? QStringLiteral("require_desktop") : QStringLiteral("allow"),
+    PolicyCheck c{kDesktopAbove, *a ? u"require_desktop"_s : u"allow"_s,
                   policy.desktopRequiredAbove->toJson(), p ? QJsonValue(p->toJson()) : QJsonValue(),
                   why};
     if (*a)
-        c.reason += QStringLiteral(": only the desktop app's dialog may approve");
+        c.reason += u": only the desktop app's dialog may approve"_s;
     return c;
 }
 
@@ -205,7 +200,7 @@ PolicyVerdict combine(const QList<std::optional<PolicyCheck>> &checks)
         }
     }
     if (v.checks.isEmpty())
-        v.reason = QStringLiteral("no policy rule applies");
+        v.reason = u"no policy rule applies"_s;
     return v;
 }
 } // namespace
@@ -227,24 +222,24 @@ QList<Money> spendInLastDay(const QList<QJsonObject> &auditRecords, qint64 nowMs
     QHash<QString, Money> priceBySha;
     QList<Money> out;
     for (const QJsonObject &rec : auditRecords) {
-        const QString type = rec.value(QStringLiteral("type")).toString();
-        const QJsonObject data = rec.value(QStringLiteral("data")).toObject();
-        const QString sha = data.value(QStringLiteral("request_sha256")).toString();
+        const QString type = rec.value(u"type"_s).toString();
+        const QJsonObject data = rec.value(u"data"_s).toObject();
+        const QString sha = data.value(u"request_sha256"_s).toString();
         if (sha.isEmpty())
             continue;
         if (type == u"proposed") {
-            if (const auto p = monthlyPrice(data.value(QStringLiteral("price")).toObject()))
+            if (const auto p = monthlyPrice(data.value(u"price"_s).toObject()))
                 priceBySha.insert(sha, *p);
             continue;
         }
         if (type != u"executed")
             continue;
-        const QString outcome = data.value(QStringLiteral("outcome")).toString();
+        const QString outcome = data.value(u"outcome"_s).toString();
         // A create whose reply was lost may exist: it counts.
         if (outcome != u"created" && outcome != u"unknown")
             continue;
         const QDateTime at =
-            QDateTime::fromString(rec.value(QStringLiteral("time")).toString(), Qt::ISODateWithMs);
+            QDateTime::fromString(rec.value(u"time"_s).toString(), Qt::ISODateWithMs);
         if (!at.isValid())
             continue;
         const qint64 t = at.toMSecsSinceEpoch();

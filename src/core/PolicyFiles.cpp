@@ -11,6 +11,8 @@
 
 namespace fb {
 
+using namespace Qt::StringLiterals;
+
 namespace {
 constexpr qint64 MaxPolicyBytes = 64 * 1024;
 } // namespace
@@ -19,13 +21,13 @@ PolicyPaths PolicyPaths::fromEnvironment()
 {
     const QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
     PolicyPaths p;
-    p.extraAdmin = env.value(QStringLiteral("FABRIC_BROKER_EXTRA_ADMIN_POLICY"));
-    p.user = env.value(QStringLiteral("FABRIC_BROKER_POLICY"));
+    p.extraAdmin = env.value(u"FABRIC_BROKER_EXTRA_ADMIN_POLICY"_s);
+    p.user = env.value(u"FABRIC_BROKER_POLICY"_s);
     if (p.user.isEmpty()) {
-        QString config = env.value(QStringLiteral("XDG_CONFIG_HOME"));
+        QString config = env.value(u"XDG_CONFIG_HOME"_s);
         if (config.isEmpty() || !QDir::isAbsolutePath(config))
-            config = QDir::homePath() + QStringLiteral("/.config");
-        p.user = config + QStringLiteral("/fabric-broker/policy.json");
+            config = QDir::homePath() + u"/.config"_s;
+        p.user = config + u"/fabric-broker/policy.json"_s;
     }
     return p;
 }
@@ -35,20 +37,20 @@ QString adminFileUnsafeReason(const QString &path)
     struct stat st {};
     const QByteArray native = QFile::encodeName(path);
     if (::lstat(native.constData(), &st) != 0)
-        return QStringLiteral("it cannot be read");
+        return u"it cannot be read"_s;
     if (!S_ISREG(st.st_mode))
-        return QStringLiteral("it is not a regular file");
+        return u"it is not a regular file"_s;
     if (st.st_uid != 0)
-        return QStringLiteral("it is owned by uid %1, not root").arg(st.st_uid);
+        return u"it is owned by uid %1, not root"_s.arg(st.st_uid);
     if (st.st_mode & (S_IWGRP | S_IWOTH))
-        return QStringLiteral("it is writable by its group or by everyone (mode %1)")
-            .arg(st.st_mode & 07777, 4, 8, QLatin1Char('0'));
+        return u"it is writable by its group or by everyone (mode %1)"_s.arg(st.st_mode & 07777, 4,
+                                                                             8, QLatin1Char('0'));
     const QByteArray dir = QFile::encodeName(QFileInfo(path).absolutePath());
     struct stat dst {};
     if (::stat(dir.constData(), &dst) != 0 || dst.st_uid != 0 ||
         (dst.st_mode & (S_IWGRP | S_IWOTH)))
-        return QStringLiteral("its directory %1 is writable by someone other than root")
-            .arg(QFileInfo(path).absolutePath());
+        return u"its directory %1 is writable by someone other than root"_s.arg(
+            QFileInfo(path).absolutePath());
     return {};
 }
 
@@ -61,12 +63,12 @@ std::optional<PolicyParseResult> readPolicyFile(const QString &path)
     PolicyParseResult r;
     QFile f(path);
     if (!f.open(QIODevice::ReadOnly)) {
-        r.errors.append(QStringLiteral("cannot read it: ") + f.errorString());
+        r.errors.append(u"cannot read it: "_s + f.errorString());
         return r;
     }
     const QByteArray bytes = f.read(MaxPolicyBytes + 1);
     if (bytes.size() > MaxPolicyBytes) {
-        r.errors.append(QStringLiteral("it is larger than %1 bytes").arg(MaxPolicyBytes));
+        r.errors.append(u"it is larger than %1 bytes"_s.arg(MaxPolicyBytes));
         return r;
     }
     return parsePolicy(bytes, path);
@@ -78,9 +80,8 @@ PolicyLoadResult loadPolicy(const PolicyPaths &paths)
     PolicyLoadResult out;
     Policy admin;
     auto failFile = [&](const QString &path, const QString &why) {
-        out.errors.append(QStringLiteral("policy file %1 is IGNORED: %2; the mutate toolset is "
-                                         "refused until it is fixed")
-                              .arg(path, why));
+        out.errors.append(u"policy file %1 is IGNORED: %2; the mutate toolset is "
+                          "refused until it is fixed"_s.arg(path, why));
         out.refuseMutate = true;
     };
     for (const QString &path : {paths.system, paths.extraAdmin}) {
@@ -95,7 +96,7 @@ PolicyLoadResult loadPolicy(const PolicyPaths &paths)
         if (!r)
             continue;
         if (!r->ok()) {
-            failFile(path, r->errors.join(QStringLiteral("; ")));
+            failFile(path, r->errors.join(u"; "_s));
             continue;
         }
         out.files.append(path);
@@ -108,7 +109,7 @@ PolicyLoadResult loadPolicy(const PolicyPaths &paths)
     Policy user;
     if (const auto r = readPolicyFile(paths.user)) {
         if (!r->ok()) {
-            failFile(paths.user, r->errors.join(QStringLiteral("; ")));
+            failFile(paths.user, r->errors.join(u"; "_s));
         } else {
             out.files.append(paths.user);
             user = r->policy;

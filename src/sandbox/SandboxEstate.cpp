@@ -11,19 +11,20 @@
 
 namespace fb {
 
-using L1 = QLatin1String;
+using namespace Qt::StringLiterals;
+
 using SandboxJson::obj;
 using SandboxJson::str;
 
 SandboxEstate::SandboxEstate(const Clock *clock)
     : m_clock(clock ? clock : Clock::system())
 {
-    seed(QStringLiteral("http://127.0.0.1"));
+    seed(u"http://127.0.0.1"_s);
 }
 
 QString SandboxEstate::href(const QString &collection, const QString &id) const
 {
-    return m_baseUrl + QStringLiteral("/fabric/v4/") + collection + QLatin1Char('/') + id;
+    return m_baseUrl + u"/fabric/v4/"_s + collection + QLatin1Char('/') + id;
 }
 
 void SandboxEstate::setProvisioning(int delayMs, int readsBeforeReady)
@@ -81,7 +82,7 @@ const QJsonObject *SandboxEstate::router(const QString &uuid) const
 SandboxResource *SandboxEstate::find(SandboxKind kind, const QString &uuid)
 {
     for (SandboxResource &r : resources(kind)) {
-        if (r.json.value(QStringLiteral("uuid")).toString() == uuid)
+        if (r.json.value(u"uuid"_s).toString() == uuid)
             return &r;
     }
     return nullptr;
@@ -100,10 +101,10 @@ QString SandboxEstate::nowIso() const
 QJsonObject SandboxEstate::account() const
 {
     return obj({{"accountNumber", SandboxIds::AccountNumber},
-                {"accountName", L1("Fabric Broker Sandbox")},
+                {"accountName", "Fabric Broker Sandbox"_L1},
                 {"orgId", 91001},
-                {"organizationName", L1("Fabric Broker Sandbox")},
-                {"globalCustId", L1("0016u00000SANDBOX")}});
+                {"organizationName", "Fabric Broker Sandbox"_L1},
+                {"globalCustId", "0016u00000SANDBOX"_L1}});
 }
 
 SandboxResource &SandboxEstate::add(SandboxKind kind, const QJsonObject &json)
@@ -134,30 +135,29 @@ void SandboxEstate::settle(SandboxKind kind, SandboxResource &r) const
     r.pending = false;
     const QString now = nowIso();
     // Service tokens spell it "changelog" in the v4 spec, the others "changeLog".
-    const QString logKey = kind == SandboxKind::ServiceToken ? QStringLiteral("changelog")
-                                                             : QStringLiteral("changeLog");
+    const QString logKey = kind == SandboxKind::ServiceToken ? u"changelog"_s : u"changeLog"_s;
     QJsonObject cl = r.json.value(logKey).toObject();
-    cl.insert(QStringLiteral("updatedDateTime"), now);
+    cl.insert(u"updatedDateTime"_s, now);
     r.json.insert(logKey, cl);
     switch (kind) {
     case SandboxKind::Connection: {
-        r.json.insert(QStringLiteral("state"), L1("ACTIVE"));
-        r.json.insert(QStringLiteral("operation"), obj({{"providerStatus", L1("AVAILABLE")},
-                                                        {"equinixStatus", L1("PROVISIONED")},
-                                                        {"operationalStatus", L1("UP")},
-                                                        {"opStatusChangedAt", now}}));
-        QJsonObject change = r.json.value(QStringLiteral("change")).toObject();
-        change.insert(QStringLiteral("status"), L1("COMPLETED"));
-        change.insert(QStringLiteral("updatedDateTime"), now);
-        r.json.insert(QStringLiteral("change"), change);
+        r.json.insert(u"state"_s, "ACTIVE"_L1);
+        r.json.insert(u"operation"_s, obj({{"providerStatus", "AVAILABLE"_L1},
+                                           {"equinixStatus", "PROVISIONED"_L1},
+                                           {"operationalStatus", "UP"_L1},
+                                           {"opStatusChangedAt", now}}));
+        QJsonObject change = r.json.value(u"change"_s).toObject();
+        change.insert(u"status"_s, "COMPLETED"_L1);
+        change.insert(u"updatedDateTime"_s, now);
+        r.json.insert(u"change"_s, change);
         break;
     }
     case SandboxKind::Network:
-        r.json.insert(QStringLiteral("state"), L1("ACTIVE"));
-        r.json.insert(QStringLiteral("operation"), obj({{"equinixStatus", L1("PROVISIONED")}}));
+        r.json.insert(u"state"_s, "ACTIVE"_L1);
+        r.json.insert(u"operation"_s, obj({{"equinixStatus", "PROVISIONED"_L1}}));
         break;
     case SandboxKind::ServiceToken:
-        r.json.insert(QStringLiteral("state"), L1("ACTIVE"));
+        r.json.insert(u"state"_s, "ACTIVE"_L1);
         break;
     }
 }
@@ -165,55 +165,55 @@ void SandboxEstate::settle(SandboxKind kind, SandboxResource &r) const
 QJsonObject SandboxEstate::enrichAccessPoint(const QJsonObject &accessPoint) const
 {
     QJsonObject ap = accessPoint;
-    const QString type = ap.value(QStringLiteral("type")).toString();
+    const QString type = ap.value(u"type"_s).toString();
     const auto withLocationOfMetro = [&](const QString &code) {
-        QJsonObject loc = ap.value(QStringLiteral("location")).toObject();
+        QJsonObject loc = ap.value(u"location"_s).toObject();
         if (const QJsonObject *m = metro(code)) {
-            loc.insert(QStringLiteral("metroHref"), m->value(QStringLiteral("href")));
-            loc.insert(QStringLiteral("metroName"), m->value(QStringLiteral("name")));
-            loc.insert(QStringLiteral("region"), m->value(QStringLiteral("region")));
-            loc.insert(QStringLiteral("metroCode"), code);
+            loc.insert(u"metroHref"_s, m->value(u"href"_s));
+            loc.insert(u"metroName"_s, m->value(u"name"_s));
+            loc.insert(u"region"_s, m->value(u"region"_s));
+            loc.insert(u"metroCode"_s, code);
         }
         if (!loc.isEmpty())
-            ap.insert(QStringLiteral("location"), loc);
+            ap.insert(u"location"_s, loc);
     };
-    if (type == QLatin1String("COLO")) {
-        QJsonObject p = ap.value(QStringLiteral("port")).toObject();
-        if (const QJsonObject *known = port(p.value(QStringLiteral("uuid")).toString())) {
-            p.insert(QStringLiteral("href"), known->value(QStringLiteral("href")));
-            p.insert(QStringLiteral("name"), known->value(QStringLiteral("name")));
-            p.insert(QStringLiteral("type"), L1("XF_PORT"));
-            ap.insert(QStringLiteral("port"), p);
-            QJsonObject loc = known->value(QStringLiteral("location")).toObject();
-            ap.insert(QStringLiteral("location"), loc);
+    if (type == "COLO"_L1) {
+        QJsonObject p = ap.value(u"port"_s).toObject();
+        if (const QJsonObject *known = port(p.value(u"uuid"_s).toString())) {
+            p.insert(u"href"_s, known->value(u"href"_s));
+            p.insert(u"name"_s, known->value(u"name"_s));
+            p.insert(u"type"_s, "XF_PORT"_L1);
+            ap.insert(u"port"_s, p);
+            QJsonObject loc = known->value(u"location"_s).toObject();
+            ap.insert(u"location"_s, loc);
         }
-    } else if (type == QLatin1String("SP")) {
-        QJsonObject p = ap.value(QStringLiteral("profile")).toObject();
-        if (const QJsonObject *known = serviceProfile(p.value(QStringLiteral("uuid")).toString())) {
-            p.insert(QStringLiteral("href"), known->value(QStringLiteral("href")));
-            p.insert(QStringLiteral("name"), known->value(QStringLiteral("name")));
-            p.insert(QStringLiteral("type"), known->value(QStringLiteral("type")));
-            ap.insert(QStringLiteral("profile"), p);
+    } else if (type == "SP"_L1) {
+        QJsonObject p = ap.value(u"profile"_s).toObject();
+        if (const QJsonObject *known = serviceProfile(p.value(u"uuid"_s).toString())) {
+            p.insert(u"href"_s, known->value(u"href"_s));
+            p.insert(u"name"_s, known->value(u"name"_s));
+            p.insert(u"type"_s, known->value(u"type"_s));
+            ap.insert(u"profile"_s, p);
         }
         withLocationOfMetro(str(ap, "/location/metroCode"));
-    } else if (type == QLatin1String("NETWORK")) {
-        QJsonObject n = ap.value(QStringLiteral("network")).toObject();
-        const QString id = n.value(QStringLiteral("uuid")).toString();
+    } else if (type == "NETWORK"_L1) {
+        QJsonObject n = ap.value(u"network"_s).toObject();
+        const QString id = n.value(u"uuid"_s).toString();
         for (const SandboxResource &r : m_networks) {
-            if (r.json.value(QStringLiteral("uuid")).toString() != id)
+            if (r.json.value(u"uuid"_s).toString() != id)
                 continue;
-            n.insert(QStringLiteral("href"), r.json.value(QStringLiteral("href")));
-            n.insert(QStringLiteral("name"), r.json.value(QStringLiteral("name")));
-            n.insert(QStringLiteral("type"), r.json.value(QStringLiteral("type")));
-            n.insert(QStringLiteral("scope"), r.json.value(QStringLiteral("scope")));
-            ap.insert(QStringLiteral("network"), n);
+            n.insert(u"href"_s, r.json.value(u"href"_s));
+            n.insert(u"name"_s, r.json.value(u"name"_s));
+            n.insert(u"type"_s, r.json.value(u"type"_s));
+            n.insert(u"scope"_s, r.json.value(u"scope"_s));
+            ap.insert(u"network"_s, n);
         }
-    } else if (type == QLatin1String("CLOUD_ROUTER")) {
-        QJsonObject rt = ap.value(QStringLiteral("router")).toObject();
-        if (const QJsonObject *known = router(rt.value(QStringLiteral("uuid")).toString())) {
-            rt.insert(QStringLiteral("href"), known->value(QStringLiteral("href")));
-            rt.insert(QStringLiteral("name"), known->value(QStringLiteral("name")));
-            ap.insert(QStringLiteral("router"), rt);
+    } else if (type == "CLOUD_ROUTER"_L1) {
+        QJsonObject rt = ap.value(u"router"_s).toObject();
+        if (const QJsonObject *known = router(rt.value(u"uuid"_s).toString())) {
+            rt.insert(u"href"_s, known->value(u"href"_s));
+            rt.insert(u"name"_s, known->value(u"name"_s));
+            ap.insert(u"router"_s, rt);
             withLocationOfMetro(str(*known, "/location/metroCode"));
         }
     }
@@ -235,41 +235,35 @@ void vlanUses(const QList<SandboxResource> &connections, const QList<SandboxReso
 {
     for (const SandboxResource &r : connections) {
         for (const char *side : {"aSide", "zSide"}) {
-            const QJsonObject ap = r.json.value(QLatin1String(side))
-                                       .toObject()
-                                       .value(QStringLiteral("accessPoint"))
-                                       .toObject();
-            if (ap.value(QStringLiteral("type")).toString() != QLatin1String("COLO") ||
-                str(ap, "/port/uuid") != portUuid)
+            const QJsonObject ap =
+                r.json.value(QLatin1String(side)).toObject().value(u"accessPoint"_s).toObject();
+            if (ap.value(u"type"_s).toString() != "COLO"_L1 || str(ap, "/port/uuid") != portUuid)
                 continue;
-            out->append({QStringLiteral("connection"),
-                         r.json.value(QStringLiteral("uuid")).toString(),
-                         r.json.value(QStringLiteral("bandwidth")).toInt(),
-                         ap.value(QStringLiteral("linkProtocol")).toObject(),
+            out->append({u"connection"_s, r.json.value(u"uuid"_s).toString(),
+                         r.json.value(u"bandwidth"_s).toInt(),
+                         ap.value(u"linkProtocol"_s).toObject(),
                          str(r.json, "/changeLog/createdDateTime")});
         }
     }
     for (const SandboxResource &r : tokens) {
-        const QString state = r.json.value(QStringLiteral("state")).toString();
-        if (state == QLatin1String("EXPIRED") || state == QLatin1String("DELETED"))
+        const QString state = r.json.value(u"state"_s).toString();
+        if (state == "EXPIRED"_L1 || state == "DELETED"_L1)
             continue;
         for (const char *side : {"aSide", "zSide"}) {
-            const QJsonArray selectors = r.json.value(QStringLiteral("connection"))
+            const QJsonArray selectors = r.json.value(u"connection"_s)
                                              .toObject()
                                              .value(QLatin1String(side))
                                              .toObject()
-                                             .value(QStringLiteral("accessPointSelectors"))
+                                             .value(u"accessPointSelectors"_s)
                                              .toArray();
             for (const QJsonValue &s : selectors) {
                 const QJsonObject sel = s.toObject();
                 if (str(sel, "/port/uuid") != portUuid)
                     continue;
                 out->append(
-                    {QStringLiteral("serviceToken"),
-                     r.json.value(QStringLiteral("uuid")).toString(),
-                     SandboxSearch::valueAt(r.json, QStringLiteral("/connection/bandwidthLimit"))
-                         .toInt(),
-                     sel.value(QStringLiteral("linkProtocol")).toObject(),
+                    {u"serviceToken"_s, r.json.value(u"uuid"_s).toString(),
+                     SandboxSearch::valueAt(r.json, u"/connection/bandwidthLimit"_s).toInt(),
+                     sel.value(u"linkProtocol"_s).toObject(),
                      str(r.json, "/changelog/createdDateTime")});
             }
         }
@@ -281,9 +275,9 @@ bool sameVlan(const QJsonObject &a, const QJsonObject &b)
     const auto tag = [](const QJsonObject &lp, const char *key) {
         return lp.value(QLatin1String(key)).toInt(-1);
     };
-    const QString ta = a.value(QStringLiteral("type")).toString();
-    const QString tb = b.value(QStringLiteral("type")).toString();
-    if (ta == QLatin1String("QINQ") || tb == QLatin1String("QINQ")) {
+    const QString ta = a.value(u"type"_s).toString();
+    const QString tb = b.value(u"type"_s).toString();
+    if (ta == "QINQ"_L1 || tb == "QINQ"_L1) {
         const int sa = tag(a, "vlanSTag");
         const int sb = tag(b, "vlanSTag");
         if (sa < 0 || sa != sb)
@@ -292,7 +286,7 @@ bool sameVlan(const QJsonObject &a, const QJsonObject &b)
         const int cb = tag(b, "vlanCTag");
         return ca < 0 || cb < 0 || ca == cb;
     }
-    if (ta == QLatin1String("UNTAGGED") || tb == QLatin1String("UNTAGGED"))
+    if (ta == "UNTAGGED"_L1 || tb == "UNTAGGED"_L1)
         return ta == tb;
     const int va = tag(a, "vlanTag");
     return va >= 0 && va == tag(b, "vlanTag");
@@ -307,21 +301,19 @@ QJsonArray SandboxEstate::linkProtocols(const QString &portUuid) const
     QJsonArray out;
     for (const VlanUse &u : uses) {
         QJsonObject item = u.linkProtocol;
-        item.insert(QStringLiteral("uuid"),
-                    QUuid::createUuidV5(QUuid(QString(SandboxIds::PortSvPrimary)),
-                                        u.uuid + QLatin1Char('/') + portUuid)
-                        .toString(QUuid::WithoutBraces));
-        item.insert(QStringLiteral("state"), L1("RESERVED"));
-        const QString collection = u.kind == QLatin1String("connection")
-                                       ? QStringLiteral("connections")
-                                       : QStringLiteral("serviceTokens");
+        item.insert(u"uuid"_s, QUuid::createUuidV5(QUuid(QString(SandboxIds::PortSvPrimary)),
+                                                   u.uuid + QLatin1Char('/') + portUuid)
+                                   .toString(QUuid::WithoutBraces));
+        item.insert(u"state"_s, "RESERVED"_L1);
+        const QString collection =
+            u.kind == "connection"_L1 ? u"connections"_s : u"serviceTokens"_s;
         QJsonObject asset =
             obj({{"href", href(collection, u.uuid)}, {"uuid", u.uuid}, {"bandwidth", u.bandwidth}});
-        if (u.kind == QLatin1String("connection"))
-            item.insert(QStringLiteral("asset"), asset);
+        if (u.kind == "connection"_L1)
+            item.insert(u"asset"_s, asset);
         else
-            item.insert(QStringLiteral("serviceToken"), asset);
-        item.insert(QStringLiteral("changeLog"), obj({{"createdDateTime", u.createdDateTime}}));
+            item.insert(u"serviceToken"_s, asset);
+        item.insert(u"changeLog"_s, obj({{"createdDateTime", u.createdDateTime}}));
         out.append(item);
     }
     return out;
@@ -358,11 +350,11 @@ QJsonObject SandboxEstate::toJson() const
     for (const SandboxRate &r : m_rates)
         rates.append(obj({{"bandwidth", r.bandwidthMbps},
                           {"monthlyRecurring", r.monthlyUsd},
-                          {"currency", L1("USD")}}));
+                          {"currency", "USD"_L1}}));
     QJsonObject portVlans;
     for (const QJsonObject &p : m_ports)
-        portVlans.insert(p.value(QStringLiteral("uuid")).toString(),
-                         linkProtocols(p.value(QStringLiteral("uuid")).toString()));
+        portVlans.insert(p.value(u"uuid"_s).toString(),
+                         linkProtocols(p.value(u"uuid"_s).toString()));
     return obj({{"metros", arr(m_metros)},
                 {"ports", arr(m_ports)},
                 {"portLinkProtocols", portVlans},
@@ -371,7 +363,7 @@ QJsonObject SandboxEstate::toJson() const
                 {"networks", res(m_networks)},
                 {"serviceTokens", res(m_tokens)},
                 {"routers", arr(m_routers)},
-                {"rateCard", obj({{"productType", L1("VIRTUAL_CONNECTION_PRODUCT")},
+                {"rateCard", obj({{"productType", "VIRTUAL_CONNECTION_PRODUCT"_L1},
                                   {"remoteMultiplier", remoteMultiplier()},
                                   {"rates", rates}})}});
 }
@@ -381,54 +373,48 @@ QString SandboxEstate::describe() const
     QString text;
     QTextStream out(&text);
     const auto vlanText = [](const QJsonObject &lp) {
-        if (lp.value(QStringLiteral("type")).toString() == QLatin1String("QINQ"))
-            return QStringLiteral("%1.%2")
-                .arg(lp.value(QStringLiteral("vlanSTag")).toInt())
-                .arg(lp.value(QStringLiteral("vlanCTag")).toInt());
-        return QString::number(lp.value(QStringLiteral("vlanTag")).toInt());
+        if (lp.value(u"type"_s).toString() == "QINQ"_L1)
+            return u"%1.%2"_s.arg(lp.value(u"vlanSTag"_s).toInt())
+                .arg(lp.value(u"vlanCTag"_s).toInt());
+        return QString::number(lp.value(u"vlanTag"_s).toInt());
     };
     out << "Fabric sandbox estate (account " << SandboxIds::AccountNumber << ")\n\nMetros:\n";
     for (const QJsonObject &m : m_metros)
-        out << "  " << m.value(QStringLiteral("code")).toString() << "  "
-            << m.value(QStringLiteral("name")).toString() << " ("
-            << m.value(QStringLiteral("region")).toString() << ")\n";
+        out << "  " << m.value(u"code"_s).toString() << "  " << m.value(u"name"_s).toString()
+            << " (" << m.value(u"region"_s).toString() << ")\n";
     out << "\nPorts (uuid, name, metro/ibx, encapsulation, speed Mbps, VLANs in use):\n";
     for (const QJsonObject &p : m_ports) {
         QStringList vlans;
-        const QJsonArray lps = linkProtocols(p.value(QStringLiteral("uuid")).toString());
+        const QJsonArray lps = linkProtocols(p.value(u"uuid"_s).toString());
         for (const QJsonValue &lp : lps)
             vlans << vlanText(lp.toObject());
-        out << "  " << p.value(QStringLiteral("uuid")).toString() << "  "
-            << p.value(QStringLiteral("name")).toString() << "  " << str(p, "/location/metroCode")
-            << '/' << str(p, "/location/ibx") << "  " << str(p, "/encapsulation/type") << "  "
-            << p.value(QStringLiteral("bandwidth")).toInt() << "  VLANs in use: "
-            << (vlans.isEmpty() ? QStringLiteral("none") : vlans.join(QStringLiteral(", ")))
-            << '\n';
+        out << "  " << p.value(u"uuid"_s).toString() << "  " << p.value(u"name"_s).toString()
+            << "  " << str(p, "/location/metroCode") << '/' << str(p, "/location/ibx") << "  "
+            << str(p, "/encapsulation/type") << "  " << p.value(u"bandwidth"_s).toInt()
+            << "  VLANs in use: " << (vlans.isEmpty() ? u"none"_s : vlans.join(u", "_s)) << '\n';
     }
     out << "\nService profiles (uuid, name, type, auth key, bandwidths, metros with seller "
            "regions):\n";
     for (const QJsonObject &sp : m_profiles) {
         const QJsonObject config =
-            sp.value(QStringLiteral("accessPointTypeConfigs")).toArray().first().toObject();
+            sp.value(u"accessPointTypeConfigs"_s).toArray().first().toObject();
         QStringList bws;
-        const QJsonArray bwList = config.value(QStringLiteral("supportedBandwidths")).toArray();
+        const QJsonArray bwList = config.value(u"supportedBandwidths"_s).toArray();
         for (const QJsonValue &b : bwList)
             bws << QString::number(b.toInt());
         QStringList metros;
-        const QJsonArray metroList = sp.value(QStringLiteral("metros")).toArray();
+        const QJsonArray metroList = sp.value(u"metros"_s).toArray();
         for (const QJsonValue &mv : metroList) {
             const QJsonObject m = mv.toObject();
-            const QStringList regions = m.value(QStringLiteral("sellerRegions")).toObject().keys();
-            metros << m.value(QStringLiteral("code")).toString() +
+            const QStringList regions = m.value(u"sellerRegions"_s).toObject().keys();
+            metros << m.value(u"code"_s).toString() +
                           (regions.isEmpty() ? QString()
                                              : QLatin1Char('[') + regions.join(QLatin1Char(',')) +
                                                    QLatin1Char(']'));
         }
-        const bool key =
-            SandboxSearch::valueAt(config, QStringLiteral("/authenticationKey/required")).toBool();
-        out << "  " << sp.value(QStringLiteral("uuid")).toString() << "  "
-            << sp.value(QStringLiteral("name")).toString() << "  "
-            << sp.value(QStringLiteral("type")).toString() << "  auth key "
+        const bool key = SandboxSearch::valueAt(config, u"/authenticationKey/required"_s).toBool();
+        out << "  " << sp.value(u"uuid"_s).toString() << "  " << sp.value(u"name"_s).toString()
+            << "  " << sp.value(u"type"_s).toString() << "  auth key "
             << (key ? "required" : "not needed")
             << "\n      bandwidths: " << bws.join(QLatin1Char(' '))
             << "\n      metros: " << metros.join(QLatin1Char(' ')) << '\n';
@@ -437,44 +423,39 @@ QString SandboxEstate::describe() const
     for (const SandboxResource &r : m_connections) {
         const auto sideText = [&](const char *side) {
             const QJsonObject ap = SandboxSearch::valueAt(r.json, QLatin1String(side)).toObject();
-            if (ap.value(QStringLiteral("type")).toString() == QLatin1String("SP"))
+            if (ap.value(u"type"_s).toString() == "SP"_L1)
                 return str(ap, "/profile/name") + QLatin1Char('@') + str(ap, "/location/metroCode");
             return str(ap, "/port/name") + QLatin1Char('/') +
-                   vlanText(ap.value(QStringLiteral("linkProtocol")).toObject());
+                   vlanText(ap.value(u"linkProtocol"_s).toObject());
         };
-        out << "  " << r.json.value(QStringLiteral("uuid")).toString() << "  "
-            << r.json.value(QStringLiteral("name")).toString() << "  "
-            << r.json.value(QStringLiteral("type")).toString() << "  "
-            << r.json.value(QStringLiteral("bandwidth")).toInt() << "  "
-            << r.json.value(QStringLiteral("state")).toString() << "  "
-            << sideText("/aSide/accessPoint") << " -> " << sideText("/zSide/accessPoint") << '\n';
+        out << "  " << r.json.value(u"uuid"_s).toString() << "  "
+            << r.json.value(u"name"_s).toString() << "  " << r.json.value(u"type"_s).toString()
+            << "  " << r.json.value(u"bandwidth"_s).toInt() << "  "
+            << r.json.value(u"state"_s).toString() << "  " << sideText("/aSide/accessPoint")
+            << " -> " << sideText("/zSide/accessPoint") << '\n';
     }
     out << "\nNetworks (uuid, name, type, scope, state):\n";
     for (const SandboxResource &r : m_networks)
-        out << "  " << r.json.value(QStringLiteral("uuid")).toString() << "  "
-            << r.json.value(QStringLiteral("name")).toString() << "  "
-            << r.json.value(QStringLiteral("type")).toString() << "  "
-            << r.json.value(QStringLiteral("scope")).toString() << "  "
-            << r.json.value(QStringLiteral("state")).toString() << '\n';
+        out << "  " << r.json.value(u"uuid"_s).toString() << "  "
+            << r.json.value(u"name"_s).toString() << "  " << r.json.value(u"type"_s).toString()
+            << "  " << r.json.value(u"scope"_s).toString() << "  "
+            << r.json.value(u"state"_s).toString() << '\n';
     out << "\nService tokens (uuid, name, type, state, expires, port/VLAN):\n";
     for (const SandboxResource &r : m_tokens) {
         const QJsonObject sel =
-            SandboxSearch::valueAt(r.json, QStringLiteral("/connection/aSide/accessPointSelectors"))
-                .toObject();
-        out << "  " << r.json.value(QStringLiteral("uuid")).toString() << "  "
-            << r.json.value(QStringLiteral("name")).toString() << "  "
-            << r.json.value(QStringLiteral("type")).toString() << "  "
-            << r.json.value(QStringLiteral("state")).toString() << "  "
-            << r.json.value(QStringLiteral("expirationDateTime")).toString() << "  "
+            SandboxSearch::valueAt(r.json, u"/connection/aSide/accessPointSelectors"_s).toObject();
+        out << "  " << r.json.value(u"uuid"_s).toString() << "  "
+            << r.json.value(u"name"_s).toString() << "  " << r.json.value(u"type"_s).toString()
+            << "  " << r.json.value(u"state"_s).toString() << "  "
+            << r.json.value(u"expirationDateTime"_s).toString() << "  "
             << str(sel, "/port/portName") << '/'
-            << vlanText(sel.value(QStringLiteral("linkProtocol")).toObject()) << '\n';
+            << vlanText(sel.value(u"linkProtocol"_s).toObject()) << '\n';
     }
     out << "\nCloud routers (uuid, name, metro, package, state):\n";
     for (const QJsonObject &r : m_routers)
-        out << "  " << r.value(QStringLiteral("uuid")).toString() << "  "
-            << r.value(QStringLiteral("name")).toString() << "  " << str(r, "/location/metroCode")
-            << "  " << str(r, "/package/code") << "  "
-            << r.value(QStringLiteral("state")).toString() << '\n';
+        out << "  " << r.value(u"uuid"_s).toString() << "  " << r.value(u"name"_s).toString()
+            << "  " << str(r, "/location/metroCode") << "  " << str(r, "/package/code") << "  "
+            << r.value(u"state"_s).toString() << '\n';
     out << "\nRate card (VIRTUAL_CONNECTION_PRODUCT, USD monthly, term 1; remote x"
         << remoteMultiplier() << ", no NRC):\n ";
     for (const SandboxRate &r : m_rates)

@@ -9,8 +9,9 @@
 
 namespace fb {
 
+using namespace Qt::StringLiterals;
+
 namespace {
-using L1 = QLatin1String;
 } // namespace
 
 SandboxReply SandboxApi::searchPrices(const QJsonObject &body, const QString &cid)
@@ -20,87 +21,75 @@ SandboxReply SandboxApi::searchPrices(const QJsonObject &body, const QString &ci
         return SandboxReply::errors(
             400, QJsonArray{fabricError(code, message, cid, {}, {{property, reason}})});
     };
-    const QJsonValue filter = body.value(QStringLiteral("filter"));
-    const QString problem = SandboxSearch::validateFilter(filter, QStringLiteral("filter"));
+    const QJsonValue filter = body.value(u"filter"_s);
+    const QString problem = SandboxSearch::validateFilter(filter, u"filter"_s);
     if (!problem.isEmpty() || !filter.isObject())
         return priceError(SandboxErrors::PriceValidation, SandboxErrors::PriceValidationMessage,
-                          problem.isEmpty() ? QStringLiteral("filter")
-                                            : problem.section(QLatin1Char('|'), 0, 0),
-                          problem.isEmpty() ? QStringLiteral("is required")
+                          problem.isEmpty() ? u"filter"_s : problem.section(QLatin1Char('|'), 0, 0),
+                          problem.isEmpty() ? u"is required"_s
                                             : problem.section(QLatin1Char('|'), 1));
     // A top-level "or" holds alternatives (the spec's OfflineEvplVc example); each is an "and"
     // of terms (or one term), flattened into property -> values. Alternatives without /type
     // (e.g. by /connection/uuid) price nothing here; at least one must name a product type.
-    QJsonArray alternatives = filter.toObject().value(QStringLiteral("or")).toArray();
+    QJsonArray alternatives = filter.toObject().value(u"or"_s).toArray();
     if (alternatives.isEmpty())
         alternatives.append(filter);
     QList<QHash<QString, QStringList>> wanted;
     for (const QJsonValue &alt : std::as_const(alternatives)) {
         QHash<QString, QStringList> want;
-        QJsonArray terms = alt.toObject().value(QStringLiteral("and")).toArray();
+        QJsonArray terms = alt.toObject().value(u"and"_s).toArray();
         if (terms.isEmpty())
             terms.append(alt);
         for (const QJsonValue &t : std::as_const(terms)) {
             const QJsonObject term = t.toObject();
             QStringList values;
-            const QJsonArray vs = term.value(QStringLiteral("values")).toArray();
+            const QJsonArray vs = term.value(u"values"_s).toArray();
             for (const QJsonValue &v : vs)
                 values << (v.isDouble() ? QString::number(v.toInt()) : v.toString());
-            want.insert(term.value(QStringLiteral("property")).toString(), values);
+            want.insert(term.value(u"property"_s).toString(), values);
         }
-        if (!want.value(QStringLiteral("/type")).isEmpty())
+        if (!want.value(u"/type"_s).isEmpty())
             wanted.append(want);
     }
     if (wanted.isEmpty())
         return priceError(SandboxErrors::PriceValidation, SandboxErrors::PriceValidationMessage,
-                          QStringLiteral("/type"), QStringLiteral("is required"));
+                          u"/type"_s, u"is required"_s);
     QJsonArray data;
     for (const QHash<QString, QStringList> &want : std::as_const(wanted)) {
-        const QStringList productTypes = want.value(QStringLiteral("/type"));
-        if (productTypes.contains(QStringLiteral("VIRTUAL_CONNECTION_PRODUCT"))) {
-            const QString connType =
-                want.value(QStringLiteral("/connection/type"), {QStringLiteral("EVPL_VC")})
-                    .value(0);
+        const QStringList productTypes = want.value(u"/type"_s);
+        if (productTypes.contains(u"VIRTUAL_CONNECTION_PRODUCT"_s)) {
+            const QString connType = want.value(u"/connection/type"_s, {u"EVPL_VC"_s}).value(0);
             QString aMetro =
-                want.value(QStringLiteral("/connection/aSide/accessPoint/location/metroCode"))
-                    .value(0);
-            const QString aPort =
-                want.value(QStringLiteral("/connection/aSide/accessPoint/port/uuid")).value(0);
+                want.value(u"/connection/aSide/accessPoint/location/metroCode"_s).value(0);
+            const QString aPort = want.value(u"/connection/aSide/accessPoint/port/uuid"_s).value(0);
             if (aMetro.isEmpty() && !aPort.isEmpty()) {
                 const QJsonObject *p = m_estate->port(aPort);
                 if (!p)
-                    return priceError(SandboxErrors::PriceInvalidValue,
-                                      SandboxErrors::PriceInvalidValueMessage,
-                                      QStringLiteral("/connection/aSide/accessPoint/port/uuid"),
-                                      QStringLiteral("Unknown port"));
-                aMetro =
-                    SandboxSearch::valueAt(*p, QStringLiteral("/location/metroCode")).toString();
+                    return priceError(
+                        SandboxErrors::PriceInvalidValue, SandboxErrors::PriceInvalidValueMessage,
+                        u"/connection/aSide/accessPoint/port/uuid"_s, u"Unknown port"_s);
+                aMetro = SandboxSearch::valueAt(*p, u"/location/metroCode"_s).toString();
             }
             const QString zMetro =
-                want.value(QStringLiteral("/connection/zSide/accessPoint/location/metroCode"))
-                    .value(0);
-            const QString aType = want.value(QStringLiteral("/connection/aSide/accessPoint/type"),
-                                             {QStringLiteral("COLO")})
-                                      .value(0);
-            const QString zType = want.value(QStringLiteral("/connection/zSide/accessPoint/type"),
-                                             {QStringLiteral("COLO")})
-                                      .value(0);
+                want.value(u"/connection/zSide/accessPoint/location/metroCode"_s).value(0);
+            const QString aType =
+                want.value(u"/connection/aSide/accessPoint/type"_s, {u"COLO"_s}).value(0);
+            const QString zType =
+                want.value(u"/connection/zSide/accessPoint/type"_s, {u"COLO"_s}).value(0);
             const QString zProfile =
-                want.value(QStringLiteral("/connection/zSide/accessPoint/profile/uuid")).value(0);
+                want.value(u"/connection/zSide/accessPoint/profile/uuid"_s).value(0);
             const QString buyout =
-                want.value(QStringLiteral("/connection/aSide/accessPoint/port/settings/buyout"))
-                    .value(0);
-            const int term =
-                want.value(QStringLiteral("/termLength"), {QStringLiteral("1")}).value(0).toInt();
+                want.value(u"/connection/aSide/accessPoint/port/settings/buyout"_s).value(0);
+            const int term = want.value(u"/termLength"_s, {u"1"_s}).value(0).toInt();
             if (term != 1 && term != 12 && term != 24 && term != 36)
-                return priceError(
-                    SandboxErrors::PriceInvalidValue, SandboxErrors::PriceInvalidValueMessage,
-                    QStringLiteral("/termLength"), QStringLiteral("must be 1, 12, 24 or 36"));
+                return priceError(SandboxErrors::PriceInvalidValue,
+                                  SandboxErrors::PriceInvalidValueMessage, u"/termLength"_s,
+                                  u"must be 1, 12, 24 or 36"_s);
             const bool remote = !aMetro.isEmpty() && !zMetro.isEmpty() && aMetro != zMetro;
             const double termFactor =
                 term >= 36 ? 0.8 : (term >= 24 ? 0.85 : (term >= 12 ? 0.9 : 1.0));
             QList<int> bandwidths;
-            const QStringList requested = want.value(QStringLiteral("/connection/bandwidth"));
+            const QStringList requested = want.value(u"/connection/bandwidth"_s);
             for (const QString &b : requested)
                 bandwidths << b.toInt();
             if (bandwidths.isEmpty()) {
@@ -112,62 +101,53 @@ SandboxReply SandboxApi::searchPrices(const QJsonObject &body, const QString &ci
                     std::find_if(m_estate->rateCard().begin(), m_estate->rateCard().end(),
                                  [&](const SandboxRate &r) { return r.bandwidthMbps == bw; });
                 if (rate == m_estate->rateCard().end())
-                    return priceError(SandboxErrors::PriceInvalidValue,
-                                      SandboxErrors::PriceInvalidValueMessage,
-                                      QStringLiteral("/connection/bandwidth"),
-                                      QStringLiteral("No rate for bandwidth %1").arg(bw));
-                QJsonObject aAp{{QStringLiteral("type"), aType}};
+                    return priceError(
+                        SandboxErrors::PriceInvalidValue, SandboxErrors::PriceInvalidValueMessage,
+                        u"/connection/bandwidth"_s, u"No rate for bandwidth %1"_s.arg(bw));
+                QJsonObject aAp{{u"type"_s, aType}};
                 if (!aMetro.isEmpty())
-                    aAp.insert(QStringLiteral("location"),
-                               QJsonObject{{QStringLiteral("metroCode"), aMetro}});
+                    aAp.insert(u"location"_s, QJsonObject{{u"metroCode"_s, aMetro}});
                 if (!buyout.isEmpty())
-                    aAp.insert(QStringLiteral("port"),
-                               QJsonObject{{QStringLiteral("settings"),
-                                            QJsonObject{{QStringLiteral("buyout"),
-                                                         buyout == QLatin1String("true")}}}});
+                    aAp.insert(u"port"_s,
+                               QJsonObject{{u"settings"_s,
+                                            QJsonObject{{u"buyout"_s, buyout == "true"_L1}}}});
                 if (!aPort.isEmpty()) {
-                    QJsonObject port = aAp.value(QStringLiteral("port")).toObject();
-                    port.insert(QStringLiteral("uuid"), aPort);
-                    aAp.insert(QStringLiteral("port"), port);
+                    QJsonObject port = aAp.value(u"port"_s).toObject();
+                    port.insert(u"uuid"_s, aPort);
+                    aAp.insert(u"port"_s, port);
                 }
-                QJsonObject zAp{{QStringLiteral("type"), zType}};
+                QJsonObject zAp{{u"type"_s, zType}};
                 if (!zMetro.isEmpty())
-                    zAp.insert(QStringLiteral("location"),
-                               QJsonObject{{QStringLiteral("metroCode"), zMetro}});
+                    zAp.insert(u"location"_s, QJsonObject{{u"metroCode"_s, zMetro}});
                 if (!zProfile.isEmpty())
-                    zAp.insert(QStringLiteral("profile"),
-                               QJsonObject{{QStringLiteral("uuid"), zProfile}});
+                    zAp.insert(u"profile"_s, QJsonObject{{u"uuid"_s, zProfile}});
                 const double monthly = rate->monthlyUsd *
                                        (remote ? SandboxEstate::remoteMultiplier() : 1.0) *
                                        termFactor;
                 data.append(QJsonObject{
-                    {QStringLiteral("type"), L1("VIRTUAL_CONNECTION_PRODUCT")},
-                    {QStringLiteral("code"), L1("ECX00015.PROD")},
-                    {QStringLiteral("name"), L1("Equinix Fabric Virtual Connection Product")},
-                    {QStringLiteral("description"), L1("Equinix Fabric Virtual Connection")},
-                    {QStringLiteral("account"),
-                     QJsonObject{{QStringLiteral("accountNumber"), SandboxIds::AccountNumber}}},
-                    {QStringLiteral("charges"),
-                     QJsonArray{QJsonObject{{QStringLiteral("type"), L1("MONTHLY_RECURRING")},
-                                            {QStringLiteral("price"), monthly}},
-                                QJsonObject{{QStringLiteral("type"), L1("NON_RECURRING")},
-                                            {QStringLiteral("price"), 0.0}}}},
-                    {QStringLiteral("currency"), L1("USD")},
-                    {QStringLiteral("termLength"), term},
-                    {QStringLiteral("catgory"), L1("CUSTOMER")},
-                    {QStringLiteral("connection"),
-                     QJsonObject{{QStringLiteral("type"), connType},
-                                 {QStringLiteral("bandwidth"), bw},
-                                 {QStringLiteral("aSide"),
-                                  QJsonObject{{QStringLiteral("accessPoint"), aAp}}},
-                                 {QStringLiteral("zSide"),
-                                  QJsonObject{{QStringLiteral("accessPoint"), zAp}}}}}});
+                    {u"type"_s, "VIRTUAL_CONNECTION_PRODUCT"_L1},
+                    {u"code"_s, "ECX00015.PROD"_L1},
+                    {u"name"_s, "Equinix Fabric Virtual Connection Product"_L1},
+                    {u"description"_s, "Equinix Fabric Virtual Connection"_L1},
+                    {u"account"_s, QJsonObject{{u"accountNumber"_s, SandboxIds::AccountNumber}}},
+                    {u"charges"_s,
+                     QJsonArray{
+                         QJsonObject{{u"type"_s, "MONTHLY_RECURRING"_L1}, {u"price"_s, monthly}},
+                         QJsonObject{{u"type"_s, "NON_RECURRING"_L1}, {u"price"_s, 0.0}}}},
+                    {u"currency"_s, "USD"_L1},
+                    {u"termLength"_s, term},
+                    {u"catgory"_s, "CUSTOMER"_L1},
+                    {u"connection"_s,
+                     QJsonObject{{u"type"_s, connType},
+                                 {u"bandwidth"_s, bw},
+                                 {u"aSide"_s, QJsonObject{{u"accessPoint"_s, aAp}}},
+                                 {u"zSide"_s, QJsonObject{{u"accessPoint"_s, zAp}}}}}});
             }
         }
     }
     SandboxSearch::Page page;
     page.limit = std::max<int>(20, int(data.size()));
-    QJsonObject out = SandboxSearch::pageOf(data, page, QStringLiteral("/fabric/v4/prices/search"));
+    QJsonObject out = SandboxSearch::pageOf(data, page, u"/fabric/v4/prices/search"_s);
     return SandboxReply::json(200, out);
 }
 

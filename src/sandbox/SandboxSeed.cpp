@@ -11,6 +11,8 @@
 
 namespace fb {
 
+using namespace Qt::StringLiterals;
+
 namespace {
 
 using L1 = QLatin1String;
@@ -28,22 +30,22 @@ QJsonArray ints(std::initializer_list<int> values)
 
 QString seedTime(int day)
 {
-    return QStringLiteral("2025-11-%1T09:00:00Z").arg(day, 2, 10, QLatin1Char('0'));
+    return u"2025-11-%1T09:00:00Z"_s.arg(day, 2, 10, QLatin1Char('0'));
 }
 
 QJsonObject changeLog(const QString &when)
 {
-    return obj({{"createdBy", L1("sandbox-user")},
-                {"createdByFullName", L1("Sandbox User")},
-                {"createdByEmail", L1("sandbox-user@example.com")},
+    return obj({{"createdBy", "sandbox-user"_L1},
+                {"createdByFullName", "Sandbox User"_L1},
+                {"createdByEmail", "sandbox-user@example.com"_L1},
                 {"createdDateTime", when},
-                {"updatedBy", L1("sandbox-user")},
+                {"updatedBy", "sandbox-user"_L1},
                 {"updatedDateTime", when}});
 }
 
 QJsonArray notifications()
 {
-    return QJsonArray{obj({{"type", L1("ALL")}, {"emails", QJsonArray{L1("noc@example.com")}}})};
+    return QJsonArray{obj({{"type", "ALL"_L1}, {"emails", QJsonArray{"noc@example.com"_L1}}})};
 }
 
 } // namespace
@@ -90,14 +92,14 @@ void SandboxEstate::seedMetros()
             if (QLatin1String(other.code) == QLatin1String(m.code))
                 continue;
             const bool sameRegion = QLatin1String(other.region) == QLatin1String(m.region);
-            connected.append(obj({{"href", href(QStringLiteral("metros"), L1(other.code))},
+            connected.append(obj({{"href", href(u"metros"_s, L1(other.code))},
                                   {"code", L1(other.code)},
                                   {"avgLatency", sameRegion ? 35.0 : 140.0},
                                   {"remoteVCBandwidthMax", 10000}}));
         }
         QJsonObject metroJson =
-            obj({{"href", href(QStringLiteral("metros"), L1(m.code))},
-                 {"type", L1("XF_METRO")},
+            obj({{"href", href(u"metros"_s, L1(m.code))},
+                 {"type", "XF_METRO"_L1},
                  {"code", L1(m.code)},
                  {"region", L1(m.region)},
                  {"name", L1(m.name)},
@@ -107,7 +109,7 @@ void SandboxEstate::seedMetros()
                  {"geoCoordinates", obj({{"latitude", m.lat}, {"longitude", m.lon}})},
                  {"connectedMetros", connected}});
         if (*m.scope)
-            metroJson.insert(QStringLiteral("geoScopes"), QJsonArray{L1(m.scope)});
+            metroJson.insert(u"geoScopes"_s, QJsonArray{L1(m.scope)});
         m_metros.append(metroJson);
     }
 }
@@ -132,42 +134,40 @@ void SandboxEstate::seedPorts()
     for (const P &p : ports) {
         const QJsonObject *m = metro(L1(p.metro));
         m_ports.append(obj(
-            {{"href", href(QStringLiteral("ports"), p.uuid)},
-             {"type", L1("XF_PORT")},
+            {{"href", href(u"ports"_s, p.uuid)},
+             {"type", "XF_PORT"_L1},
              {"id", id++},
              {"uuid", p.uuid},
              {"name", L1(p.name)},
-             {"description", QStringLiteral("Sandbox port %1").arg(L1(p.name))},
-             {"state", L1("ACTIVE")},
+             {"description", u"Sandbox port %1"_s.arg(L1(p.name))},
+             {"state", "ACTIVE"_L1},
              {"physicalPortsSpeed", p.speed},
-             {"physicalPortsType", p.speed >= 10000 ? L1("10GBASE_LR") : L1("1000BASE_LX")},
+             {"physicalPortsType", p.speed >= 10000 ? "10GBASE_LR"_L1 : "1000BASE_LX"_L1},
              {"physicalPortsCount", 1},
-             {"connectivitySourceType", L1("COLO")},
+             {"connectivitySourceType", "COLO"_L1},
              {"bandwidth", p.speed},
              {"availableBandwidth", p.speed},
              {"usedBandwidth", 0},
-             {"serviceType", L1("EPL")},
+             {"serviceType", "EPL"_L1},
              {"account", account()},
-             {"location", obj({{"metroHref", m->value(QStringLiteral("href"))},
-                               {"region", m->value(QStringLiteral("region"))},
-                               {"metroName", m->value(QStringLiteral("name"))},
+             {"location", obj({{"metroHref", m->value(u"href"_s)},
+                               {"region", m->value(u"region"_s)},
+                               {"metroName", m->value(u"name"_s)},
                                {"metroCode", L1(p.metro)},
                                {"ibx", L1(p.ibx)}})},
-             {"device",
-              obj({{"name", QStringLiteral("%1-06.sandbox").arg(L1(p.ibx).toString().toLower())}})},
-             {"redundancy", obj({{"enabled", false},
-                                 {"group", QStringLiteral("1")},
-                                 {"priority", L1(p.priority)}})},
+             {"device", obj({{"name", u"%1-06.sandbox"_s.arg(L1(p.ibx).toString().toLower())}})},
+             {"redundancy",
+              obj({{"enabled", false}, {"group", u"1"_s}, {"priority", L1(p.priority)}})},
              {"encapsulation",
-              obj({{"type", L1(p.encapsulation)}, {"tagProtocolId", L1("0x8100")}})},
+              obj({{"type", L1(p.encapsulation)}, {"tagProtocolId", "0x8100"_L1}})},
              {"lagEnabled", false},
-             {"package", obj({{"code", L1("STANDARD")}})},
+             {"package", obj({{"code", "STANDARD"_L1}})},
              {"settings", obj({{"buyout", false},
                                {"viewPortPermission", true},
                                {"placeVcOrderPermission", true},
                                {"layer3Enabled", false},
-                               {"packageType", L1("STANDARD")}})},
-             {"operation", obj({{"operationalStatus", L1("UP")}})},
+                               {"packageType", "STANDARD"_L1}})},
+             {"operation", obj({{"operationalStatus", "UP"_L1}})},
              {"changeLog", changeLog(seedTime(1))}}));
     }
 }
@@ -185,15 +185,14 @@ void SandboxEstate::seedProfiles()
             QJsonObject regions;
             for (const auto &[key, label] : sm.regions)
                 regions.insert(L1(key), L1(label));
-            QJsonObject item =
-                obj({{"code", L1(sm.code)},
-                     {"name", m->value(QStringLiteral("name"))},
-                     {"displayName", m->value(QStringLiteral("name"))},
-                     {"ibxs", QJsonArray{QStringLiteral("%1%2").arg(L1(sm.code)).arg(1)}},
-                     {"inTrail", false},
-                     {"vcBandwidthMax", 10000}});
+            QJsonObject item = obj({{"code", L1(sm.code)},
+                                    {"name", m->value(u"name"_s)},
+                                    {"displayName", m->value(u"name"_s)},
+                                    {"ibxs", QJsonArray{u"%1%2"_s.arg(L1(sm.code)).arg(1)}},
+                                    {"inTrail", false},
+                                    {"vcBandwidthMax", 10000}});
             if (!regions.isEmpty())
-                item.insert(QStringLiteral("sellerRegions"), regions);
+                item.insert(u"sellerRegions"_s, regions);
             out.append(item);
         }
         return out;
@@ -201,46 +200,44 @@ void SandboxEstate::seedProfiles()
     const auto profile = [&](QLatin1String uuid, const char *name, const char *description,
                              QJsonArray bandwidths, bool authKey, const char *authLabel,
                              QJsonArray metrosJson, const char *tag) {
-        QJsonObject config =
-            obj({{"uuid", QUuid::createUuidV5(QUuid(QString(uuid)), QStringLiteral("COLO"))
-                              .toString(QUuid::WithoutBraces)},
-                 {"type", L1("COLO")},
-                 {"supportedBandwidths", bandwidths},
-                 {"allowRemoteConnections", true},
-                 {"allowCustomBandwidth", false},
-                 {"allowBandwidthAutoApproval", true},
-                 {"allowBandwidthUpgrade", true},
-                 {"connectionRedundancyRequired", false},
-                 {"enableAutoGenerateServiceKey", false},
-                 {"connectionLabel", L1("Connection")},
-                 {"linkProtocolConfig", obj({{"encapsulation", L1("DOT1Q")},
-                                             {"encapsulationStrategy", L1("CTAGED")},
-                                             {"reuseVlanSTag", false}})},
-                 {"apiConfig", obj({{"apiAvailable", authKey},
-                                    {"integrationId", authKey ? L1("sandbox-cloud-01") : L1("")},
-                                    {"bandwidthFromApi", false}})}});
+        QJsonObject config = obj(
+            {{"uuid",
+              QUuid::createUuidV5(QUuid(QString(uuid)), u"COLO"_s).toString(QUuid::WithoutBraces)},
+             {"type", "COLO"_L1},
+             {"supportedBandwidths", bandwidths},
+             {"allowRemoteConnections", true},
+             {"allowCustomBandwidth", false},
+             {"allowBandwidthAutoApproval", true},
+             {"allowBandwidthUpgrade", true},
+             {"connectionRedundancyRequired", false},
+             {"enableAutoGenerateServiceKey", false},
+             {"connectionLabel", "Connection"_L1},
+             {"linkProtocolConfig", obj({{"encapsulation", "DOT1Q"_L1},
+                                         {"encapsulationStrategy", "CTAGED"_L1},
+                                         {"reuseVlanSTag", false}})},
+             {"apiConfig", obj({{"apiAvailable", authKey},
+                                {"integrationId", authKey ? "sandbox-cloud-01"_L1 : ""_L1},
+                                {"bandwidthFromApi", false}})}});
         config.insert(
-            QStringLiteral("authenticationKey"),
+            u"authenticationKey"_s,
             obj({{"required", authKey},
                  {"label", L1(authLabel)},
-                 {"description", authKey ? QStringLiteral("Required: %1").arg(L1(authLabel))
-                                         : QStringLiteral("Not used")}}));
-        m_profiles.append(
-            obj({{"href", href(QStringLiteral("serviceProfiles"), uuid)},
-                 {"type", L1("L2_PROFILE")},
-                 {"name", L1(name)},
-                 {"uuid", uuid},
-                 {"description", L1(description)},
-                 {"state", L1("ACTIVE")},
-                 {"visibility", L1("PUBLIC")},
-                 {"tags", QJsonArray{L1(tag)}},
-                 {"notifications", notifications()},
-                 {"accessPointTypeConfigs", QJsonArray{config}},
-                 {"metros", metrosJson},
-                 {"selfProfile", false},
-                 {"account", obj({{"accountNumber", 200001},
-                                  {"accountName", QStringLiteral("%1 Provider").arg(L1(name))}})},
-                 {"changeLog", changeLog(seedTime(2))}}));
+                 {"description", authKey ? u"Required: %1"_s.arg(L1(authLabel)) : u"Not used"_s}}));
+        m_profiles.append(obj({{"href", href(u"serviceProfiles"_s, uuid)},
+                               {"type", "L2_PROFILE"_L1},
+                               {"name", L1(name)},
+                               {"uuid", uuid},
+                               {"description", L1(description)},
+                               {"state", "ACTIVE"_L1},
+                               {"visibility", "PUBLIC"_L1},
+                               {"tags", QJsonArray{L1(tag)}},
+                               {"notifications", notifications()},
+                               {"accessPointTypeConfigs", QJsonArray{config}},
+                               {"metros", metrosJson},
+                               {"selfProfile", false},
+                               {"account", obj({{"accountNumber", 200001},
+                                                {"accountName", u"%1 Provider"_s.arg(L1(name))}})},
+                               {"changeLog", changeLog(seedTime(2))}}));
     };
     profile(Ids::ProfileAwsDirectConnect, "AWS Direct Connect",
             "Sandbox cloud profile modelled on AWS Direct Connect (needs the AWS account id)",
@@ -276,25 +273,24 @@ void SandboxEstate::seedRouters()
                          {Ids::RouterLdLab, "sandbox-fcr-ld-lab", "LD", "LAB"}};
     for (const R &r : routers) {
         const QJsonObject *m = metro(L1(r.metro));
-        m_routers.append(
-            obj({{"href", href(QStringLiteral("routers"), r.uuid)},
-                 {"uuid", r.uuid},
-                 {"type", L1("XF_ROUTER")},
-                 {"name", L1(r.name)},
-                 {"state", L1("PROVISIONED")},
-                 {"equinixAsn", 30000},
-                 {"connectionsCount", 0},
-                 {"location", obj({{"metroHref", m->value(QStringLiteral("href"))},
-                                   {"region", m->value(QStringLiteral("region"))},
-                                   {"metroName", m->value(QStringLiteral("name"))},
-                                   {"metroCode", L1(r.metro)}})},
-                 {"package", obj({{"href", href(QStringLiteral("routerPackages"), L1(r.package))},
-                                  {"type", L1("ROUTER_PACKAGE")},
-                                  {"code", L1(r.package)}})},
-                 {"project", obj({{"projectId", L1("sandbox-project")}})},
-                 {"account", account()},
-                 {"notifications", notifications()},
-                 {"changeLog", changeLog(seedTime(3))}}));
+        m_routers.append(obj({{"href", href(u"routers"_s, r.uuid)},
+                              {"uuid", r.uuid},
+                              {"type", "XF_ROUTER"_L1},
+                              {"name", L1(r.name)},
+                              {"state", "PROVISIONED"_L1},
+                              {"equinixAsn", 30000},
+                              {"connectionsCount", 0},
+                              {"location", obj({{"metroHref", m->value(u"href"_s)},
+                                                {"region", m->value(u"region"_s)},
+                                                {"metroName", m->value(u"name"_s)},
+                                                {"metroCode", L1(r.metro)}})},
+                              {"package", obj({{"href", href(u"routerPackages"_s, L1(r.package))},
+                                               {"type", "ROUTER_PACKAGE"_L1},
+                                               {"code", L1(r.package)}})},
+                              {"project", obj({{"projectId", "sandbox-project"_L1}})},
+                              {"account", account()},
+                              {"notifications", notifications()},
+                              {"changeLog", changeLog(seedTime(3))}}));
     }
 }
 
@@ -308,20 +304,20 @@ void SandboxEstate::seedNetworks()
         {Ids::NetworkGlobalEvplan, "sandbox-evplan-global", "EVPLAN", "GLOBAL", ""},
         {Ids::NetworkAmerEplan, "sandbox-eplan-amer", "EPLAN", "REGIONAL", "AMER"}};
     for (const N &n : networks) {
-        QJsonObject json = obj({{"href", href(QStringLiteral("networks"), n.uuid)},
+        QJsonObject json = obj({{"href", href(u"networks"_s, n.uuid)},
                                 {"uuid", n.uuid},
                                 {"name", L1(n.name)},
                                 {"type", L1(n.type)},
                                 {"scope", L1(n.scope)},
-                                {"state", L1("ACTIVE")},
+                                {"state", "ACTIVE"_L1},
                                 {"connectionsCount", 0},
-                                {"operation", obj({{"equinixStatus", L1("PROVISIONED")}})},
+                                {"operation", obj({{"equinixStatus", "PROVISIONED"_L1}})},
                                 {"account", account()},
-                                {"project", obj({{"projectId", L1("sandbox-project")}})},
+                                {"project", obj({{"projectId", "sandbox-project"_L1}})},
                                 {"notifications", notifications()},
                                 {"changeLog", changeLog(seedTime(4))}});
         if (*n.region)
-            json.insert(QStringLiteral("location"), obj({{"region", L1(n.region)}}));
+            json.insert(u"location"_s, obj({{"region", L1(n.region)}}));
         SandboxResource r;
         r.json = json;
         m_networks.append(r);
@@ -334,24 +330,24 @@ void SandboxEstate::seedTokens()
                            const char *expires, QLatin1String portUuid, int vlan) {
         const QJsonObject *p = port(portUuid);
         QJsonObject selector =
-            obj({{"type", L1("COLO")},
-                 {"port", obj({{"href", p->value(QStringLiteral("href"))},
+            obj({{"type", "COLO"_L1},
+                 {"port", obj({{"href", p->value(u"href"_s)},
                                {"uuid", portUuid},
-                               {"type", L1("XF_PORT")},
-                               {"portName", p->value(QStringLiteral("name"))},
-                               {"location", p->value(QStringLiteral("location"))}})},
-                 {"linkProtocol", obj({{"type", L1("DOT1Q")}, {"vlanTag", vlan}})}});
+                               {"type", "XF_PORT"_L1},
+                               {"portName", p->value(u"name"_s)},
+                               {"location", p->value(u"location"_s)}})},
+                 {"linkProtocol", obj({{"type", "DOT1Q"_L1}, {"vlanTag", vlan}})}});
         SandboxResource r;
-        r.json = obj({{"href", href(QStringLiteral("serviceTokens"), uuid)},
+        r.json = obj({{"href", href(u"serviceTokens"_s, uuid)},
                       {"uuid", uuid},
-                      {"type", L1("VC_TOKEN")},
+                      {"type", "VC_TOKEN"_L1},
                       {"name", L1(name)},
-                      {"description", L1("Seeded sandbox service token")},
-                      {"issuerSide", L1("ASIDE")},
+                      {"description", "Seeded sandbox service token"_L1},
+                      {"issuerSide", "ASIDE"_L1},
                       {"state", L1(state)},
                       {"expirationDateTime", L1(expires)},
                       {"connection",
-                       obj({{"type", L1("EVPL_VC")},
+                       obj({{"type", "EVPL_VC"_L1},
                             {"allowRemoteConnection", true},
                             {"allowCustomBandwidth", false},
                             {"bandwidthLimit", 1000},
@@ -359,7 +355,7 @@ void SandboxEstate::seedTokens()
                             {"aSide", obj({{"accessPointSelectors", QJsonArray{selector}}})}})},
                       {"notifications", notifications()},
                       {"account", account()},
-                      {"project", obj({{"projectId", L1("sandbox-project")}})},
+                      {"project", obj({{"projectId", "sandbox-project"_L1}})},
                       {"changelog", changeLog(seedTime(5))}});
         m_tokens.append(r);
     };
@@ -372,17 +368,17 @@ void SandboxEstate::seedTokens()
 void SandboxEstate::seedConnections()
 {
     const auto colo = [&](QLatin1String portUuid, QJsonObject linkProtocol) {
-        return enrichAccessPoint(obj({{"type", L1("COLO")},
+        return enrichAccessPoint(obj({{"type", "COLO"_L1},
                                       {"port", obj({{"uuid", portUuid}})},
                                       {"linkProtocol", linkProtocol}}));
     };
-    const auto dot1q = [](int tag) { return obj({{"type", L1("DOT1Q")}, {"vlanTag", tag}}); };
+    const auto dot1q = [](int tag) { return obj({{"type", "DOT1Q"_L1}, {"vlanTag", tag}}); };
     const auto sp = [&](QLatin1String profile, const char *metroCode, const char *region) {
-        return enrichAccessPoint(obj({{"type", L1("SP")},
+        return enrichAccessPoint(obj({{"type", "SP"_L1},
                                       {"profile", obj({{"uuid", profile}})},
                                       {"location", obj({{"metroCode", L1(metroCode)}})},
                                       {"sellerRegion", L1(region)},
-                                      {"authenticationKey", L1("xxxxxxxx7890")}}));
+                                      {"authenticationKey", "xxxxxxxx7890"_L1}}));
     };
     const auto connection = [&](QLatin1String uuid, const char *name, int bandwidth,
                                 QJsonObject aSide, QJsonObject zSide, const char *group,
@@ -390,33 +386,32 @@ void SandboxEstate::seedConnections()
         const bool remote = str(aSide, "/location/metroCode") != str(zSide, "/location/metroCode");
         SandboxResource r;
         r.json =
-            obj({{"href", href(QStringLiteral("connections"), uuid)},
+            obj({{"href", href(u"connections"_s, uuid)},
                  {"uuid", uuid},
-                 {"type", L1("EVPL_VC")},
+                 {"type", "EVPL_VC"_L1},
                  {"name", L1(name)},
-                 {"state", L1("ACTIVE")},
+                 {"state", "ACTIVE"_L1},
                  {"bandwidth", bandwidth},
                  {"isRemote", remote},
-                 {"direction", L1("OUTGOING")},
+                 {"direction", "OUTGOING"_L1},
                  {"redundancy", obj({{"group", L1(group)}, {"priority", L1(priority)}})},
                  {"aSide", obj({{"accessPoint", aSide}})},
                  {"zSide", obj({{"accessPoint", zSide}})},
-                 {"operation", obj({{"providerStatus", L1("AVAILABLE")},
-                                    {"equinixStatus", L1("PROVISIONED")},
-                                    {"operationalStatus", L1("UP")}})},
-                 {"change",
-                  obj({{"uuid", QUuid::createUuidV5(QUuid(QString(uuid)), QStringLiteral("change"))
-                                    .toString(QUuid::WithoutBraces)},
-                       {"type", L1("CONNECTION_CREATION")},
-                       {"status", L1("COMPLETED")},
-                       {"createdDateTime", seedTime(day)},
-                       {"updatedDateTime", seedTime(day)}})},
-                 {"order", obj({{"purchaseOrderNumber", L1("PO-SANDBOX-1")},
-                                {"billingTier", L1("Up to 1 Gbps")},
+                 {"operation", obj({{"providerStatus", "AVAILABLE"_L1},
+                                    {"equinixStatus", "PROVISIONED"_L1},
+                                    {"operationalStatus", "UP"_L1}})},
+                 {"change", obj({{"uuid", QUuid::createUuidV5(QUuid(QString(uuid)), u"change"_s)
+                                              .toString(QUuid::WithoutBraces)},
+                                 {"type", "CONNECTION_CREATION"_L1},
+                                 {"status", "COMPLETED"_L1},
+                                 {"createdDateTime", seedTime(day)},
+                                 {"updatedDateTime", seedTime(day)}})},
+                 {"order", obj({{"purchaseOrderNumber", "PO-SANDBOX-1"_L1},
+                                {"billingTier", "Up to 1 Gbps"_L1},
                                 {"termLength", 1}})},
                  {"notifications", notifications()},
                  {"account", account()},
-                 {"project", obj({{"projectId", L1("sandbox-project")}})},
+                 {"project", obj({{"projectId", "sandbox-project"_L1}})},
                  {"changeLog", changeLog(seedTime(day))}});
         m_connections.append(r);
     };
@@ -431,7 +426,7 @@ void SandboxEstate::seedConnections()
                "SECONDARY", 12);
     connection(
         Ids::ConnectionNyLdEvpl, "ny-ld-evpl", 200,
-        colo(Ids::PortNyQinq, obj({{"type", L1("QINQ")}, {"vlanSTag", 300}, {"vlanCTag", 30}})),
+        colo(Ids::PortNyQinq, obj({{"type", "QINQ"_L1}, {"vlanSTag", 300}, {"vlanCTag", 30}})),
         colo(Ids::PortLd, dot1q(400)), "sandbox-ny-ld", "PRIMARY", 13);
 }
 
