@@ -327,24 +327,21 @@ PolicyMergeResult mergePolicy(const Policy &admin, const Policy &user)
     mergeMoney(kDesktopAbove, &Policy::desktopRequiredAbove);
     mergeMoney(kTypedAbove, &Policy::typedConfirmationAbove);
 
-    if (user.unpriced) {
-        if (!e.unpriced || unpricedRank(*user.unpriced) > unpricedRank(*e.unpriced)) {
-            e.unpriced = user.unpriced;
-            take(kUnpriced);
-        } else if (unpricedRank(*user.unpriced) < unpricedRank(*e.unpriced)) {
-            ignore(kUnpriced,
-                   looser.arg(Policy::unpricedName(*e.unpriced), admin.sources.value(kUnpriced)));
+    // The two enum keys: the higher rank is the stricter (see unpricedRank, channelRank).
+    auto mergeRanked = [&](const QString &key, auto Policy::*field, auto rank, auto name) {
+        const auto &u = user.*field;
+        auto &a = e.*field;
+        if (!u)
+            return;
+        if (!a || rank(*u) > rank(*a)) {
+            a = u;
+            take(key);
+        } else if (rank(*u) < rank(*a)) {
+            ignore(key, looser.arg(name(*a), admin.sources.value(key)));
         }
-    }
-    if (user.channel) {
-        if (!e.channel || channelRank(*user.channel) > channelRank(*e.channel)) {
-            e.channel = user.channel;
-            take(kChannel);
-        } else if (channelRank(*user.channel) < channelRank(*e.channel)) {
-            ignore(kChannel,
-                   looser.arg(Policy::channelName(*e.channel), admin.sources.value(kChannel)));
-        }
-    }
+    };
+    mergeRanked(kUnpriced, &Policy::unpriced, unpricedRank, Policy::unpricedName);
+    mergeRanked(kChannel, &Policy::channel, channelRank, Policy::channelName);
     if (user.revalidateAfterMs) {
         if (!e.revalidateAfterMs || *user.revalidateAfterMs < *e.revalidateAfterMs) {
             e.revalidateAfterMs = user.revalidateAfterMs;
