@@ -421,7 +421,7 @@ QString SandboxEstate::describe() const
     }
     out << "\nConnections (uuid, name, type, bandwidth, state, A -> Z):\n";
     for (const SandboxResource &r : m_connections) {
-        const auto sideText = [&](const char *side) {
+        const auto sideText = [&](const char *side) -> QString {
             const QJsonObject ap = SandboxSearch::valueAt(r.json, QLatin1String(side)).toObject();
             if (ap.value(u"type"_s).toString() == "SP"_L1)
                 return str(ap, "/profile/name") + QLatin1Char('@') + str(ap, "/location/metroCode");
