@@ -2,6 +2,7 @@
 
 #include "broker/ProposalView.h"
 #include "core/Clock.h"
+#include "core/NameTable.h"
 #include "mcp/ToolCall.h"
 
 #include <QJsonArray>
@@ -116,35 +117,26 @@ void ClientElicitationApprover::requestApproval(mcp::ToolCall *call, const Appro
         });
 }
 
+namespace {
+constexpr EnumName<HumanStatus> kHumanStatusNames[] = {
+    {HumanStatus::Accepted, u"accepted"},
+    {HumanStatus::Declined, u"declined"},
+    {HumanStatus::Cancelled, u"cancelled"},
+    {HumanStatus::TimedOut, u"timed_out"},
+    {HumanStatus::Failed, u"failed"},
+    {HumanStatus::CallCancelled, u"call_cancelled"},
+    {HumanStatus::UnsupportedByClient, u"unsupported_by_client"},
+};
+} // namespace
+
 QString humanStatusName(HumanStatus status)
 {
-    switch (status) {
-    case HumanStatus::Accepted:
-        return QStringLiteral("accepted");
-    case HumanStatus::Declined:
-        return QStringLiteral("declined");
-    case HumanStatus::Cancelled:
-        return QStringLiteral("cancelled");
-    case HumanStatus::TimedOut:
-        return QStringLiteral("timed_out");
-    case HumanStatus::Failed:
-        return QStringLiteral("failed");
-    case HumanStatus::CallCancelled:
-        return QStringLiteral("call_cancelled");
-    case HumanStatus::UnsupportedByClient:
-        return QStringLiteral("unsupported_by_client");
-    }
-    return {};
+    return nameOf(kHumanStatusNames, status);
 }
 
 QStringList humanStatusNames()
 {
-    QStringList out;
-    for (auto s : {HumanStatus::Accepted, HumanStatus::Declined, HumanStatus::Cancelled,
-                   HumanStatus::TimedOut, HumanStatus::Failed, HumanStatus::CallCancelled,
-                   HumanStatus::UnsupportedByClient})
-        out << humanStatusName(s);
-    return out;
+    return namesOf(kHumanStatusNames);
 }
 
 } // namespace fb

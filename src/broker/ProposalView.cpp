@@ -215,7 +215,9 @@ QString connectionSide(const QJsonObject &req, const QJsonObject &val,
         const QString text = entity(QStringLiteral("service profile"), sub(ap, u"profile"),
                                     sub(vap, u"profile"), names);
         const QString region = str(ap, u"sellerRegion");
-        return region.isEmpty() ? text + metroOf(ap, vap) : text + u' ' + displayValue(region);
+        if (region.isEmpty())
+            return text + metroOf(ap, vap);
+        return text + u' ' + displayValue(region);
     }
     if (type == u"NETWORK") {
         QString text =

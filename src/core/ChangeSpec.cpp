@@ -441,10 +441,11 @@ QJsonObject proposeInputSchema()
              QStringLiteral("What to create. Only creates exist; there is no update or delete.")}};
         const QJsonObject spec{
             {QStringLiteral("description"),
-             QStringLiteral("The Fabric v4 request body, using Fabric's own field names and "
-                            "nesting; it must match the schema of change_type (unknown fields are "
-                            "rejected). ") +
-                 lines.join(QStringLiteral("; "))},
+             QString(QStringLiteral(
+                         "The Fabric v4 request body, using Fabric's own field names and "
+                         "nesting; it must match the schema of change_type (unknown fields are "
+                         "rejected). ") +
+                     lines.join(QStringLiteral("; ")))},
             {QStringLiteral("oneOf"), alternatives}};
         return QJsonObject{
             {QStringLiteral("type"), QStringLiteral("object")},

@@ -1,63 +1,57 @@
 #include "core/ChangeType.h"
 
+#include "core/NameTable.h"
+
 namespace fb {
+
+namespace {
+
+struct ChangeTypeRow {
+    ChangeType value;
+    QStringView name;
+    QStringView path; // the Fabric v4 collection the create is POSTed to
+    QStringView noun;
+};
+
+constexpr ChangeTypeRow kChangeTypes[] = {
+    {ChangeType::ConnectionCreate, u"connection_create", u"/fabric/v4/connections", u"connection"},
+    {ChangeType::NetworkCreate, u"network_create", u"/fabric/v4/networks", u"network"},
+    {ChangeType::ServiceTokenCreate, u"service_token_create", u"/fabric/v4/serviceTokens",
+     u"service token"},
+};
+
+const ChangeTypeRow &row(ChangeType type)
+{
+    const ChangeTypeRow *r = findRow(kChangeTypes, type);
+    Q_ASSERT(r);
+    return r ? *r : kChangeTypes[0];
+}
+
+} // namespace
 
 QString changeTypeName(ChangeType type)
 {
-    switch (type) {
-    case ChangeType::ConnectionCreate:
-        return QStringLiteral("connection_create");
-    case ChangeType::NetworkCreate:
-        return QStringLiteral("network_create");
-    case ChangeType::ServiceTokenCreate:
-        return QStringLiteral("service_token_create");
-    }
-    Q_UNREACHABLE();
-    return {};
+    return row(type).name.toString();
 }
 
 std::optional<ChangeType> changeTypeFromName(QStringView name)
 {
-    for (auto t : {ChangeType::ConnectionCreate, ChangeType::NetworkCreate,
-                   ChangeType::ServiceTokenCreate}) {
-        if (name == changeTypeName(t))
-            return t;
-    }
-    return std::nullopt;
+    return valueOf(kChangeTypes, name);
 }
 
 QStringList changeTypeNames()
 {
-    return {changeTypeName(ChangeType::ConnectionCreate), changeTypeName(ChangeType::NetworkCreate),
-            changeTypeName(ChangeType::ServiceTokenCreate)};
+    return namesOf(kChangeTypes);
 }
 
 QString changeTypePath(ChangeType type)
 {
-    switch (type) {
-    case ChangeType::ConnectionCreate:
-        return QStringLiteral("/fabric/v4/connections");
-    case ChangeType::NetworkCreate:
-        return QStringLiteral("/fabric/v4/networks");
-    case ChangeType::ServiceTokenCreate:
-        return QStringLiteral("/fabric/v4/serviceTokens");
-    }
-    Q_UNREACHABLE();
-    return {};
+    return row(type).path.toString();
 }
 
 QString changeTypeNoun(ChangeType type)
 {
-    switch (type) {
-    case ChangeType::ConnectionCreate:
-        return QStringLiteral("connection");
-    case ChangeType::NetworkCreate:
-        return QStringLiteral("network");
-    case ChangeType::ServiceTokenCreate:
-        return QStringLiteral("service token");
-    }
-    Q_UNREACHABLE();
-    return {};
+    return row(type).noun.toString();
 }
 
 } // namespace fb

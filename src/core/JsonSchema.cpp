@@ -9,6 +9,8 @@
 
 namespace fb {
 
+using namespace Qt::StringLiterals;
+
 namespace {
 
 QString numberText(double d)
@@ -36,21 +38,21 @@ QString jsonTypeName(const QJsonValue &v)
 {
     switch (v.type()) {
     case QJsonValue::Null:
-        return QStringLiteral("null");
+        return u"null"_s;
     case QJsonValue::Bool:
-        return QStringLiteral("boolean");
+        return u"boolean"_s;
     case QJsonValue::Double:
-        return isIntegerValue(v) ? QStringLiteral("integer") : QStringLiteral("number");
+        return isIntegerValue(v) ? u"integer"_s : u"number"_s;
     case QJsonValue::String:
-        return QStringLiteral("string");
+        return u"string"_s;
     case QJsonValue::Array:
-        return QStringLiteral("array");
+        return u"array"_s;
     case QJsonValue::Object:
-        return QStringLiteral("object");
+        return u"object"_s;
     case QJsonValue::Undefined:
         break;
     }
-    return QStringLiteral("undefined");
+    return u"undefined"_s;
 }
 
 bool matchesType(const QString &type, const QJsonValue &v)
@@ -75,10 +77,10 @@ bool matchesType(const QString &type, const QJsonValue &v)
 QString withArticle(const QString &type)
 {
     if (type == u"integer" || type == u"object" || type == u"array")
-        return QStringLiteral("an ") + type;
+        return u"an "_s + type;
     if (type == u"null")
         return type;
-    return QStringLiteral("a ") + type;
+    return u"a "_s + type;
 }
 
 // "between 2 and 4092", ">= 0", "<= 100000", or empty when the schema has no bounds.
@@ -87,13 +89,13 @@ QString rangeText(const QJsonObject &schema)
     const bool hasMin = schema.contains(u"minimum");
     const bool hasMax = schema.contains(u"maximum");
     if (hasMin && hasMax) {
-        return QStringLiteral(" between ") + numberText(schema.value(u"minimum").toDouble()) +
-               QStringLiteral(" and ") + numberText(schema.value(u"maximum").toDouble());
+        return u" between "_s + numberText(schema.value(u"minimum").toDouble()) + u" and "_s +
+               numberText(schema.value(u"maximum").toDouble());
     }
     if (hasMin)
-        return QStringLiteral(" >= ") + numberText(schema.value(u"minimum").toDouble());
+        return u" >= "_s + numberText(schema.value(u"minimum").toDouble());
     if (hasMax)
-        return QStringLiteral(" <= ") + numberText(schema.value(u"maximum").toDouble());
+        return u" <= "_s + numberText(schema.value(u"maximum").toDouble());
     return {};
 }
 
@@ -132,26 +134,11 @@ QString ecmaDollarToPcre(const QString &pattern)
         if (c == u'[')
             inClass = true;
         if (c == u'$')
-            out += QStringLiteral("\\z");
+            out += u"\\z"_s;
         else
             out += c;
     }
     return out;
-}
-
-bool fullMatch(const QRegularExpression &re, const QString &s)
-{
-    return re.match(s).hasMatch();
-}
-
-int daysInMonth(int year, int month)
-{
-    static constexpr int days[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-    if (month == 2) {
-        const bool leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
-        return leap ? 29 : 28;
-    }
-    return days[month - 1];
 }
 
 } // namespace
@@ -162,69 +149,10 @@ JsonSchema::JsonSchema(QJsonObject root, int maxDepth)
 {
 }
 
-QString JsonSchema::childPath(const QString &parent, const QString &key)
-{
-    static const QRegularExpression identifier(
-        QRegularExpression::anchoredPattern(QStringLiteral("[A-Za-z_][A-Za-z0-9_]*")));
-    if (fullMatch(identifier, key))
-        return parent + u'.' + key;
-    QString escaped = key;
-    escaped.replace(u'\\', QStringLiteral("\\\\")).replace(u'\'', QStringLiteral("\\'"));
-    return parent + QStringLiteral("['") + escaped + QStringLiteral("']");
-}
-
-QString JsonSchema::indexPath(const QString &parent, qsizetype index)
-{
-    return parent + u'[' + QString::number(index) + u']';
-}
-
-bool JsonSchema::isUuid(const QString &s)
-{
-    static const QRegularExpression re(QRegularExpression::anchoredPattern(QStringLiteral(
-        "[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")));
-    return fullMatch(re, s);
-}
-
-bool JsonSchema::isEmail(const QString &s)
-{
-    // The "full" e-mail format of ajv-formats (what MCP clients check), limited to 254 characters
-    // (RFC 5321 path limit).
-    static const QRegularExpression re(
-        QRegularExpression::anchoredPattern(QStringLiteral(
-            "[a-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\\.[a-z0-9!#$%&'*+/=?^_`{|}~-]+)*"
-            "@(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\\.)+[a-z0-9](?:[a-z0-9-]*[a-z0-9])?")),
-        QRegularExpression::CaseInsensitiveOption);
-    return s.size() <= 254 && fullMatch(re, s);
-}
-
-bool JsonSchema::isDateTime(const QString &s)
-{
-    // RFC 3339 section 5.6 date-time.
-    static const QRegularExpression re(QRegularExpression::anchoredPattern(
-        QStringLiteral("(\\d{4})-(\\d{2})-(\\d{2})[Tt](\\d{2}):(\\d{2}):(\\d{2})(\\.\\d+)?"
-                       "(?:[Zz]|[+-](\\d{2}):(\\d{2}))")));
-    const auto m = re.match(s);
-    if (!m.hasMatch())
-        return false;
-    const int year = m.capturedView(1).toInt();
-    const int month = m.capturedView(2).toInt();
-    const int day = m.capturedView(3).toInt();
-    if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month))
-        return false;
-    if (m.capturedView(4).toInt() > 23 || m.capturedView(5).toInt() > 59 ||
-        m.capturedView(6).toInt() > 59)
-        return false;
-    if (m.lastCapturedIndex() >= 9 && !m.capturedView(8).isEmpty()) {
-        if (m.capturedView(8).toInt() > 23 || m.capturedView(9).toInt() > 59)
-            return false;
-    }
-    return true;
-}
-
 QList<SchemaViolation> JsonSchema::validate(const QJsonValue &instance) const
 {
     QList<SchemaViolation> out;
-    validateValue(m_root, instance, QStringLiteral("$"), 0, out);
+    validateValue(m_root, instance, u"$"_s, 0, out);
     // De-duplicate while keeping order (several branches may report the same thing).
     QList<SchemaViolation> unique;
     for (const auto &v : std::as_const(out)) {
@@ -238,14 +166,13 @@ QJsonValue JsonSchema::resolveRef(const QString &ref) const
 {
     if (ref == u"#")
         return m_root;
-    if (!ref.startsWith(QStringLiteral("#/")))
+    if (!ref.startsWith(u"#/"_s))
         return QJsonValue(QJsonValue::Undefined);
     QJsonValue cur = m_root;
     const auto parts = QStringView(ref).mid(2).split(u'/');
     for (const auto &rawPart : parts) {
         QString part = rawPart.toString();
-        part.replace(QStringLiteral("~1"), QStringLiteral("/"))
-            .replace(QStringLiteral("~0"), QStringLiteral("~"));
+        part.replace(u"~1"_s, u"/"_s).replace(u"~0"_s, u"~"_s);
         if (cur.isObject()) {
             const QJsonObject o = cur.toObject();
             if (!o.contains(part))
@@ -269,16 +196,16 @@ void JsonSchema::validateValue(const QJsonValue &schema, const QJsonValue &insta
                                const QString &path, int depth, QList<SchemaViolation> &out) const
 {
     if (depth > m_maxDepth) {
-        out.append({path, QStringLiteral("nesting too deep (limit %1)").arg(m_maxDepth)});
+        out.append({path, u"nesting too deep (limit %1)"_s.arg(m_maxDepth)});
         return;
     }
     if (schema.isBool()) {
         if (!schema.toBool())
-            out.append({path, QStringLiteral("not allowed")});
+            out.append({path, u"not allowed"_s});
         return;
     }
     if (!schema.isObject()) {
-        out.append({path, QStringLiteral("schema error: schema is not an object")});
+        out.append({path, u"schema error: schema is not an object"_s});
         return;
     }
     validateObjectSchema(schema.toObject(), instance, path, depth, out);
@@ -292,7 +219,7 @@ void JsonSchema::validateObjectSchema(const QJsonObject &schema, const QJsonValu
         const QString ref = schema.value(u"$ref").toString();
         const QJsonValue target = resolveRef(ref);
         if (target.isUndefined())
-            out.append({path, QStringLiteral("schema error: unresolvable $ref ") + ref});
+            out.append({path, u"schema error: unresolvable $ref "_s + ref});
         else
             validateValue(target, instance, path, depth + 1, out);
     }
@@ -313,23 +240,23 @@ void JsonSchema::validateObjectSchema(const QJsonObject &schema, const QJsonValu
         if (!ok) {
             QString message;
             if (types.size() == 1) {
-                message = QStringLiteral("must be ") + withArticle(types.first());
+                message = u"must be "_s + withArticle(types.first());
                 if (types.first() == u"integer" || types.first() == u"number")
                     message += rangeText(schema);
             } else {
                 QStringList named;
                 for (const auto &type : std::as_const(types))
                     named.append(withArticle(type));
-                message = QStringLiteral("must be ") + named.join(QStringLiteral(" or "));
+                message = u"must be "_s + named.join(u" or "_s);
             }
-            message += QStringLiteral(" (got ") + jsonTypeName(instance) + u')';
+            message += u" (got "_s + jsonTypeName(instance) + u')';
             out.append({path, message});
             return;
         }
     }
 
     if (schema.contains(u"const") && instance != schema.value(u"const"))
-        out.append({path, QStringLiteral("must be ") + valueText(schema.value(u"const"))});
+        out.append({path, u"must be "_s + valueText(schema.value(u"const"))});
 
     if (schema.contains(u"enum")) {
         const QJsonArray values = schema.value(u"enum").toArray();
@@ -337,8 +264,7 @@ void JsonSchema::validateObjectSchema(const QJsonObject &schema, const QJsonValu
             QStringList names;
             for (const auto &v : values)
                 names.append(valueText(v));
-            out.append(
-                {path, QStringLiteral("must be one of: ") + names.join(QStringLiteral(", "))});
+            out.append({path, u"must be one of: "_s + names.join(u", "_s)});
         }
     }
 
@@ -350,19 +276,18 @@ void JsonSchema::validateObjectSchema(const QJsonObject &schema, const QJsonValu
         const bool above = hasMax && d > schema.value(u"maximum").toDouble();
         if (below || above) {
             const QString type = schema.value(u"type").toString();
-            const QString noun =
-                type == u"integer" ? QStringLiteral("an integer") : QStringLiteral("a number");
-            out.append({path, QStringLiteral("must be ") + noun + rangeText(schema)});
+            const QString noun = type == u"integer" ? u"an integer"_s : u"a number"_s;
+            out.append({path, u"must be "_s + noun + rangeText(schema)});
         }
         if (schema.contains(u"exclusiveMinimum") &&
             d <= schema.value(u"exclusiveMinimum").toDouble()) {
-            out.append({path, QStringLiteral("must be > ") +
-                                  numberText(schema.value(u"exclusiveMinimum").toDouble())});
+            out.append(
+                {path, u"must be > "_s + numberText(schema.value(u"exclusiveMinimum").toDouble())});
         }
         if (schema.contains(u"exclusiveMaximum") &&
             d >= schema.value(u"exclusiveMaximum").toDouble()) {
-            out.append({path, QStringLiteral("must be < ") +
-                                  numberText(schema.value(u"exclusiveMaximum").toDouble())});
+            out.append(
+                {path, u"must be < "_s + numberText(schema.value(u"exclusiveMaximum").toDouble())});
         }
     }
 
@@ -371,8 +296,8 @@ void JsonSchema::validateObjectSchema(const QJsonObject &schema, const QJsonValu
         // A lone surrogate ("\\ud800" in the JSON text) is not Unicode: canonical JSON would
         // send "?" in its place, so the bytes would differ from what was written.
         if (!QStringView(s).isValidUtf16())
-            out.append({path, QStringLiteral("must be valid Unicode (contains a lone UTF-16 "
-                                             "surrogate escape)")});
+            out.append({path, u"must be valid Unicode (contains a lone UTF-16 "
+                              "surrogate escape)"_s});
         const qsizetype len = codePointCount(s);
         const bool hasMinLen = schema.contains(u"minLength");
         const bool hasMaxLen = schema.contains(u"maxLength");
@@ -381,32 +306,31 @@ void JsonSchema::validateObjectSchema(const QJsonObject &schema, const QJsonValu
         if ((hasMinLen && len < minLen) || (hasMaxLen && len > maxLen)) {
             QString message;
             if (hasMinLen && hasMaxLen)
-                message =
-                    QStringLiteral("must be %1 to %2 characters long").arg(minLen).arg(maxLen);
+                message = u"must be %1 to %2 characters long"_s.arg(minLen).arg(maxLen);
             else if (hasMinLen)
-                message = QStringLiteral("must be at least %1 characters long").arg(minLen);
+                message = u"must be at least %1 characters long"_s.arg(minLen);
             else
-                message = QStringLiteral("must be at most %1 characters long").arg(maxLen);
-            out.append({path, message + QStringLiteral(" (got %1)").arg(len)});
+                message = u"must be at most %1 characters long"_s.arg(maxLen);
+            out.append({path, message + u" (got %1)"_s.arg(len)});
         }
         if (schema.contains(u"pattern")) {
             const QString pattern = schema.value(u"pattern").toString();
             const QRegularExpression re(ecmaDollarToPcre(pattern));
             if (!re.isValid())
-                out.append({path, QStringLiteral("schema error: invalid pattern ") + pattern});
+                out.append({path, u"schema error: invalid pattern "_s + pattern});
             else if (!re.match(s).hasMatch())
-                out.append({path, QStringLiteral("must match the pattern ") + pattern});
+                out.append({path, u"must match the pattern "_s + pattern});
         }
         if (schema.contains(u"format")) {
             const QString format = schema.value(u"format").toString();
             if (format == u"uuid" && !isUuid(s)) {
-                out.append({path, QStringLiteral("must be a UUID (8-4-4-4-12 hexadecimal digits, "
-                                                 "e.g. 3fa85f64-5717-4562-b3fc-2c963f66afa6)")});
+                out.append({path, u"must be a UUID (8-4-4-4-12 hexadecimal digits, "
+                                  "e.g. 3fa85f64-5717-4562-b3fc-2c963f66afa6)"_s});
             } else if (format == u"email" && !isEmail(s)) {
-                out.append({path, QStringLiteral("must be an e-mail address")});
+                out.append({path, u"must be an e-mail address"_s});
             } else if (format == u"date-time" && !isDateTime(s)) {
-                out.append({path, QStringLiteral("must be an RFC 3339 date-time with a time zone, "
-                                                 "e.g. 2026-12-31T00:00:00Z")});
+                out.append({path, u"must be an RFC 3339 date-time with a time zone, "
+                                  "e.g. 2026-12-31T00:00:00Z"_s});
             }
         }
     }
@@ -414,20 +338,19 @@ void JsonSchema::validateObjectSchema(const QJsonObject &schema, const QJsonValu
     if (instance.isArray()) {
         const QJsonArray a = instance.toArray();
         if (schema.contains(u"minItems") && a.size() < schema.value(u"minItems").toInteger()) {
-            out.append({path, QStringLiteral("must have at least %1 item(s)")
-                                  .arg(schema.value(u"minItems").toInteger())});
+            out.append({path, u"must have at least %1 item(s)"_s.arg(
+                                  schema.value(u"minItems").toInteger())});
         }
         if (schema.contains(u"maxItems") && a.size() > schema.value(u"maxItems").toInteger()) {
-            out.append({path, QStringLiteral("must have at most %1 item(s)")
-                                  .arg(schema.value(u"maxItems").toInteger())});
+            out.append({path, u"must have at most %1 item(s)"_s.arg(
+                                  schema.value(u"maxItems").toInteger())});
         }
         if (schema.value(u"uniqueItems").toBool()) {
             for (qsizetype i = 1; i < a.size(); ++i) {
                 for (qsizetype j = 0; j < i; ++j) {
                     if (a.at(i) == a.at(j)) {
                         out.append({indexPath(path, i),
-                                    QStringLiteral("duplicate of item [%1]; items must be unique")
-                                        .arg(j)});
+                                    u"duplicate of item [%1]; items must be unique"_s.arg(j)});
                         break;
                     }
                 }
@@ -446,7 +369,7 @@ void JsonSchema::validateObjectSchema(const QJsonObject &schema, const QJsonValu
         for (const auto &r : schema.value(u"required").toArray()) {
             const QString key = r.toString();
             if (!o.contains(key))
-                out.append({childPath(path, key), QStringLiteral("required field missing")});
+                out.append({childPath(path, key), u"required field missing"_s});
         }
         const QJsonValue additional = schema.value(u"additionalProperties");
         for (auto it = o.begin(); it != o.end(); ++it) {
@@ -456,9 +379,8 @@ void JsonSchema::validateObjectSchema(const QJsonObject &schema, const QJsonValu
             } else if (additional.isBool() && !additional.toBool()) {
                 const QStringList allowed = properties.keys();
                 out.append({child, allowed.isEmpty()
-                                       ? QStringLiteral("unknown field; no fields are allowed here")
-                                       : QStringLiteral("unknown field; allowed: ") +
-                                             allowed.join(QStringLiteral(", "))});
+                                       ? u"unknown field; no fields are allowed here"_s
+                                       : u"unknown field; allowed: "_s + allowed.join(u", "_s)});
             } else if (additional.isObject()) {
                 validateValue(additional, it.value(), child, depth + 1, out);
             }
@@ -498,9 +420,8 @@ void JsonSchema::validateCombinator(const QJsonArray &branches, bool exactlyOne,
         QStringList which;
         for (auto i : std::as_const(passing))
             which.append(QString::number(i));
-        out.append({path, QStringLiteral("matches more than one alternative (oneOf branches %1); "
-                                         "it must match exactly one")
-                              .arg(which.join(QStringLiteral(", ")))});
+        out.append({path, u"matches more than one alternative (oneOf branches %1); "
+                          "it must match exactly one"_s.arg(which.join(u", "_s))});
         return;
     }
 
@@ -544,9 +465,8 @@ void JsonSchema::validateCombinator(const QJsonArray &branches, bool exactlyOne,
     }
     if (instance.isObject() && discriminated.isEmpty() && !discriminatorKey.isEmpty()) {
         discriminatorValues.removeDuplicates();
-        out.append(
-            {childPath(path, discriminatorKey),
-             QStringLiteral("must be one of: ") + discriminatorValues.join(QStringLiteral(", "))});
+        out.append({childPath(path, discriminatorKey),
+                    u"must be one of: "_s + discriminatorValues.join(u", "_s)});
         return;
     }
     qsizetype best = 0;
@@ -556,65 +476,9 @@ void JsonSchema::validateCombinator(const QJsonArray &branches, bool exactlyOne,
     }
     const QString title = resolved(branches.at(best)).value(u"title").toString();
     out.append(
-        {path, QStringLiteral("matches none of the %1 alternatives; the closest is %2:")
-                   .arg(branches.size())
-                   .arg(title.isEmpty() ? QStringLiteral("#") + QString::number(best) : title)});
+        {path, u"matches none of the %1 alternatives; the closest is %2:"_s.arg(branches.size())
+                   .arg(title.isEmpty() ? u"#"_s + QString::number(best) : title)});
     out.append(results.at(best));
-}
-
-QJsonValue JsonSchema::inlineValue(const QJsonValue &value, int depth, QStringList &stack,
-                                   bool *ok) const
-{
-    if (depth > m_maxDepth) {
-        *ok = false;
-        return {};
-    }
-    if (value.isArray()) {
-        QJsonArray a;
-        for (const auto &e : value.toArray())
-            a.append(inlineValue(e, depth + 1, stack, ok));
-        return a;
-    }
-    if (!value.isObject())
-        return value;
-    const QJsonObject o = value.toObject();
-    QJsonObject result;
-    if (o.contains(u"$ref")) {
-        const QString ref = o.value(u"$ref").toString();
-        const QJsonValue target = resolveRef(ref);
-        if (target.isUndefined() || stack.contains(ref)) {
-            *ok = false;
-            return {};
-        }
-        stack.append(ref);
-        const QJsonValue inlinedTarget = inlineValue(target, depth + 1, stack, ok);
-        stack.removeLast();
-        result = inlinedTarget.toObject();
-        bool conflict = false;
-        for (auto it = o.begin(); it != o.end(); ++it) {
-            if (it.key() != u"$ref" && result.contains(it.key()))
-                conflict = true;
-        }
-        if (conflict)
-            result = QJsonObject{{QStringLiteral("allOf"), QJsonArray{result}}};
-    }
-    for (auto it = o.begin(); it != o.end(); ++it) {
-        if (it.key() == u"$ref" || it.key() == u"$defs" || it.key() == u"definitions")
-            continue;
-        // Keyword values that hold schemas (or maps/arrays of them) are inlined; others (enum,
-        // const, examples) are plain data and copied. Copy-through is harmless for data without
-        // "$ref" keys, and the schemas here never use "$ref" as a data key.
-        result.insert(it.key(), inlineValue(it.value(), depth + 1, stack, ok));
-    }
-    return result;
-}
-
-QJsonObject JsonSchema::inlined() const
-{
-    QStringList stack;
-    bool ok = true;
-    const QJsonValue v = inlineValue(m_root, 0, stack, &ok);
-    return ok ? v.toObject() : QJsonObject{};
 }
 
 } // namespace fb

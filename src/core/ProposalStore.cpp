@@ -1,5 +1,7 @@
 #include "core/ProposalStore.h"
 
+#include "core/NameTable.h"
+
 #include <QJsonValue>
 #include <QRandomGenerator>
 #include <QThread>
@@ -8,14 +10,16 @@
 
 namespace fb {
 
+using namespace Qt::StringLiterals;
+
 QJsonObject ConfirmChecks::toJson() const
 {
     auto v = [](const std::optional<bool> &b) { return b ? QJsonValue(*b) : QJsonValue(); };
-    return {{QStringLiteral("proposal_exists"), v(proposalExists)},
-            {QStringLiteral("not_evicted"), v(notEvicted)},
-            {QStringLiteral("not_expired"), v(notExpired)},
-            {QStringLiteral("not_previously_used"), v(notPreviouslyUsed)},
-            {QStringLiteral("request_matches_binding"), v(requestMatchesBinding)}};
+    return {{u"proposal_exists"_s, v(proposalExists)},
+            {u"not_evicted"_s, v(notEvicted)},
+            {u"not_expired"_s, v(notExpired)},
+            {u"not_previously_used"_s, v(notPreviouslyUsed)},
+            {u"request_matches_binding"_s, v(requestMatchesBinding)}};
 }
 
 QString ConfirmChecks::firstFailure() const
@@ -42,20 +46,14 @@ bool ConfirmChecks::allPassed() const
 
 QString consumeOutcomeName(ConsumeOutcome outcome)
 {
-    switch (outcome) {
-    case ConsumeOutcome::Consumed:
-        return QStringLiteral("consumed");
-    case ConsumeOutcome::Unknown:
-        return QStringLiteral("unknown");
-    case ConsumeOutcome::Evicted:
-        return QStringLiteral("evicted");
-    case ConsumeOutcome::Expired:
-        return QStringLiteral("expired");
-    case ConsumeOutcome::PreviouslyUsed:
-        return QStringLiteral("previously_used");
-    }
-    Q_UNREACHABLE();
-    return {};
+    static constexpr EnumName<ConsumeOutcome> names[] = {
+        {ConsumeOutcome::Consumed, u"consumed"},
+        {ConsumeOutcome::Unknown, u"unknown"},
+        {ConsumeOutcome::Evicted, u"evicted"},
+        {ConsumeOutcome::Expired, u"expired"},
+        {ConsumeOutcome::PreviouslyUsed, u"previously_used"},
+    };
+    return nameOf(names, outcome);
 }
 
 ProposalStore::ProposalStore(Clock *clock, QObject *parent)
@@ -98,7 +96,7 @@ QString ProposalStore::mintToken()
     quint32 words[4];
     QRandomGenerator::system()->fillRange(words);
     QByteArray raw(reinterpret_cast<const char *>(words), sizeof words);
-    return QStringLiteral("chg-") + QString::fromLatin1(raw.toHex());
+    return u"chg-"_s + QString::fromLatin1(raw.toHex());
 }
 
 bool ProposalStore::looksLikeToken(QStringView token)
@@ -206,8 +204,7 @@ AddResult ProposalStore::add(Proposal proposal)
                 m_pending.cbegin(), m_pending.cend(),
                 [](const Proposal &a, const Proposal &b) { return a.sequence < b.sequence; });
             Proposal evicted = *oldest;
-            evicted.evictedBecause =
-                QStringLiteral("more than %1 proposals were pending").arg(m_maxPending);
+            evicted.evictedBecause = u"more than %1 proposals were pending"_s.arg(m_maxPending);
             result.evicted.append(evicted);
             buryLocked(evicted, TombstoneReason::Evicted, now);
             m_pending.erase(oldest);

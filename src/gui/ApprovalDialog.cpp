@@ -2,6 +2,7 @@
 
 #include "broker/PolicyGate.h"
 #include "broker/ProposalView.h"
+#include "core/NameTable.h"
 #include "gui/ClientText.h"
 #include "gui/PlainText.h"
 #include "gui/PolicyLocks.h"
@@ -225,15 +226,18 @@ void ApprovalDialog::setAnswerDeadlineMs(qint64 deadlineMs)
 
 QString ApprovalDialog::approveLabel(ChangeType type)
 {
-    switch (type) {
-    case ChangeType::ConnectionCreate:
-        return tr("Create connection");
-    case ChangeType::NetworkCreate:
-        return tr("Create network");
-    case ChangeType::ServiceTokenCreate:
-        return tr("Create service token");
-    }
-    return tr("Create");
+    static constexpr struct {
+        ChangeType value;
+        const char *text;
+    } labels[] = {
+        {ChangeType::ConnectionCreate,
+         QT_TRANSLATE_NOOP("fb::ApprovalDialog", "Create connection")},
+        {ChangeType::NetworkCreate, QT_TRANSLATE_NOOP("fb::ApprovalDialog", "Create network")},
+        {ChangeType::ServiceTokenCreate,
+         QT_TRANSLATE_NOOP("fb::ApprovalDialog", "Create service token")},
+    };
+    const auto *label = findRow(labels, type);
+    return label ? tr(label->text) : tr("Create");
 }
 
 bool ApprovalDialog::isExpired() const

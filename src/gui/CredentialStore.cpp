@@ -12,6 +12,17 @@ namespace fb {
 namespace {
 const QString kClientIdKey = QStringLiteral("fabric-client-id");
 const QString kClientSecretKey = QStringLiteral("fabric-client-secret");
+
+// Every keychain job of the store: one key of m_service, deleted when done, and never the
+// plaintext fallback file QtKeychain would otherwise use where no keychain is running.
+template <typename Job> Job *newJob(const QString &service, const QString &key, QObject *parent)
+{
+    auto *job = new Job(service, parent);
+    job->setAutoDelete(true);
+    job->setInsecureFallback(false);
+    job->setKey(key);
+    return job;
+}
 } // namespace
 
 CredentialStore::CredentialStore(QString service, QObject *parent)
@@ -22,10 +33,7 @@ CredentialStore::CredentialStore(QString service, QObject *parent)
 
 void CredentialStore::readKey(const QString &key, Callback done)
 {
-    auto *job = new QKeychain::ReadPasswordJob(m_service, this);
-    job->setAutoDelete(true);
-    job->setInsecureFallback(false);
-    job->setKey(key);
+    auto *job = newJob<QKeychain::ReadPasswordJob>(m_service, key, this);
     connect(job, &QKeychain::Job::finished, this, [done = std::move(done)](QKeychain::Job *j) {
         auto *r = static_cast<QKeychain::ReadPasswordJob *>(j);
         if (r->error() == QKeychain::NoError)
@@ -42,10 +50,7 @@ void CredentialStore::writeKey(const QString &key, const QString &value, Callbac
 {
     if (value.isEmpty())
         return deleteKey(key, std::move(done));
-    auto *job = new QKeychain::WritePasswordJob(m_service, this);
-    job->setAutoDelete(true);
-    job->setInsecureFallback(false);
-    job->setKey(key);
+    auto *job = newJob<QKeychain::WritePasswordJob>(m_service, key, this);
     job->setTextData(value);
     connect(job, &QKeychain::Job::finished, this, [done = std::move(done)](QKeychain::Job *j) {
         if (j->error() == QKeychain::NoError)
@@ -58,10 +63,7 @@ void CredentialStore::writeKey(const QString &key, const QString &value, Callbac
 
 void CredentialStore::deleteKey(const QString &key, Callback done)
 {
-    auto *job = new QKeychain::DeletePasswordJob(m_service, this);
-    job->setAutoDelete(true);
-    job->setInsecureFallback(false);
-    job->setKey(key);
+    auto *job = newJob<QKeychain::DeletePasswordJob>(m_service, key, this);
     connect(job, &QKeychain::Job::finished, this, [done = std::move(done)](QKeychain::Job *j) {
         if (j->error() == QKeychain::NoError || j->error() == QKeychain::EntryNotFound)
             done(true, {}, {});

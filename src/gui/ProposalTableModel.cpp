@@ -9,6 +9,7 @@
 #include <QColor>
 #include <QFont>
 #include <QLoggingCategory>
+#include <iterator>
 
 Q_LOGGING_CATEGORY(lcProposalTable, "fabricbroker.gui.proposals")
 
@@ -111,63 +112,37 @@ int ProposalTableModel::columnCount(const QModelIndex &parent) const
 
 QVariant ProposalTableModel::headerData(int section, Qt::Orientation orientation, int role) const
 {
-    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+    // In Column order.
+    static const char *const titles[ColumnCount] = {
+        QT_TR_NOOP("Change"), QT_TR_NOOP("Target"),     QT_TR_NOOP("Client"), QT_TR_NOOP("Price"),
+        QT_TR_NOOP("Age"),    QT_TR_NOOP("Expires in"), QT_TR_NOOP("State")};
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole || section < 0 ||
+        section >= ColumnCount)
         return {};
-    switch (section) {
-    case ChangeTypeColumn:
-        return tr("Change");
-    case TargetColumn:
-        return tr("Target");
-    case ClientColumn:
-        return tr("Client");
-    case PriceColumn:
-        return tr("Price");
-    case AgeColumn:
-        return tr("Age");
-    case ExpiresColumn:
-        return tr("Expires in");
-    case StateColumn:
-        return tr("State");
-    default:
-        return {};
-    }
+    return tr(titles[section]);
 }
 
 QString ProposalTableModel::stateText(State state)
 {
-    switch (state) {
-    case State::Pending:
-        return tr("pending");
-    case State::Confirming:
-        return tr("confirming");
-    case State::AwaitingApproval:
-        return tr("awaiting approval");
-    case State::Sending:
-        return tr("approved, sending");
-    case State::Executed:
-        return tr("executed");
-    case State::OutcomeUnknown:
-        return tr("outcome unknown");
-    case State::Rejected:
-        return tr("rejected by Fabric");
-    case State::Declined:
-        return tr("declined");
-    case State::Cancelled:
-        return tr("dismissed");
-    case State::TimedOut:
-        return tr("timed out");
-    case State::CallCancelled:
-        return tr("call cancelled");
-    case State::Failed:
-        return tr("approval failed");
-    case State::NotExecuted:
-        return tr("not executed");
-    case State::Expired:
-        return tr("expired");
-    case State::Evicted:
-        return tr("evicted");
-    }
-    return {};
+    // In State order, from Pending to Evicted.
+    static const char *const texts[] = {QT_TR_NOOP("pending"),
+                                        QT_TR_NOOP("confirming"),
+                                        QT_TR_NOOP("awaiting approval"),
+                                        QT_TR_NOOP("approved, sending"),
+                                        QT_TR_NOOP("executed"),
+                                        QT_TR_NOOP("outcome unknown"),
+                                        QT_TR_NOOP("rejected by Fabric"),
+                                        QT_TR_NOOP("declined"),
+                                        QT_TR_NOOP("dismissed"),
+                                        QT_TR_NOOP("timed out"),
+                                        QT_TR_NOOP("call cancelled"),
+                                        QT_TR_NOOP("approval failed"),
+                                        QT_TR_NOOP("not executed"),
+                                        QT_TR_NOOP("expired"),
+                                        QT_TR_NOOP("evicted")};
+    static_assert(std::size(texts) == static_cast<std::size_t>(State::Evicted) + 1);
+    const auto i = static_cast<std::size_t>(state);
+    return i < std::size(texts) ? tr(texts[i]) : QString();
 }
 
 bool ProposalTableModel::isFinal(State state)

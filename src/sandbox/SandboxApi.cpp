@@ -13,13 +13,15 @@
 
 namespace fb {
 
+using namespace Qt::StringLiterals;
+
 namespace {
 
 using L1 = QLatin1String;
 
-const QString kConnections = QStringLiteral("/fabric/v4/connections");
-const QString kNetworks = QStringLiteral("/fabric/v4/networks");
-const QString kTokens = QStringLiteral("/fabric/v4/serviceTokens");
+const QString kConnections = u"/fabric/v4/connections"_s;
+const QString kNetworks = u"/fabric/v4/networks"_s;
+const QString kTokens = u"/fabric/v4/serviceTokens"_s;
 
 QString newUuid()
 {
@@ -30,8 +32,8 @@ SandboxReply notFound(const QString &cid, const QString &id,
                       QLatin1String code = SandboxErrors::UuidNotFound,
                       QLatin1String message = SandboxErrors::UuidNotFoundMessage)
 {
-    return SandboxReply::error(404, code, message, cid, QString(message), QStringLiteral("uuid"),
-                               QStringLiteral("%1 not found").arg(id));
+    return SandboxReply::error(404, code, message, cid, QString(message), u"uuid"_s,
+                               u"%1 not found"_s.arg(id));
 }
 
 SandboxReply badRequest(const QString &cid, const QString &pathAndReason)
@@ -40,6 +42,18 @@ SandboxReply badRequest(const QString &cid, const QString &pathAndReason)
     const QString reason = pathAndReason.section(QLatin1Char('|'), 1);
     return SandboxReply::error(400, SandboxErrors::InvalidArgument,
                                SandboxErrors::InvalidArgumentMessage, cid, {}, property, reason);
+}
+
+// The paging and the filter of a search request, checked before anything is read: empty, or
+// "property|reason" for badRequest().
+QString checkSearch(const QUrlQuery &query, const QJsonObject &body, SandboxSearch::Page *page)
+{
+    QString problem = SandboxSearch::readPage(query, page);
+    if (problem.isEmpty())
+        problem = SandboxSearch::readPage(body.value(u"pagination"_s).toObject(), page);
+    if (problem.isEmpty())
+        problem = SandboxSearch::validateFilter(body.value(u"filter"_s), u"filter"_s);
+    return problem;
 }
 
 } // namespace
@@ -75,7 +89,7 @@ bool SandboxApi::dryRunBlocked(const QString &collectionPath, const QString &sub
 
 bool SandboxApi::isCreate(const QString &method, const QString &path)
 {
-    if (method != QLatin1String("POST"))
+    if (method != "POST"_L1)
         return false;
     QString p = path;
     while (p.endsWith(QLatin1Char('/')))
@@ -85,8 +99,7 @@ bool SandboxApi::isCreate(const QString &method, const QString &path)
 
 bool SandboxApi::isDryRun(const QUrlQuery &query)
 {
-    return query.queryItemValue(QStringLiteral("dryRun"))
-               .compare(QLatin1String("true"), Qt::CaseInsensitive) == 0;
+    return query.queryItemValue(u"dryRun"_s).compare("true"_L1, Qt::CaseInsensitive) == 0;
 }
 
 SandboxReply SandboxApi::handle(const QString &method, const QString &rawPath,
@@ -95,10 +108,10 @@ SandboxReply SandboxApi::handle(const QString &method, const QString &rawPath,
     QString path = rawPath;
     while (path.size() > 1 && path.endsWith(QLatin1Char('/')))
         path.chop(1);
-    const QStringList seg = path.mid(QStringLiteral("/fabric/v4/").size()).split(QLatin1Char('/'));
+    const QStringList seg = path.mid(u"/fabric/v4/"_s.size()).split(QLatin1Char('/'));
     const QString collection = seg.value(0);
-    const bool get = method == QLatin1String("GET");
-    const bool post = method == QLatin1String("POST");
+    const bool get = method == "GET"_L1;
+    const bool post = method == "POST"_L1;
 
     QJsonObject json;
     if (post) {
@@ -107,88 +120,87 @@ SandboxReply SandboxApi::handle(const QString &method, const QString &rawPath,
         if (!body.trimmed().isEmpty() && (err.error != QJsonParseError::NoError || !doc.isObject()))
             return SandboxReply::error(
                 400, SandboxErrors::InvalidArgument, SandboxErrors::InvalidArgumentMessage, cid,
-                QStringLiteral("Json syntax error, please check request body"),
-                QStringLiteral("body"),
+                u"Json syntax error, please check request body"_s, u"body"_s,
                 err.error != QJsonParseError::NoError ? err.errorString()
-                                                      : QStringLiteral("must be a JSON object"));
+                                                      : u"must be a JSON object"_s);
         json = doc.object();
     }
     const bool dryRun = isDryRun(query);
     const auto methodNotAllowed = [&]() {
         return SandboxReply::error(405, SandboxErrors::MethodNotSupported,
                                    SandboxErrors::MethodNotSupportedMessage, cid,
-                                   QStringLiteral("Method:") + method);
+                                   u"Method:"_s + method);
     };
     const auto route = [&](bool allowed, auto &&handler) -> SandboxReply {
         return allowed ? handler() : methodNotAllowed();
     };
 
-    if (!path.startsWith(QLatin1String("/fabric/v4/")) || collection.isEmpty())
+    if (!path.startsWith("/fabric/v4/"_L1) || collection.isEmpty())
         return SandboxReply::error(404, SandboxErrors::PathNotFound,
                                    SandboxErrors::PathNotFoundMessage, cid,
-                                   QStringLiteral("No such path: ") + path);
+                                   u"No such path: "_s + path);
 
-    if (collection == QLatin1String("connections")) {
+    // POST <collection>/search and GET <collection>/{uuid} of the three kinds agents create.
+    const bool isSearch = seg.size() == 2 && seg[1] == "search"_L1;
+    const auto searchKind = [&](SandboxKind kind) {
+        return route(post, [&] { return search(kind, json, query, path, cid); });
+    };
+    // GET <collection>/{id} of the fixed estate (ports, metros, service profiles, routers).
+    const auto readFixed = [&](const QJsonObject *o) {
+        return route(get, [&] { return o ? SandboxReply::json(200, *o) : notFound(cid, seg[1]); });
+    };
+    const auto readOne = [&](SandboxKind kind, QLatin1String code, QLatin1String message) {
+        return route(get, [&] {
+            SandboxResource *r = m_estate->find(kind, seg[1]);
+            if (!r)
+                return notFound(cid, seg[1], code, message);
+            return SandboxReply::json(200, m_estate->read(kind, *r));
+        });
+    };
+
+    if (collection == "connections"_L1) {
         if (seg.size() == 1)
             return route(post, [&] { return createConnection(json, dryRun, cid); });
-        if (seg.size() == 2 && seg[1] == QLatin1String("search"))
-            return route(post,
-                         [&] { return search(SandboxKind::Connection, json, query, path, cid); });
+        if (isSearch)
+            return searchKind(SandboxKind::Connection);
         if (seg.size() == 2)
-            return route(get, [&] {
-                SandboxResource *r = m_estate->find(SandboxKind::Connection, seg[1]);
-                if (!r)
-                    return notFound(cid, seg[1], SandboxErrors::ConnectionNotFound,
-                                    SandboxErrors::ConnectionNotFoundMessage);
-                return SandboxReply::json(200, m_estate->read(SandboxKind::Connection, *r));
-            });
-    } else if (collection == QLatin1String("networks")) {
+            return readOne(SandboxKind::Connection, SandboxErrors::ConnectionNotFound,
+                           SandboxErrors::ConnectionNotFoundMessage);
+    } else if (collection == "networks"_L1) {
         if (seg.size() == 1)
             return route(post, [&] { return createNetwork(json, dryRun, cid); });
-        if (seg.size() == 2 && seg[1] == QLatin1String("search"))
-            return route(post,
-                         [&] { return search(SandboxKind::Network, json, query, path, cid); });
+        if (isSearch)
+            return searchKind(SandboxKind::Network);
         if (seg.size() == 2)
-            return route(get, [&] {
-                SandboxResource *r = m_estate->find(SandboxKind::Network, seg[1]);
-                if (!r)
-                    return notFound(cid, seg[1]);
-                return SandboxReply::json(200, m_estate->read(SandboxKind::Network, *r));
-            });
-    } else if (collection == QLatin1String("serviceTokens")) {
+            return readOne(SandboxKind::Network, SandboxErrors::UuidNotFound,
+                           SandboxErrors::UuidNotFoundMessage);
+    } else if (collection == "serviceTokens"_L1) {
         if (seg.size() == 1) {
             if (post)
                 return createServiceToken(json, dryRun, cid);
             return route(get,
                          [&] { return search(SandboxKind::ServiceToken, {}, query, path, cid); });
         }
-        if (seg.size() == 2 && seg[1] == QLatin1String("search"))
-            return route(post,
-                         [&] { return search(SandboxKind::ServiceToken, json, query, path, cid); });
+        if (isSearch)
+            return searchKind(SandboxKind::ServiceToken);
         if (seg.size() == 2)
-            return route(get, [&] {
-                SandboxResource *r = m_estate->find(SandboxKind::ServiceToken, seg[1]);
-                if (!r)
-                    return notFound(cid, seg[1], SandboxErrors::TokenNotFound,
-                                    SandboxErrors::TokenNotFoundMessage);
-                return SandboxReply::json(200, m_estate->read(SandboxKind::ServiceToken, *r));
-            });
-    } else if (collection == QLatin1String("ports")) {
+            return readOne(SandboxKind::ServiceToken, SandboxErrors::TokenNotFound,
+                           SandboxErrors::TokenNotFoundMessage);
+    } else if (collection == "ports"_L1) {
         if (seg.size() == 1)
             return route(get, [&] {
                 QList<QJsonObject> ports = m_estate->ports();
-                const QString name = query.queryItemValue(QStringLiteral("name"));
+                const QString name = query.queryItemValue(u"name"_s);
                 if (!name.isEmpty())
                     ports.removeIf([&](const QJsonObject &p) {
-                        return p.value(QStringLiteral("name")).toString() != name;
+                        return p.value(u"name"_s).toString() != name;
                     });
                 return searchList(ports, {}, query, path, cid, false);
             });
         const QJsonObject *port = m_estate->port(seg[1]);
         if (seg.size() == 2)
-            return route(
-                get, [&] { return port ? SandboxReply::json(200, *port) : notFound(cid, seg[1]); });
-        if (seg.size() == 3 && seg[2] == QLatin1String("linkProtocols"))
+            return readFixed(port);
+        if (seg.size() == 3 && seg[2] == "linkProtocols"_L1)
             return route(get, [&] {
                 if (!port)
                     return notFound(cid, seg[1]);
@@ -198,23 +210,23 @@ SandboxReply SandboxApi::handle(const QString &method, const QString &rawPath,
                     items.append(v.toObject());
                 return searchList(items, {}, query, path, cid, false);
             });
-    } else if (collection == QLatin1String("metros")) {
+    } else if (collection == "metros"_L1) {
         if (seg.size() == 1)
             return route(get, [&] {
                 QList<QJsonObject> metros = m_estate->metros();
-                const QString presence = query.queryItemValue(QStringLiteral("presence"));
-                if (!presence.isEmpty() && presence != QLatin1String("MY_SERVICES"))
-                    return SandboxReply::error(400, L1("EQ-3036013"), L1("Invalid Query Parameter"),
-                                               cid, {}, QStringLiteral("presence"),
-                                               QStringLiteral("Allowed value for presence is "
-                                                              "MY_SERVICES"));
+                const QString presence = query.queryItemValue(u"presence"_s);
+                if (!presence.isEmpty() && presence != "MY_SERVICES"_L1)
+                    return SandboxReply::error(400, "EQ-3036013"_L1, "Invalid Query Parameter"_L1,
+                                               cid, {}, u"presence"_s,
+                                               u"Allowed value for presence is "
+                                               "MY_SERVICES"_s);
                 if (!presence.isEmpty()) {
                     metros.removeIf([&](const QJsonObject &m) {
-                        const QString code = m.value(QStringLiteral("code")).toString();
+                        const QString code = m.value(u"code"_s).toString();
                         return std::none_of(m_estate->ports().begin(), m_estate->ports().end(),
                                             [&](const QJsonObject &p) {
                                                 return SandboxSearch::valueAt(
-                                                           p, QStringLiteral("/location/metroCode"))
+                                                           p, u"/location/metroCode"_s)
                                                            .toString() == code;
                                             });
                     });
@@ -222,40 +234,31 @@ SandboxReply SandboxApi::handle(const QString &method, const QString &rawPath,
                 return searchList(metros, {}, query, path, cid, false);
             });
         if (seg.size() == 2)
-            return route(get, [&] {
-                const QJsonObject *m = m_estate->metro(seg[1]);
-                return m ? SandboxReply::json(200, *m) : notFound(cid, seg[1]);
-            });
-    } else if (collection == QLatin1String("serviceProfiles")) {
+            return readFixed(m_estate->metro(seg[1]));
+    } else if (collection == "serviceProfiles"_L1) {
         if (seg.size() == 1)
             return route(get, [&] {
                 return searchList(m_estate->serviceProfiles(), {}, query, path, cid, false);
             });
-        if (seg.size() == 2 && seg[1] == QLatin1String("search"))
+        if (seg.size() == 2 && seg[1] == "search"_L1)
             return route(post, [&] {
                 return searchList(m_estate->serviceProfiles(), json, query, path, cid, true);
             });
         if (seg.size() == 2)
-            return route(get, [&] {
-                const QJsonObject *p = m_estate->serviceProfile(seg[1]);
-                return p ? SandboxReply::json(200, *p) : notFound(cid, seg[1]);
-            });
-    } else if (collection == QLatin1String("routers")) {
-        if (seg.size() == 2 && seg[1] == QLatin1String("search"))
+            return readFixed(m_estate->serviceProfile(seg[1]));
+    } else if (collection == "routers"_L1) {
+        if (seg.size() == 2 && seg[1] == "search"_L1)
             return route(post, [&] {
                 return searchList(m_estate->routers(), json, query, path, cid, false);
             });
         if (seg.size() == 2)
-            return route(get, [&] {
-                const QJsonObject *r = m_estate->router(seg[1]);
-                return r ? SandboxReply::json(200, *r) : notFound(cid, seg[1]);
-            });
-    } else if (collection == QLatin1String("prices")) {
-        if (seg.size() == 2 && seg[1] == QLatin1String("search"))
+            return readFixed(m_estate->router(seg[1]));
+    } else if (collection == "prices"_L1) {
+        if (seg.size() == 2 && seg[1] == "search"_L1)
             return route(post, [&] { return searchPrices(json, cid); });
     }
     return SandboxReply::error(404, SandboxErrors::PathNotFound, SandboxErrors::PathNotFoundMessage,
-                               cid, QStringLiteral("No such path: ") + path);
+                               cid, u"No such path: "_s + path);
 }
 
 // ---- searches -----------------------------------------------------------------------------
@@ -265,25 +268,18 @@ SandboxReply SandboxApi::searchList(const QList<QJsonObject> &items, const QJson
                                     const QString &cid, bool echoSort)
 {
     SandboxSearch::Page page;
-    QString problem = SandboxSearch::readPage(query, &page);
-    if (problem.isEmpty())
-        problem =
-            SandboxSearch::readPage(body.value(QStringLiteral("pagination")).toObject(), &page);
-    if (problem.isEmpty())
-        problem = SandboxSearch::validateFilter(body.value(QStringLiteral("filter")),
-                                                QStringLiteral("filter"));
-    if (!problem.isEmpty())
+    if (const QString problem = checkSearch(query, body, &page); !problem.isEmpty())
         return badRequest(cid, problem);
     QJsonArray matched;
     for (const QJsonObject &item : items) {
-        if (SandboxSearch::matches(body.value(QStringLiteral("filter")), item, nullptr))
+        if (SandboxSearch::matches(body.value(u"filter"_s), item, nullptr))
             matched.append(item);
     }
-    const QJsonArray sort = body.value(QStringLiteral("sort")).toArray();
+    const QJsonArray sort = body.value(u"sort"_s).toArray();
     SandboxSearch::sort(matched, sort);
     QJsonObject out = SandboxSearch::pageOf(matched, page, basePath);
     if (echoSort && !sort.isEmpty())
-        out.insert(QStringLiteral("sort"), sort);
+        out.insert(u"sort"_s, sort);
     return SandboxReply::json(200, out);
 }
 
@@ -292,14 +288,7 @@ SandboxReply SandboxApi::search(SandboxKind kind, const QJsonObject &body, const
 {
     // Validate before reading so a bad request does not advance provisioning.
     SandboxSearch::Page page;
-    QString problem = SandboxSearch::readPage(query, &page);
-    if (problem.isEmpty())
-        problem =
-            SandboxSearch::readPage(body.value(QStringLiteral("pagination")).toObject(), &page);
-    if (problem.isEmpty())
-        problem = SandboxSearch::validateFilter(body.value(QStringLiteral("filter")),
-                                                QStringLiteral("filter"));
-    if (!problem.isEmpty())
+    if (const QString problem = checkSearch(query, body, &page); !problem.isEmpty())
         return badRequest(cid, problem);
     QList<QJsonObject> items;
     for (SandboxResource &r : m_estate->resources(kind))
@@ -319,10 +308,10 @@ std::optional<SandboxReply> SandboxApi::rejectCreate(const QJsonObject &body, bo
     QJsonArray errors = (validator.*schema)(body);
     if (!errors.isEmpty())
         return SandboxReply::errors(400, errors);
-    if (dryRun && dryRunBlocked(collection, body.value(QStringLiteral("type")).toString()))
+    if (dryRun && dryRunBlocked(collection, body.value(u"type"_s).toString()))
         return SandboxReply::error(400, SandboxErrors::DryRunUnsupported,
                                    SandboxErrors::DryRunUnsupportedMessage, cid, {}, {},
-                                   QStringLiteral("queryParam:dryRun"));
+                                   u"queryParam:dryRun"_s);
     errors = (validator.*rules)(body);
     if (!errors.isEmpty())
         return SandboxReply::errors(400, errors);
@@ -335,54 +324,50 @@ SandboxReply SandboxApi::createConnection(const QJsonObject &body, bool dryRun, 
             rejectCreate(body, dryRun, cid, kConnections, &SandboxValidator::connectionSchema,
                          &SandboxValidator::connectionRules))
         return *rejected;
-    const QString type = body.value(QStringLiteral("type")).toString();
+    const QString type = body.value(u"type"_s).toString();
 
     QJsonObject c = body;
     QStringList metros;
     for (const char *side : {"aSide", "zSide"}) {
         QJsonObject sideObj = c.value(L1(side)).toObject();
-        if (sideObj.contains(QStringLiteral("accessPoint"))) {
-            const QJsonObject ap = m_estate->enrichAccessPoint(
-                sideObj.value(QStringLiteral("accessPoint")).toObject());
-            sideObj.insert(QStringLiteral("accessPoint"), ap);
-            metros << SandboxSearch::valueAt(ap, QStringLiteral("/location/metroCode")).toString();
+        if (sideObj.contains(u"accessPoint"_s)) {
+            const QJsonObject ap =
+                m_estate->enrichAccessPoint(sideObj.value(u"accessPoint"_s).toObject());
+            sideObj.insert(u"accessPoint"_s, ap);
+            metros << SandboxSearch::valueAt(ap, u"/location/metroCode"_s).toString();
         }
-        if (sideObj.contains(QStringLiteral("serviceToken"))) {
-            QJsonObject token = sideObj.value(QStringLiteral("serviceToken")).toObject();
-            token.insert(QStringLiteral("href"),
-                         m_estate->href(QStringLiteral("serviceTokens"),
-                                        token.value(QStringLiteral("uuid")).toString()));
-            sideObj.insert(QStringLiteral("serviceToken"), token);
+        if (sideObj.contains(u"serviceToken"_s)) {
+            QJsonObject token = sideObj.value(u"serviceToken"_s).toObject();
+            token.insert(u"href"_s,
+                         m_estate->href(u"serviceTokens"_s, token.value(u"uuid"_s).toString()));
+            sideObj.insert(u"serviceToken"_s, token);
         }
         c.insert(L1(side), sideObj);
     }
-    c.insert(QStringLiteral("isRemote"), metros.size() == 2 && metros[0] != metros[1]);
-    c.insert(QStringLiteral("direction"), L1("OUTGOING"));
-    c.insert(QStringLiteral("account"), m_estate->account());
+    c.insert(u"isRemote"_s, metros.size() == 2 && metros[0] != metros[1]);
+    c.insert(u"direction"_s, "OUTGOING"_L1);
+    c.insert(u"account"_s, m_estate->account());
     if (dryRun) {
         qCInfo(lcSandbox) << "dry run of connection create validated, type" << type;
         return SandboxReply::json(200, c);
     }
     const QString uuid = newUuid();
     const QString now = m_estate->nowIso();
-    c.insert(QStringLiteral("uuid"), uuid);
-    c.insert(QStringLiteral("href"), m_estate->href(QStringLiteral("connections"), uuid));
-    c.insert(QStringLiteral("state"), L1("PROVISIONING"));
-    c.insert(QStringLiteral("operation"),
-             QJsonObject{{QStringLiteral("providerStatus"), L1("PROVISIONING")},
-                         {QStringLiteral("equinixStatus"), L1("PROVISIONING")},
-                         {QStringLiteral("operationalStatus"), L1("DOWN")}});
-    c.insert(QStringLiteral("change"),
-             QJsonObject{{QStringLiteral("uuid"), newUuid()},
-                         {QStringLiteral("type"), L1("CONNECTION_CREATION")},
-                         {QStringLiteral("status"), L1("REQUESTED")},
-                         {QStringLiteral("createdDateTime"), now},
-                         {QStringLiteral("updatedDateTime"), now}});
-    c.insert(QStringLiteral("changeLog"),
-             QJsonObject{{QStringLiteral("createdBy"), L1("sandbox-user")},
-                         {QStringLiteral("createdDateTime"), now},
-                         {QStringLiteral("updatedBy"), L1("sandbox-user")},
-                         {QStringLiteral("updatedDateTime"), now}});
+    c.insert(u"uuid"_s, uuid);
+    c.insert(u"href"_s, m_estate->href(u"connections"_s, uuid));
+    c.insert(u"state"_s, "PROVISIONING"_L1);
+    c.insert(u"operation"_s, QJsonObject{{u"providerStatus"_s, "PROVISIONING"_L1},
+                                         {u"equinixStatus"_s, "PROVISIONING"_L1},
+                                         {u"operationalStatus"_s, "DOWN"_L1}});
+    c.insert(u"change"_s, QJsonObject{{u"uuid"_s, newUuid()},
+                                      {u"type"_s, "CONNECTION_CREATION"_L1},
+                                      {u"status"_s, "REQUESTED"_L1},
+                                      {u"createdDateTime"_s, now},
+                                      {u"updatedDateTime"_s, now}});
+    c.insert(u"changeLog"_s, QJsonObject{{u"createdBy"_s, "sandbox-user"_L1},
+                                         {u"createdDateTime"_s, now},
+                                         {u"updatedBy"_s, "sandbox-user"_L1},
+                                         {u"updatedDateTime"_s, now}});
     m_estate->add(SandboxKind::Connection, c);
     qCInfo(lcSandbox) << "connection created" << uuid << "type" << type;
     SandboxReply reply = SandboxReply::json(201, c);
@@ -397,39 +382,35 @@ SandboxReply SandboxApi::createNetwork(const QJsonObject &body, bool dryRun, con
         return *rejected;
 
     QJsonObject n = body;
-    const QString metroCode =
-        SandboxSearch::valueAt(body, QStringLiteral("/location/metroCode")).toString();
+    const QString metroCode = SandboxSearch::valueAt(body, u"/location/metroCode"_s).toString();
     if (const QJsonObject *m = m_estate->metro(metroCode)) {
-        QJsonObject loc = n.value(QStringLiteral("location")).toObject();
-        loc.insert(QStringLiteral("metroHref"), m->value(QStringLiteral("href")));
-        loc.insert(QStringLiteral("metroName"), m->value(QStringLiteral("name")));
-        loc.insert(QStringLiteral("region"), m->value(QStringLiteral("region")));
-        n.insert(QStringLiteral("location"), loc);
+        QJsonObject loc = n.value(u"location"_s).toObject();
+        loc.insert(u"metroHref"_s, m->value(u"href"_s));
+        loc.insert(u"metroName"_s, m->value(u"name"_s));
+        loc.insert(u"region"_s, m->value(u"region"_s));
+        n.insert(u"location"_s, loc);
     }
-    n.insert(QStringLiteral("account"), m_estate->account());
+    n.insert(u"account"_s, m_estate->account());
     if (dryRun) {
         // The v4.31 spec lists only 201 and 202 for POST /fabric/v4/networks; dry runs use 202.
         return SandboxReply::json(202, n);
     }
     const QString uuid = newUuid();
     const QString now = m_estate->nowIso();
-    n.insert(QStringLiteral("uuid"), uuid);
-    n.insert(QStringLiteral("href"), m_estate->href(QStringLiteral("networks"), uuid));
-    n.insert(QStringLiteral("state"), L1("INACTIVE"));
-    n.insert(QStringLiteral("connectionsCount"), 0);
-    n.insert(QStringLiteral("operation"),
-             QJsonObject{{QStringLiteral("equinixStatus"), L1("PROVISIONING")}});
+    n.insert(u"uuid"_s, uuid);
+    n.insert(u"href"_s, m_estate->href(u"networks"_s, uuid));
+    n.insert(u"state"_s, "INACTIVE"_L1);
+    n.insert(u"connectionsCount"_s, 0);
+    n.insert(u"operation"_s, QJsonObject{{u"equinixStatus"_s, "PROVISIONING"_L1}});
     const QString changeId = newUuid();
-    n.insert(QStringLiteral("change"),
-             QJsonObject{{QStringLiteral("href"), m_estate->href(QStringLiteral("networks"), uuid) +
-                                                      QStringLiteral("/changes/") + changeId},
-                         {QStringLiteral("uuid"), changeId},
-                         {QStringLiteral("type"), L1("NETWORK_CREATION")}});
-    n.insert(QStringLiteral("changeLog"),
-             QJsonObject{{QStringLiteral("createdBy"), L1("sandbox-user")},
-                         {QStringLiteral("createdDateTime"), now},
-                         {QStringLiteral("updatedBy"), L1("sandbox-user")},
-                         {QStringLiteral("updatedDateTime"), now}});
+    n.insert(u"change"_s, QJsonObject{{u"href"_s, QString(m_estate->href(u"networks"_s, uuid) +
+                                                          u"/changes/"_s + changeId)},
+                                      {u"uuid"_s, changeId},
+                                      {u"type"_s, "NETWORK_CREATION"_L1}});
+    n.insert(u"changeLog"_s, QJsonObject{{u"createdBy"_s, "sandbox-user"_L1},
+                                         {u"createdDateTime"_s, now},
+                                         {u"updatedBy"_s, "sandbox-user"_L1},
+                                         {u"updatedDateTime"_s, now}});
     m_estate->add(SandboxKind::Network, n);
     qCInfo(lcSandbox) << "network created" << uuid;
     SandboxReply reply = SandboxReply::json(201, n);
@@ -446,210 +427,47 @@ SandboxReply SandboxApi::createServiceToken(const QJsonObject &body, bool dryRun
         return *rejected;
 
     QJsonObject t = body;
-    QJsonObject connection = t.value(QStringLiteral("connection")).toObject();
+    QJsonObject connection = t.value(u"connection"_s).toObject();
     for (const char *side : {"aSide", "zSide"}) {
         QJsonObject sideObj = connection.value(L1(side)).toObject();
         if (sideObj.isEmpty())
             continue;
-        QJsonArray selectors = sideObj.value(QStringLiteral("accessPointSelectors")).toArray();
+        QJsonArray selectors = sideObj.value(u"accessPointSelectors"_s).toArray();
         for (qsizetype i = 0; i < selectors.size(); ++i) {
             QJsonObject sel = selectors.at(i).toObject();
-            QJsonObject port = sel.value(QStringLiteral("port")).toObject();
-            if (const QJsonObject *known =
-                    m_estate->port(port.value(QStringLiteral("uuid")).toString())) {
-                port.insert(QStringLiteral("href"), known->value(QStringLiteral("href")));
-                port.insert(QStringLiteral("type"), L1("XF_PORT"));
-                port.insert(QStringLiteral("portName"), known->value(QStringLiteral("name")));
-                port.insert(QStringLiteral("location"), known->value(QStringLiteral("location")));
-                sel.insert(QStringLiteral("port"), port);
+            QJsonObject port = sel.value(u"port"_s).toObject();
+            if (const QJsonObject *known = m_estate->port(port.value(u"uuid"_s).toString())) {
+                port.insert(u"href"_s, known->value(u"href"_s));
+                port.insert(u"type"_s, "XF_PORT"_L1);
+                port.insert(u"portName"_s, known->value(u"name"_s));
+                port.insert(u"location"_s, known->value(u"location"_s));
+                sel.insert(u"port"_s, port);
             }
             selectors[i] = sel;
         }
-        sideObj.insert(QStringLiteral("accessPointSelectors"), selectors);
+        sideObj.insert(u"accessPointSelectors"_s, selectors);
         connection.insert(L1(side), sideObj);
     }
-    t.insert(QStringLiteral("connection"), connection);
-    t.insert(QStringLiteral("account"), m_estate->account());
-    if (!t.contains(QStringLiteral("issuerSide")))
-        t.insert(QStringLiteral("issuerSide"),
-                 connection.contains(QStringLiteral("aSide")) ? L1("ASIDE") : L1("ZSIDE"));
+    t.insert(u"connection"_s, connection);
+    t.insert(u"account"_s, m_estate->account());
+    if (!t.contains(u"issuerSide"_s))
+        t.insert(u"issuerSide"_s, connection.contains(u"aSide"_s) ? "ASIDE"_L1 : "ZSIDE"_L1);
     if (dryRun)
         return SandboxReply::json(200, t);
     const QString uuid = newUuid();
     const QString now = m_estate->nowIso();
-    t.insert(QStringLiteral("uuid"), uuid);
-    t.insert(QStringLiteral("href"), m_estate->href(QStringLiteral("serviceTokens"), uuid));
-    t.insert(QStringLiteral("state"), L1("INACTIVE"));
-    t.insert(QStringLiteral("changelog"),
-             QJsonObject{{QStringLiteral("createdBy"), L1("sandbox-user")},
-                         {QStringLiteral("createdDateTime"), now},
-                         {QStringLiteral("updatedBy"), L1("sandbox-user")},
-                         {QStringLiteral("updatedDateTime"), now}});
+    t.insert(u"uuid"_s, uuid);
+    t.insert(u"href"_s, m_estate->href(u"serviceTokens"_s, uuid));
+    t.insert(u"state"_s, "INACTIVE"_L1);
+    t.insert(u"changelog"_s, QJsonObject{{u"createdBy"_s, "sandbox-user"_L1},
+                                         {u"createdDateTime"_s, now},
+                                         {u"updatedBy"_s, "sandbox-user"_L1},
+                                         {u"updatedDateTime"_s, now}});
     m_estate->add(SandboxKind::ServiceToken, t);
     qCInfo(lcSandbox) << "service token created" << uuid;
     SandboxReply reply = SandboxReply::json(201, t);
     reply.realCreate = true;
     return reply;
-}
-
-// ---- prices -------------------------------------------------------------------------------
-
-SandboxReply SandboxApi::searchPrices(const QJsonObject &body, const QString &cid)
-{
-    const auto priceError = [&](QLatin1String code, QLatin1String message, const QString &property,
-                                const QString &reason) {
-        return SandboxReply::errors(
-            400, QJsonArray{fabricError(code, message, cid, {}, {{property, reason}})});
-    };
-    const QJsonValue filter = body.value(QStringLiteral("filter"));
-    const QString problem = SandboxSearch::validateFilter(filter, QStringLiteral("filter"));
-    if (!problem.isEmpty() || !filter.isObject())
-        return priceError(SandboxErrors::PriceValidation, SandboxErrors::PriceValidationMessage,
-                          problem.isEmpty() ? QStringLiteral("filter")
-                                            : problem.section(QLatin1Char('|'), 0, 0),
-                          problem.isEmpty() ? QStringLiteral("is required")
-                                            : problem.section(QLatin1Char('|'), 1));
-    // A top-level "or" holds alternatives (the spec's OfflineEvplVc example); each is an "and"
-    // of terms (or one term), flattened into property -> values. Alternatives without /type
-    // (e.g. by /connection/uuid) price nothing here; at least one must name a product type.
-    QJsonArray alternatives = filter.toObject().value(QStringLiteral("or")).toArray();
-    if (alternatives.isEmpty())
-        alternatives.append(filter);
-    QList<QHash<QString, QStringList>> wanted;
-    for (const QJsonValue &alt : std::as_const(alternatives)) {
-        QHash<QString, QStringList> want;
-        QJsonArray terms = alt.toObject().value(QStringLiteral("and")).toArray();
-        if (terms.isEmpty())
-            terms.append(alt);
-        for (const QJsonValue &t : std::as_const(terms)) {
-            const QJsonObject term = t.toObject();
-            QStringList values;
-            const QJsonArray vs = term.value(QStringLiteral("values")).toArray();
-            for (const QJsonValue &v : vs)
-                values << (v.isDouble() ? QString::number(v.toInt()) : v.toString());
-            want.insert(term.value(QStringLiteral("property")).toString(), values);
-        }
-        if (!want.value(QStringLiteral("/type")).isEmpty())
-            wanted.append(want);
-    }
-    if (wanted.isEmpty())
-        return priceError(SandboxErrors::PriceValidation, SandboxErrors::PriceValidationMessage,
-                          QStringLiteral("/type"), QStringLiteral("is required"));
-    QJsonArray data;
-    for (const QHash<QString, QStringList> &want : std::as_const(wanted)) {
-        const QStringList productTypes = want.value(QStringLiteral("/type"));
-        if (productTypes.contains(QStringLiteral("VIRTUAL_CONNECTION_PRODUCT"))) {
-            const QString connType =
-                want.value(QStringLiteral("/connection/type"), {QStringLiteral("EVPL_VC")})
-                    .value(0);
-            QString aMetro =
-                want.value(QStringLiteral("/connection/aSide/accessPoint/location/metroCode"))
-                    .value(0);
-            const QString aPort =
-                want.value(QStringLiteral("/connection/aSide/accessPoint/port/uuid")).value(0);
-            if (aMetro.isEmpty() && !aPort.isEmpty()) {
-                const QJsonObject *p = m_estate->port(aPort);
-                if (!p)
-                    return priceError(SandboxErrors::PriceInvalidValue,
-                                      SandboxErrors::PriceInvalidValueMessage,
-                                      QStringLiteral("/connection/aSide/accessPoint/port/uuid"),
-                                      QStringLiteral("Unknown port"));
-                aMetro =
-                    SandboxSearch::valueAt(*p, QStringLiteral("/location/metroCode")).toString();
-            }
-            const QString zMetro =
-                want.value(QStringLiteral("/connection/zSide/accessPoint/location/metroCode"))
-                    .value(0);
-            const QString aType = want.value(QStringLiteral("/connection/aSide/accessPoint/type"),
-                                             {QStringLiteral("COLO")})
-                                      .value(0);
-            const QString zType = want.value(QStringLiteral("/connection/zSide/accessPoint/type"),
-                                             {QStringLiteral("COLO")})
-                                      .value(0);
-            const QString zProfile =
-                want.value(QStringLiteral("/connection/zSide/accessPoint/profile/uuid")).value(0);
-            const QString buyout =
-                want.value(QStringLiteral("/connection/aSide/accessPoint/port/settings/buyout"))
-                    .value(0);
-            const int term =
-                want.value(QStringLiteral("/termLength"), {QStringLiteral("1")}).value(0).toInt();
-            if (term != 1 && term != 12 && term != 24 && term != 36)
-                return priceError(
-                    SandboxErrors::PriceInvalidValue, SandboxErrors::PriceInvalidValueMessage,
-                    QStringLiteral("/termLength"), QStringLiteral("must be 1, 12, 24 or 36"));
-            const bool remote = !aMetro.isEmpty() && !zMetro.isEmpty() && aMetro != zMetro;
-            const double termFactor =
-                term >= 36 ? 0.8 : (term >= 24 ? 0.85 : (term >= 12 ? 0.9 : 1.0));
-            QList<int> bandwidths;
-            const QStringList requested = want.value(QStringLiteral("/connection/bandwidth"));
-            for (const QString &b : requested)
-                bandwidths << b.toInt();
-            if (bandwidths.isEmpty()) {
-                for (const SandboxRate &r : m_estate->rateCard())
-                    bandwidths << r.bandwidthMbps;
-            }
-            for (int bw : bandwidths) {
-                const auto rate =
-                    std::find_if(m_estate->rateCard().begin(), m_estate->rateCard().end(),
-                                 [&](const SandboxRate &r) { return r.bandwidthMbps == bw; });
-                if (rate == m_estate->rateCard().end())
-                    return priceError(SandboxErrors::PriceInvalidValue,
-                                      SandboxErrors::PriceInvalidValueMessage,
-                                      QStringLiteral("/connection/bandwidth"),
-                                      QStringLiteral("No rate for bandwidth %1").arg(bw));
-                QJsonObject aAp{{QStringLiteral("type"), aType}};
-                if (!aMetro.isEmpty())
-                    aAp.insert(QStringLiteral("location"),
-                               QJsonObject{{QStringLiteral("metroCode"), aMetro}});
-                if (!buyout.isEmpty())
-                    aAp.insert(QStringLiteral("port"),
-                               QJsonObject{{QStringLiteral("settings"),
-                                            QJsonObject{{QStringLiteral("buyout"),
-                                                         buyout == QLatin1String("true")}}}});
-                if (!aPort.isEmpty()) {
-                    QJsonObject port = aAp.value(QStringLiteral("port")).toObject();
-                    port.insert(QStringLiteral("uuid"), aPort);
-                    aAp.insert(QStringLiteral("port"), port);
-                }
-                QJsonObject zAp{{QStringLiteral("type"), zType}};
-                if (!zMetro.isEmpty())
-                    zAp.insert(QStringLiteral("location"),
-                               QJsonObject{{QStringLiteral("metroCode"), zMetro}});
-                if (!zProfile.isEmpty())
-                    zAp.insert(QStringLiteral("profile"),
-                               QJsonObject{{QStringLiteral("uuid"), zProfile}});
-                const double monthly = rate->monthlyUsd *
-                                       (remote ? SandboxEstate::remoteMultiplier() : 1.0) *
-                                       termFactor;
-                data.append(QJsonObject{
-                    {QStringLiteral("type"), L1("VIRTUAL_CONNECTION_PRODUCT")},
-                    {QStringLiteral("code"), L1("ECX00015.PROD")},
-                    {QStringLiteral("name"), L1("Equinix Fabric Virtual Connection Product")},
-                    {QStringLiteral("description"), L1("Equinix Fabric Virtual Connection")},
-                    {QStringLiteral("account"),
-                     QJsonObject{{QStringLiteral("accountNumber"), SandboxIds::AccountNumber}}},
-                    {QStringLiteral("charges"),
-                     QJsonArray{QJsonObject{{QStringLiteral("type"), L1("MONTHLY_RECURRING")},
-                                            {QStringLiteral("price"), monthly}},
-                                QJsonObject{{QStringLiteral("type"), L1("NON_RECURRING")},
-                                            {QStringLiteral("price"), 0.0}}}},
-                    {QStringLiteral("currency"), L1("USD")},
-                    {QStringLiteral("termLength"), term},
-                    {QStringLiteral("catgory"), L1("CUSTOMER")},
-                    {QStringLiteral("connection"),
-                     QJsonObject{{QStringLiteral("type"), connType},
-                                 {QStringLiteral("bandwidth"), bw},
-                                 {QStringLiteral("aSide"),
-                                  QJsonObject{{QStringLiteral("accessPoint"), aAp}}},
-                                 {QStringLiteral("zSide"),
-                                  QJsonObject{{QStringLiteral("accessPoint"), zAp}}}}}});
-            }
-        }
-    }
-    SandboxSearch::Page page;
-    page.limit = std::max<int>(20, int(data.size()));
-    QJsonObject out = SandboxSearch::pageOf(data, page, QStringLiteral("/fabric/v4/prices/search"));
-    return SandboxReply::json(200, out);
 }
 
 } // namespace fb

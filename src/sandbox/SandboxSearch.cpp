@@ -304,7 +304,7 @@ QJsonObject SandboxSearch::pageOf(const QJsonArray &items, const Page &page,
     QJsonObject pagination{{QStringLiteral("offset"), page.offset},
                            {QStringLiteral("limit"), page.limit},
                            {QStringLiteral("total"), static_cast<int>(total)}};
-    const auto link = [&](int offset) {
+    const auto link = [&](int offset) -> QString {
         return basePath + QStringLiteral("?offset=") + QString::number(offset) +
                QStringLiteral("&limit=") + QString::number(page.limit);
     };

@@ -129,7 +129,7 @@ private slots:
     void verifyIntact()
     {
         const Run r = run({QStringLiteral("verify"), m_path});
-        QVERIFY2(r.exitCode == 0, r.out + r.err);
+        QVERIFY2(r.exitCode == 0, QByteArray(r.out + r.err).constData());
         QVERIFY2(r.out.startsWith("OK: "), r.out);
         QVERIFY2(r.out.contains("4 record(s) verified"), r.out);
         const QByteArray lastLine = readAll(m_path).chopped(1).split('\n').last();
@@ -165,7 +165,7 @@ private slots:
         const QByteArray bytes = readAll(m_path);
         writeAll(m_path, bytes + bytes.left(25));
         Run r = run({QStringLiteral("verify"), m_path});
-        QVERIFY2(r.exitCode == 0, r.out + r.err);
+        QVERIFY2(r.exitCode == 0, QByteArray(r.out + r.err).constData());
         QVERIFY2(r.out.contains("truncated/torn record at line 5"), r.out);
         r = run({QStringLiteral("verify"), QStringLiteral("--strict"), m_path});
         QCOMPARE(r.exitCode, 1);
@@ -176,7 +176,7 @@ private slots:
     {
         const Run r =
             run({QStringLiteral("verify")}, {{QStringLiteral("EQUINIX_MCP_AUDIT_LOG"), m_path}});
-        QVERIFY2(r.exitCode == 0, r.out + r.err);
+        QVERIFY2(r.exitCode == 0, QByteArray(r.out + r.err).constData());
         QVERIFY2(r.out.contains(m_path.toUtf8()), r.out);
     }
 
@@ -220,7 +220,7 @@ private slots:
     void headCommand()
     {
         const Run r = run({QStringLiteral("head"), m_path});
-        QVERIFY2(r.exitCode == 0, r.out + r.err);
+        QVERIFY2(r.exitCode == 0, QByteArray(r.out + r.err).constData());
         const QByteArray lastLine = readAll(m_path).chopped(1).split('\n').last();
         QCOMPARE(r.out,
                  "4:" + QCryptographicHash::hash(lastLine, QCryptographicHash::Sha256).toHex() +
@@ -263,14 +263,14 @@ private slots:
         QVERIFY(kept.startsWith("4:"));
         Run r = run({QStringLiteral("verify"), QStringLiteral("--head"), QString::fromLatin1(kept),
                      m_path});
-        QVERIFY2(r.exitCode == 0, r.out + r.err);
+        QVERIFY2(r.exitCode == 0, QByteArray(r.out + r.err).constData());
         QVERIFY2(r.out.contains("kept head: found: the kept head is the record at line 4 (seq 4); "
                                 "0 record(s) after it."),
                  r.out);
         // The hash alone works too.
         r = run({QStringLiteral("verify"),
                  QStringLiteral("--head=") + QString::fromLatin1(kept.mid(2)), m_path});
-        QVERIFY2(r.exitCode == 0, r.out + r.err);
+        QVERIFY2(r.exitCode == 0, QByteArray(r.out + r.err).constData());
 
         // Records deleted after an older point, head file rewritten to match: only the kept
         // head tells.
@@ -298,9 +298,9 @@ private slots:
         const Run r = run(
             {QStringLiteral("export"), QStringLiteral("--format"), QStringLiteral("csv"), m_path});
         QCOMPARE(r.exitCode, 1);
-        QVERIFY2(
-            r.err.contains("the chain of " + m_path.toUtf8() + " is truncated: truncated tail"),
-            r.err);
+        QVERIFY2(r.err.contains(QByteArray("the chain of " + m_path.toUtf8() +
+                                           " is truncated: truncated tail")),
+                 r.err);
         QCOMPARE(r.out.count('\n'), 4); // header + the three records left
     }
 
@@ -315,17 +315,18 @@ private slots:
         log.close();
 
         Run r = run({QStringLiteral("verify"), moved});
-        QVERIFY2(r.exitCode == 0, r.out + r.err);
+        QVERIFY2(r.exitCode == 0, QByteArray(r.out + r.err).constData());
         const QByteArray oldHead = run({QStringLiteral("head"), moved}).out.trimmed();
         r = run({QStringLiteral("verify"), m_path});
-        QVERIFY2(r.exitCode == 0, r.out + r.err);
-        QVERIFY2(r.out.contains("warning: line 1 (seq 1): the log continues from a previous file "
+        QVERIFY2(r.exitCode == 0, QByteArray(r.out + r.err).constData());
+        QVERIFY2(r.out.contains(
+                     QByteArray("warning: line 1 (seq 1): the log continues from a previous file "
                                 "(reason: moved); previous head seq 4 sha256 " +
-                                oldHead.mid(2)),
+                                oldHead.mid(2))),
                  r.out);
         r = run({QStringLiteral("verify"), QStringLiteral("--head"), QString::fromLatin1(oldHead),
                  m_path});
-        QVERIFY2(r.exitCode == 0, r.out + r.err);
+        QVERIFY2(r.exitCode == 0, QByteArray(r.out + r.err).constData());
         QVERIFY2(r.out.contains("previous log file this one continues from"), r.out);
         QCOMPARE(run({QStringLiteral("verify"), QStringLiteral("--strict"), m_path}).exitCode, 1);
     }

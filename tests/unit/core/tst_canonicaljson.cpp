@@ -100,7 +100,7 @@ private slots:
                                       QStringLiteral("\ufb33")};
         qsizetype pos = 0;
         for (const QString &key : expected) {
-            const qsizetype at = out->indexOf(canonicalString(key) + ':', pos);
+            const qsizetype at = out->indexOf(QByteArray(canonicalString(key) + ':'), pos);
             QVERIFY2(at >= pos, qPrintable(QStringLiteral("key out of order: ") + key));
             pos = at + 1;
         }
@@ -170,7 +170,8 @@ private slots:
     {
         const QByteArray body = R"({"name":"x"})";
         const QByteArray expected =
-            QCryptographicHash::hash("connection_create\n" + body, QCryptographicHash::Sha256)
+            QCryptographicHash::hash(QByteArray("connection_create\n" + body),
+                                     QCryptographicHash::Sha256)
                 .toHex();
         CompiledRequest req{ChangeType::ConnectionCreate, "POST",
                             QStringLiteral("/fabric/v4/connections"), body};

@@ -602,11 +602,11 @@ private slots:
         QTest::addColumn<QString>("got");
         for (const auto &name : changeTypeNames()) {
             const QByteArray n = name.toLatin1();
-            QTest::newRow(n + " array") << name << QByteArray("[]") << "array";
-            QTest::newRow(n + " string") << name << QByteArray("\"spec\"") << "string";
-            QTest::newRow(n + " number") << name << QByteArray("1.5") << "number";
-            QTest::newRow(n + " null") << name << QByteArray("null") << "null";
-            QTest::newRow(n + " bool") << name << QByteArray("true") << "boolean";
+            QTest::addRow("%s array", n.constData()) << name << QByteArray("[]") << "array";
+            QTest::addRow("%s string", n.constData()) << name << QByteArray("\"spec\"") << "string";
+            QTest::addRow("%s number", n.constData()) << name << QByteArray("1.5") << "number";
+            QTest::addRow("%s null", n.constData()) << name << QByteArray("null") << "null";
+            QTest::addRow("%s bool", n.constData()) << name << QByteArray("true") << "boolean";
         }
     }
     void nonObjectSpec()
@@ -679,7 +679,8 @@ private slots:
 
         // The binding hash: sha256("network_create\n" + body), independent of member order.
         const QByteArray expectedHash =
-            QCryptographicHash::hash("network_create\n" + canonical, QCryptographicHash::Sha256)
+            QCryptographicHash::hash(QByteArray("network_create\n" + canonical),
+                                     QCryptographicHash::Sha256)
                 .toHex();
         QCOMPARE(a.request->sha256Hex(), QString::fromLatin1(expectedHash));
         QCOMPARE(b.request->sha256Hex(), a.request->sha256Hex());

@@ -378,12 +378,12 @@ private slots:
                         pointer != "#")
                         return;
                     for (auto it = props.begin(); it != props.end(); ++it) {
-                        QVERIFY2(yaml.contains("        " + it.key().toUtf8() + ":\n"),
+                        QVERIFY2(yaml.contains(QByteArray("        " + it.key().toUtf8() + ":\n")),
                                  qPrintable("field not in Fabric v4: " + it.key()));
                     }
                     for (const auto &v : s.value("enum").toArray()) {
                         if (v.isString()) {
-                            QVERIFY2(yaml.contains("- " + v.toString().toUtf8() + "\n"),
+                            QVERIFY2(yaml.contains(QByteArray("- " + v.toString().toUtf8() + "\n")),
                                      qPrintable("enum value not in Fabric v4: " + v.toString()));
                         }
                     }

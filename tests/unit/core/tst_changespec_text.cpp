@@ -43,7 +43,7 @@ QString jsonPath(const QString &dotted)
     for (const QString &k : dotted.split(u'.')) {
         bool isIndex = false;
         k.toInt(&isIndex);
-        out += isIndex ? u'[' + k + u']' : u'.' + k;
+        out += isIndex ? QString(u'[' + k + u']') : u'.' + k;
     }
     return out;
 }

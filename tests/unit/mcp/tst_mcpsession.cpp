@@ -363,9 +363,9 @@ void TestMcpSession::idsOfEveryType()
     QCOMPARE(f.client.messages.at(2).toObject().value("id"), expected);
     // The id is echoed with its JSON type: textual check on the raw line.
     QVERIFY2(
-        f.client.lines.at(1).contains(
+        f.client.lines.at(1).contains(QByteArray(
             "\"id\":" +
-            QJsonDocument(QJsonArray{expected}).toJson(QJsonDocument::Compact).mid(1).chopped(1)),
+            QJsonDocument(QJsonArray{expected}).toJson(QJsonDocument::Compact).mid(1).chopped(1))),
         f.client.lines.at(1).constData());
 }
 

@@ -1,0 +1,1096 @@
+<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
+<TS version="2.1" language="en_US">
+<context>
+    <name>ApprovalDialog</name>
+    <message>
+        <source>Approve a Fabric create</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>SANDBOX: this broker talks to the embedded Fabric sandbox. Nothing real or billable is created.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>An agent asks to create a billable Equinix Fabric resource. Review what Fabric&apos;s dry run validated.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Change:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Target:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Requested by:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Price:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Proposed:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Proposal expires:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Your answer:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Request SHA-256:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Copy</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Field</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Value</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Deny</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>ConnectClientDialog</name>
+    <message>
+        <source>Connect a client - Fabric Broker</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>MCP clients start this installation&apos;s executable with --stdio; it relays to this running app, where approvals appear. Every client runs the same command, so it can be allowlisted; toolsets and the approval channel come from this app&apos;s settings.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>MainWindow</name>
+    <message>
+        <source>Fabric Broker</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>SANDBOX: the broker talks to the embedded Fabric sandbox. Nothing real or billable is created.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Fabric endpoint:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Served toolsets:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Local socket:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Proposals</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Connect a client...</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Turn on proposals</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Connected clients</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Client</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Version</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Protocol</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Transport</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Since</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Recent activity</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;File</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Connect a client...</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Settings...</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>View &amp;audit log...</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Quit</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Ctrl+Q</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>SettingsDialog</name>
+    <message>
+        <source>Settings - Fabric Broker</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Equinix Fabric</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Endpoint:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>https://api.equinix.com</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Client ID:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Client secret:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The client ID and secret are kept in the system keychain, never in a settings file.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Test connection</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Broker</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Toolsets:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>read (catalog and searches)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;mutate (propose and confirm creates)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Approval channel:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Proposal lifetime:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Approval timeout:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Pending proposals kept:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Toolsets and the approval channel apply at once: new sessions get them, connected clients are told that the tool list changed. Lifetime and timeouts come from the environment.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Desktop</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Start at login</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Keeps the app running, so approvals from MCP clients appear here instead of in each client.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>fb</name>
+    <message>
+        <source>set by your administrator</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>set by your policy file %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1: %2 (%3)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The %1 toolset is not allowed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Approvals</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Fabric endpoint</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Creating without a person&apos;s approval is locked off: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Locked by policy (fabric-broker policy show):</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>last 6 characters</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Type the last six characters of the request SHA-256 to approve:</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>fb::ApprovalDialog</name>
+    <message>
+        <source>Approve: %1 - Fabric Broker</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>create a %1 (%2)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>confirm requested by %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Fabric account:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 with %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Price details</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Policy: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Copied</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Copy</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 %2 - every field of the request Fabric&apos;s dry run validated, exactly as it will be sent:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Create connection</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Create network</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Create service token</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Create</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 ago (at %2)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>expired at %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>This proposal expired at %1. Approving can no longer create it: deny or close this dialog, and ask the agent to propose again.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>in %1 (at %2)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>this prompt closes in %1 if unanswered; nothing is created then</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>nothing is created unless you approve</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Expired: approving is no longer possible.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Read first: approving unlocks in a moment.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Type the last six characters of the request SHA-256 to approve.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Deny is the default answer.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Close</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Agent gave up - %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The agent stopped waiting for this answer.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The agent gave up waiting (%1). Nothing was created, and this request can no longer be approved; the agent may propose it again. Many MCP clients stop waiting after 60 seconds unless told otherwise: see &quot;Long decisions&quot; in the README.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>fb::ApprovalSession</name>
+    <message>
+        <source>the approval prompt was torn down without an answer</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the tool call was cancelled before the prompt opened</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>approved in the desktop dialog</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>denied in the desktop dialog</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the desktop dialog was closed without an answer</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>no answer in the desktop dialog within %1 ms</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the client cancelled the tool call</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the tool call was cancelled: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the tool call ended before an answer</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>fb::AuditRecordModel</name>
+    <message>
+        <source>Seq</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Time (UTC)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Type</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Change type</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Target</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Status / outcome</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Channel</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Fabric UUID</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Client</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>fb::AuditViewDialog</name>
+    <message>
+        <source>&amp;Verify chain</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Reload</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Audit log</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Audit log: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Show only records of this type</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Filter: text in any column</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Type:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>cannot read the audit log</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>All types</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No audit log yet: nothing has been recorded.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cannot verify the audit log: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>Chain intact: %n record(s), head %1</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+            <numerusform></numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Audit log TRUNCATED: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>%n record(s) verified (last good seq %1, head %2).</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+            <numerusform></numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Chain BROKEN at line %1: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Chain BROKEN: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>%n record(s) before it verified (last good seq %1, head %2).</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+            <numerusform></numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Line %1: the log continues from a previous file (%2); previous head seq %3, %4.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Tail not checked: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Interrupted (torn) write at line(s) %1: not part of the chain.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>Showing %1 of %n record(s).</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+            <numerusform></numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>fb::ClientText</name>
+    <message>
+        <source>unknown client</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>session %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>fb::ConnectClientDialog</name>
+    <message>
+        <source>Executable: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Copy link</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Copy</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Copied</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Install in %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>One click (opens %1):</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Add to %1:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Run in a terminal:</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>fb::DesktopApprover</name>
+    <message>
+        <source>Fabric Broker closed the approval prompt</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the desktop approval dialog cannot be shown: no GUI application</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the desktop approval dialog cannot be shown: no screen</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the approval dialog went away without an answer</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the desktop approval dialog could not be shown</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Fabric Broker is quitting</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>fb::DesktopUi</name>
+    <message>
+        <source>Fabric Broker keeps running</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Agents can still reach the broker; approvals will pop up. Quit from the tray menu.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Approval requested: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Fabric Broker is closing</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>%n more</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+            <numerusform></numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n create(s) are in flight to Fabric, waiting for its answer: %1.</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+            <numerusform></numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n approval(s) are waiting for you</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+            <numerusform></numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source> and %n proposal(s) are pending.</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+            <numerusform></numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Quitting denies every open approval and drops pending proposals; no new create is sent.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>It then waits up to %n second(s) for Fabric&apos;s answer to the creates in flight; a create still unanswered then is recorded in the audit log as sent with an unknown outcome (or as not sent, if it never left).</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+            <numerusform></numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Fabric Broker is quitting</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Quit Fabric Broker?</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Quit and deny</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Keep running</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Settings saved.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Proposals are on: agents may propose creates; each one waits for your approval.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>fb::MainWindow</name>
+    <message>
+        <source>(connecting, session %1)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>session %1%2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Proposals, approvals and creates appear here.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No proposals yet. Connect an MCP client (Claude Code, Claude Desktop, VS Code, Cursor, Codex, Gemini CLI): when its agent proposes a create, it appears here, and nothing is created until you approve it.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No proposals yet. Connect an MCP client (Claude Code, Claude Desktop, VS Code, Cursor, Codex, Gemini CLI) to let its agent read your Fabric estate. Proposals are off: agents can only read. Turn them on to let agents propose creates, which you approve or deny here.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 (embedded SANDBOX)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 (production)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source> (read-only: agents cannot propose creates)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>(not listening)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Fabric Broker - SANDBOX</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Fabric Broker</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source> [sha %1...]</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source> by %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>proposed %1: %2%3</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>proposal refused%1%2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>confirm token redeemed: %1%2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>asking a person (%1 channel)%2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>decision: the agent gave up waiting (call_cancelled via %1); nothing was sent</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>decision: %1 via %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>sending the approved create to Fabric</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>create %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>, uuid %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source> (correlation id %1)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>client connected: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>client disconnected: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>fb::ProposalTableModel</name>
+    <message>
+        <source>unpriced</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 %2/mo</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Change</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Target</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Client</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Price</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Age</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Expires in</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>State</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>pending</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>confirming</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>awaiting approval</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>approved, sending</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>executed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>outcome unknown</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>rejected by Fabric</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>declined</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>dismissed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>timed out</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>call cancelled</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>approval failed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>not executed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>expired</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>evicted</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 (%2)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1
+request SHA-256: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>proposed at %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>expires at %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>during approval</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>fb::SettingsDialog</name>
+    <message>
+        <source>SANDBOX: this session talks to the embedded Fabric sandbox. Saved values apply when Fabric Broker runs against Equinix Fabric.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>not set</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>set - leave empty to keep the current secret</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Automatic</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The MCP client&apos;s prompt (elicitation)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>This app&apos;s approval dialog</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No keychain is available: credentials can only come from the environment.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Keychain unavailable: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>stored in the keychain - leave empty to keep it</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Enter a client ID and secret first.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Testing...</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Connected: Fabric issued an access token.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Failed (%1): %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Choose at least one toolset.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Start at login could not be changed: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No keychain: the credentials were not saved.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Saving to the keychain...</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The keychain refused the credentials: %1. Nothing was stored in a file.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>Saving another endpoint or new credentials voids the %n pending proposal(s): they were dry-run under the current account. Agents must propose them again.</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+            <numerusform></numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>fb::TrayIcon</name>
+    <message>
+        <source>Show Fabric Broker</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Connect a client...</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Settings...</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Quit</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Fabric Broker (SANDBOX)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Fabric Broker</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>%n approval(s) waiting</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+            <numerusform></numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n proposal(s) pending</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+            <numerusform></numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Approval needed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>An agent asks to create a %1: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+</TS>
