@@ -8,12 +8,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ElicitRequestSchema, CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
-import { BIN, baseEnv, connectionSpec } from './lib.mjs';
+import { BIN, baseEnv, connectionSpec, scratchDir } from './lib.mjs';
 
 function nested(depth) {
   let v = { leaf: 'x'.repeat(100000) };
@@ -27,7 +26,7 @@ function audit(args, env) {
 }
 
 test('a deeply nested clientInfo is bounded in the audit log and verify passes', async () => {
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'fb-audit-e2e-'));
+  const root = scratchDir('fb-audit-e2e-');
   const log = path.join(root, 'audit.jsonl');
   const env = baseEnv({ EQUINIX_MCP_AUDIT_LOG: log });
   const transport = new StdioClientTransport({

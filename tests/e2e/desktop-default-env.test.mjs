@@ -10,23 +10,22 @@
 // if this test created it. Skips when Xvfb/xdotool are missing or /run/user cannot be used.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, execFileSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { BIN, baseEnv, connectionSpec, sleep } from './lib.mjs';
+import { startXvfb, xvfbSkip } from './xvfb.mjs';
 
 const uid = process.getuid();
 const RUN_USER = `/run/user/${uid}`;
-const LOCK = path.join(os.tmpdir(), `fabric-broker-e2e-run-user-${uid}.lock`);
+const LOCK = path.join('/tmp', `fabric-broker-e2e-run-user-${uid}.lock`); // machine-wide, as /run/user is
 
-const have = (cmd) => { try { execFileSync('which', [cmd], { stdio: 'ignore' }); return true; } catch { return false; } };
 function whySkip() {
-  if (!have('Xvfb') || !have('xdotool')) return 'Xvfb and xdotool are required (apt-get install xvfb xdotool)';
+  if (xvfbSkip) return xvfbSkip;
   if (fs.existsSync(RUN_USER)) {
     const st = fs.lstatSync(RUN_USER);
     if (!st.isDirectory() || st.uid !== uid || (st.mode & 0o777) !== 0o700) return `${RUN_USER} exists but is not a private directory of uid ${uid}`;
@@ -37,7 +36,7 @@ function whySkip() {
 }
 const skip = whySkip();
 
-let xvfb; let app; let appStderr = ''; let display; let scratch; let createdRunUser = false; let unlock;
+let xvfb; let app; let appStderr = ''; let scratch; let createdRunUser = false; let unlock;
 
 function alive(pid) { try { process.kill(pid, 0); return true; } catch (e) { return e.code === 'EPERM'; } }
 
@@ -62,27 +61,11 @@ async function lockRunUser() {
   }
 }
 
-function xdo(...args) {
-  return execFileSync('xdotool', args, { env: { ...process.env, DISPLAY: display }, encoding: 'utf8' }).trim();
-}
-
-async function waitForWindow(name, ms = 20000) {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    try { const id = xdo('search', '--onlyvisible', '--name', name).split('\n').pop(); if (id) return id; } catch { /* not yet */ }
-    await sleep(100);
-  }
-  throw new Error(`no window named ${name}; app stderr:\n${appStderr}`);
-}
-
-function press(id, ...keys) {
-  try { xdo('windowactivate', '--sync', id); } catch { /* no window manager */ }
-  xdo('windowfocus', '--sync', id);
-  for (const k of keys) xdo('key', '--clearmodifiers', k);
-}
+const waitForWindow = (name, ms = 20000) => xvfb.waitForWindow(name, ms, () => `app stderr:\n${appStderr}`);
+const press = (id, ...keys) => xvfb.press(id, keys);
 
 function killApp() { if (app && app.exitCode === null && app.signalCode === null) app.kill('SIGKILL'); }
-process.on('exit', () => { killApp(); if (xvfb) xvfb.kill('SIGKILL'); });
+process.on('exit', () => { killApp(); });
 
 before(async () => {
   if (skip) return;
@@ -92,11 +75,9 @@ before(async () => {
     fs.chmodSync(RUN_USER, 0o700);
     createdRunUser = true;
   }
-  for (let n = 140; n < 200; n++) if (!fs.existsSync(`/tmp/.X${n}-lock`)) { display = `:${n}`; break; }
-  xvfb = spawn('Xvfb', [display, '-screen', '0', '1280x800x24', '-nolisten', 'tcp'], { stdio: 'ignore' });
-  await sleep(800);
+  xvfb = await startXvfb(140, 200);
   // The app as a desktop session starts it: XDG_RUNTIME_DIR=/run/user/<uid> and a display.
-  const env = baseEnv({ DISPLAY: display, XDG_RUNTIME_DIR: RUN_USER });
+  const env = baseEnv({ DISPLAY: xvfb.display, XDG_RUNTIME_DIR: RUN_USER });
   scratch = path.dirname(env.XDG_DATA_HOME);
   delete env.QT_QPA_PLATFORM;
   app = spawn(BIN, ['--toolsets', 'read,mutate'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
@@ -121,7 +102,7 @@ after(async () => {
     await once(app, 'exit');
     clearTimeout(timer);
   }
-  if (xvfb) xvfb.kill('SIGTERM');
+  if (xvfb) await xvfb.stop();
   if (createdRunUser) fs.rmSync(RUN_USER, { recursive: true, force: true });
   if (scratch) fs.rmSync(scratch, { recursive: true, force: true });
   if (unlock) unlock();

@@ -4,7 +4,7 @@
 // "mutate" in Settings and saves, without reconnecting. Skips when Xvfb or xdotool is missing.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, execFileSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -12,18 +12,11 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { BIN, baseEnv, sleep } from './lib.mjs';
+import { startXvfb, xvfbSkip as skip } from './xvfb.mjs';
 
-const have = (cmd) => { try { execFileSync('which', [cmd], { stdio: 'ignore' }); return true; } catch { return false; } };
-const skip = !have('Xvfb') || !have('xdotool') ? 'Xvfb and xdotool are required (apt-get install xvfb xdotool)' : false;
+let xvfb; let app; let env; let appStderr = '';
 
-let xvfb; let app; let env; let display; let appStderr = '';
-
-function xdo(...args) {
-  return execFileSync('xdotool', args, { env: { ...process.env, DISPLAY: display }, encoding: 'utf8' }).trim();
-}
-function windows(name) {
-  try { return xdo('search', '--onlyvisible', '--name', name).split('\n').filter(Boolean); } catch { return []; }
-}
+const windows = (name) => xvfb.windows(name);
 async function waitFor(pred, ms, what) {
   const deadline = Date.now() + ms;
   for (;;) {
@@ -33,19 +26,13 @@ async function waitFor(pred, ms, what) {
     await sleep(100);
   }
 }
-function press(id, ...keys) {
-  try { xdo('windowactivate', '--sync', id); } catch { /* no window manager */ }
-  xdo('windowfocus', '--sync', id);
-  for (const k of keys) { xdo('key', '--clearmodifiers', k); execFileSync('sleep', ['0.2']); }
-}
-process.on('exit', () => { if (app && app.exitCode === null) app.kill('SIGKILL'); if (xvfb) xvfb.kill('SIGKILL'); });
+const press = (id, ...keys) => xvfb.press(id, keys, { pauseMs: 200 });
+process.on('exit', () => { if (app && app.exitCode === null) app.kill('SIGKILL'); });
 
 before(async () => {
   if (skip) return;
-  for (let n = 260; n < 320; n++) if (!fs.existsSync(`/tmp/.X${n}-lock`)) { display = `:${n}`; break; }
-  xvfb = spawn('Xvfb', [display, '-screen', '0', '1280x800x24', '-nolisten', 'tcp'], { stdio: 'ignore' });
-  await sleep(800);
-  env = baseEnv({ DISPLAY: display });
+  xvfb = await startXvfb(260, 320);
+  env = baseEnv({ DISPLAY: xvfb.display });
   delete env.QT_QPA_PLATFORM;
   app = spawn(BIN, [], { env, stdio: ['ignore', 'ignore', 'pipe'] }); // read-only by default
   app.stderr.on('data', (d) => { appStderr += d.toString(); });
@@ -61,7 +48,7 @@ after(async () => {
     await once(app, 'exit');
     clearTimeout(t);
   }
-  if (xvfb) xvfb.kill('SIGTERM');
+  if (xvfb) await xvfb.stop();
   if (env) fs.rmSync(env.XDG_RUNTIME_DIR, { recursive: true, force: true });
 });
 

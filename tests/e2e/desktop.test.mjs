@@ -9,48 +9,18 @@ import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { BIN, baseEnv, connectionSpec, sleep } from './lib.mjs';
+import { startXvfb, xvfbSkip as skip } from './xvfb.mjs';
 
-const have = (cmd) => { try { execFileSync('which', [cmd], { stdio: 'ignore' }); return true; } catch { return false; } };
-const skip = !have('Xvfb') || !have('xdotool') ? 'Xvfb and xdotool are required (apt-get install xvfb xdotool)' : false;
+let xvfb; let app; let env;
 
-let xvfb; let app; let env; let display;
-
-function xdo(...args) {
-  return execFileSync('xdotool', args, { env: { ...process.env, DISPLAY: display }, encoding: 'utf8' }).trim();
-}
-
-async function waitForWindow(name, ms = 15000) {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    try { const id = xdo('search', '--onlyvisible', '--name', name).split('\n').pop(); if (id) return id; } catch { /* not yet */ }
-    await sleep(100);
-  }
-  throw new Error(`no window named ${name}`);
-}
-
-async function windowGone(id, ms = 10000) {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    let visible = '';
-    try { visible = xdo('search', '--onlyvisible', '--name', '.'); } catch { return true; }
-    if (!visible.split('\n').includes(id)) return true;
-    await sleep(100);
-  }
-  return false;
-}
-
-function press(id, ...keys) {
-  try { xdo('windowactivate', '--sync', id); } catch { /* no window manager */ }
-  xdo('windowfocus', '--sync', id);
-  for (const k of keys) xdo('key', '--clearmodifiers', k); // to the focused window, as a person types
-}
+const waitForWindow = (name, ms = 15000) => xvfb.waitForWindow(name, ms);
+const windowGone = (id, ms) => xvfb.windowGone(id, ms);
+const press = (id, ...keys) => xvfb.press(id, keys);
 
 before(async () => {
   if (skip) return;
-  for (let n = 90; n < 140; n++) if (!fs.existsSync(`/tmp/.X${n}-lock`)) { display = `:${n}`; break; }
-  xvfb = spawn('Xvfb', [display, '-screen', '0', '1280x800x24', '-nolisten', 'tcp'], { stdio: 'ignore' });
-  await sleep(800);
-  env = baseEnv({ DISPLAY: display });
+  xvfb = await startXvfb(90, 140);
+  env = baseEnv({ DISPLAY: xvfb.display });
   delete env.QT_QPA_PLATFORM; // a real X display, not offscreen
   app = spawn(BIN, ['--toolsets', 'read,mutate'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
   app.stderr.on('data', () => {});
@@ -62,7 +32,7 @@ before(async () => {
 
 after(async () => {
   if (app) { app.kill('SIGTERM'); await sleep(300); app.kill('SIGKILL'); }
-  if (xvfb) xvfb.kill('SIGTERM');
+  if (xvfb) await xvfb.stop();
 });
 
 async function relayClient() {

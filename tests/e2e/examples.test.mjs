@@ -4,9 +4,8 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { BIN, IDS, baseEnv, nextVlan, startBroker } from './lib.mjs';
+import { BIN, IDS, baseEnv, nextVlan, startBroker, scratchDir } from './lib.mjs';
 
 test('README example: propose, approve, create, replay refused', async () => {
   const { stdout } = await promisify(execFile)(process.execPath, ['examples/propose-confirm.mjs', BIN],
@@ -26,7 +25,7 @@ test('README example: propose, approve, create, replay refused', async () => {
 
 test('a new user\'s simplest connection (10 Mbps to the managed-services profile) is priced', async () => {
   const prompts = [];
-  const auditLog = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'fb-price-')), 'audit.jsonl');
+  const auditLog = path.join(scratchDir('fb-price-'), 'audit.jsonl');
   const b = await startBroker({
     env: { EQUINIX_MCP_AUDIT_LOG: auditLog },
     elicit: async (req) => { prompts.push(req.params.message); return { action: 'decline' }; },

@@ -45,8 +45,52 @@ export function connectionSpec(overrides = {}) {
   };
 }
 
+// Scratch folders and child processes are this test file's to clean up: every folder made by
+// scratchDir() (baseEnv makes one per broker) is removed when the file's process exits, after
+// the children it left running (a failed test, a forgotten sandbox) were killed. A run of the
+// suite leaves nothing in the temporary folder; ctest's fb_scratch_check fails when it does.
+const scratch = new Set();
+
+export function scratchDir(prefix = 'fb-e2e-') {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  scratch.add(dir);
+  return dir;
+}
+
+// Removes a scratch folder now (a test that is done with it before the file ends).
+export function removeScratch(dir) {
+  fs.rmSync(dir, { recursive: true, force: true });
+  scratch.delete(dir);
+}
+
+// The direct children of this process that are still alive (zombies excluded): pid and name.
+function liveChildren() {
+  const out = [];
+  let entries = [];
+  try { entries = fs.readdirSync('/proc'); } catch { return out; }
+  for (const e of entries) {
+    if (!/^\d+$/.test(e)) continue;
+    let stat;
+    try { stat = fs.readFileSync(`/proc/${e}/stat`, 'utf8'); } catch { continue; }
+    // pid (comm) state ppid ...: comm may hold spaces and parentheses, so split at the last ')'.
+    const close = stat.lastIndexOf(')');
+    const [state, ppid] = stat.slice(close + 2).split(' ');
+    if (Number(ppid) === process.pid && state !== 'Z') out.push({ pid: Number(e), name: stat.slice(stat.indexOf('(') + 1, close) });
+  }
+  return out;
+}
+
+process.on('exit', () => {
+  // Xvfb gets SIGTERM so that it removes its /tmp/.X<n>-lock; everything else is killed.
+  const left = liveChildren();
+  for (const c of left) { try { process.kill(c.pid, c.name === 'Xvfb' ? 'SIGTERM' : 'SIGKILL'); } catch { /* gone */ } }
+  const deadline = Date.now() + 2000;
+  while (left.length && liveChildren().some((c) => c.name !== 'Xvfb') && Date.now() < deadline) { /* dying */ }
+  for (const dir of scratch) { try { fs.rmSync(dir, { recursive: true, force: true }); } catch { /* best effort */ } }
+});
+
 export function baseEnv(extra = {}) {
-  const runtime = fs.mkdtempSync(path.join(os.tmpdir(), 'fb-e2e-'));
+  const runtime = scratchDir('fb-e2e-');
   fs.chmodSync(runtime, 0o700);
   const env = {
     PATH: process.env.PATH, HOME: process.env.HOME ?? runtime,

@@ -6,12 +6,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { BIN, baseEnv } from './lib.mjs';
+import { BIN, baseEnv, scratchDir } from './lib.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '../..');
@@ -19,7 +18,7 @@ const cli = path.join(here, 'node_modules/@anthropic-ai/mcpb/dist/cli/cli.js');
 const version = /project\(FabricBroker[\s\S]*?VERSION ([0-9.]+)/.exec(fs.readFileSync(path.join(root, 'CMakeLists.txt'), 'utf8'))[1];
 
 test('mcpb: the bundle validates, packs and starts the broker through its launcher', async () => {
-  const out = fs.mkdtempSync(path.join(os.tmpdir(), 'fb-mcpb-'));
+  const out = scratchDir('fb-mcpb-');
   try {
     const log = execFileSync('bash', [path.join(root, 'packaging/mcpb/build.sh'), out], { encoding: 'utf8', cwd: root });
     assert.match(log, /Manifest schema validation passes/);

@@ -13,15 +13,15 @@ import assert from 'node:assert/strict';
 import { spawn, execFileSync } from 'node:child_process';
 import { once } from 'node:events';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { BIN, baseEnv, connectionSpec, sleep, startBroker, startRaw, startSandboxProcess } from './lib.mjs';
+import { BIN, baseEnv, connectionSpec, sleep, startBroker, startRaw, startSandboxProcess, scratchDir } from './lib.mjs';
+import { startXvfb, xvfbSkip as skipDesktop } from './xvfb.mjs';
 
 function auditPath() {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fb-outcome-'));
+  const dir = scratchDir('fb-outcome-');
   return path.join(dir, 'audit.jsonl');
 }
 
@@ -320,34 +320,17 @@ test('SIGTERM while the create waits for its token: not sent, and nothing leaves
 // ---------------------------------------------------------------------------------------------
 // 2. The desktop quit with a create in flight (Xvfb + xdotool; skipped without them).
 
-const have = (cmd) => { try { execFileSync('which', [cmd], { stdio: 'ignore' }); return true; } catch { return false; } };
-const skipDesktop = !have('Xvfb') || !have('xdotool') ? 'Xvfb and xdotool are required' : false;
-
 test('desktop quit with a create in flight: the question appears, quitting waits for the outcome', { skip: skipDesktop }, async () => {
-  let display;
-  for (let n = 140; n < 190; n++) if (!fs.existsSync(`/tmp/.X${n}-lock`)) { display = `:${n}`; break; }
-  const xvfb = spawn('Xvfb', [display, '-screen', '0', '1280x800x24', '-nolisten', 'tcp'], { stdio: 'ignore' });
+  const xvfb = await startXvfb(140, 190);
   const sandbox = await startSandboxProcess();
   const audit = auditPath();
-  const env = baseEnv({ DISPLAY: display, ...sandbox.env, EQUINIX_MCP_AUDIT_LOG: audit, EQUINIX_MCP_APPROVAL: 'client' });
+  const env = baseEnv({ DISPLAY: xvfb.display, ...sandbox.env, EQUINIX_MCP_AUDIT_LOG: audit, EQUINIX_MCP_APPROVAL: 'client' });
   delete env.QT_QPA_PLATFORM;
-  const xdo = (...args) => execFileSync('xdotool', args, { env: { ...process.env, DISPLAY: display }, encoding: 'utf8' }).trim();
-  const waitForWindow = async (name, ms = 20000) => {
-    const deadline = Date.now() + ms;
-    while (Date.now() < deadline) {
-      try { const id = xdo('search', '--onlyvisible', '--name', name).split('\n').pop(); if (id) return id; } catch { /* not yet */ }
-      await sleep(100);
-    }
-    throw new Error(`no window named ${name}`);
-  };
-  const keys = (id, ...k) => {
-    try { xdo('windowactivate', '--sync', id); } catch { /* no window manager */ }
-    xdo('windowfocus', '--sync', id);
-    for (const key of k) xdo('key', '--clearmodifiers', key);
-  };
+  const xdo = (...args) => xvfb.xdo(...args);
+  const waitForWindow = (name, ms = 20000) => xvfb.waitForWindow(name, ms);
+  const keys = (id, ...k) => xvfb.press(id, k);
   let app; let client;
   try {
-    await sleep(800);
     app = spawn(BIN, ['--toolsets', 'read,mutate'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
     app.stderr.on('data', (d) => { stderr += d.toString(); });
@@ -395,7 +378,7 @@ test('desktop quit with a create in flight: the question appears, quitting waits
   } finally {
     try { await client?.close(); } catch { /* gone */ }
     if (app && app.exitCode === null) { app.kill('SIGKILL'); }
-    xvfb.kill('SIGTERM');
+    await xvfb.stop();
     await sandbox.stop();
   }
   assert.ok(auditVerify(audit).ok, auditVerify(audit).out);

@@ -6,9 +6,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { BIN, IDS, accept, baseEnv, connectionSpec, nextVlan, sleep, startBroker } from './lib.mjs';
+import { BIN, IDS, accept, baseEnv, connectionSpec, nextVlan, sleep, startBroker, scratchDir } from './lib.mjs';
 
 function run(args, env = {}) {
   return new Promise((resolve) => {
@@ -20,7 +19,7 @@ function run(args, env = {}) {
 
 // A directory only root may write to, holding an administrator-layer policy file.
 function adminFile(policy, mode = 0o644) {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fb-policy-'));
+  const dir = scratchDir('fb-policy-');
   fs.chmodSync(dir, 0o755);
   const file = path.join(dir, 'policy.json');
   fs.writeFileSync(file, JSON.stringify(policy));
@@ -28,7 +27,7 @@ function adminFile(policy, mode = 0o644) {
   return file;
 }
 function userFile(policy) {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fb-policy-user-'));
+  const dir = scratchDir('fb-policy-user-');
   const file = path.join(dir, 'policy.json');
   fs.writeFileSync(file, typeof policy === 'string' ? policy : JSON.stringify(policy));
   return file;
@@ -82,7 +81,7 @@ test('policy show: defaults, and the source of each value', async () => {
 });
 
 test('the user policy defaults to $XDG_CONFIG_HOME/fabric-broker/policy.json', async () => {
-  const config = fs.mkdtempSync(path.join(os.tmpdir(), 'fb-xdg-'));
+  const config = scratchDir('fb-xdg-');
   fs.mkdirSync(path.join(config, 'fabric-broker'));
   fs.writeFileSync(path.join(config, 'fabric-broker', 'policy.json'), '{"spend": {"unpriced": "deny"}}');
   const r = await run(['policy', 'show', '--json'], { XDG_CONFIG_HOME: config });
@@ -244,7 +243,7 @@ test('max_monthly_recurring_per_change: above the limit no token, exactly at it 
 });
 
 test('max_monthly_recurring_per_day: summed from the audit log, across a restart', async () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fb-policy-audit-'));
+  const dir = scratchDir('fb-policy-audit-');
   const env = policyEnv({ spend: { max_monthly_recurring_per_day: usd(300) } }, { EQUINIX_MCP_AUDIT_LOG: path.join(dir, 'audit.jsonl') });
   let elicited = 0;
   const elicit = async () => { elicited++; return { action: 'accept', content: { confirm: true } }; };
@@ -382,7 +381,7 @@ test('re-validation: the VLAN taken between propose and confirm stops the confir
 });
 
 test('re-validation right before sending when the person took longer than revalidate_before_send_after_ms', async () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fb-reval-audit-'));
+  const dir = scratchDir('fb-reval-audit-');
   const auditLog = path.join(dir, 'audit.jsonl');
   const vlan = nextVlan();
   let b;

@@ -8,11 +8,10 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import fs from 'node:fs';
 import net from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { BIN, baseEnv, startSandboxProcess } from './lib.mjs';
+import { BIN, baseEnv, startSandboxProcess, scratchDir } from './lib.mjs';
 
 const NOBODY = 65534;
 const notRoot = process.getuid() !== 0 ? 'needs root: chowns a socket to nobody / listens as nobody' : false;
@@ -68,7 +67,7 @@ test('relay: a listener running as another user is refused (SO_PEERCRED) without
   const env = baseEnv();
   delete env.QT_QPA_PLATFORM;
   // A directory nobody can write into, so an impostor can bind a socket there.
-  const shared = fs.mkdtempSync(path.join(os.tmpdir(), 'fb-e2e-impostor-'));
+  const shared = scratchDir('fb-e2e-impostor-');
   fs.chmodSync(shared, 0o777);
   const sock = path.join(shared, 'fabric-broker.sock');
   const impostor = spawn(process.execPath, ['-e', `

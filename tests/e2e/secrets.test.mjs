@@ -10,10 +10,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { startBroker, startSandboxProcess, connectionSpec, IDS } from './lib.mjs';
+import { startBroker, startSandboxProcess, connectionSpec, IDS, scratchDir } from './lib.mjs';
 
 const TOKEN_PATTERN = /sbx\.[A-Za-z0-9_-]{20,}/g;
 
@@ -31,7 +30,7 @@ function listFiles(dir) {
 test('neither the client secret nor any bearer token appears in logs, messages, audit or files', async () => {
   const secret = `FBSECRET-${randomBytes(12).toString('hex')}`;
   const clientId = `fbclient-${randomBytes(6).toString('hex')}`;
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'fb-secrets-'));
+  const root = scratchDir('fb-secrets-');
   fs.chmodSync(root, 0o700);
   const dirs = {
     XDG_RUNTIME_DIR: path.join(root, 'run'), XDG_DATA_HOME: path.join(root, 'data'),

@@ -5,13 +5,14 @@
 // has one spelling; and changing the endpoint in the desktop settings voids pending proposals.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, execFileSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { BIN, IDS, baseEnv, connectionSpec, startBroker, startSandboxProcess, sleep } from './lib.mjs';
+import { startXvfb, xvfbSkip as skipDesktop } from './xvfb.mjs';
 
 const FORBIDDEN = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028\u2029\u200e\u200f\u061c\u202a-\u202e\u2066-\u2069]/u;
 
@@ -187,29 +188,16 @@ for (const value of ['1', 'yes', 'TRUE', ' true', '']) {
 // The endpoint changes between propose and confirm: the desktop app against a sandbox process
 // (as if it were Fabric), the settings dialog driven with real keyboard input under Xvfb.
 
-const have = (cmd) => { try { execFileSync('which', [cmd], { stdio: 'ignore' }); return true; } catch { return false; } };
-const skipDesktop = !have('Xvfb') || !have('xdotool') ? 'Xvfb and xdotool are required (apt-get install xvfb xdotool)' : false;
-
 test('saving another endpoint in the settings voids the pending proposal; its confirm asks no one', { skip: skipDesktop }, async () => {
-  let display;
-  for (let n = 140; n < 200; n++) if (!fs.existsSync(`/tmp/.X${n}-lock`)) { display = `:${n}`; break; }
-  const xvfb = spawn('Xvfb', [display, '-screen', '0', '1280x800x24', '-nolisten', 'tcp'], { stdio: 'ignore' });
+  const xvfb = await startXvfb(140, 200);
   const sandbox = await startSandboxProcess();
   let app; let client;
-  const xdo = (...args) => execFileSync('xdotool', args, { env: { ...process.env, DISPLAY: display }, encoding: 'utf8' }).trim();
-  const waitForWindow = async (name, ms = 20000) => {
-    const deadline = Date.now() + ms;
-    while (Date.now() < deadline) {
-      try { const id = xdo('search', '--onlyvisible', '--name', name).split('\n').pop(); if (id) return id; } catch { /* not yet */ }
-      await sleep(100);
-    }
-    throw new Error(`no window named ${name}`);
-  };
-  const visible = (name) => { try { return xdo('search', '--onlyvisible', '--name', name) !== ''; } catch { return false; } };
-  const focus = (id) => { try { xdo('windowactivate', '--sync', id); } catch { /* no window manager */ } xdo('windowfocus', '--sync', id); };
+  const xdo = (...args) => xvfb.xdo(...args);
+  const waitForWindow = (name, ms = 20000) => xvfb.waitForWindow(name, ms);
+  const visible = (name) => xvfb.windows(name).length > 0;
+  const focus = (id) => xvfb.focus(id);
   try {
-    await sleep(800);
-    const env = baseEnv({ DISPLAY: display, ...sandbox.env });
+    const env = baseEnv({ DISPLAY: xvfb.display, ...sandbox.env });
     delete env.QT_QPA_PLATFORM;
     app = spawn(BIN, ['--toolsets', 'read,mutate'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
     let appErr = '';
@@ -263,6 +251,6 @@ test('saving another endpoint in the settings voids the pending proposal; its co
     if (client) await client.close().catch(() => {});
     if (app) { app.kill('SIGTERM'); await sleep(300); app.kill('SIGKILL'); }
     await sandbox.stop();
-    xvfb.kill('SIGTERM');
+    await xvfb.stop();
   }
 });

@@ -1,0 +1,85 @@
+// The desktop e2e tests' X server and keyboard: a private Xvfb display and xdotool to find the
+// app's windows and type into them as a person would. Tests skip (xvfbSkip) without either tool.
+import { spawn, execFileSync } from 'node:child_process';
+import { once } from 'node:events';
+import fs from 'node:fs';
+import { sleep } from './lib.mjs';
+
+const have = (cmd) => { try { execFileSync('which', [cmd], { stdio: 'ignore' }); return true; } catch { return false; } };
+
+// A reason to skip, or false when Xvfb and xdotool are installed.
+export const xvfbSkip = !have('Xvfb') || !have('xdotool') ? 'Xvfb and xdotool are required (apt-get install xvfb xdotool)' : false;
+
+// Starts Xvfb on the first free display in [from, to) (each test file has its own range, so
+// files running in parallel do not collide) and gives it 800 ms to come up.
+export async function startXvfb(from, to) {
+  let display;
+  for (let n = from; n < to; n++) if (!fs.existsSync(`/tmp/.X${n}-lock`)) { display = `:${n}`; break; }
+  if (!display) throw new Error(`no free X display in :${from}..:${to - 1}`);
+  const proc = spawn('Xvfb', [display, '-screen', '0', '1280x800x24', '-nolisten', 'tcp'], { stdio: 'ignore' });
+  await sleep(800);
+  return new Xvfb(display, proc);
+}
+
+export class Xvfb {
+  constructor(display, proc) { this.display = display; this.proc = proc; }
+
+  // Runs xdotool against this display; returns its trimmed output (throws when it fails, as
+  // `search` does when nothing matches).
+  xdo(...args) {
+    return execFileSync('xdotool', args, { env: { ...process.env, DISPLAY: this.display }, encoding: 'utf8' }).trim();
+  }
+
+  // Ids of the visible windows whose name matches (a regular expression, as xdotool reads it).
+  windows(name) {
+    try { return this.xdo('search', '--onlyvisible', '--name', name).split('\n').filter(Boolean); } catch { return []; }
+  }
+
+  // The last visible window whose name matches; throws after ms with detail() appended.
+  async waitForWindow(name, ms = 20000, detail = () => '') {
+    const deadline = Date.now() + ms;
+    while (Date.now() < deadline) {
+      try { const id = this.xdo('search', '--onlyvisible', '--name', name).split('\n').pop(); if (id) return id; } catch { /* not yet */ }
+      await sleep(100);
+    }
+    const more = detail();
+    throw new Error(`no window named ${name}${more ? `; ${more}` : ''}`);
+  }
+
+  // True once window id is no longer visible (or no window is), false after ms.
+  async windowGone(id, ms = 10000) {
+    const deadline = Date.now() + ms;
+    while (Date.now() < deadline) {
+      let visible = '';
+      try { visible = this.xdo('search', '--onlyvisible', '--name', '.'); } catch { return true; }
+      if (!visible.split('\n').includes(id)) return true;
+      await sleep(100);
+    }
+    return false;
+  }
+
+  // Gives window id the keyboard focus (activation needs a window manager; Xvfb has none).
+  focus(id) {
+    try { this.xdo('windowactivate', '--sync', id); } catch { /* no window manager */ }
+    this.xdo('windowfocus', '--sync', id);
+  }
+
+  // Focuses window id and types keys to the focused window, as a person types; pauseMs between
+  // keys for dialogs that need a moment after each one.
+  press(id, keys, { pauseMs = 0 } = {}) {
+    this.focus(id);
+    for (const k of keys) {
+      this.xdo('key', '--clearmodifiers', k);
+      if (pauseMs) execFileSync('sleep', [String(pauseMs / 1000)]);
+    }
+  }
+
+  // Ends the server and waits for it (it removes its lock file on SIGTERM); SIGKILL after 5 s.
+  async stop() {
+    if (this.proc.exitCode !== null || this.proc.signalCode !== null) return;
+    const timer = setTimeout(() => this.proc.kill('SIGKILL'), 5000);
+    this.proc.kill('SIGTERM');
+    await once(this.proc, 'exit');
+    clearTimeout(timer);
+  }
+}
