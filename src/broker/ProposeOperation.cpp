@@ -74,7 +74,7 @@ void ProposeOperation::start()
                             ? r.body.toObject()
                             : QJsonObject{{QStringLiteral("priced"), false},
                                           {QStringLiteral("reason"),
-                                           QStringLiteral("price lookup failed: ") + r.message}};
+                                           QString(QStringLiteral("price lookup failed: ") + r.message)}};
         m_havePrice = true;
         maybeFinish();
     });
