@@ -152,7 +152,7 @@ QList<ClientSnippet> ClientSnippets::http(const QString &url, const QString &tok
     const QJsonObject server{
         {u"type"_s, u"http"_s},
         {u"url"_s, url},
-        {u"headers"_s, QJsonObject{{u"Authorization"_s, u"Bearer "_s + token}}}};
+        {u"headers"_s, QJsonObject{{u"Authorization"_s, QString(u"Bearer "_s + token)}}}};
     using K = ClientSnippet::Kind;
     return {
         {u"claude-code-http"_s,
