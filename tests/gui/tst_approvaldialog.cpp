@@ -1,6 +1,7 @@
 // ApprovalDialog: renders what the broker compiled; deny is the default; approve unlocks late
 // and locks at expiry; the countdown runs from the absolute deadline of an injected clock.
 #include "GuiTestData.h"
+#include "TestEnvironment.h"
 #include "broker/ProposalView.h"
 #include "gui/ApprovalDialog.h"
 
@@ -22,6 +23,7 @@ class TestApprovalDialog : public QObject {
     Q_OBJECT
 
 private slots:
+    void init() { fbtest::failOnWarnings(); }
     void rendersEveryCompiledField()
     {
         ManualClock clock;

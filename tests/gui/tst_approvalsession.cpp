@@ -1,5 +1,6 @@
 // ApprovalSession: the decision logic of one desktop approval, without any widget.
 #include "GuiTestData.h"
+#include "TestEnvironment.h"
 #include "broker/ApprovalSession.h"
 
 #include <QPointer>
@@ -29,6 +30,7 @@ class TestApprovalSession : public QObject {
     };
 
 private slots:
+    void init() { fbtest::failOnWarnings(); }
     void statusMapping_data()
     {
         QTest::addColumn<int>("action");

@@ -1,6 +1,7 @@
 // AuditViewDialog: the audit log as a filterable table with chain verification, and its
 // wiring from the main window's File menu through DesktopUi.
 #include "GuiTestData.h"
+#include "TestEnvironment.h"
 #include "broker/MutationBroker.h"
 #include "core/AuditLog.h"
 #include "core/ProposalStore.h"
@@ -87,6 +88,7 @@ class TestAuditView : public QObject {
     Q_OBJECT
 
 private slots:
+    void init() { fbtest::failOnWarnings(); }
     void filtersAndVerification()
     {
         QTemporaryDir dir;

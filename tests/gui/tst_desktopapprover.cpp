@@ -1,6 +1,7 @@
 // DesktopApprover: one non-modal dialog per request, each status mapping end to end, done
 // exactly once, several approvals answerable in any order without anything modal.
 #include "GuiTestData.h"
+#include "TestEnvironment.h"
 #include "gui/ApprovalDialog.h"
 #include "gui/DesktopApprover.h"
 
@@ -48,6 +49,7 @@ class TestDesktopApprover : public QObject {
     }
 
 private slots:
+    void init() { fbtest::failOnWarnings(); }
     void channelIsDesktop()
     {
         DesktopApprover approver;

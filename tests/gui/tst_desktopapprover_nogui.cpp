@@ -1,5 +1,6 @@
 // Without a widget application the desktop dialog cannot be shown: the answer is Failed, at once.
 #include "GuiTestData.h"
+#include "TestEnvironment.h"
 #include "gui/DesktopApprover.h"
 
 #include <QTest>
@@ -9,6 +10,7 @@ using namespace fb;
 class TestDesktopApproverNoGui : public QObject {
     Q_OBJECT
 private slots:
+    void init() { fbtest::failOnWarnings(); }
     void failsWithoutQApplication()
     {
         ManualClock clock;

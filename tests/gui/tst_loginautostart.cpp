@@ -2,6 +2,7 @@
 // default, a user switches it off with the spec's Hidden=true override and on again; a build
 // without the system entry writes (and removes) its own user entry. Real files in scratch
 // XDG_CONFIG_HOME / XDG_CONFIG_DIRS; the system entry is the one the package installs.
+#include "TestEnvironment.h"
 #include "broker/BrokerSettings.h"
 #include "fabric/FabricClient.h"
 #include "gui/LoginAutostart.h"
@@ -46,6 +47,7 @@ class TestLoginAutostart : public QObject {
 private slots:
     void init()
     {
+        fbtest::failOnWarnings();
         QVERIFY(m_dir.isValid());
         m_user = m_dir.filePath("home/.config/autostart");
         m_system = m_dir.filePath("etc/xdg/autostart");

@@ -1,5 +1,6 @@
 // MainWindow, ConnectClientDialog, TrayIcon badge and DesktopUi wiring.
 #include "GuiTestData.h"
+#include "TestEnvironment.h"
 #include "broker/MutationBroker.h"
 #include "fabric/FabricClient.h"
 #include "gui/ApprovalDialog.h"
@@ -32,6 +33,7 @@ class TestMainWindow : public QObject {
     Q_OBJECT
 
 private slots:
+    void init() { fbtest::failOnWarnings(); }
     void activityNeverShowsTokens()
     {
         const QString token = QStringLiteral("chg-0123456789abcdef0123456789abcdef");

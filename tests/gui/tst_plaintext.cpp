@@ -3,6 +3,7 @@
 // activity log, audit table and tooltips show invisible structure escaped and markup inert; and
 // saving another endpoint or other credentials warns about and voids pending proposals.
 #include "GuiTestData.h"
+#include "TestEnvironment.h"
 #include "broker/ProposalView.h"
 #include "core/AuditLog.h"
 #include "core/ProposalStore.h"
@@ -50,6 +51,7 @@ class TestPlainText : public QObject {
     Q_OBJECT
 
 private slots:
+    void init() { fbtest::failOnWarnings(); }
     void initTestCase()
     {
         QStandardPaths::setTestModeEnabled(true);

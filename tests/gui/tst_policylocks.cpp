@@ -2,6 +2,7 @@
 // "set by your administrator", and the approval dialog shows the policy line and asks for the
 // last six characters of the request SHA-256 when the typed-confirmation rule applies.
 #include "GuiTestData.h"
+#include "TestEnvironment.h"
 #include "broker/PolicyGate.h"
 #include "core/Clock.h"
 #include "core/Policy.h"
@@ -22,6 +23,7 @@ using namespace fb;
 class TestPolicyLocks : public QObject {
     Q_OBJECT
 private slots:
+    void init() { fbtest::failOnWarnings(); }
     void initTestCase();
     void lockedSettingsAreDisabled();
     void userPolicyLocksNameTheFile();

@@ -1,5 +1,6 @@
 // ProposalTableModel: rows follow the store and the broker; final states linger, then leave.
 #include "GuiTestData.h"
+#include "TestEnvironment.h"
 #include "broker/MutationBroker.h"
 #include "fabric/FabricClient.h"
 #include "gui/ProposalTableModel.h"
@@ -42,6 +43,7 @@ class TestProposalTableModel : public QObject {
     };
 
 private slots:
+    void init() { fbtest::failOnWarnings(); }
     void rowsAppearWithTheirColumns()
     {
         Fixture f;

@@ -1,5 +1,6 @@
 // Runs the built fabric-broker binary ($FB_BROKER_BIN) as "fabric-broker audit verify|head|export"
 // against logs written by fb::AuditLog, and checks exit codes and output.
+#include "TestEnvironment.h"
 #include "core/AuditLog.h"
 #include "core/Clock.h"
 
@@ -108,13 +109,14 @@ private:
 private slots:
     void initTestCase()
     {
-        m_bin = qEnvironmentVariable("FB_BROKER_BIN");
+        m_bin = fbtest::brokerBinary();
         if (m_bin.isEmpty())
             QSKIP("FB_BROKER_BIN is not set (run through ctest)");
         QVERIFY2(QFile::exists(m_bin), qPrintable(m_bin));
     }
     void init()
     {
+        fbtest::failOnWarnings();
         m_tmp = new QTemporaryDir;
         QVERIFY(m_tmp->isValid());
         m_path = m_tmp->filePath(QStringLiteral("audit.jsonl"));

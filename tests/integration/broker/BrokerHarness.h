@@ -2,6 +2,7 @@
 // A whole broker in one test process: the embedded sandbox, the real FabricClient, the store,
 // the broker and catalog tools, and an MCP session over an in-memory pipe driven as a client.
 #include "../../unit/mcp/TestPipe.h"
+#include "JsonRpc.h"
 #include "broker/Catalog.h"
 #include "broker/MutationBroker.h"
 #include "core/ProposalStore.h"
@@ -53,11 +54,7 @@ struct BrokerHarness {
         clientEnd.setPeer(&serverEnd);
         QObject::connect(&clientEnd, &QIODevice::readyRead, [this] {
             inbox += clientEnd.readAll();
-            qsizetype nl;
-            while ((nl = inbox.indexOf('\n')) >= 0) {
-                received.append(QJsonDocument::fromJson(inbox.left(nl)).object());
-                inbox.remove(0, nl + 1);
-            }
+            takeJsonLines(&inbox, &received);
         });
         server->serveStdio(&serverEnd, &serverEnd);
     }

@@ -1,6 +1,7 @@
 // What the person sees (ProposalView) and the one spelling of the dangerous switch
 // (BrokerSettings): every escape of the elicitation text, values on their own lines, the Target
 // line from Fabric's names and the request's identifiers only, never the agent's labels.
+#include "TestEnvironment.h"
 #include "broker/BrokerSettings.h"
 #include "broker/ProposalView.h"
 #include "core/ChangeSpec.h"
@@ -120,6 +121,7 @@ std::optional<QString> envError(const QString &value, bool set = true)
 class TestProposalView : public QObject {
     Q_OBJECT
 private slots:
+    void init() { fbtest::failOnWarnings(); }
     void everyEscape_data()
     {
         QTest::addColumn<QString>("raw");

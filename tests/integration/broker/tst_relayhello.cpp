@@ -1,6 +1,7 @@
 // RelayHello: what a relayed --stdio asks for (from its own command line and environment), the
 // hello's JSON round trip with hostile input, and the instance's decision: narrowings honoured,
 // every widening or switch refused with the conflict and its fix, secrets never in the hello.
+#include "TestEnvironment.h"
 #include "broker/RelayHello.h"
 #include "fabric/FabricClient.h"
 
@@ -38,6 +39,7 @@ RelayRequest ask(const QString &toolsets, bool sandbox, const QProcessEnvironmen
 class TestRelayHello : public QObject {
     Q_OBJECT
 private slots:
+    void init() { fbtest::failOnWarnings(); }
     void nothingAskedIsServedAsTheInstanceIs()
     {
         const mcp::SessionPolicy p = decideRelayedSession(ask({}, false, {}), readMutateSandbox());

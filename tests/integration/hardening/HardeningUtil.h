@@ -3,6 +3,8 @@
 // would not (never read, trickle, write megabytes), process memory readings, and a prober that
 // keeps a well-behaved session busy with pings and records how long each answer took.
 #include "../mcp/SocketClient.h"
+#include "JsonRpc.h"
+#include "RawSocket.h"
 
 #include <QElapsedTimer>
 #include <QFile>
@@ -65,57 +67,6 @@ inline qint64 hwmKiB()
     return procStatusKiB("VmHWM");
 }
 
-inline int rawConnect(const QString &path)
-{
-    const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_un addr{};
-    addr.sun_family = AF_UNIX;
-    const QByteArray p = QFile::encodeName(path);
-    std::memcpy(addr.sun_path, p.constData(), size_t(p.size()));
-    if (::connect(fd, reinterpret_cast<sockaddr *>(&addr), sizeof addr) != 0) {
-        ::close(fd);
-        return -1;
-    }
-    ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
-    return fd;
-}
-
-// Writes everything, running the event loop while the socket buffer is full. False when the
-// peer is gone or the deadline passes.
-inline bool rawWrite(int fd, const QByteArray &data, int deadlineMs = 20000)
-{
-    qsizetype off = 0;
-    QElapsedTimer t;
-    t.start();
-    while (off < data.size() && t.elapsed() < deadlineMs) {
-        const ssize_t n =
-            ::send(fd, data.constData() + off, size_t(data.size() - off), MSG_NOSIGNAL);
-        if (n > 0)
-            off += n;
-        else if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-            QTest::qWait(2);
-        else
-            return false;
-    }
-    return off == data.size();
-}
-
-// Reads what is available (non-blocking); returns false at EOF/error.
-inline bool rawDrain(int fd, QByteArray *into)
-{
-    char buf[65536];
-    for (;;) {
-        const ssize_t n = ::recv(fd, buf, sizeof buf, MSG_DONTWAIT);
-        if (n > 0) {
-            into->append(buf, n);
-            continue;
-        }
-        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-            return true;
-        return false;
-    }
-}
-
 // Reads lines from fd until pred(lines) or the timeout; returns the parsed objects.
 inline QList<QJsonObject> rawReadUntil(int fd,
                                        const std::function<bool(const QList<QJsonObject> &)> &pred,
@@ -126,11 +77,7 @@ inline QList<QJsonObject> rawReadUntil(int fd,
     t.start();
     while (t.elapsed() < timeoutMs) {
         const bool open = rawDrain(fd, partial);
-        qsizetype nl;
-        while ((nl = partial->indexOf('\n')) >= 0) {
-            out.append(QJsonDocument::fromJson(partial->left(nl)).object());
-            partial->remove(0, nl + 1);
-        }
+        takeJsonLines(partial, &out);
         if (pred(out) || !open)
             break;
         QTest::qWait(2);

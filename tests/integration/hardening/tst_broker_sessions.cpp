@@ -6,6 +6,7 @@
 //    proceeds, the other is told not_previously_used = false.
 #include "../broker/BrokerHarness.h"
 #include "HardeningUtil.h"
+#include "TestEnvironment.h"
 #include "broker/BrokerSettings.h"
 #include "mcp/LocalSocketServer.h"
 
@@ -30,10 +31,9 @@ public:
     {
         QObject::connect(&socket, &QLocalSocket::readyRead, [this] {
             partial += socket.readAll();
-            qsizetype nl;
-            while ((nl = partial.indexOf('\n')) >= 0) {
-                const QJsonObject m = QJsonDocument::fromJson(partial.left(nl)).object();
-                partial.remove(0, nl + 1);
+            QList<QJsonObject> fresh;
+            takeJsonLines(&partial, &fresh);
+            for (const QJsonObject &m : std::as_const(fresh)) {
                 messages.append(m);
                 if (m.value("method") == "elicitation/create" && acceptElicitations) {
                     ++elicitations;
@@ -138,6 +138,7 @@ QJsonObject structured(const QJsonObject &response)
 class TestBrokerSessions : public QObject {
     Q_OBJECT
 private slots:
+    void init() { fbtest::failOnWarnings(); }
     void hundredConcurrentSessionsProposeAndConfirm()
     {
         constexpr int kSessions = 100;

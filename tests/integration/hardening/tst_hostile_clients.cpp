@@ -23,16 +23,6 @@ constexpr qint64 kMaxPending = 2 * 1024 * 1024; // maxPendingWriteBytes
 constexpr qint64 kLatencyBoundMs = 3000;        // generous: CI runs this under ASan too
 constexpr qint64 kRssBoundKiB = 200 * 1024;     // +200 MiB over the whole run
 
-QByteArray frame(const QJsonValue &id, const QString &method, const QJsonObject &params = {})
-{
-    QJsonObject m{{"jsonrpc", "2.0"}, {"method", method}};
-    if (!id.isUndefined())
-        m.insert("id", id);
-    if (!params.isEmpty())
-        m.insert("params", params);
-    return QJsonDocument(m).toJson(QJsonDocument::Compact) + '\n';
-}
-
 const QByteArray kInit =
     frame(0, "initialize",
           {{"protocolVersion", "2025-06-18"},

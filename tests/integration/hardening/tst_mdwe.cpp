@@ -3,6 +3,8 @@
 // shmat with SHM_EXEC. This test installs the same rule (EPERM) in a child before exec'ing the
 // real fabric-broker, and runs an MCP session with a propose (dry run + price lookup over the
 // loopback sandbox): Qt Core/Network must work without writable executable memory.
+#include "TestEnvironment.h"
+
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
@@ -79,6 +81,7 @@ QByteArray frame(const QJsonObject &o)
 class TestMdwe : public QObject {
     Q_OBJECT
 private slots:
+    void init() { fbtest::failOnWarnings(); }
     // The filter does what it says: the test could fail.
     void filterRefusesWritableExecutableMemory()
     {
@@ -114,7 +117,7 @@ private slots:
 #ifndef FB_MDWE_SUPPORTED
         QSKIP("seccomp rule only written for x86_64 and aarch64");
 #else
-        const QString bin = qEnvironmentVariable("FB_BROKER_BIN");
+        const QString bin = fbtest::brokerBinary();
         QVERIFY2(!bin.isEmpty(), "FB_BROKER_BIN is not set");
         QTemporaryDir dir;
         QVERIFY(dir.isValid());

@@ -1,5 +1,7 @@
 #pragma once
 // A QLocalSocket MCP client for integration tests (no Q_OBJECT).
+#include "JsonRpc.h"
+
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -18,11 +20,7 @@ public:
     {
         QObject::connect(&socket, &QLocalSocket::readyRead, [this] {
             partial += socket.readAll();
-            qsizetype nl;
-            while ((nl = partial.indexOf('\n')) >= 0) {
-                messages.append(QJsonDocument::fromJson(partial.left(nl)).object());
-                partial.remove(0, nl + 1);
-            }
+            takeJsonLines(&partial, &messages);
         });
     }
     bool connectTo(const QString &path)
@@ -32,17 +30,9 @@ public:
     }
     void request(const QJsonValue &id, const QString &method, const QJsonObject &params = {})
     {
-        QJsonObject m{{"jsonrpc", "2.0"}, {"id", id}, {"method", method}};
-        if (!params.isEmpty())
-            m.insert("params", params);
-        socket.write(QJsonDocument(m).toJson(QJsonDocument::Compact) + '\n');
+        socket.write(frame(id, method, params));
     }
-    void notify(const QString &method)
-    {
-        socket.write(QJsonDocument(QJsonObject{{"jsonrpc", "2.0"}, {"method", method}})
-                         .toJson(QJsonDocument::Compact) +
-                     '\n');
-    }
+    void notify(const QString &method) { socket.write(frame(QJsonValue::Undefined, method)); }
     QJsonObject response(const QJsonValue &id, int timeoutMs = 3000)
     {
         QJsonObject found;

@@ -1,4 +1,5 @@
 // LocalSocketServer: per-user socket, sessions over QLocalSocket, slow readers, lock file.
+#include "RawSocket.h"
 #include "SocketClient.h"
 #include "mcp/LocalSocketServer.h"
 #include "mcp/McpServer.h"
@@ -26,6 +27,8 @@
 #include <unistd.h>
 
 using namespace fb::mcp;
+using fbtest::rawConnect;
+using fbtest::rawWrite;
 using fbtest::SocketClient;
 
 namespace {
@@ -44,39 +47,6 @@ void registerTools(ToolRegistry &registry, QPointer<ToolCall> *slow)
     s.toolset = "read";
     s.handler = [slow](ToolCall *c) { *slow = c; };
     registry.registerTool(s);
-}
-
-// A raw AF_UNIX client that never reads.
-int rawConnect(const QString &path)
-{
-    const int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
-    sockaddr_un addr{};
-    addr.sun_family = AF_UNIX;
-    const QByteArray p = QFile::encodeName(path);
-    std::memcpy(addr.sun_path, p.constData(), size_t(p.size()));
-    if (::connect(fd, reinterpret_cast<sockaddr *>(&addr), sizeof addr) != 0) {
-        ::close(fd);
-        return -1;
-    }
-    ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
-    return fd;
-}
-
-bool rawWrite(int fd, const QByteArray &data)
-{
-    qsizetype off = 0;
-    QElapsedTimer t;
-    t.start();
-    while (off < data.size() && t.elapsed() < 5000) {
-        const ssize_t n = ::write(fd, data.constData() + off, size_t(data.size() - off));
-        if (n > 0)
-            off += n;
-        else if (n < 0 && errno == EAGAIN)
-            QTest::qWait(5);
-        else
-            return false;
-    }
-    return off == data.size();
 }
 
 // Leaves a socket file that nobody listens on.

@@ -2,6 +2,7 @@
 // checks a client makes on the listening side. Every bad case is created for real; the cases
 // that need another owner use root (chown to nobody, a listener that drops to nobody) and skip
 // with a message otherwise.
+#include "TestEnvironment.h"
 #include "mcp/SocketDirectory.h"
 
 #include <QDir>
@@ -83,6 +84,7 @@ class TestSocketDirectory : public QObject {
     QString m_fallback; // a scratch stand-in for /tmp
 
 private slots:
+    void init() { fbtest::failOnWarnings(); }
     void initTestCase()
     {
         QVERIFY(m_scratch.isValid());

@@ -1,5 +1,6 @@
 // StdioDevices and McpServer::serveProcessStdio: real file descriptors (pipes, regular files),
 // end of input, and a child process whose stdout must carry nothing but MCP frames.
+#include "TestEnvironment.h"
 #include "mcp/McpServer.h"
 #include "mcp/Session.h"
 #include "mcp/StdioDevices.h"
@@ -89,6 +90,7 @@ int childMain(int argc, char **argv)
 class TestStdioTransport : public QObject {
     Q_OBJECT
 private slots:
+    void init() { fbtest::failOnWarnings(); }
     void pipeUsesNotifier()
     {
         int in[2], out[2];

@@ -1,5 +1,6 @@
 // Unit tests of fb::AuditLog: record format, hash chain across reopen, verification of
 // tampering, torn writes and recovery, scrubbing of tokens and secrets, permissions, sync.
+#include "TestEnvironment.h"
 #include "core/AuditLog.h"
 #include "core/CanonicalJson.h"
 #include "core/Clock.h"
@@ -103,6 +104,7 @@ private:
 private slots:
     void init()
     {
+        fbtest::failOnWarnings();
         m_tmp = new QTemporaryDir;
         QVERIFY(m_tmp->isValid());
         m_path = m_tmp->filePath(QStringLiteral("audit.jsonl"));
@@ -602,22 +604,13 @@ private slots:
 
     void defaultPath()
     {
-        const QByteArray savedLog = qgetenv("EQUINIX_MCP_AUDIT_LOG");
-        const QByteArray savedXdg = qgetenv("XDG_DATA_HOME");
-        qputenv("EQUINIX_MCP_AUDIT_LOG", QFile::encodeName(m_path));
+        fbtest::ScopedEnvironmentVariable log("EQUINIX_MCP_AUDIT_LOG", QFile::encodeName(m_path));
+        fbtest::ScopedEnvironmentVariable xdg("XDG_DATA_HOME");
         QCOMPARE(AuditLog::defaultPath(), m_path);
         qunsetenv("EQUINIX_MCP_AUDIT_LOG");
         qputenv("XDG_DATA_HOME", QFile::encodeName(m_tmp->path()));
         QCOMPARE(AuditLog::defaultPath(),
                  m_tmp->path() + QStringLiteral("/fabric-broker/audit.jsonl"));
-        if (savedLog.isNull())
-            qunsetenv("EQUINIX_MCP_AUDIT_LOG");
-        else
-            qputenv("EQUINIX_MCP_AUDIT_LOG", savedLog);
-        if (savedXdg.isNull())
-            qunsetenv("XDG_DATA_HOME");
-        else
-            qputenv("XDG_DATA_HOME", savedXdg);
     }
 
     void syncIsCalledBeforeRecordReturns()

@@ -1,5 +1,6 @@
 // RFC 8785 vectors (sections 3.2.2, 3.2.3 and Appendix B) and edge cases for the canonicalizer,
 // plus the request binding formula.
+#include "TestEnvironment.h"
 #include "canonical_vectors.h"
 #include "core/CanonicalJson.h"
 #include "core/CompiledRequest.h"
@@ -18,6 +19,7 @@ using namespace fb;
 class TestCanonicalJson : public QObject {
     Q_OBJECT
 private slots:
+    void init() { fbtest::failOnWarnings(); }
     void numbers_data()
     {
         QTest::addColumn<quint64>("bits");

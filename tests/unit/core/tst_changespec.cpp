@@ -2,6 +2,8 @@
 // rejected with its JSON path, all violations are reported at once, the compiled body is the
 // canonical spec (byte-identical for permuted input); the person-facing target line is
 // ProposalView's (tst_proposalview).
+#include "JsonRpc.h"
+#include "TestEnvironment.h"
 #include "changespec_fixtures.h"
 #include "core/CanonicalJson.h"
 #include "core/ChangeSpec.h"
@@ -21,14 +23,7 @@ using namespace fb;
 
 namespace {
 
-QJsonValue parse(const QByteArray &text)
-{
-    QJsonParseError error{};
-    const QJsonDocument doc = QJsonDocument::fromJson("[" + text + "]", &error);
-    if (error.error != QJsonParseError::NoError)
-        qFatal("fixture is not JSON: %s in %s", qPrintable(error.errorString()), text.constData());
-    return doc.array().at(0);
-}
+constexpr auto parse = &fbtest::parseJsonFixture;
 
 ChangeType typeOf(const QString &name)
 {
@@ -92,6 +87,7 @@ const QByteArray kColoAccessPoint = "{\"type\":\"COLO\",\"port\":{\"uuid\":"
 class TestChangeSpec : public QObject {
     Q_OBJECT
 private slots:
+    void init() { fbtest::failOnWarnings(); }
     void validSpecs_data()
     {
         QTest::addColumn<QString>("changeType");

@@ -2,6 +2,8 @@
 // keyword semantics and messages, strictness of every schema (additionalProperties: false,
 // descriptions), the propose tool's input schema, and that the specs stay a subset of the
 // official Fabric v4 OpenAPI document.
+#include "JsonRpc.h"
+#include "TestEnvironment.h"
 #include "changespec_fixtures.h"
 #include "core/ChangeSpec.h"
 #include "core/JsonSchema.h"
@@ -17,14 +19,7 @@ using namespace fb;
 
 namespace {
 
-QJsonValue parse(const QByteArray &text)
-{
-    QJsonParseError error{};
-    const QJsonDocument doc = QJsonDocument::fromJson("[" + text + "]", &error);
-    if (error.error != QJsonParseError::NoError)
-        qFatal("not JSON: %s in %s", qPrintable(error.errorString()), text.constData());
-    return doc.array().at(0);
-}
+constexpr auto parse = &fbtest::parseJsonFixture;
 
 QList<SchemaViolation> check(const QByteArray &schema, const QByteArray &instance)
 {
@@ -73,6 +68,7 @@ const ChangeType kTypes[] = {ChangeType::ConnectionCreate, ChangeType::NetworkCr
 class TestJsonSchema : public QObject {
     Q_OBJECT
 private slots:
+    void init() { fbtest::failOnWarnings(); }
     void keywords_data()
     {
         QTest::addColumn<QByteArray>("schema");
@@ -365,9 +361,9 @@ private slots:
     // and every enum value used must occur in the OpenAPI document. Skipped without the document.
     void subsetOfOfficialSpec()
     {
-        const QString shared = qEnvironmentVariable("FB_SHARED_DIR");
-        QFile file(shared + "/reference/fabric-v4/fabricv4-openapi.yaml");
-        if (shared.isEmpty() || !file.open(QIODevice::ReadOnly))
+        const QString spec = fbtest::sharedFile("reference/fabric-v4/fabricv4-openapi.yaml");
+        QFile file(spec);
+        if (spec.isEmpty() || !file.open(QIODevice::ReadOnly))
             QSKIP("Fabric v4 OpenAPI document not available (FB_SHARED_DIR)");
         const QByteArray yaml = file.readAll();
         for (const ChangeType type : kTypes) {

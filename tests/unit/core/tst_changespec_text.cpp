@@ -1,6 +1,7 @@
 // The text rules of every spec string (core/UntrustedText.h applied by ChangeSpec::validate):
 // each forbidden code point and '<'/'>' is refused at its JSON path in every kind of field, and
 // every free-text field has its length limit in the published schema, refused one past it.
+#include "TestEnvironment.h"
 #include "changespec_fixtures.h"
 #include "core/ChangeSpec.h"
 #include "core/UntrustedText.h"
@@ -109,6 +110,7 @@ const char32_t kForbidden[] = {0x0000, 0x0001, 0x0009, 0x000A, 0x000B, 0x000C, 0
 class TestChangeSpecText : public QObject {
     Q_OBJECT
 private slots:
+    void init() { fbtest::failOnWarnings(); }
     void fixturesAreValid()
     {
         for (const Field &f : kFields) {

@@ -1,6 +1,7 @@
 // The operator policy (src/core/Policy): parsing with errors naming the key, the tighten-only
 // merge, every rule's evaluation at and around its limit, currency mismatch, unpriced changes,
 // the daily sum from audit records, and the administrator file's ownership rule.
+#include "TestEnvironment.h"
 #include "core/JsonSchema.h"
 #include "core/Policy.h"
 
@@ -47,6 +48,7 @@ QJsonObject record(const QString &type, const QJsonObject &data, qint64 atMs)
 class TestPolicy : public QObject {
     Q_OBJECT
 private slots:
+    void init() { fbtest::failOnWarnings(); }
     void parsesEveryKey();
     void emptyPolicyIsDefaults();
     void errorsNameTheKey_data();

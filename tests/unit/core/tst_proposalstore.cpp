@@ -1,5 +1,6 @@
 // ProposalStore: minting, TTL boundaries, capacity and eviction order, predicate outcomes in the
 // seed's order, tombstones, single-use under concurrency, and the signals the GUI relies on.
+#include "TestEnvironment.h"
 #include "core/ProposalStore.h"
 
 #include <QSignalSpy>
@@ -24,6 +25,7 @@ Proposal make(const QString &target = QStringLiteral("t"))
 class TestProposalStore : public QObject {
     Q_OBJECT
 private slots:
+    void init() { fbtest::failOnWarnings(); }
     void tokenFormat()
     {
         QSet<QString> seen;

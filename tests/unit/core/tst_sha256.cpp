@@ -1,5 +1,6 @@
 // Sha256 against FIPS 180-4 vectors and QCryptographicHash, on both implementations (SHA-NI
 // when the CPU has it, and the portable one), for every length around the block boundaries.
+#include "TestEnvironment.h"
 #include "core/Sha256.h"
 
 #include <QCryptographicHash>
@@ -11,6 +12,7 @@ using namespace fb;
 class TestSha256 : public QObject {
     Q_OBJECT
 private slots:
+    void init() { fbtest::failOnWarnings(); }
     void cleanup() { Sha256::forcePortableForTesting(false); }
 
     void vectors_data()

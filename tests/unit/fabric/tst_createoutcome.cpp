@@ -1,6 +1,7 @@
 // The status -> outcome decision for a real create (decideCreateOutcome / createOutcome), row by
 // row: only a 4xx carrying a Fabric ErrorList is a rejection; every other answer once the
 // request left is "unknown", because Fabric may have committed before it failed.
+#include "TestEnvironment.h"
 #include "fabric/FabricResult.h"
 
 #include <QTest>
@@ -14,6 +15,7 @@ Q_DECLARE_METATYPE(fb::CreateOutcome)
 class TestCreateOutcome : public QObject {
     Q_OBJECT
 private slots:
+    void init() { fbtest::failOnWarnings(); }
     void decide_data()
     {
         QTest::addColumn<bool>("sent");

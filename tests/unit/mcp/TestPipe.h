@@ -3,6 +3,8 @@
 // sequential QIODevice; what one end writes becomes readable on the other, announced with a
 // queued readyRead (like a real socket). One write() = one delivery, so writing two frames in
 // one call puts them in the same read. No Q_OBJECT: only inherited signals are used.
+#include "../../support/JsonRpc.h"
+
 #include <QIODevice>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -113,12 +115,7 @@ public:
     static QByteArray frame(const QJsonValue &id, const QString &method,
                             const QJsonObject &params = {})
     {
-        QJsonObject m{{"jsonrpc", "2.0"}, {"method", method}};
-        if (!id.isUndefined())
-            m.insert("id", id);
-        if (!params.isEmpty())
-            m.insert("params", params);
-        return QJsonDocument(m).toJson(QJsonDocument::Compact) + '\n';
+        return fbtest::frame(id, method, params);
     }
     void request(const QJsonValue &id, const QString &method, const QJsonObject &params = {})
     {

@@ -1,4 +1,5 @@
 // FrameReader: newline framing, CRLF, blank lines, oversized frames.
+#include "TestEnvironment.h"
 #include "mcp/FrameReader.h"
 
 #include <QTest>
@@ -29,6 +30,7 @@ void feed(FrameReader &r, const QByteArray &chunk, Collected &c)
 class TestFrameReader : public QObject {
     Q_OBJECT
 private slots:
+    void init() { fbtest::failOnWarnings(); }
     void splitsLines()
     {
         FrameReader r(100);

@@ -1,4 +1,5 @@
 // Protocol tests of one MCP session driven over an in-memory pipe.
+#include "TestEnvironment.h"
 #include "TestPipe.h"
 #include "mcp/McpServer.h"
 #include "mcp/Session.h"
@@ -6,6 +7,7 @@
 #include "mcp/ToolRegistry.h"
 
 #include <QPointer>
+#include <QRegularExpression>
 #include <QSignalSpy>
 #include <QTest>
 #include <memory>
@@ -117,6 +119,7 @@ QJsonObject call(const QString &name, const QJsonObject &args = {}, const QJsonV
 class TestMcpSession : public QObject {
     Q_OBJECT
 private slots:
+    void init() { fbtest::failOnWarnings(); }
     void initializeEchoesSupportedVersions_data();
     void initializeEchoesSupportedVersions();
     void initializeResultShape();
@@ -415,6 +418,7 @@ void TestMcpSession::invalidUtf8IsParseError()
 
 void TestMcpSession::oversizedFrameThenValidFrame()
 {
+    QTest::ignoreMessage(QtWarningMsg, QRegularExpression("discarding a frame larger than"));
     ServerOptions o;
     o.maxFrameBytes = 1024;
     Fixture f(o);
@@ -437,6 +441,7 @@ void TestMcpSession::oversizedFrameThenValidFrame()
 
 void TestMcpSession::oversizedFrameStreamedInPieces()
 {
+    QTest::ignoreMessage(QtWarningMsg, QRegularExpression("discarding a frame larger than"));
     ServerOptions o;
     o.maxFrameBytes = 1024;
     Fixture f(o);
@@ -717,6 +722,7 @@ void TestMcpSession::loggingSetLevelAndBroadcast()
     f.client.request(2, "logging/setLevel", QJsonObject{{"level", "debug"}});
     QVERIFY(f.client.response(2).contains("result"));
     f.server->broadcastLog("debug", "x", "kept too");
+    QTest::ignoreMessage(QtWarningMsg, "not a log level: \"loud\"");
     f.server->broadcastLog("loud", "x", "not a level");
     QVERIFY(!f.client.waitMethod("notifications/message", 2).isEmpty());
     QTest::qWait(20);
@@ -918,6 +924,7 @@ void TestMcpSession::endOfInputCancelsEverything()
 
 void TestMcpSession::slowReaderIsDropped()
 {
+    QTest::ignoreMessage(QtWarningMsg, QRegularExpression("the client is not reading"));
     ServerOptions o;
     o.maxPendingWriteBytes = 4096;
     Fixture f(o);

@@ -1,4 +1,5 @@
 // ToolRegistry: toolset parsing, gating, order, cached tools/list bytes.
+#include "TestEnvironment.h"
 #include "mcp/ClientInfo.h"
 #include "mcp/ToolRegistry.h"
 
@@ -32,6 +33,7 @@ QStringList names(const QByteArray &json)
 class TestToolRegistry : public QObject {
     Q_OBJECT
 private slots:
+    void init() { fbtest::failOnWarnings(); }
     void parseToolsets_data()
     {
         QTest::addColumn<QString>("text");
