@@ -64,7 +64,11 @@ int main(int argc, char **argv)
     window.setToolsets({QStringLiteral("read"), QStringLiteral("mutate")});
     window.setSocketPath(QStringLiteral("/run/user/1000/fabric-broker/broker.sock"));
     window.setHideOnClose(true);
-    QObject::connect(&broker, &MutationBroker::auditEvent, &window, &MainWindow::appendActivity);
+    QObject::connect(&broker, &MutationBroker::auditEvent, &window,
+                     [&window](const QString &type, const QJsonObject &record) {
+                         if (const auto t = auditEventFromName(type))
+                             window.appendActivity(*t, record);
+                     });
 
     const qint64 t0 = clock.nowMs();
     window.clientInitialized(client(1, "claude-code", "2.1.4", "socket", t0 - 3600000));

@@ -94,9 +94,10 @@ private:
         QVERIFY2(log.open(m_path, &error), qPrintable(error));
         for (int i = 0; i < n; ++i) {
             m_clock.advanceMs(1500);
-            QVERIFY(log.record(QStringLiteral("step"),
-                               {{QStringLiteral("index"), firstIndex + i},
-                                {QStringLiteral("target"), QStringLiteral("port A to port B")}}));
+            QVERIFY(log.recordForTesting(
+                QStringLiteral("step"),
+                {{QStringLiteral("index"), firstIndex + i},
+                 {QStringLiteral("target"), QStringLiteral("port A to port B")}}));
         }
     }
 
@@ -121,9 +122,9 @@ private slots:
         QCOMPARE(log.recordCount(), 0);
         QCOMPARE(log.headSha256(), AuditLog::zeroHash());
         m_clock.advanceMs(1234);
-        QVERIFY(
-            log.record(QStringLiteral("proposed"), {{QStringLiteral("target"), QStringLiteral("x")},
-                                                    {QStringLiteral("price"), 12.5}}));
+        QVERIFY(log.record(
+            fb::AuditEventType::Proposed,
+            {{QStringLiteral("target"), QStringLiteral("x")}, {QStringLiteral("price"), 12.5}}));
         QCOMPARE(log.recordCount(), 1);
         QCOMPARE(log.path(), m_path);
 
@@ -155,8 +156,8 @@ private slots:
             QCOMPARE(log.recordCount(), 3);
             const QList<QByteArray> before = lines(m_path);
             QCOMPARE(log.headSha256().toLatin1(), sha(before.last()));
-            QVERIFY(log.record(QStringLiteral("step"), {{QStringLiteral("index"), 4}}));
-            QVERIFY(log.record(QStringLiteral("step"), {{QStringLiteral("index"), 5}}));
+            QVERIFY(log.recordForTesting(QStringLiteral("step"), {{QStringLiteral("index"), 4}}));
+            QVERIFY(log.recordForTesting(QStringLiteral("step"), {{QStringLiteral("index"), 5}}));
             QCOMPARE(log.recordCount(), 5);
         }
         const QList<QByteArray> ls = lines(m_path);
@@ -232,7 +233,7 @@ private slots:
         QString error;
         QVERIFY(!log.open(m_path, &error));
         QVERIFY2(error.contains(QStringLiteral("not a valid audit record")), qPrintable(error));
-        QVERIFY(!log.record(QStringLiteral("step"), {}));
+        QVERIFY(!log.recordForTesting(QStringLiteral("step"), {}));
     }
 
     void verifyDetectsDeletedLine()
@@ -389,8 +390,8 @@ private slots:
             QVERIFY2(log.open(m_path, &error), qPrintable(error));
             QCOMPARE(log.recordCount(), 3);
             QCOMPARE(log.headSha256().toLatin1(), sha(original.last()));
-            QVERIFY(log.record(QStringLiteral("step"), {{QStringLiteral("index"), 4}}));
-            QVERIFY(log.record(QStringLiteral("step"), {{QStringLiteral("index"), 5}}));
+            QVERIFY(log.recordForTesting(QStringLiteral("step"), {{QStringLiteral("index"), 4}}));
+            QVERIFY(log.recordForTesting(QStringLiteral("step"), {{QStringLiteral("index"), 5}}));
             QCOMPARE(log.recordCount(), 5);
         }
         const QList<QByteArray> ls = lines(m_path);
@@ -467,18 +468,18 @@ private slots:
         // A last record larger than the 64 KiB tail window is still found.
         AuditLog log(&m_clock);
         QVERIFY(log.open(m_path, nullptr));
-        QVERIFY(log.record(QStringLiteral("small"), {}));
+        QVERIFY(log.recordForTesting(QStringLiteral("small"), {}));
         QJsonObject big;
         for (int i = 0; i < 40; ++i) // 40 strings of 4000 characters: within the bounds
             big.insert(QStringLiteral("blob%1").arg(i), QString(4000, u'x'));
-        QVERIFY(log.record(QStringLiteral("big"), big));
+        QVERIFY(log.recordForTesting(QStringLiteral("big"), big));
         QVERIFY(lines(m_path).last().size() > 64 * 1024);
         log.close();
         QVERIFY(!log.isOpen());
         AuditLog reopened(&m_clock);
         QVERIFY(reopened.open(m_path, nullptr));
         QCOMPARE(reopened.recordCount(), 2);
-        QVERIFY(reopened.record(QStringLiteral("after"), {}));
+        QVERIFY(reopened.recordForTesting(QStringLiteral("after"), {}));
         QVERIFY(AuditLog::verify(m_path).ok);
     }
 
@@ -507,7 +508,7 @@ private slots:
                                          {QStringLiteral("name"), QStringLiteral("n")}}}}}},
             {QStringLiteral("tokens_by_id"), QJsonObject{{kToken, 1}}},
         };
-        QVERIFY(log.record(QStringLiteral("proposed"), data));
+        QVERIFY(log.record(fb::AuditEventType::Proposed, data));
         const QByteArray all = readAll(m_path);
         for (const char *forbidden :
              {"chg-0123456789abcdef", "eyJhbGciOi", "s3cr3t", "hunter", "Authorization",
@@ -580,7 +581,7 @@ private slots:
         AuditLog log(&m_clock);
         QString error;
         QVERIFY2(log.open(nested, &error), qPrintable(error));
-        QVERIFY(log.record(QStringLiteral("step"), {}));
+        QVERIFY(log.recordForTesting(QStringLiteral("step"), {}));
         QCOMPARE(mode(nested), 0600);
         QCOMPARE(mode(m_tmp->filePath(QStringLiteral("a/b"))), 0700);
         QCOMPARE(mode(m_tmp->filePath(QStringLiteral("a"))), 0700);
@@ -597,7 +598,7 @@ private slots:
         // Not a regular file.
         AuditLog dir(&m_clock);
         QVERIFY(!dir.open(m_tmp->path(), &error));
-        QVERIFY(!dir.record(QStringLiteral("step"), {}));
+        QVERIFY(!dir.recordForTesting(QStringLiteral("step"), {}));
     }
 
     void defaultPath()
@@ -632,10 +633,10 @@ private slots:
             sizeAtSync = QFileInfo(path).size();
             return ::fdatasync(fd);
         });
-        QVERIFY(log.record(QStringLiteral("step"), {}));
+        QVERIFY(log.recordForTesting(QStringLiteral("step"), {}));
         QCOMPARE(syncs, 1);
         QCOMPARE(sizeAtSync, readAll(m_path).size()); // the whole line was written first
-        QVERIFY(log.record(QStringLiteral("step"), {}));
+        QVERIFY(log.recordForTesting(QStringLiteral("step"), {}));
         QCOMPARE(syncs, 2);
     }
 
@@ -643,16 +644,16 @@ private slots:
     {
         AuditLog log(&m_clock);
         QVERIFY(log.open(m_path, nullptr));
-        QVERIFY(log.record(QStringLiteral("step"), {}));
+        QVERIFY(log.recordForTesting(QStringLiteral("step"), {}));
         log.setIoHooksForTesting(nullptr, [](int) {
             errno = EIO;
             return -1;
         });
-        QVERIFY(!log.record(QStringLiteral("sending"), {}));
+        QVERIFY(!log.record(fb::AuditEventType::Sending, {}));
         QVERIFY2(log.lastError().contains(QStringLiteral("sync")), qPrintable(log.lastError()));
         // The bytes did reach the file: the chain continues after them once sync works again.
         log.setIoHooksForTesting(nullptr, nullptr);
-        QVERIFY(log.record(QStringLiteral("step"), {}));
+        QVERIFY(log.recordForTesting(QStringLiteral("step"), {}));
         QCOMPARE(log.recordCount(), 3);
         const auto v = AuditLog::verify(m_path);
         QVERIFY2(v.ok, qPrintable(v.problem));
@@ -663,7 +664,7 @@ private slots:
     {
         AuditLog log(&m_clock);
         QVERIFY(log.open(m_path, nullptr));
-        QVERIFY(log.record(QStringLiteral("step"), {}));
+        QVERIFY(log.recordForTesting(QStringLiteral("step"), {}));
         int calls = 0;
         log.setIoHooksForTesting(
             [&](int fd, const char *data, qint64 size) -> qint64 {
@@ -673,11 +674,11 @@ private slots:
                 return -1;
             },
             nullptr);
-        QVERIFY(!log.record(QStringLiteral("sending"), {}));
+        QVERIFY(!log.record(fb::AuditEventType::Sending, {}));
         QVERIFY2(log.lastError().contains(QStringLiteral("write")), qPrintable(log.lastError()));
         QCOMPARE(log.recordCount(), 1);
         log.setIoHooksForTesting(nullptr, nullptr);
-        QVERIFY(log.record(QStringLiteral("step"), {}));
+        QVERIFY(log.recordForTesting(QStringLiteral("step"), {}));
         QCOMPARE(log.recordCount(), 2);
 
         const auto v = AuditLog::verify(m_path);
@@ -693,8 +694,8 @@ private slots:
         QVERIFY(a.open(m_path, nullptr));
         QVERIFY(b.open(m_path, nullptr));
         for (int i = 0; i < 5; ++i) {
-            QVERIFY(a.record(QStringLiteral("a"), {}));
-            QVERIFY(b.record(QStringLiteral("b"), {}));
+            QVERIFY(a.recordForTesting(QStringLiteral("a"), {}));
+            QVERIFY(b.recordForTesting(QStringLiteral("b"), {}));
         }
         QCOMPARE(b.recordCount(), 10);
         const auto v = AuditLog::verify(m_path);
@@ -715,9 +716,9 @@ private slots:
                                  {QStringLiteral("capabilities"), deep}};
         AuditLog log(&m_clock);
         QVERIFY(log.open(m_path, nullptr));
-        QVERIFY(log.record(QStringLiteral("proposed"),
+        QVERIFY(log.record(fb::AuditEventType::Proposed,
                            {{QStringLiteral("client"), client}, {QStringLiteral("target"), 1}}));
-        QVERIFY(log.record(QStringLiteral("decision"), {{QStringLiteral("client"), client}}));
+        QVERIFY(log.record(fb::AuditEventType::Decision, {{QStringLiteral("client"), client}}));
         log.close();
 
         const auto v = AuditLog::verify(m_path);
@@ -793,7 +794,7 @@ private slots:
 
         AuditLog log(&m_clock);
         QVERIFY(log.open(m_path, nullptr));
-        QVERIFY(log.record(QStringLiteral("proposed"), data));
+        QVERIFY(log.record(fb::AuditEventType::Proposed, data));
         QVERIFY(readAll(m_path).size() < 300 * 1024);
         QVERIFY(AuditLog::verify(m_path).ok);
     }
@@ -866,14 +867,14 @@ private slots:
     {
         AuditLog log(&m_clock);
         QVERIFY(log.open(m_path, nullptr));
-        QVERIFY(log.record(QStringLiteral("step"), {{QStringLiteral("index"), 1}}));
-        QVERIFY(log.record(QStringLiteral("step"), {{QStringLiteral("index"), 2}}));
+        QVERIFY(log.recordForTesting(QStringLiteral("step"), {{QStringLiteral("index"), 1}}));
+        QVERIFY(log.recordForTesting(QStringLiteral("step"), {{QStringLiteral("index"), 2}}));
         const QString oldHead = log.headSha256();
         const QString moved = m_tmp->filePath(QStringLiteral("audit.old.jsonl"));
         QVERIFY(QFile::rename(m_path, moved));
         writeAll(m_path, {}); // a new, empty file takes the path (logrotate "create")
-        QVERIFY(log.record(QStringLiteral("step"), {{QStringLiteral("index"), 3}}));
-        QVERIFY(log.record(QStringLiteral("step"), {{QStringLiteral("index"), 4}}));
+        QVERIFY(log.recordForTesting(QStringLiteral("step"), {{QStringLiteral("index"), 3}}));
+        QVERIFY(log.recordForTesting(QStringLiteral("step"), {{QStringLiteral("index"), 4}}));
 
         QCOMPARE(lines(moved).size(), 2); // nothing more went into the old file
         const QList<QByteArray> ls = lines(m_path);
@@ -913,10 +914,10 @@ private slots:
     {
         AuditLog log(&m_clock);
         QVERIFY(log.open(m_path, nullptr));
-        QVERIFY(log.record(QStringLiteral("step"), {}));
+        QVERIFY(log.recordForTesting(QStringLiteral("step"), {}));
         const QString moved = m_tmp->filePath(QStringLiteral("moved.jsonl"));
         QVERIFY(QFile::rename(m_path, moved)); // moved away, nothing at the path
-        QVERIFY(log.record(QStringLiteral("step"), {}));
+        QVERIFY(log.recordForTesting(QStringLiteral("step"), {}));
         QList<QByteArray> ls = lines(m_path);
         QCOMPARE(ls.size(), 2);
         QCOMPARE(parse(ls.at(0))
@@ -928,7 +929,7 @@ private slots:
         const QString headBeforeUnlink = log.headSha256();
 
         QVERIFY(QFile::remove(m_path)); // unlinked
-        QVERIFY(log.record(QStringLiteral("step"), {{QStringLiteral("after"), true}}));
+        QVERIFY(log.recordForTesting(QStringLiteral("step"), {{QStringLiteral("after"), true}}));
         ls = lines(m_path);
         QCOMPARE(ls.size(), 2);
         const QJsonObject link = parse(ls.at(0));
@@ -951,12 +952,12 @@ private slots:
     {
         AuditLog log(&m_clock);
         QVERIFY(log.open(m_path, nullptr));
-        QVERIFY(log.record(QStringLiteral("step"), {}));
+        QVERIFY(log.recordForTesting(QStringLiteral("step"), {}));
         const QString target = m_tmp->filePath(QStringLiteral("target.jsonl"));
         writeAll(target, {});
         QVERIFY(QFile::remove(m_path));
         QVERIFY(QFile::link(target, m_path));
-        QVERIFY(!log.record(QStringLiteral("sending"), {}));
+        QVERIFY(!log.record(fb::AuditEventType::Sending, {}));
         QVERIFY2(log.lastError().contains(QStringLiteral("symbolic link")),
                  qPrintable(log.lastError()));
         QCOMPARE(readAll(target), QByteArray());
@@ -966,16 +967,16 @@ private slots:
     {
         AuditLog log(&m_clock);
         QVERIFY(log.open(m_path, nullptr));
-        QVERIFY(log.record(QStringLiteral("step"), {}));
+        QVERIFY(log.recordForTesting(QStringLiteral("step"), {}));
         const QString head = log.headSha256();
         QVERIFY(QFile::remove(m_path));
         writeAll(m_path, "not an audit log\n");
-        QVERIFY(!log.record(QStringLiteral("sending"), {}));
-        QVERIFY(!log.record(QStringLiteral("sending"), {}));
+        QVERIFY(!log.record(fb::AuditEventType::Sending, {}));
+        QVERIFY(!log.record(fb::AuditEventType::Sending, {}));
         QCOMPARE(readAll(m_path), QByteArray("not an audit log\n"));
         // Repaired in place: the link to the old head is still written first.
         writeAll(m_path, {});
-        QVERIFY2(log.record(QStringLiteral("step"), {}), qPrintable(log.lastError()));
+        QVERIFY2(log.recordForTesting(QStringLiteral("step"), {}), qPrintable(log.lastError()));
         const QList<QByteArray> ls = lines(m_path);
         QCOMPARE(ls.size(), 2);
         const QJsonObject link = parse(ls.at(0));
@@ -995,11 +996,11 @@ private slots:
         AuditLog log(&m_clock);
         QVERIFY(log.open(m_path, nullptr));
         for (int i = 1; i <= 3; ++i)
-            QVERIFY(log.record(QStringLiteral("step"), {{QStringLiteral("index"), i}}));
+            QVERIFY(log.recordForTesting(QStringLiteral("step"), {{QStringLiteral("index"), i}}));
         const QString head = log.headSha256();
         const QList<QByteArray> before = lines(m_path);
         QVERIFY(::truncate(QFile::encodeName(m_path).constData(), before.at(0).size() + 1) == 0);
-        QVERIFY(log.record(QStringLiteral("step"), {{QStringLiteral("index"), 4}}));
+        QVERIFY(log.recordForTesting(QStringLiteral("step"), {{QStringLiteral("index"), 4}}));
         const QList<QByteArray> ls = lines(m_path);
         QCOMPARE(ls.size(), 3);
         const QJsonObject link = parse(ls.at(1));
@@ -1238,7 +1239,7 @@ private slots:
     void recordWithoutOpenFails()
     {
         AuditLog log(&m_clock);
-        QVERIFY(!log.record(QStringLiteral("step"), {}));
+        QVERIFY(!log.recordForTesting(QStringLiteral("step"), {}));
         QVERIFY(!log.lastError().isEmpty());
     }
 };
