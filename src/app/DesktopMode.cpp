@@ -71,8 +71,9 @@ public:
             m_host.broker()->setApprover(nullptr);
     }
 
-    void start()
+    void start(mcp::StdioDevices *stdioDevices = nullptr)
     {
+        m_options.stdioDevices = stdioDevices;
 #ifdef HAVE_FABRICBROKER_GUI
         if (m_gui) {
             const DesktopPreferences prefs = DesktopPreferences::load(QSettings());
@@ -250,7 +251,11 @@ int runDesktop(CommandLine &cli)
         initGuiResources();
 #endif
     auto *instance = new DesktopInstance(options, gui);
-    QTimer::singleShot(0, instance, [instance] { instance->start(); });
+    if (stdio) // a 2026-07-28 client's probe is answered before anything starts
+        ServerHost::answerDiscoverFirst(
+            options, [instance](mcp::StdioDevices *devices) { instance->start(devices); });
+    else
+        QTimer::singleShot(0, instance, [instance] { instance->start(); });
     const int rc = QCoreApplication::exec();
     delete instance; // sessions, UI and services end in order while Qt is still up
     return rc;

@@ -95,10 +95,24 @@ int runHeadless(CommandLine &cli)
 
     installQuitOnSignals(); // before the socket is published, so a signal always ends cleanly
     ServerHost host;
-    QString error;
-    if (!host.start(options, &error) || !host.applyApprovalMode(nullptr, &error)) {
+    const auto startHost = [&host, options](mcp::StdioDevices *devices) {
+        ServerHost::Options withDevices = options;
+        withDevices.stdioDevices = devices;
+        QString error;
+        if (host.start(withDevices, &error) && host.applyApprovalMode(nullptr, &error))
+            return true;
         QTextStream(stderr) << "fabric-broker: " << error << "\n";
-        return 1;
+        return false;
+    };
+    if (!options.stdio) {
+        if (!startHost(nullptr))
+            return 1;
+    } else {
+        // A 2026-07-28 client's probe is answered before anything starts.
+        ServerHost::answerDiscoverFirst(options, [startHost](mcp::StdioDevices *devices) {
+            if (!startHost(devices))
+                QCoreApplication::exit(1);
+        });
     }
     // A create in flight gets a short grace for its outcome before the process ends; the
     // answers made meanwhile get a moment to reach socket clients.

@@ -9,6 +9,8 @@
 #include "core/ProposalStore.h"
 #include "mcp/LocalSocketServer.h"
 #include "mcp/McpServer.h"
+#include "mcp/StdioDevices.h"
+#include "mcp/StdioDiscoverGate.h"
 #include "mcp/ToolRegistry.h"
 #include "sandbox/FabricSandbox.h"
 
@@ -79,7 +81,7 @@ void ServerHost::shutdown(int graceMs, std::function<void()> done)
     QTimer::singleShot(graceMs, this, [finish] { finish(true); });
 }
 
-QString ServerHost::serverInstructions(bool sandbox)
+QString ServerHost::serverInstructions(bool sandbox, const BrokerSettings &settings)
 {
     QString text = QStringLiteral(
         "Fabric Broker serves Equinix Fabric. Read tools (fabric_search_*, fabric_get_*, "
@@ -90,8 +92,10 @@ QString ServerHost::serverInstructions(bool sandbox)
         "single-use confirm_token, the exact request, its request_sha256 and price context. "
         "Show these to the user. 2) fabric_confirm_change with only the confirm_token; a person "
         "approves or refuses in a prompt, and only on approval is the request sent, once. Tokens "
-        "expire after 10 minutes and are consumed by the first confirm attempt whatever its "
-        "outcome: on any token error, propose again. There are no update or delete tools.");
+        "expire after %1 (at most %2 are pending) and are consumed by the first confirm attempt "
+        "whatever its outcome: on any token error, propose again. There are no update or delete "
+        "tools.");
+    text = text.arg(MutationBroker::durationText(settings.proposalTtlMs)).arg(settings.maxPending);
     if (sandbox)
         text.prepend(QStringLiteral("SANDBOX: this broker is connected to its embedded Fabric "
                                     "sandbox, not to Equinix; nothing real is created. "));
@@ -173,7 +177,8 @@ bool ServerHost::start(const Options &options, QString *error)
 
     mcp::ServerOptions serverOptions;
     serverOptions.version = QCoreApplication::applicationVersion();
-    serverOptions.instructions = serverInstructions(config.sandbox) + options.instructionsNote;
+    serverOptions.instructions =
+        serverInstructions(config.sandbox, m_settings) + options.instructionsNote;
     if (config.sandbox)
         serverOptions.title = QStringLiteral("Fabric Broker (SANDBOX)");
     m_server = std::make_unique<mcp::McpServer>(m_registry.get(), serverOptions);
@@ -199,9 +204,34 @@ bool ServerHost::start(const Options &options, QString *error)
     }
     if (options.stdio) {
         connect(m_server.get(), &mcp::McpServer::stdioFinished, this, &ServerHost::stdioFinished);
-        m_server->serveProcessStdio();
+        m_server->serveProcessStdio(options.stdioDevices);
     }
     return true;
+}
+
+void ServerHost::answerDiscoverFirst(const Options &options,
+                                     std::function<void(mcp::StdioDevices *)> open)
+{
+    // What start() will serve; the desktop's keychain credentials are not read yet.
+    const bool sandbox = options.forceSandbox || !FabricConfig::fromEnvironment().hasCredentials();
+    mcp::ServerOptions early;
+    early.version = QCoreApplication::applicationVersion();
+    BrokerSettings settings; // the TTL and capacity the instructions name; start() checks them
+    QString invalid;
+    if (!BrokerSettings::fromEnvironment(QProcessEnvironment::systemEnvironment(), &settings,
+                                         &invalid))
+        settings = BrokerSettings{};
+    early.instructions = serverInstructions(sandbox, settings) + options.instructionsNote;
+    if (sandbox)
+        early.title = QStringLiteral("Fabric Broker (SANDBOX)");
+    auto *devices = new mcp::StdioDevices(0, 1, QCoreApplication::instance());
+    auto *gate = new mcp::StdioDiscoverGate(devices, early, QCoreApplication::instance());
+    connect(gate, &mcp::StdioDiscoverGate::finishedEarly, QCoreApplication::instance(),
+            [] { QCoreApplication::exit(0); });
+    gate->start(kDiscoverGateIdleMs, [gate, devices, open = std::move(open)] {
+        gate->deleteLater();
+        open(devices);
+    });
 }
 
 bool ServerHost::applyApprovalMode(Approver *desktop, QString *error)

@@ -21,6 +21,7 @@ namespace mcp {
 class McpServer;
 class ToolRegistry;
 class LocalSocketServer;
+class StdioDevices;
 } // namespace mcp
 
 class ServerHost : public QObject {
@@ -39,6 +40,8 @@ public:
         QString savedApprovalMode;
         // Appended to initialize.instructions (e.g. that no desktop app runs).
         QString instructionsNote;
+        // stdio: the process's stdio devices when answerDiscoverFirst made them.
+        mcp::StdioDevices *stdioDevices = nullptr;
     };
 
     explicit ServerHost(QObject *parent = nullptr);
@@ -62,7 +65,13 @@ public:
     // EQUINIX_MCP_APPROVAL=desktop when there is no UI to ask.
     bool applyApprovalMode(Approver *desktop, QString *error);
 
-    static QString serverInstructions(bool sandbox);
+    static QString serverInstructions(bool sandbox, const BrokerSettings &settings = {});
+    // --stdio: answers the server/discover requests that come first (a 2026-07-28 client's probe
+    // process) before anything is started, then runs open with the devices for
+    // Options::stdioDevices. Input that ends after discover requests only ends the process.
+    static void answerDiscoverFirst(const Options &options,
+                                    std::function<void(mcp::StdioDevices *)> open);
+    static constexpr int kDiscoverGateIdleMs = 250;
 
     // How long EOF and SIGTERM wait for the outcome of creates in flight: about what MCP
     // clients give a stdio server between closing its input and SIGTERM/SIGKILL.

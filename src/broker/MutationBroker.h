@@ -3,6 +3,7 @@
 // fabric_confirm_change, in the opt-in "mutate" toolset. Agents propose, Fabric's dry run
 // decides, a person confirms; the confirm sends exactly the bytes the dry run validated, once.
 #include "broker/Approver.h"
+#include "broker/BrokerContext.h"
 #include "broker/BrokerSettings.h"
 #include "core/AuditSink.h"
 #include "core/ChangeSpec.h"
@@ -11,6 +12,8 @@
 #include <QJsonObject>
 #include <QObject>
 #include <QPointer>
+
+#include <memory>
 
 namespace fb::mcp {
 class ToolRegistry;
@@ -21,7 +24,6 @@ namespace fb {
 
 class FabricClient;
 struct FabricConfig;
-class ConfirmOperation;
 
 class MutationBroker : public QObject {
     Q_OBJECT
@@ -42,8 +44,8 @@ public:
     // could not make it durable.
     bool audit(const QString &type, const QJsonObject &record);
 
-    const BrokerSettings &settings() const { return m_settings; }
-    ProposalStore *store() const { return m_store; }
+    const BrokerSettings &settings() const;
+    ProposalStore *store() const;
     FabricClient *fabric() const;
 
     void propose(mcp::ToolCall *call);
@@ -52,11 +54,7 @@ public:
     // Where a create goes and as whom, recorded with each proposal and compared at confirm:
     // the endpoint URL (no user info, no trailing slash) and the credential identity ("client id
     // <id>", "static token sha256:<first 16 hex digits>" or "none"; never a secret).
-    struct FabricBinding {
-        QString endpoint;
-        QString identity;
-        bool operator==(const FabricBinding &) const = default;
-    };
+    using FabricBinding = fb::FabricBinding;
     static FabricBinding fabricBinding(const FabricConfig &config);
     // Creates approved and handed to Fabric whose outcome is not in yet, and each one's name
     // and target line ("<name> (<target>)").
@@ -66,7 +64,7 @@ public:
     // step ends executed:false, outcome "not_sent", reason "shutting_down"); creates already in
     // flight carry on until their outcome arrives or abandonInFlight() is called.
     void beginShutdown();
-    bool isShuttingDown() const { return m_shuttingDown; }
+    bool isShuttingDown() const;
     // Ends every create still in flight now (the shutdown grace is over): one whose request
     // has not left is aborted (outcome "not_sent"); one that left is recorded as sent with
     // outcome "unknown" and `reason` in its "executed" audit record. Either way the record is
@@ -76,6 +74,11 @@ public:
     static QJsonObject proposeOutputSchema();
     static QJsonObject confirmInputSchema();
     static QJsonObject confirmOutputSchema();
+    // "Tokens expire after <TTL>; at most <capacity> are pending." from the settings, as the
+    // tool descriptions and the server instructions say it.
+    static QString tokenLimitsText(const BrokerSettings &settings);
+    // 600000 -> "10 minutes", 90000 -> "90 seconds", 1500 -> "1500 ms".
+    static QString durationText(qint64 ms);
 
 signals:
     // Every step worth an audit record, emitted synchronously *before* the step's effect
@@ -91,19 +94,8 @@ signals:
     void createsInFlightChanged(int count);
 
 private:
-    friend class ProposeOperation;
-    friend class ConfirmOperation;
-    ProposalStore *m_store;
-    QPointer<FabricClient> m_fabric;
-    BrokerSettings m_settings;
-    Clock *m_clock;
-    ChangeCompiler m_defaultCompiler;
-    const ChangeCompiler *m_compiler;
-    std::unique_ptr<Approver> m_defaultApprover;
-    Approver *m_approver;
-    AuditSink *m_audit = nullptr;
-    QList<QPointer<ConfirmOperation>> m_executing; // creates in flight, oldest first
-    bool m_shuttingDown = false;
+    // The operations' shared state and the source of the signals above (forwarded).
+    std::unique_ptr<BrokerContext> m_context;
 };
 
 } // namespace fb

@@ -1,7 +1,6 @@
 #include "gui/DesktopApprover.h"
 
 #include "gui/ApprovalDialog.h"
-#include "gui/ApprovalSession.h"
 #include "mcp/ToolCall.h"
 
 #include <QApplication>
@@ -54,12 +53,14 @@ void DesktopApprover::requestApproval(mcp::ToolCall *call, const ApprovalContext
     requestApprovalFor(call, call && call->isCancelled(), context, std::move(done));
 }
 
-void DesktopApprover::requestApprovalFor(QObject *cancelSource, bool alreadyCancelled,
-                                         const ApprovalContext &context,
-                                         std::function<void(const HumanDecision &)> done)
+ApprovalSession *DesktopApprover::newSession(const ApprovalContext &context,
+                                             std::function<void(const HumanDecision &)> done)
 {
-    auto *session = new ApprovalSession(context, m_clock, std::move(done), this);
-    session->watchCancellation(cancelSource, alreadyCancelled);
+    return new ApprovalSession(context, m_clock, std::move(done), this);
+}
+
+void DesktopApprover::openSession(ApprovalSession *session, const ApprovalContext &context)
+{
     session->start();
     if (session->isFinished()) {
         session->deleteLater();

@@ -3,6 +3,7 @@
 // (the decision) and a non-modal ApprovalDialog (the rendering), opened with open(): several
 // pending approvals are several independent windows, none blocks anything, and each request's
 // done runs exactly once.
+#include "broker/ApprovalSession.h"
 #include "broker/Approver.h"
 #include "core/Clock.h"
 
@@ -13,7 +14,6 @@
 namespace fb {
 
 class ApprovalDialog;
-class ApprovalSession;
 
 class DesktopApprover : public QObject, public Approver {
     Q_OBJECT
@@ -26,9 +26,22 @@ public:
     void requestApproval(mcp::ToolCall *call, const ApprovalContext &context,
                          std::function<void(const HumanDecision &)> done) override;
     // The same for any object with a cancelled(QString) signal (nullptr: never cancelled).
-    void requestApprovalFor(QObject *cancelSource, bool alreadyCancelled,
+    template <typename Source>
+    void requestApprovalFor(Source *cancelSource, bool alreadyCancelled,
                             const ApprovalContext &context,
-                            std::function<void(const HumanDecision &)> done);
+                            std::function<void(const HumanDecision &)> done)
+    {
+        ApprovalSession *session = newSession(context, std::move(done));
+        session->watchCancellation(cancelSource, alreadyCancelled);
+        openSession(session, context);
+    }
+    void requestApprovalFor(std::nullptr_t, bool alreadyCancelled, const ApprovalContext &context,
+                            std::function<void(const HumanDecision &)> done)
+    {
+        ApprovalSession *session = newSession(context, std::move(done));
+        session->watchCancellation(nullptr, alreadyCancelled);
+        openSession(session, context);
+    }
 
     void setSandbox(bool sandbox);
     // Delay before the approve button unlocks (ApprovalDialog::DefaultApproveDelayMs).
@@ -51,6 +64,9 @@ private:
         QPointer<ApprovalSession> session;
         QPointer<ApprovalDialog> dialog;
     };
+    ApprovalSession *newSession(const ApprovalContext &context,
+                                std::function<void(const HumanDecision &)> done);
+    void openSession(ApprovalSession *session, const ApprovalContext &context);
     void removeSession(ApprovalSession *session);
 
     Clock *m_clock;

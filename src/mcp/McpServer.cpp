@@ -103,8 +103,12 @@ Session *McpServer::serveSocket(QLocalSocket *socket)
     return d->attach(this, session);
 }
 
-Session *McpServer::serveProcessStdio()
+Session *McpServer::serveProcessStdio(StdioDevices *devices)
 {
+    if (!d->stdio && devices) {
+        devices->setParent(nullptr);
+        d->stdio = devices;
+    }
     if (!d->stdio)
         d->stdio = new StdioDevices(0, 1);
     Session *session = serveStdio(d->stdio->input(), d->stdio->output());

@@ -14,6 +14,7 @@ class QLocalSocket;
 namespace fb::mcp {
 
 class Session;
+class StdioDevices;
 
 // A relayed session (`fabric-broker --stdio` copying bytes to the instance's socket) starts with
 // one hello line before the MCP bytes: {"fabricBrokerRelayHello": {...what its command line and
@@ -60,8 +61,9 @@ public:
     // The real process: a session on fd 0 / fd 1 through StdioDevices (non-blocking stdin,
     // buffered stdout written by a writer thread). stdioFinished() is emitted when input ends
     // and the session has closed; connect it to QCoreApplication::quit. Stdout is flushed (at
-    // most one second) when the server is destroyed.
-    Session *serveProcessStdio();
+    // most one second) when the server is destroyed. devices: ones already made for fd 0 / 1
+    // (StdioDiscoverGate), taken over by the server.
+    Session *serveProcessStdio(StdioDevices *devices = nullptr);
 
     // Decides what a relayed session gets from its hello line. Without a handler a hello line
     // is not recognised (it is answered like any other invalid message).

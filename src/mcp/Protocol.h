@@ -14,6 +14,9 @@ inline constexpr int InvalidParams = -32602;
 inline constexpr int InternalError = -32603;
 // Server-defined: a relayed session asked for settings the running instance cannot honour.
 inline constexpr int SessionSettingsConflict = -32001;
+// 2026-07-28: the request's protocol version is not one the server serves (data: {supported,
+// requested}).
+inline constexpr int UnsupportedProtocolVersion = -32022;
 
 // Supported protocol versions, newest first. The first one is answered to unknown versions.
 const QStringList &supportedVersions();

@@ -1,14 +1,12 @@
 #include "mcp/Session.h"
+#include "mcp/ClientRequests.h"
 #include "mcp/Logging.h"
 #include "mcp/McpServer.h"
 #include "mcp/Protocol.h"
-#include "mcp/ToolCall_p.h"
 
-#include <QCoreApplication>
 #include <QDateTime>
 #include <QJsonDocument>
 #include <QLocalSocket>
-#include <QTimer>
 
 using namespace Qt::StringLiterals;
 
@@ -23,18 +21,6 @@ QJsonObject errorObject(int code, const QString &message, const QJsonValue &data
         error.insert(u"data"_s, data);
     return error;
 }
-
-void notSentLater(std::function<void(const ClientReply &)> callback, const QString &why)
-{
-    ClientReply reply;
-    reply.status = ClientReply::Status::NotSent;
-    reply.message = why;
-    QTimer::singleShot(0, QCoreApplication::instance(), [cb = std::move(callback), reply] {
-        if (cb)
-            cb(reply);
-    });
-}
-
 } // namespace
 
 Session::Session(McpServer *server, quint64 id, const QString &transport, QIODevice *input,
@@ -44,8 +30,14 @@ Session::Session(McpServer *server, quint64 id, const QString &transport, QIODev
     , m_input(input)
     , m_output(output)
     , m_reader(server->options().maxFrameBytes)
-    , m_maxPendingWrite(server->options().maxPendingWriteBytes)
+    , m_writer(output, server->options().maxPendingWriteBytes,
+               [this](FrameWriter::Failure failure, const QString &detail) {
+                   onWriteFailure(failure, detail);
+               })
+    , m_clientRequests(new ClientRequestTable(this))
 {
+    connect(m_clientRequests, &ClientRequestTable::timedOut, this,
+            &Session::onClientRequestTimeout);
     m_client.sessionId = id;
     m_client.transport = transport;
     m_client.connectedAtMs = QDateTime::currentMSecsSinceEpoch();
@@ -103,7 +95,7 @@ void Session::onReadyRead()
     if (m_closed || !m_input)
         return;
     // Every answer produced while handling this read leaves in one write (pipelined clients).
-    CoalescedWrites coalesce(this);
+    FrameWriter::Coalesce coalesce(m_writer);
     for (;;) {
         const QByteArray chunk = m_input->readAll();
         if (chunk.isEmpty())
@@ -299,6 +291,11 @@ void Session::handleRequest(const QString &method, const QJsonValue &id, const Q
         respondError(id, protocol::SessionSettingsConflict, m_refusal, batch, m_refusalData);
         return;
     }
+    const modern::Envelope envelope = modern::readEnvelope(params);
+    if (envelope.kind != modern::Envelope::Kind::None || method == "server/discover"_L1) {
+        handleModernRequest(method, id, params, envelope, batch);
+        return;
+    }
     if (method == "initialize"_L1) {
         handleInitialize(id, params, batch);
         return;
@@ -325,6 +322,49 @@ void Session::handleRequest(const QString &method, const QJsonValue &id, const Q
         handleToolsCall(id, params, batch);
     else
         handleSetLevel(id, params, batch);
+}
+
+// 2026-07-28: each request carries its version, capabilities and client info; there is no
+// initialize. Methods the revision removed (initialize, ping, logging/setLevel) do not exist.
+void Session::handleModernRequest(const QString &method, const QJsonValue &id,
+                                  const QJsonObject &params, const modern::Envelope &envelope,
+                                  const BatchPtr &batch)
+{
+    using Kind = modern::Envelope::Kind;
+    if (envelope.kind == Kind::Invalid) {
+        respondError(id, protocol::InvalidParams, envelope.error, batch);
+        return;
+    }
+    if (envelope.kind == Kind::Unsupported) {
+        respondError(id, protocol::UnsupportedProtocolVersion,
+                     u"Unsupported protocol version: %1"_s.arg(envelope.requested), batch,
+                     modern::unsupportedVersionData(envelope.requested));
+        return;
+    }
+    if (method == "server/discover"_L1) {
+        // Also without an envelope: it is how a client learns which era to speak.
+        respond(id, modern::discoverResult(m_server->options()), batch);
+        return;
+    }
+    if (method != "tools/list"_L1 && method != "tools/call"_L1) {
+        respondError(id, protocol::MethodNotFound, u"Method not found: %1"_s.arg(method), batch);
+        return;
+    }
+    if (!std::exchange(m_modernSeen, true))
+        qCInfo(lcMcpSession).noquote()
+            << "session" << this->id() << "serves the" << envelope.version << "era";
+    if (!m_initializeAnswered) {
+        // What the session list shows; capabilities stay per request.
+        m_client.protocolVersion = envelope.version;
+        const ClientInfo identity = modern::clientFor(m_client, envelope);
+        m_client.name = identity.name;
+        m_client.title = identity.title;
+        m_client.version = identity.version;
+    }
+    if (method == "tools/list"_L1)
+        handleToolsList(id, batch, true);
+    else
+        handleToolsCall(id, params, batch, &envelope);
 }
 
 void Session::handleInitialize(const QJsonValue &id, const QJsonObject &params,
@@ -366,112 +406,6 @@ void Session::handleInitialize(const QJsonValue &id, const QJsonObject &params,
     respond(id, result, batch);
 }
 
-void Session::handleToolsList(const QJsonValue &id, const BatchPtr &batch)
-{
-    // The cursor param is ignored: the whole list is returned, without nextCursor.
-    const QByteArray tools = m_toolsetLimit.isEmpty()
-                                 ? m_server->registry()->toolsListJson()
-                                 : m_server->registry()->toolsListJson(m_toolsetLimit);
-    if (batch) {
-        respond(id, QJsonDocument::fromJson(tools).object(), batch);
-        return;
-    }
-    QByteArray frame;
-    const QByteArray idJson = protocol::valueToJson(id);
-    frame.reserve(tools.size() + idJson.size() + 40);
-    frame.append("{\"id\":");
-    frame.append(idJson);
-    frame.append(",\"jsonrpc\":\"2.0\",\"result\":");
-    frame.append(tools);
-    frame.append('}');
-    writeFrame(std::move(frame));
-}
-
-void Session::handleToolsCall(const QJsonValue &id, const QJsonObject &params,
-                              const BatchPtr &batch)
-{
-    const QJsonValue name = params.value("name"_L1);
-    if (!name.isString()) {
-        respondError(id, protocol::InvalidParams, u"Invalid params: \"name\" must be a string"_s,
-                     batch);
-        return;
-    }
-    const auto argsIt = params.constFind("arguments"_L1);
-    QJsonObject arguments;
-    if (argsIt != params.constEnd()) {
-        if (!argsIt.value().isObject()) {
-            respondError(id, protocol::InvalidParams,
-                         u"Invalid params: \"arguments\" must be an object"_s, batch);
-            return;
-        }
-        arguments = argsIt.value().toObject();
-    }
-    const QString toolName = name.toString();
-    const ToolDefinition *tool = m_server->registry()->servedTool(toolName);
-    if (tool && !m_toolsetLimit.isEmpty() && !m_toolsetLimit.contains(tool->toolset))
-        tool = nullptr; // this session was narrowed: the tool does not exist for it
-    if (!tool) {
-        respondError(id, protocol::InvalidParams, u"Unknown tool: %1"_s.arg(toolName), batch);
-        return;
-    }
-    const QString key = protocol::idKey(id);
-    if (m_inFlight.contains(key)) {
-        respondError(id, protocol::InvalidRequest,
-                     u"Invalid Request: a request with this id is already in flight"_s, batch);
-        return;
-    }
-    QJsonValue token = params.value("_meta"_L1).toObject().value("progressToken"_L1);
-    if (!token.isString() && !token.isDouble())
-        token = QJsonValue(QJsonValue::Undefined);
-
-    InFlight rec;
-    rec.id = id;
-    rec.call = new ToolCall(this, id, toolName, std::move(arguments), token);
-    rec.handler = tool->handler;
-    rec.batch = batch;
-    if (batch)
-        ++batch->pending;
-    m_inFlight.insert(key, std::move(rec));
-    m_startQueue.append(key);
-    // Handlers start only after the whole current read buffer has been parsed, so a cancel
-    // arriving in the same read reaches the call before it starts.
-    if (!m_startScheduled) {
-        m_startScheduled = true;
-        QMetaObject::invokeMethod(this, &Session::startQueuedCalls, Qt::QueuedConnection);
-    }
-}
-
-void Session::startQueuedCalls()
-{
-    m_startScheduled = false;
-    const QList<QString> queue = std::exchange(m_startQueue, {});
-    for (const QString &key : queue) {
-        if (m_closed)
-            return;
-        auto it = m_inFlight.find(key);
-        if (it == m_inFlight.end() || it->started)
-            continue;
-        ToolCall *call = it->call;
-        if (call->isCancelled()) {
-            qCDebug(lcMcpSession) << "session" << id() << "call" << it->id
-                                  << "cancelled before it started";
-            const BatchPtr batch = it->batch;
-            m_inFlight.erase(it);
-            delete call;
-            if (batch)
-                finishBatchItem(batch);
-            continue;
-        }
-        it->started = true;
-        const std::function<void(ToolCall *)> handler = it->handler;
-        qCDebug(lcMcpSession) << "session" << id() << "tools/call" << call->toolName();
-        if (handler)
-            handler(call); // may finish synchronously: `it` is not used after this
-        else
-            call->finishError(u"Tool %1 has no handler"_s.arg(call->toolName()));
-    }
-}
-
 void Session::handleSetLevel(const QJsonValue &id, const QJsonObject &params, const BatchPtr &batch)
 {
     const int level = protocol::logLevelIndex(params.value("level"_L1).toString());
@@ -484,179 +418,6 @@ void Session::handleSetLevel(const QJsonValue &id, const QJsonObject &params, co
     }
     m_logLevel = level;
     respond(id, QJsonObject(), batch);
-}
-
-void Session::handleCancelled(const QJsonObject &params)
-{
-    const QJsonValue requestId = params.value("requestId"_L1);
-    if (!protocol::isValidRequestId(requestId))
-        return;
-    auto it = m_inFlight.find(protocol::idKey(requestId));
-    if (it == m_inFlight.end() || !it->call) {
-        // Unknown, already answered, or the initialize request: ignored per the spec.
-        qCDebug(lcMcpSession) << "session" << id() << "cancel for unknown request" << requestId;
-        return;
-    }
-    ToolCall *call = it->call;
-    if (call->isFinished() || call->isCancelled())
-        return;
-    const QString reason = params.value("reason"_L1).toString();
-    qCInfo(lcMcpSession) << "session" << id() << "client cancelled" << requestId << reason;
-    markCancelled(call, reason.isEmpty() ? u"cancelled by the client"_s : reason);
-}
-
-void Session::markCancelled(ToolCall *call, const QString &reason)
-{
-    if (call->d->cancelled || call->d->finished)
-        return;
-    call->d->cancelled = true;
-    call->d->cancelReason = reason;
-    const QList<qint64> outstanding = std::exchange(call->d->clientRequests, {});
-    if (call->d->session) {
-        for (qint64 rid : outstanding)
-            call->d->session->cancelClientRequest(rid, u"The tool call was cancelled"_s);
-    }
-    emit call->cancelled(reason);
-}
-
-void Session::toolCallFinished(ToolCall *call, const QJsonObject &result)
-{
-    auto it = m_inFlight.find(protocol::idKey(call->requestId()));
-    if (it == m_inFlight.end() || it->call != call)
-        return;
-    const InFlight rec = std::move(*it);
-    m_inFlight.erase(it);
-    const bool send = !m_closed && (!call->isCancelled() || call->d->reportEvenIfCancelled);
-    if (rec.batch) {
-        if (send)
-            rec.batch->responses.append(
-                QJsonObject{{u"jsonrpc"_s, u"2.0"_s}, {u"id"_s, rec.id}, {u"result"_s, result}});
-        finishBatchItem(rec.batch);
-        return;
-    }
-    if (send)
-        respond(rec.id, result, nullptr);
-}
-
-void Session::handleClientResponse(const QJsonObject &message)
-{
-    const QJsonValue idValue = message.value("id"_L1);
-    const qint64 rid = idValue.isDouble() ? idValue.toInteger(-1) : -1;
-    auto it = m_clientRequests.find(rid);
-    if (it == m_clientRequests.end()) {
-        qCInfo(lcMcpSession) << "session" << id() << "ignoring a reply to unknown request"
-                             << idValue;
-        return;
-    }
-    ClientRequest req = std::move(*it);
-    m_clientRequests.erase(it);
-    delete req.timer;
-    if (req.owner)
-        req.owner->d->clientRequests.removeAll(rid);
-    ClientReply reply;
-    if (message.contains("error"_L1)) {
-        reply.status = ClientReply::Status::Error;
-        reply.error = message.value("error"_L1).toObject();
-        reply.message = reply.error.value("message"_L1).toString();
-    } else {
-        reply.status = ClientReply::Status::Result;
-        reply.result = message.value("result"_L1).toObject();
-    }
-    if (req.callback)
-        req.callback(reply);
-}
-
-qint64 Session::sendClientRequest(const QString &method, const QJsonObject &params, int timeoutMs,
-                                  std::function<void(const ClientReply &)> callback,
-                                  ToolCall *owner)
-{
-    if (m_closed) {
-        notSentLater(std::move(callback), u"The session has ended"_s);
-        return 0;
-    }
-    if (method != "ping"_L1 && !m_client.initialized) {
-        notSentLater(std::move(callback), u"The session is not initialized"_s);
-        return 0;
-    }
-    if (method == "elicitation/create"_L1) {
-        if (m_client.protocolVersion < u"2025-06-18"_s) {
-            notSentLater(std::move(callback),
-                         u"Elicitation needs protocol version 2025-06-18 or later (session uses "
-                         "%1)"_s.arg(m_client.protocolVersion));
-            return 0;
-        }
-        if (!m_client.supportsFormElicitation()) {
-            notSentLater(std::move(callback),
-                         u"The client did not declare the elicitation capability"_s);
-            return 0;
-        }
-    }
-    const qint64 rid = ++m_nextClientRequestId;
-    ClientRequest req;
-    req.method = method;
-    req.callback = std::move(callback);
-    req.owner = owner;
-    if (timeoutMs > 0) {
-        req.timer = new QTimer(this);
-        req.timer->setSingleShot(true);
-        connect(req.timer, &QTimer::timeout, this,
-                [this, rid, timeoutMs] { onClientRequestTimeout(rid, timeoutMs); });
-        req.timer->start(timeoutMs);
-    }
-    m_clientRequests.insert(rid, std::move(req));
-    QJsonObject message{{u"jsonrpc"_s, u"2.0"_s}, {u"id"_s, rid}, {u"method"_s, method}};
-    if (!params.isEmpty() || method != "ping"_L1)
-        message.insert(u"params"_s, params);
-    writeMessage(message);
-    return rid;
-}
-
-qint64 Session::ping(int timeoutMs, std::function<void(const ClientReply &)> callback)
-{
-    return sendClientRequest(u"ping"_s, QJsonObject(), timeoutMs, std::move(callback));
-}
-
-void Session::onClientRequestTimeout(qint64 rid, int timeoutMs)
-{
-    auto it = m_clientRequests.find(rid);
-    if (it == m_clientRequests.end())
-        return;
-    ClientRequest req = std::move(*it);
-    m_clientRequests.erase(it);
-    if (req.timer)
-        req.timer->deleteLater();
-    if (req.owner)
-        req.owner->d->clientRequests.removeAll(rid);
-    const QString reason = u"Request timed out after %1 ms"_s.arg(timeoutMs);
-    qCInfo(lcMcpSession) << "session" << id() << req.method << rid << "timed out";
-    sendNotification(u"notifications/cancelled"_s,
-                     QJsonObject{{u"requestId"_s, rid}, {u"reason"_s, reason}});
-    ClientReply reply;
-    reply.status = ClientReply::Status::Timeout;
-    reply.message = reason;
-    if (req.callback)
-        req.callback(reply);
-}
-
-void Session::cancelClientRequest(qint64 rid, const QString &reason)
-{
-    auto it = m_clientRequests.find(rid);
-    if (it == m_clientRequests.end())
-        return;
-    ClientRequest req = std::move(*it);
-    m_clientRequests.erase(it);
-    delete req.timer;
-    if (req.owner)
-        req.owner->d->clientRequests.removeAll(rid);
-    QJsonObject params{{u"requestId"_s, rid}};
-    if (!reason.isEmpty())
-        params.insert(u"reason"_s, reason);
-    sendNotification(u"notifications/cancelled"_s, params);
-    ClientReply reply;
-    reply.status = ClientReply::Status::Cancelled;
-    reply.message = reason.isEmpty() ? u"Cancelled by the server"_s : reason;
-    if (req.callback)
-        req.callback(reply);
 }
 
 void Session::sendNotification(const QString &method, const QJsonObject &params)
@@ -752,61 +513,37 @@ void Session::writeMessage(const QJsonObject &message)
     writeFrame(QJsonDocument(message).toJson(QJsonDocument::Compact));
 }
 
-Session::CoalescedWrites::CoalescedWrites(Session *session)
-    : m_session(session)
-{
-    ++m_session->m_coalesceDepth;
-}
-
-Session::CoalescedWrites::~CoalescedWrites()
-{
-    if (--m_session->m_coalesceDepth == 0 && !m_session->m_pendingOut.isEmpty())
-        m_session->writeOut(std::exchange(m_session->m_pendingOut, QByteArray()));
-}
-
 void Session::writeFrame(QByteArray frame)
 {
-    if (m_closed || !m_output)
-        return;
-    frame.append('\n');
-    if (m_coalesceDepth > 0) {
-        m_pendingOut.append(frame);
-        if (m_pendingOut.size() < CoalesceLimit)
-            return;
-        frame = std::exchange(m_pendingOut, QByteArray());
-    }
-    writeOut(frame);
+    if (!m_closed)
+        m_writer.write(std::move(frame));
 }
 
-void Session::writeOut(const QByteArray &frame)
+void Session::onWriteFailure(FrameWriter::Failure failure, const QString &detail)
 {
-    if (m_closed || !m_output)
-        return;
-    const qint64 written = m_output->write(frame);
-    if (written != frame.size()) {
-        qCWarning(lcMcpTransport) << "session" << id()
-                                  << "write failed:" << m_output->errorString();
+    if (failure == FrameWriter::Failure::WriteFailed) {
+        qCWarning(lcMcpTransport) << "session" << id() << "write failed:" << detail;
         close(u"write failed"_s);
         return;
     }
-    if (m_maxPendingWrite > 0 && m_output->bytesToWrite() > m_maxPendingWrite) {
-        qCWarning(lcMcpTransport) << "session" << id() << "has" << m_output->bytesToWrite()
-                                  << "bytes waiting to be written (limit" << m_maxPendingWrite
-                                  << "): the client is not reading, dropping the session";
-        // Not aborted here: we may be inside the socket's own readyRead emission.
-        m_dropping = true;
-        if (m_socket)
-            QMetaObject::invokeMethod(m_socket, &QLocalSocket::abort, Qt::QueuedConnection);
-        close(u"client is not reading"_s);
-    }
+    qCWarning(lcMcpTransport).noquote()
+        << "session" << id() << "has" << detail << "bytes waiting to be written (limit"
+        << m_server->options().maxPendingWriteBytes
+        << "): the client is not reading, dropping the session";
+    // Not aborted here: we may be inside the socket's own readyRead emission.
+    m_dropping = true;
+    if (m_socket)
+        QMetaObject::invokeMethod(m_socket, &QLocalSocket::abort, Qt::QueuedConnection);
+    close(u"client is not reading"_s);
 }
 
 void Session::close(const QString &reason)
 {
     if (m_closed)
         return;
-    if (!m_pendingOut.isEmpty() && m_output && !m_dropping)
-        m_output->write(std::exchange(m_pendingOut, QByteArray())); // answers already made
+    if (!m_dropping)
+        m_writer.flushPending(); // answers already made
+    m_writer.stop();
     m_closed = true;
     qCInfo(lcMcpSession) << "session" << id() << "closing:" << reason;
     if (m_input)
@@ -815,17 +552,11 @@ void Session::close(const QString &reason)
         disconnect(m_output, nullptr, this, nullptr);
 
     // Outstanding server-to-client requests first: they end with SessionClosed.
-    auto requests = std::exchange(m_clientRequests, {});
-    for (auto it = requests.begin(); it != requests.end(); ++it) {
-        delete it->timer;
-        if (it->owner)
-            it->owner->d->clientRequests.removeAll(it.key());
-        ClientReply reply;
-        reply.status = ClientReply::Status::SessionClosed;
-        reply.message = u"The session ended: %1"_s.arg(reason);
-        if (it->callback)
-            it->callback(reply);
-    }
+    ClientReply ended;
+    ended.status = ClientReply::Status::SessionClosed;
+    ended.message = u"The session ended: %1"_s.arg(reason);
+    for (qint64 rid : m_clientRequests->ids())
+        m_clientRequests->finish(rid, ended);
     // Calls: those not started are dropped, the others are cancelled.
     m_startQueue.clear();
     QList<ToolCall *> running;
@@ -840,7 +571,7 @@ void Session::close(const QString &reason)
     }
     for (ToolCall *call : std::as_const(running)) {
         if (m_inFlight.contains(protocol::idKey(call->requestId())))
-            markCancelled(call, u"The session ended: %1"_s.arg(reason));
+            call->markCancelled(u"The session ended: %1"_s.arg(reason));
     }
     if (m_socket && !m_dropping && m_socket->state() == QLocalSocket::ConnectedState)
         m_socket->disconnectFromServer(); // flushes what is pending, then closes

@@ -5,6 +5,8 @@
 // every response and notification is serialized as one complete frame in one write call.
 #include "mcp/ClientInfo.h"
 #include "mcp/FrameReader.h"
+#include "mcp/FrameWriter.h"
+#include "mcp/ModernEra.h"
 #include "mcp/ToolCall.h"
 
 #include <QHash>
@@ -17,10 +19,10 @@
 
 class QIODevice;
 class QLocalSocket;
-class QTimer;
 
 namespace fb::mcp {
 
+class ClientRequestTable;
 class McpServer;
 
 class Session : public QObject {
@@ -39,7 +41,7 @@ public:
     bool isInitializeAnswered() const { return m_initializeAnswered; }
     QString logLevel() const;
     int inFlightCalls() const { return static_cast<int>(m_inFlight.size()); }
-    int pendingClientRequests() const { return static_cast<int>(m_clientRequests.size()); }
+    int pendingClientRequests() const;
     // From a relay's hello line: empty = the instance's toolsets.
     QStringList toolsetLimit() const { return m_toolsetLimit; }
     QString refusal() const { return m_refusal; }
@@ -54,6 +56,9 @@ public:
                              ToolCall *owner = nullptr);
     // Sends notifications/cancelled for it and runs its callback with Cancelled.
     void cancelClientRequest(qint64 id, const QString &reason = {});
+    // The same, only if the request belongs to this call / for every request of this call.
+    void cancelClientRequestOf(const ToolCall *owner, qint64 id, const QString &reason);
+    void cancelClientRequestsOf(const ToolCall *owner, const QString &reason);
     // Convenience for a server-initiated ping.
     qint64 ping(int timeoutMs, std::function<void(const ClientReply &)> callback);
 
@@ -78,7 +83,6 @@ private slots:
     void onInputFinished();
 
 private:
-    friend class ToolCall;
     struct Batch {
         QJsonArray responses;
         int pending = 0;
@@ -92,12 +96,6 @@ private:
         BatchPtr batch;
         bool started = false;
     };
-    struct ClientRequest {
-        QString method;
-        std::function<void(const ClientReply &)> callback;
-        QTimer *timer = nullptr;
-        QPointer<ToolCall> owner;
-    };
 
     void handleFrame(const QByteArray &frame);
     bool handleRelayHello(const QByteArray &frame);
@@ -108,15 +106,17 @@ private:
                        const BatchPtr &batch);
     void handleClientResponse(const QJsonObject &message);
     void handleInitialize(const QJsonValue &id, const QJsonObject &params, const BatchPtr &batch);
-    void handleToolsList(const QJsonValue &id, const BatchPtr &batch);
-    void handleToolsCall(const QJsonValue &id, const QJsonObject &params, const BatchPtr &batch);
+    void handleModernRequest(const QString &method, const QJsonValue &id, const QJsonObject &params,
+                             const modern::Envelope &envelope, const BatchPtr &batch);
+    void handleToolsList(const QJsonValue &id, const BatchPtr &batch, bool modernEra = false);
+    void handleToolsCall(const QJsonValue &id, const QJsonObject &params, const BatchPtr &batch,
+                         const modern::Envelope *envelope = nullptr);
     void handleSetLevel(const QJsonValue &id, const QJsonObject &params, const BatchPtr &batch);
     void handleCancelled(const QJsonObject &params);
     void startQueuedCalls();
     void onClientRequestTimeout(qint64 id, int timeoutMs);
 
     void toolCallFinished(ToolCall *call, const QJsonObject &result);
-    static void markCancelled(ToolCall *call, const QString &reason);
 
     void respond(const QJsonValue &id, const QJsonObject &result, const BatchPtr &batch);
     void respondError(const QJsonValue &id, int code, const QString &message, const BatchPtr &batch,
@@ -126,6 +126,7 @@ private:
     void flushBatch(const BatchPtr &batch);
     void writeMessage(const QJsonObject &message);
     void writeFrame(QByteArray frame);
+    void onWriteFailure(FrameWriter::Failure failure, const QString &detail);
 
     McpServer *m_server;
     QPointer<QIODevice> m_input;
@@ -133,24 +134,13 @@ private:
     QPointer<QLocalSocket> m_socket;
     ClientInfo m_client;
     FrameReader m_reader;
-    qint64 m_maxPendingWrite;
-    // Frames written while one read is handled are sent together (see onReadyRead).
-    class CoalescedWrites {
-    public:
-        explicit CoalescedWrites(Session *session);
-        ~CoalescedWrites();
-
-    private:
-        Session *m_session;
-    };
-    static constexpr qsizetype CoalesceLimit = 256 * 1024;
-    void writeOut(const QByteArray &bytes);
-    int m_coalesceDepth = 0;
-    QByteArray m_pendingOut;
+    FrameWriter m_writer;                 // frames made while one read is handled leave together
+    ClientRequestTable *m_clientRequests; // child
     bool m_closed = false;
     bool m_dropping = false;
     bool m_initializeAnswered = false;
     bool m_firstFrame = true;
+    bool m_modernSeen = false; // a 2026-07-28 request was served: no requests to the client
     QStringList m_toolsetLimit;
     QString m_refusal;
     QJsonObject m_refusalData;
@@ -158,8 +148,6 @@ private:
     QHash<QString, InFlight> m_inFlight;
     QList<QString> m_startQueue;
     bool m_startScheduled = false;
-    QHash<qint64, ClientRequest> m_clientRequests;
-    qint64 m_nextClientRequestId = 0;
 };
 
 } // namespace fb::mcp

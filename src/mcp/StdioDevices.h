@@ -27,6 +27,8 @@ public:
     bool atEnd() const override;
     bool usesReaderThread() const;
     bool isFinished() const { return m_eof; }
+    // Puts bytes back in front of what is still to be read (StdioDiscoverGate).
+    void unread(const QByteArray &bytes) { m_buffer.prepend(bytes); }
 
 protected:
     qint64 readData(char *data, qint64 maxSize) override;

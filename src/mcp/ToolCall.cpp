@@ -1,6 +1,7 @@
 #include "mcp/ToolCall.h"
 #include "mcp/Logging.h"
-#include "mcp/ToolCall_p.h"
+#include "mcp/Protocol.h"
+#include "mcp/Session.h"
 
 #include <QCoreApplication>
 #include <QJsonArray>
@@ -11,16 +12,27 @@ using namespace Qt::StringLiterals;
 
 namespace fb::mcp {
 
-ToolCall::ToolCall(Session *session, QJsonValue id, QString tool, QJsonObject arguments,
-                   QJsonValue progressToken)
+class ToolCall::Private {
+public:
+    QPointer<Session> session;
+    ToolCallRequest request;
+    ClientInfo client; // snapshot, refreshed while the session lives (2025 era)
+    bool cancelled = false;
+    QString cancelReason;
+    bool finished = false;
+    bool reportEvenIfCancelled = false;
+    double lastProgress = -1;
+    bool progressSent = false;
+};
+
+ToolCall::ToolCall(Session *session, ToolCallRequest request)
     : d(new Private)
 {
     d->session = session;
-    d->id = std::move(id);
-    d->tool = std::move(tool);
-    d->arguments = std::move(arguments);
-    d->progressToken = std::move(progressToken);
-    if (session)
+    d->request = std::move(request);
+    if (d->request.modern)
+        d->client = d->request.modernClient;
+    else if (session)
         d->client = session->clientInfo();
 }
 
@@ -31,29 +43,44 @@ ToolCall::~ToolCall()
 
 QString ToolCall::toolName() const
 {
-    return d->tool;
+    return d->request.tool;
 }
 
 QJsonObject ToolCall::arguments() const
 {
-    return d->arguments;
+    return d->request.arguments;
 }
 
 QJsonValue ToolCall::requestId() const
 {
-    return d->id;
+    return d->request.id;
 }
 
 const ClientInfo &ToolCall::client() const
 {
-    if (d->session)
+    if (d->session && !d->request.modern)
         d->client = d->session->clientInfo();
     return d->client;
 }
 
+bool ToolCall::isModernEra() const
+{
+    return d->request.modern;
+}
+
+bool ToolCall::clientSupportsFormElicitation() const
+{
+    return client().supportsFormElicitation();
+}
+
+QJsonObject ToolCall::requestParams() const
+{
+    return d->request.params;
+}
+
 bool ToolCall::hasProgressToken() const
 {
-    return d->progressToken.isString() || d->progressToken.isDouble();
+    return d->request.progressToken.isString() || d->request.progressToken.isDouble();
 }
 
 bool ToolCall::isCancelled() const
@@ -76,19 +103,33 @@ void ToolCall::setReportEvenIfCancelled(bool report)
     d->reportEvenIfCancelled = report;
 }
 
+bool ToolCall::reportsEvenIfCancelled() const
+{
+    return d->reportEvenIfCancelled;
+}
+
+void ToolCall::markCancelled(const QString &reason)
+{
+    if (d->cancelled || d->finished)
+        return;
+    d->cancelled = true;
+    d->cancelReason = reason;
+    if (d->session)
+        d->session->cancelClientRequestsOf(this, u"The tool call was cancelled"_s);
+    emit cancelled(reason);
+}
+
 void ToolCall::finish(const QJsonObject &callToolResult)
 {
     if (d->finished) {
-        qCWarning(lcMcpSession) << "ToolCall::finish called twice for" << d->tool << d->id;
+        qCWarning(lcMcpSession) << "ToolCall::finish called twice for" << d->request.tool
+                                << d->request.id;
         return;
     }
     d->finished = true;
-    const QList<qint64> outstanding = std::exchange(d->clientRequests, {});
-    if (d->session) {
-        for (qint64 rid : outstanding)
-            d->session->cancelClientRequest(rid, u"The tool call finished"_s);
-        d->session->toolCallFinished(this, callToolResult);
-    }
+    if (d->session)
+        d->session->cancelClientRequestsOf(this, u"The tool call finished"_s);
+    emit finished(callToolResult);
     deleteLater();
 }
 
@@ -110,7 +151,7 @@ void ToolCall::progress(double progress, double total, const QString &message)
         return;
     d->progressSent = true;
     d->lastProgress = progress;
-    QJsonObject params{{u"progressToken"_s, d->progressToken}, {u"progress"_s, progress}};
+    QJsonObject params{{u"progressToken"_s, d->request.progressToken}, {u"progress"_s, progress}};
     if (total >= 0)
         params.insert(u"total"_s, total);
     if (!message.isEmpty())
@@ -120,39 +161,46 @@ void ToolCall::progress(double progress, double total, const QString &message)
 
 void ToolCall::log(const QString &level, const QString &logger, const QJsonValue &data)
 {
-    if (d->session)
+    if (!d->session)
+        return;
+    if (!d->request.modern) {
         d->session->sendLog(level, logger, data);
+        return;
+    }
+    // 2026-07-28: only a request that asked for a log level gets notifications/message.
+    const int index = protocol::logLevelIndex(level);
+    if (d->finished || d->request.modernLogLevel < 0 || index < d->request.modernLogLevel)
+        return;
+    QJsonObject params{{u"level"_s, level}, {u"data"_s, data}};
+    if (!logger.isEmpty())
+        params.insert(u"logger"_s, logger);
+    d->session->sendNotification(u"notifications/message"_s, params);
 }
 
 qint64 ToolCall::sendClientRequest(const QString &method, const QJsonObject &params, int timeoutMs,
                                    std::function<void(const ClientReply &)> callback)
 {
-    if (d->finished || d->cancelled || !d->session) {
+    if (d->finished || d->cancelled || !d->session || d->request.modern) {
         ClientReply reply;
         reply.status = ClientReply::Status::NotSent;
         reply.message = d->finished    ? u"The tool call has already finished"_s
                         : d->cancelled ? u"The tool call was cancelled"_s
-                                       : u"The session has ended"_s;
+                        : d->request.modern
+                            ? u"In the 2026-07-28 era the server sends no requests to the client"_s
+                            : u"The session has ended"_s;
         QTimer::singleShot(0, QCoreApplication::instance(), [cb = std::move(callback), reply] {
             if (cb)
                 cb(reply);
         });
         return 0;
     }
-    const qint64 rid =
-        d->session->sendClientRequest(method, params, timeoutMs, std::move(callback), this);
-    if (rid > 0)
-        d->clientRequests.append(rid);
-    return rid;
+    return d->session->sendClientRequest(method, params, timeoutMs, std::move(callback), this);
 }
 
 void ToolCall::cancelClientRequest(qint64 id, const QString &reason)
 {
-    if (!d->clientRequests.contains(id))
-        return;
-    d->clientRequests.removeAll(id);
     if (d->session)
-        d->session->cancelClientRequest(id, reason);
+        d->session->cancelClientRequestOf(this, id, reason);
 }
 
 QJsonObject ToolCall::makeResult(const QJsonObject &structured, const QString &text, bool isError)

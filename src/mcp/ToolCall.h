@@ -30,15 +30,42 @@ struct ClientReply {
     QString message;   // human description of what happened
 };
 
+// What the session knows of one tools/call when it creates the ToolCall.
+struct ToolCallRequest {
+    QJsonValue id;
+    QString tool;
+    QJsonObject arguments;
+    QJsonValue progressToken; // undefined = none
+    QJsonObject params;       // the whole tools/call params
+    bool modern = false;      // 2026-07-28: the client below is this request's own
+    ClientInfo modernClient;
+    int modernLogLevel = -1; // modern: index of the request's logLevel, -1 = no log messages
+};
+
 class ToolCall : public QObject {
     Q_OBJECT
 public:
+    // Created by the session that received the request (its only producer).
+    ToolCall(Session *session, ToolCallRequest request);
     ~ToolCall() override;
 
     QString toolName() const;
     QJsonObject arguments() const;
     QJsonValue requestId() const;
-    const ClientInfo &client() const; // the session's client identity and capabilities
+    // The client's identity and capabilities: the session's (initialize) in the 2025 era; in
+    // the 2026-07-28 era the request's own _meta envelope (clientInfo bounded and escaped as
+    // ClientInfo::setFromInitialize does, protocolVersion "2026-07-28").
+    const ClientInfo &client() const;
+    const ClientInfo &clientInfo() const { return client(); }
+    // The request was served in the 2026-07-28 era (per-request _meta envelope, no initialize).
+    // Such a call never sends a request to the client (sendClientRequest gives NotSent).
+    bool isModernEra() const;
+    // Form elicitation declared by the client: the request's clientCapabilities in the modern
+    // era, the initialize capabilities otherwise.
+    bool clientSupportsFormElicitation() const;
+    // The whole tools/call params as received (name, arguments, _meta, and whatever else the
+    // revision defines, e.g. inputResponses and requestState).
+    QJsonObject requestParams() const;
     bool hasProgressToken() const;
 
     bool isCancelled() const; // client sent notifications/cancelled, or the session ended
@@ -48,9 +75,15 @@ public:
     // When the client cancels, the response is suppressed unless the tool set this, because
     // the client must still learn the outcome (e.g. a create was already sent).
     void setReportEvenIfCancelled(bool report);
+    bool reportsEvenIfCancelled() const;
+
+    // The cancellation input (the client's notifications/cancelled, or the session's end):
+    // cancels this call's client requests and emits cancelled(). Ignored once finished.
+    void markCancelled(const QString &reason);
 
     // Complete with a CallToolResult {content, structuredContent, isError}. Exactly once; later
-    // calls are ignored with a warning.
+    // calls are ignored with a warning. A result that has "resultType" is sent as it is; in the
+    // modern era the session adds "resultType": "complete" to one that has none.
     void finish(const QJsonObject &callToolResult);
     // Convenience: result with structuredContent and a text rendering.
     void finishStructured(const QJsonObject &structured, const QString &text, bool isError = false);
@@ -78,11 +111,8 @@ public:
 
 signals:
     void cancelled(const QString &reason);
-
-protected:
-    friend class Session;
-    ToolCall(Session *session, QJsonValue id, QString tool, QJsonObject arguments,
-             QJsonValue progressToken);
+    // Emitted once by finish(), with the result the session answers.
+    void finished(const QJsonObject &callToolResult);
 
 private:
     class Private;

@@ -75,12 +75,18 @@ test('protocol: -32700 parse errors, -32600 invalid requests; the session stays 
   });
 });
 
-test('protocol: -32601 for unknown methods, including server/discover (before and after initialize)', async () => {
+test('protocol: -32601 for unknown methods; server/discover (2026-07-28) is answered before and after initialize', async () => {
   await withRaw(async (raw) => {
-    await expectError(raw, '{"jsonrpc":"2.0","id":"d0","method":"server/discover","params":{}}', -32601, 'd0');
+    const discovered = async (line, id) => {
+      const [r] = await exchange(raw, line);
+      assert.equal(r.id, id);
+      assert.ok(r.result.supportedVersions.includes('2026-07-28'), JSON.stringify(r));
+      assert.ok(r.result.supportedVersions.includes('2025-11-25'), JSON.stringify(r));
+    };
+    await discovered('{"jsonrpc":"2.0","id":"d0","method":"server/discover","params":{}}', 'd0');
     await raw.initialize();
-    await expectError(raw, '{"jsonrpc":"2.0","id":"d1","method":"server/discover","params":{}}', -32601, 'd1');
-    await expectError(raw, '{"jsonrpc":"2.0","id":"d2","method":"server/discover"}', -32601, 'd2');
+    await discovered('{"jsonrpc":"2.0","id":"d1","method":"server/discover","params":{}}', 'd1');
+    await discovered('{"jsonrpc":"2.0","id":"d2","method":"server/discover"}', 'd2');
     await expectError(raw, '{"jsonrpc":"2.0","id":5,"method":"foo/bar"}', -32601, 5);
     await expectError(raw, '{"jsonrpc":"2.0","id":6,"method":"resources/list"}', -32601, 6);
     await expectError(raw, '{"jsonrpc":"2.0","id":7,"method":"prompts/list"}', -32601, 7);

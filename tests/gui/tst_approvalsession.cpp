@@ -1,6 +1,6 @@
 // ApprovalSession: the decision logic of one desktop approval, without any widget.
 #include "GuiTestData.h"
-#include "gui/ApprovalSession.h"
+#include "broker/ApprovalSession.h"
 
 #include <QPointer>
 #include <QTest>

@@ -34,7 +34,7 @@ class TestDesktopApprover : public QObject {
     };
 
     ApprovalDialog *openOne(DesktopApprover &approver, ManualClock &clock, Recorder &rec,
-                            QObject *call = nullptr, int timeoutMs = 300000, char sha = 'a')
+                            FakeCall *call = nullptr, int timeoutMs = 300000, char sha = 'a')
     {
         ApprovalContext ctx = guitest::sampleContext(clock.nowMs(), ChangeType::ConnectionCreate,
                                                      QStringLiteral("lab-%1").arg(sha), sha);

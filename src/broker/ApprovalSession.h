@@ -8,6 +8,8 @@
 #include <QObject>
 #include <QPointer>
 #include <QTimer>
+
+#include <cstddef>
 #include <functional>
 
 namespace fb {
@@ -20,9 +22,20 @@ public:
     ApprovalSession(ApprovalContext context, Clock *clock, Done done, QObject *parent = nullptr);
     ~ApprovalSession() override;
 
-    // Watches any object with a cancelled(QString) signal (an mcp::ToolCall, or a test fake).
-    // Its destruction counts as a cancellation too. alreadyCancelled ends the session at start().
-    void watchCancellation(QObject *source, bool alreadyCancelled);
+    // Watches a source of cancellations: an mcp::ToolCall, or any QObject class with a
+    // cancelled(QString) signal (a test fake). Its destruction counts as a cancellation too.
+    // alreadyCancelled ends the session at start().
+    template <typename Source> void watchCancellation(Source *source, bool alreadyCancelled)
+    {
+        watchLifetime(source, alreadyCancelled);
+        if (source)
+            connect(source, &Source::cancelled, this, &ApprovalSession::onSourceCancelled);
+    }
+    // No source: never cancelled from outside.
+    void watchCancellation(std::nullptr_t, bool alreadyCancelled)
+    {
+        watchLifetime(nullptr, alreadyCancelled);
+    }
     // Starts the answer deadline (context.timeoutMs from now, by the injected clock).
     void start();
 
@@ -47,11 +60,10 @@ signals:
     // Emitted once, right after done ran; the dialog closes itself on it.
     void finished(const fb::HumanDecision &decision);
 
-private slots:
+private:
+    void watchLifetime(QObject *source, bool alreadyCancelled);
     void onSourceCancelled(const QString &reason);
     void onSourceDestroyed();
-
-private:
     void finish(HumanStatus status, const QString &detail);
 
     ApprovalContext m_context;

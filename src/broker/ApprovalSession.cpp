@@ -1,4 +1,4 @@
-#include "gui/ApprovalSession.h"
+#include "broker/ApprovalSession.h"
 
 #include <QLoggingCategory>
 
@@ -24,15 +24,12 @@ ApprovalSession::~ApprovalSession()
         finish(HumanStatus::Declined, tr("the approval prompt was torn down without an answer"));
 }
 
-void ApprovalSession::watchCancellation(QObject *source, bool alreadyCancelled)
+void ApprovalSession::watchLifetime(QObject *source, bool alreadyCancelled)
 {
     m_startCancelled = alreadyCancelled;
     if (!source)
         return;
     m_source = source;
-    // String-based on purpose: any object with cancelled(QString) qualifies.
-    if (!connect(source, SIGNAL(cancelled(QString)), this, SLOT(onSourceCancelled(QString))))
-        qCWarning(lcApprovalSession) << "cancellation source has no cancelled(QString) signal";
     connect(source, &QObject::destroyed, this, &ApprovalSession::onSourceDestroyed);
 }
 

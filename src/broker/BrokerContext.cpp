@@ -1,0 +1,149 @@
+#include "broker/BrokerContext.h"
+
+#include "broker/ClientElicitationApprover.h"
+#include "broker/ConfirmOperation.h"
+#include "core/Sha256.h"
+#include "fabric/FabricClient.h"
+
+#include <QLoggingCategory>
+
+#include <algorithm>
+#include <utility>
+
+Q_LOGGING_CATEGORY(lcBroker, "fabricbroker.broker.mutation")
+
+namespace fb {
+
+FabricBinding FabricBinding::of(const FabricConfig &config)
+{
+    FabricBinding b;
+    QUrl endpoint = config.endpoint.adjusted(QUrl::RemoveUserInfo | QUrl::StripTrailingSlash);
+    if (endpoint.path() == u"/")
+        endpoint.setPath(QString());
+    b.endpoint = endpoint.toString();
+    if (!config.clientId.isEmpty() && !config.clientSecret.isEmpty())
+        b.identity = QStringLiteral("client id ") + config.clientId;
+    else if (!config.staticToken.isEmpty())
+        b.identity =
+            QStringLiteral("static token sha256:") +
+            QString::fromLatin1(Sha256::hash(config.staticToken.toUtf8()).toHex().left(16));
+    else
+        b.identity = QStringLiteral("none");
+    return b;
+}
+
+BrokerContext::BrokerContext(ProposalStore *store, FabricClient *fabric, BrokerSettings settings,
+                             Clock *clock, QObject *parent)
+    : QObject(parent)
+    , m_store(store)
+    , m_fabric(fabric)
+    , m_settings(std::move(settings))
+    , m_clock(clock)
+    , m_compiler(&m_defaultCompiler)
+    , m_defaultApprover(std::make_unique<ClientElicitationApprover>())
+    , m_approver(m_defaultApprover.get())
+{
+    m_store->setTtlMs(m_settings.proposalTtlMs);
+    m_store->setMaxPending(m_settings.maxPending);
+}
+
+BrokerContext::~BrokerContext() = default;
+
+FabricClient *BrokerContext::fabric() const
+{
+    return m_fabric.data();
+}
+
+void BrokerContext::setCompiler(const ChangeCompiler *compiler)
+{
+    m_compiler = compiler ? compiler : &m_defaultCompiler;
+}
+
+void BrokerContext::setApprover(Approver *approver)
+{
+    m_approver = approver ? approver : m_defaultApprover.get();
+}
+
+void BrokerContext::setAuditSink(AuditSink *sink)
+{
+    m_audit = sink;
+}
+
+bool BrokerContext::audit(const QString &type, const QJsonObject &record)
+{
+    const bool durable = !m_audit || m_audit->record(type, record);
+    if (!durable)
+        qCCritical(lcBroker).noquote() << "audit record" << type << "could not be made durable";
+    emit auditEvent(type, record);
+    return durable;
+}
+
+void BrokerContext::reportApprovalStarted(const Proposal &proposal, const QString &channel)
+{
+    emit approvalStarted(proposal, channel);
+}
+
+void BrokerContext::reportApprovalFinished(const Proposal &proposal, const QString &status)
+{
+    emit approvalFinished(proposal, status);
+}
+
+void BrokerContext::reportExecutionFinished(const Proposal &proposal, bool executed,
+                                            const QString &outcome)
+{
+    emit executionFinished(proposal, executed, outcome);
+}
+
+void BrokerContext::addInFlight(ConfirmOperation *operation)
+{
+    m_executing.append(operation);
+}
+
+void BrokerContext::removeInFlight(ConfirmOperation *operation)
+{
+    m_executing.removeAll(operation);
+}
+
+void BrokerContext::reportCreatesInFlight()
+{
+    emit createsInFlightChanged(createsInFlight());
+}
+
+int BrokerContext::createsInFlight() const
+{
+    return int(std::count_if(m_executing.begin(), m_executing.end(),
+                             [](const QPointer<ConfirmOperation> &op) { return !op.isNull(); }));
+}
+
+QStringList BrokerContext::createsInFlightTargets() const
+{
+    QStringList out;
+    for (const QPointer<ConfirmOperation> &op : m_executing) {
+        if (op)
+            out << op->target();
+    }
+    return out;
+}
+
+void BrokerContext::beginShutdown()
+{
+    if (m_shuttingDown)
+        return;
+    m_shuttingDown = true;
+    qCInfo(lcBroker) << "shutting down:" << createsInFlight() << "create(s) in flight";
+}
+
+void BrokerContext::abandonInFlight(const QString &reason)
+{
+    m_shuttingDown = true;
+    const QList<QPointer<ConfirmOperation>> ops = m_executing;
+    for (const QPointer<ConfirmOperation> &op : ops) {
+        if (op) {
+            qCWarning(lcBroker).noquote() << "create for" << op->target() << "ended:" << reason;
+            op->abandon(reason);
+        }
+    }
+    m_executing.removeAll(QPointer<ConfirmOperation>());
+}
+
+} // namespace fb

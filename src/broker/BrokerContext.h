@@ -1,0 +1,106 @@
+#pragma once
+// BrokerContext: what every broker operation needs, in one place: the proposal store, the Fabric
+// client, the compiler, the approver, the audit sink, the clock and the settings, the
+// shutting-down flag and the creates in flight. It is also the one place that records audit
+// events (audit()) and the source of the signals the GUI follows; the MutationBroker facade
+// owns it and forwards its signals.
+#include "broker/Approver.h"
+#include "broker/BrokerSettings.h"
+#include "core/AuditSink.h"
+#include "core/ChangeSpec.h"
+#include "core/Clock.h"
+#include "core/ProposalStore.h"
+
+#include <QJsonObject>
+#include <QList>
+#include <QLoggingCategory>
+#include <QObject>
+#include <QPointer>
+
+#include <memory>
+
+Q_DECLARE_LOGGING_CATEGORY(lcBroker)
+
+namespace fb {
+
+class FabricClient;
+struct FabricConfig;
+class ConfirmOperation;
+
+// Where a create goes and as whom, recorded with each proposal and compared at confirm: the
+// endpoint URL (no user info, no trailing slash) and the credential identity ("client id <id>",
+// "static token sha256:<first 16 hex digits>" or "none"; never a secret).
+struct FabricBinding {
+    QString endpoint;
+    QString identity;
+    bool operator==(const FabricBinding &) const = default;
+
+    static FabricBinding of(const FabricConfig &config);
+};
+
+class BrokerContext : public QObject {
+    Q_OBJECT
+public:
+    BrokerContext(ProposalStore *store, FabricClient *fabric, BrokerSettings settings, Clock *clock,
+                  QObject *parent = nullptr);
+    ~BrokerContext() override;
+
+    ProposalStore *store() const { return m_store; }
+    // Null once the Fabric client is gone.
+    FabricClient *fabric() const;
+    const BrokerSettings &settings() const { return m_settings; }
+    Clock *clock() const { return m_clock; }
+    qint64 nowMs() const { return m_clock->nowMs(); }
+
+    const ChangeCompiler &compiler() const { return *m_compiler; }
+    void setCompiler(const ChangeCompiler *compiler); // nullptr: the real ChangeCompiler
+    Approver *approver() const { return m_approver; }
+    void setApprover(Approver *approver); // nullptr: client elicitation
+    AuditSink *auditSink() const { return m_audit; }
+    void setAuditSink(AuditSink *sink);
+
+    // The one place that records an audit event: the sink first, then the auditEvent signal
+    // (synchronously, before the step's effect proceeds). False when the sink could not make it
+    // durable.
+    bool audit(const QString &type, const QJsonObject &record);
+
+    // For the GUI: the confirm flow's progress for one proposal.
+    void reportApprovalStarted(const Proposal &proposal, const QString &channel);
+    void reportApprovalFinished(const Proposal &proposal, const QString &status);
+    void reportExecutionFinished(const Proposal &proposal, bool executed, const QString &outcome);
+
+    // Creates approved and handed to Fabric whose outcome is not in yet.
+    void addInFlight(ConfirmOperation *operation);
+    void removeInFlight(ConfirmOperation *operation);
+    // Emits createsInFlightChanged(createsInFlight()).
+    void reportCreatesInFlight();
+    int createsInFlight() const;
+    QStringList createsInFlightTargets() const;
+
+    bool isShuttingDown() const { return m_shuttingDown; }
+    void beginShutdown();
+    // Ends every create still in flight now (see MutationBroker::abandonInFlight).
+    void abandonInFlight(const QString &reason);
+
+signals:
+    void auditEvent(const QString &type, const QJsonObject &record);
+    void approvalStarted(const fb::Proposal &proposal, const QString &channel);
+    void approvalFinished(const fb::Proposal &proposal, const QString &status);
+    void executionFinished(const fb::Proposal &proposal, bool executed, const QString &outcome);
+    void createsInFlightChanged(int count);
+
+private:
+    ProposalStore *m_store;
+    QPointer<FabricClient> m_fabric;
+    BrokerSettings m_settings;
+    Clock *m_clock;
+    ChangeCompiler m_defaultCompiler;
+    const ChangeCompiler *m_compiler;
+    std::unique_ptr<Approver> m_defaultApprover;
+    Approver *m_approver;
+    AuditSink *m_audit = nullptr;
+    QList<QPointer<ConfirmOperation>> m_executing; // creates in flight, oldest first
+    bool m_shuttingDown = false;
+};
+
+} // namespace fb

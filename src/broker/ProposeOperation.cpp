@@ -1,0 +1,270 @@
+#include "broker/ProposeOperation.h"
+
+#include "broker/PolicyGate.h"
+#include "broker/ProposalView.h"
+#include "broker/ResultJson.h"
+#include "fabric/FabricClient.h"
+#include "mcp/ToolCall.h"
+
+#include <QJsonArray>
+
+#include <utility>
+
+namespace fb {
+
+ProposeOperation::ProposeOperation(BrokerContext *context, mcp::ToolCall *call)
+    : ToolOperation(context, call)
+{
+}
+
+void ProposeOperation::start()
+{
+    const QJsonObject args = call()->arguments();
+    const QStringList unknown =
+        result::unknownArguments(args, {QStringLiteral("change_type"), QStringLiteral("spec")});
+    QList<SpecViolation> problems;
+    for (const QString &k : unknown)
+        problems.append({QStringLiteral("$.") + k,
+                         QStringLiteral("unknown argument; allowed: change_type, spec")});
+    const QJsonValue typeValue = args.value(QStringLiteral("change_type"));
+    const auto type = changeTypeFromName(typeValue.toString());
+    if (!typeValue.isString() || !type)
+        problems.append(
+            {QStringLiteral("$.change_type"),
+             QStringLiteral("must be one of: ") + changeTypeNames().join(QStringLiteral(", "))});
+    if (!args.value(QStringLiteral("spec")).isObject())
+        problems.append(
+            {QStringLiteral("$.spec"), args.contains(QStringLiteral("spec"))
+                                           ? QStringLiteral("must be an object")
+                                           : QStringLiteral("required argument missing")});
+    if (!problems.isEmpty())
+        return failInvalid(problems);
+
+    m_type = *type;
+    m_spec = args.value(QStringLiteral("spec")).toObject();
+    const CompileResult compiled = context()->compiler().compile(m_type, m_spec);
+    QList<SpecViolation> violations = compiled.violations;
+    if (compiled.ok())
+        violations += ChangeSpec::validateTimes(m_type, m_spec, context()->nowMs());
+    if (!violations.isEmpty()) {
+        QList<SpecViolation> prefixed;
+        for (const SpecViolation &v : std::as_const(violations))
+            prefixed.append({QStringLiteral("$.spec") + v.path.mid(1), v.message});
+        return failInvalid(prefixed);
+    }
+    m_request = *compiled.request;
+    m_target = ProposalView::target(m_type, m_spec, {}); // uuids only until Fabric names them
+
+    m_binding = FabricBinding::of(context()->fabric()->config());
+    m_dryRun = context()->fabric()->dryRun(m_request);
+    connect(m_dryRun, &FabricCall::finished, this, [this](const FabricResult &r) {
+        m_dryRun = nullptr;
+        m_dryRunResult = r;
+        m_haveDryRun = true;
+        if (r.ok())
+            startNameLookups(); // after the dry run, so Fabric sees the dry run first
+        else
+            abortAll();
+        maybeFinish();
+    });
+    m_price = context()->fabric()->priceContext(m_request);
+    connect(m_price, &FabricCall::finished, this, [this](const FabricResult &r) {
+        m_price = nullptr;
+        m_priceResult = r.ok() && r.body.isObject()
+                            ? r.body.toObject()
+                            : QJsonObject{{QStringLiteral("priced"), false},
+                                          {QStringLiteral("reason"),
+                                           QStringLiteral("price lookup failed: ") + r.message}};
+        m_havePrice = true;
+        maybeFinish();
+    });
+}
+
+void ProposeOperation::onCancelled(const QString &)
+{
+    abortAll();
+}
+
+// Fabric's own name of each entity the dry run did not name for sure, for the Target line:
+// one catalog read each, in parallel. A failed read leaves the dry run's name (or the uuid).
+void ProposeOperation::startNameLookups()
+{
+    const QJsonObject validated = m_dryRunResult.body.toObject();
+    for (const auto &[uuid, path] : ProposalView::nameLookups(m_spec, validated)) {
+        FabricCall *lookup = context()->fabric()->get(path);
+        m_lookups.append(lookup);
+        connect(lookup, &FabricCall::finished, this, [this, uuid = uuid](const FabricResult &r) {
+            const QJsonObject entity = r.body.toObject();
+            const QString name = entity.value(QStringLiteral("name")).toString();
+            if (r.ok() && entity.value(QStringLiteral("uuid")).toString() == uuid &&
+                !name.isEmpty())
+                m_fabricNames.insert(uuid, name);
+            ++m_lookupsDone;
+            maybeFinish();
+        });
+    }
+}
+
+void ProposeOperation::abortAll()
+{
+    if (m_dryRun)
+        m_dryRun->abort();
+    if (m_price)
+        m_price->abort();
+    for (const QPointer<FabricCall> &lookup : std::as_const(m_lookups)) {
+        if (lookup && !lookup->isFinished())
+            lookup->abort();
+    }
+}
+
+void ProposeOperation::failInvalid(const QList<SpecViolation> &violations)
+{
+    const QJsonObject structured{
+        {QStringLiteral("error"),
+         QJsonObject{{QStringLiteral("kind"), QStringLiteral("invalid_spec")},
+                     {QStringLiteral("message"),
+                      QStringLiteral("The proposal is invalid; nothing was sent to Fabric. "
+                                     "Fix every field listed and propose again.")},
+                     {QStringLiteral("violations"), result::violationsJson(violations)}}}};
+    context()->audit(QStringLiteral("propose_failed"), structured);
+    finishStructured(structured,
+                     QStringLiteral("Invalid proposal (nothing was sent):\n") +
+                         formatViolations(violations),
+                     true);
+}
+
+void ProposeOperation::maybeFinish()
+{
+    if (!m_haveDryRun ||
+        (m_dryRunResult.ok() && (!m_havePrice || m_lookupsDone < m_lookups.size())))
+        return;
+    if (m_finished)
+        return;
+    m_finished = true;
+    if (!context()) {
+        finishError(QStringLiteral("the broker shut down; no token was minted"));
+        return;
+    }
+    if (call()->isCancelled()) {
+        finishError(QStringLiteral("cancelled by the client; no token was minted"));
+        return;
+    }
+    if (!m_dryRunResult.ok())
+        return failDryRun();
+    // The operator policy (docs/policy.md): a denied proposal gets no token.
+    const PolicyVerdict policy = evaluateAtPropose(context()->settings().policy, m_priceResult);
+    if (policy.denied()) {
+        const QJsonObject s = policyRefusal(policy, m_priceResult, changeTypeName(m_type), m_target,
+                                            m_request.sha256Hex());
+        context()->audit(QStringLiteral("propose_failed"), s);
+        return finishStructured(s, result::renderText(policyConfirmMessage(policy), s), true);
+    }
+
+    const QJsonObject validated = m_dryRunResult.body.toObject();
+    // Fabric's names for the uuids of the request, never the agent's labels.
+    m_target = ProposalView::target(m_type, m_spec, validated, m_fabricNames);
+
+    Proposal p;
+    p.changeType = m_type;
+    p.spec = m_spec;
+    p.requestSha256 = m_request.sha256Hex();
+    p.target = m_target;
+    p.fabricEndpoint = m_binding.endpoint;
+    p.credentialIdentity = m_binding.identity;
+    p.context = {{QStringLiteral("price"), m_priceResult},
+                 {QStringLiteral("validated"), validated},
+                 {QStringLiteral("client"), call()->client().toJson()},
+                 {QStringLiteral("dry_run_correlation_id"), m_dryRunResult.correlationId},
+                 {QStringLiteral("policy"), policy.toJson()}};
+    const AddResult added = context()->store()->add(p);
+    const qint64 now = context()->nowMs();
+
+    QJsonArray evicted;
+    for (const Proposal &e : added.evicted)
+        evicted.append(QJsonObject{
+            {QStringLiteral("token"), e.token},
+            {QStringLiteral("change_type"), changeTypeName(e.changeType)},
+            {QStringLiteral("target"), e.target},
+            {QStringLiteral("age_seconds"), static_cast<double>((now - e.proposedAtMs) / 1000)}});
+
+    QJsonArray evictedAudit;
+    for (const Proposal &e : added.evicted)
+        evictedAudit.append(QJsonObject{{QStringLiteral("token_sha256"), tokenDigest(e.token)},
+                                        {QStringLiteral("request_sha256"), e.requestSha256},
+                                        {QStringLiteral("target"), e.target}});
+    const Proposal &stored = added.proposal;
+    QJsonObject structured{
+        {QStringLiteral("confirm_token"), stored.token},
+        {QStringLiteral("change_type"), changeTypeName(m_type)},
+        {QStringLiteral("target"), m_target},
+        {QStringLiteral("request"), m_request.toJson()},
+        {QStringLiteral("request_sha256"), stored.requestSha256},
+        {QStringLiteral("validated"), validated},
+        {QStringLiteral("price"), m_priceResult},
+        {QStringLiteral("policy"), policy.toJson()},
+        {QStringLiteral("proposed_at"), ProposalView::isoTime(stored.proposedAtMs)},
+        {QStringLiteral("expires_at"), ProposalView::isoTime(stored.expiresAtMs)},
+        {QStringLiteral("evicted_proposals"), evicted},
+        {QStringLiteral("sandbox"), context()->fabric()->config().sandbox},
+        {QStringLiteral("next_step"),
+         QStringLiteral("Show the user the target, price and request, then call "
+                        "fabric_confirm_change with confirm_token. The user approves in a "
+                        "prompt; the token works once and expires at expires_at.")}};
+
+    QJsonObject audit{{QStringLiteral("change_type"), changeTypeName(m_type)},
+                      {QStringLiteral("target"), m_target},
+                      {QStringLiteral("request"), m_request.toJson()},
+                      {QStringLiteral("request_sha256"), stored.requestSha256},
+                      {QStringLiteral("token_sha256"), tokenDigest(stored.token)},
+                      {QStringLiteral("dry_run"), m_dryRunResult.toJson()},
+                      {QStringLiteral("price"), m_priceResult},
+                      {QStringLiteral("policy"), policy.toJson()},
+                      {QStringLiteral("client"), call()->client().toJson()},
+                      {QStringLiteral("fabric_endpoint"), m_binding.endpoint},
+                      {QStringLiteral("credential_identity"), m_binding.identity},
+                      {QStringLiteral("evicted"), evictedAudit},
+                      {QStringLiteral("expires_at"), ProposalView::isoTime(stored.expiresAtMs)}};
+    context()->audit(QStringLiteral("proposed"), audit);
+    qCInfo(lcBroker).noquote() << "proposed" << changeTypeName(m_type) << m_target << "sha256"
+                               << stored.requestSha256;
+
+    QString summary =
+        QStringLiteral("Proposed %1: %2\nFabric's dry run validated the exact "
+                       "request. Price: %3\nConfirm token: %4 (expires %5)")
+            .arg(changeTypeName(m_type), m_target, ProposalView::priceLine(m_priceResult),
+                 stored.token, ProposalView::isoTime(stored.expiresAtMs));
+    if (!added.evicted.isEmpty())
+        summary += QStringLiteral("\nThis proposal evicted %1 older proposal(s).")
+                       .arg(added.evicted.size());
+    finishStructured(structured, result::renderText(summary, structured));
+}
+
+void ProposeOperation::failDryRun()
+{
+    const FabricResult &r = m_dryRunResult;
+    QString message;
+    if (r.kind == FabricResult::Kind::DryRunUnsupported)
+        message = QStringLiteral("Fabric cannot dry-run this %1 (EQ-3142411), so it cannot be "
+                                 "proposed: the broker only carries changes Fabric validated. "
+                                 "No token was minted.")
+                      .arg(changeTypeNoun(m_type));
+    else
+        message = QStringLiteral("Fabric's dry run rejected the request; no token was minted. "
+                                 "%1")
+                      .arg(r.message);
+    const QJsonObject structured{
+        {QStringLiteral("error"),
+         QJsonObject{{QStringLiteral("kind"), r.kind == FabricResult::Kind::DryRunUnsupported
+                                                  ? QStringLiteral("dry_run_unsupported")
+                                                  : QStringLiteral("dry_run_failed")},
+                     {QStringLiteral("message"), message},
+                     {QStringLiteral("fabric"), r.toJson()},
+                     {QStringLiteral("fabric_errors"), result::fabricErrorsJson(r)}}},
+        {QStringLiteral("change_type"), changeTypeName(m_type)},
+        {QStringLiteral("target"), m_target},
+        {QStringLiteral("request_sha256"), m_request.sha256Hex()}};
+    context()->audit(QStringLiteral("propose_failed"), structured);
+    finishStructured(structured, result::renderText(message, structured), true);
+}
+
+} // namespace fb

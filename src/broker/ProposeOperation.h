@@ -1,0 +1,51 @@
+#pragma once
+// ProposeOperation: one fabric_propose_change call. Validate and compile, run Fabric's dry run
+// and the price lookup in parallel, name the target from Fabric, and mint the token only when
+// the dry run succeeded and the operator policy allows it.
+#include "broker/ToolOperation.h"
+#include "core/ChangeSpec.h"
+#include "core/CompiledRequest.h"
+#include "fabric/FabricResult.h"
+
+#include <QHash>
+#include <QList>
+#include <QPointer>
+
+namespace fb {
+
+class FabricCall;
+
+class ProposeOperation : public ToolOperation {
+    Q_OBJECT
+public:
+    ProposeOperation(BrokerContext *context, mcp::ToolCall *call);
+    void start() override;
+
+protected:
+    void onCancelled(const QString &reason) override;
+
+private:
+    void startNameLookups();
+    void abortAll();
+    void failInvalid(const QList<SpecViolation> &violations);
+    void maybeFinish();
+    void failDryRun();
+
+    ChangeType m_type = ChangeType::ConnectionCreate;
+    QJsonObject m_spec;
+    CompiledRequest m_request;
+    QString m_target;
+    FabricBinding m_binding;
+    QList<QPointer<FabricCall>> m_lookups;
+    qsizetype m_lookupsDone = 0;
+    QHash<QString, QString> m_fabricNames; // uuid -> name, from the lookups
+    QPointer<FabricCall> m_dryRun;
+    QPointer<FabricCall> m_price;
+    FabricResult m_dryRunResult;
+    QJsonObject m_priceResult;
+    bool m_haveDryRun = false;
+    bool m_havePrice = false;
+    bool m_finished = false;
+};
+
+} // namespace fb

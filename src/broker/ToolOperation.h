@@ -1,0 +1,51 @@
+#pragma once
+// ToolOperation: one tool call that finishes exactly once (after KeePassXC's fdosecrets
+// PromptBase: one object per pending request, one completion, a dismiss hook). It lives as a
+// child of its mcp::ToolCall, so it ends with the call; it reaches the call and the broker only
+// through guarded pointers, because either can go away first.
+#include "broker/BrokerContext.h"
+
+#include <QJsonObject>
+#include <QObject>
+#include <QPointer>
+
+namespace fb::mcp {
+class ToolCall;
+}
+
+namespace fb {
+
+class ToolOperation : public QObject {
+    Q_OBJECT
+public:
+    ~ToolOperation() override;
+
+    // Runs the operation; it completes the call later or right away.
+    virtual void start() = 0;
+    bool isFinished() const { return m_finished; }
+
+protected:
+    ToolOperation(BrokerContext *context, mcp::ToolCall *call);
+
+    // Null once the call is gone (the operation is then being destroyed with it).
+    mcp::ToolCall *call() const;
+    // Null once the broker is gone.
+    BrokerContext *context() const { return m_context.data(); }
+
+    // Completes the call with this CallToolResult, once: a later attempt (or one after the call
+    // went away) changes nothing and returns false.
+    bool finishOnce(const QJsonObject &callToolResult);
+    void finishStructured(const QJsonObject &structured, const QString &text, bool isError = false);
+    void finishError(const QString &message);
+
+    // The cancellation hook: the client cancelled the call (notifications/cancelled or the
+    // session ended) while the operation runs. Does nothing by default.
+    virtual void onCancelled(const QString &reason);
+
+private:
+    QPointer<mcp::ToolCall> m_call;
+    QPointer<BrokerContext> m_context;
+    bool m_finished = false;
+};
+
+} // namespace fb

@@ -1,0 +1,66 @@
+#include "mcp/FrameWriter.h"
+
+#include <utility>
+
+namespace fb::mcp {
+
+FrameWriter::FrameWriter(QIODevice *output, qint64 maxPendingWrite, FailureHandler onFailure)
+    : m_output(output)
+    , m_maxPendingWrite(maxPendingWrite)
+    , m_onFailure(std::move(onFailure))
+{
+}
+
+void FrameWriter::write(QByteArray frame)
+{
+    if (m_stopped || !m_output)
+        return;
+    frame.append('\n');
+    if (m_coalesceDepth > 0) {
+        m_pending.append(frame);
+        if (m_pending.size() < CoalesceLimit)
+            return;
+        frame = std::exchange(m_pending, QByteArray());
+    }
+    writeOut(frame);
+}
+
+void FrameWriter::flushPending()
+{
+    if (!m_pending.isEmpty() && !m_stopped && m_output)
+        m_output->write(std::exchange(m_pending, QByteArray()));
+}
+
+void FrameWriter::stop()
+{
+    m_stopped = true;
+    m_pending.clear();
+}
+
+void FrameWriter::writeOut(const QByteArray &bytes)
+{
+    if (m_stopped || !m_output)
+        return;
+    const qint64 written = m_output->write(bytes);
+    if (written != bytes.size()) {
+        if (m_onFailure)
+            m_onFailure(Failure::WriteFailed, m_output ? m_output->errorString() : QString());
+        return;
+    }
+    if (m_maxPendingWrite > 0 && m_output->bytesToWrite() > m_maxPendingWrite && m_onFailure)
+        m_onFailure(Failure::NotReading, QString::number(m_output->bytesToWrite()));
+}
+
+FrameWriter::Coalesce::Coalesce(FrameWriter &writer)
+    : m_writer(writer)
+{
+    ++m_writer.m_coalesceDepth;
+}
+
+FrameWriter::Coalesce::~Coalesce()
+{
+    if (--m_writer.m_coalesceDepth == 0 && !m_writer.m_pending.isEmpty())
+        m_writer.writeOut(std::exchange(m_writer.m_pending, QByteArray()));
+}
+
+} // namespace fb::mcp
