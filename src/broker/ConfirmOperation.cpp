@@ -37,7 +37,7 @@ void ConfirmOperation::start()
     m_checks = consumed.checks;
     if (consumed.proposal)
         m_proposal = *consumed.proposal;
-    context()->audit(QStringLiteral("redemption"),
+    context()->audit(AuditEventType::Redemption,
                      {{QStringLiteral("token_sha256"), tokenDigest(token.toString())},
                       {QStringLiteral("outcome"), consumeOutcomeName(consumed.outcome)},
                       {QStringLiteral("confirm_checks"), m_checks.toJson()},
@@ -111,7 +111,7 @@ void ConfirmOperation::start()
                                context()->nowMs());
     m_policyEvaluated = true;
     m_proposal.context.insert(QStringLiteral("policy"), m_policy.toJson());
-    context()->audit(QStringLiteral("policy"),
+    context()->audit(AuditEventType::Policy,
                      {{QStringLiteral("request_sha256"), m_proposal.requestSha256},
                       {QStringLiteral("stage"), QStringLiteral("confirm")},
                       {QStringLiteral("policy"), m_policy.toJson()}});
@@ -141,7 +141,7 @@ void ConfirmOperation::askPerson()
     ApprovalContext ctx{m_proposal, m_request, call()->client(),
                         context()->settings().elicitTimeoutMs};
     m_askedAtMs = context()->nowMs();
-    context()->audit(QStringLiteral("approval_requested"),
+    context()->audit(AuditEventType::ApprovalRequested,
                      {{QStringLiteral("request_sha256"), m_proposal.requestSha256},
                       {QStringLiteral("channel"), context()->approver()->channel()},
                       {QStringLiteral("client"), call()->client().toJson()}});
@@ -176,7 +176,7 @@ void ConfirmOperation::revalidated(const FabricResult &r, bool beforeSend)
         m_revalidation.insert(QStringLiteral("before_send"), run);
     else
         m_revalidation = run;
-    context()->audit(QStringLiteral("revalidation"),
+    context()->audit(AuditEventType::Revalidation,
                      {{QStringLiteral("request_sha256"), m_proposal.requestSha256},
                       {QStringLiteral("stage"), beforeSend ? QStringLiteral("before_send")
                                                            : QStringLiteral("before_asking")},
@@ -258,7 +258,7 @@ void ConfirmOperation::decided(const HumanDecision &d)
         m_progressTimer->stop();
     const qint64 now = context()->nowMs();
     const QString status = humanStatusName(d.status);
-    context()->audit(QStringLiteral("decision"),
+    context()->audit(AuditEventType::Decision,
                      {{QStringLiteral("request_sha256"), m_proposal.requestSha256},
                       {QStringLiteral("status"), status},
                       {QStringLiteral("channel"), d.channel},
@@ -303,10 +303,10 @@ void ConfirmOperation::execute(const QJsonObject &human, bool unconfirmed)
     m_human = human;
     m_unconfirmed = unconfirmed;
     const bool durable = context()->audit(
-        QStringLiteral("sending"), {{QStringLiteral("request_sha256"), m_proposal.requestSha256},
-                                    {QStringLiteral("request"), m_request.toJson()},
-                                    {QStringLiteral("human_confirmation"), human},
-                                    {QStringLiteral("unconfirmed_execution"), unconfirmed}});
+        AuditEventType::Sending, {{QStringLiteral("request_sha256"), m_proposal.requestSha256},
+                                  {QStringLiteral("request"), m_request.toJson()},
+                                  {QStringLiteral("human_confirmation"), human},
+                                  {QStringLiteral("unconfirmed_execution"), unconfirmed}});
     if (!durable) {
         call()->setReportEvenIfCancelled(false);
         return finishNotExecuted(m_checks, QStringLiteral("audit_unavailable"),
@@ -361,7 +361,7 @@ void ConfirmOperation::executed(const FabricResult &r)
     if (!ctx)
         return finishError(QStringLiteral("the broker shut down"));
     const ExecutionReport report = executionReport(r, m_proposal, m_endReason, m_unconfirmed);
-    ctx->audit(QStringLiteral("executed"), report.record);
+    ctx->audit(AuditEventType::Executed, report.record);
     ctx->reportExecutionFinished(m_proposal, report.executed, report.outcome);
     ConfirmOutcome outcome;
     outcome.checks = m_checks;

@@ -111,7 +111,6 @@ public:
     // when the log is not open or the record could not be written and synced in full (the caller
     // must then not proceed with what it was recording).
     bool record(AuditEventType type, const QJsonObject &data) override;
-    using AuditSink::record;
 
     // Convenience records for ProposalStore::proposalEvicted / proposalExpired (types Evicted
     // and Expired); the token appears only as its SHA-256.

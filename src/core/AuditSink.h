@@ -14,10 +14,6 @@ class AuditSink {
 public:
     virtual ~AuditSink() = default;
     virtual bool record(AuditEventType type, const QJsonObject &data) = 0;
-    // For call sites that still name the type as a string: maps typeName through the name table
-    // (core/AuditEvent.h) and records the typed event. A name the table does not hold is
-    // refused (false, nothing recorded).
-    bool record(const QString &typeName, const QJsonObject &data);
 };
 
 // Confirm tokens never reach the audit log in clear: their SHA-256 (lowercase hex) does.

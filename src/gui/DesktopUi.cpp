@@ -53,10 +53,7 @@ DesktopUi::DesktopUi(DesktopContext context, QObject *parent)
 
     if (m_context.broker)
         connect(m_context.broker, &MutationBroker::auditEvent, m_window.get(),
-                [window = m_window.get()](const QString &type, const QJsonObject &record) {
-                    if (const std::optional<AuditEventType> t = auditEventFromName(type))
-                        window->appendActivity(*t, record);
-                });
+                &MainWindow::appendActivity);
     if (m_context.server) {
         for (const mcp::ClientInfo &c : m_context.server->sessions())
             m_window->clientOpened(c);

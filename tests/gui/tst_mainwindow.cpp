@@ -171,7 +171,7 @@ private slots:
         QCOMPARE(asked, 0);
 
         // An audit event lands in the activity log.
-        emit broker.auditEvent(QStringLiteral("decision"),
+        emit broker.auditEvent(fb::AuditEventType::Decision,
                                {{QStringLiteral("status"), QStringLiteral("declined")},
                                 {QStringLiteral("channel"), QStringLiteral("desktop")}});
         QVERIFY(ui.mainWindow()->activityLog()->toPlainText().contains(

@@ -1,8 +1,6 @@
 // Unit tests of fb::AuditEventType and its name table (core/AuditEvent.h): one unique on-disk
-// name per type, names unchanged (they are the file format), name <-> type round trip, and the
-// string-compatible AuditSink::record refusing names the table does not hold.
+// name per type, names unchanged (they are the file format), name <-> type round trip.
 #include "core/AuditEvent.h"
-#include "core/AuditSink.h"
 
 #include <QRegularExpression>
 #include <QSet>
@@ -10,22 +8,6 @@
 #include <QtTest>
 
 using fb::AuditEventType;
-
-namespace {
-
-// Records what reaches the typed entry point.
-class RecordingSink : public fb::AuditSink {
-public:
-    QList<AuditEventType> types;
-    bool record(AuditEventType type, const QJsonObject &) override
-    {
-        types.append(type);
-        return true;
-    }
-    using fb::AuditSink::record;
-};
-
-} // namespace
 
 class TestAuditEvent : public QObject {
     Q_OBJECT
@@ -91,16 +73,6 @@ private slots:
     {
         const QVariant v = QVariant::fromValue(AuditEventType::ApprovalRequested);
         QCOMPARE(v.toString(), QStringLiteral("approval_requested"));
-    }
-
-    void stringCompatibleRecordMapsThroughTheTable()
-    {
-        RecordingSink sink;
-        QVERIFY(sink.record(QStringLiteral("decision"), {}));
-        QTest::ignoreMessage(QtCriticalMsg,
-                             "refusing an audit record of unknown type something_new");
-        QVERIFY(!sink.record(QStringLiteral("something_new"), {}));
-        QCOMPARE(sink.types, QList<AuditEventType>{AuditEventType::Decision});
     }
 };
 
