@@ -1,5 +1,6 @@
 #include "app/AuditCommand.h"
 
+#include "app/ConsoleOutput.h"
 #include "core/AuditLog.h"
 #include "core/CanonicalJson.h"
 
@@ -9,30 +10,33 @@
 #include <QJsonObject>
 #include <QTimeZone>
 
+#include <algorithm>
 #include <cstdio>
 #include <optional>
+
+using namespace Qt::StringLiterals;
 
 namespace fb {
 
 namespace {
 
+using console::err;
+using console::out;
+using console::writeOut;
+
 constexpr int ExitIntact = 0;
 constexpr int ExitBroken = 1;
 constexpr int ExitUsage = 2;
 
-void writeOut(const QByteArray &bytes)
-{
-    std::fwrite(bytes.constData(), 1, static_cast<size_t>(bytes.size()), stdout);
-}
-void out(const QString &text)
-{
-    writeOut(text.toUtf8());
-}
-void err(const QString &text)
-{
-    const QByteArray bytes = text.toUtf8();
-    std::fwrite(bytes.constData(), 1, static_cast<size_t>(bytes.size()), stderr);
-}
+// One subcommand: its help, its options (besides --help and FILE), and what it does once the
+// command line parsed.
+struct Subcommand {
+    QString name;
+    QString synopsis;
+    QString description;
+    QList<QCommandLineOption> options;
+    int (*run)(const QCommandLineParser &parser, const QString &file);
+};
 
 QString generalHelp()
 {
@@ -56,11 +60,12 @@ QString generalHelp()
 
 // Parses the options of one subcommand. Returns an exit code when the command should stop
 // here (help printed, or a usage error), otherwise nullopt and the log file to use.
-std::optional<int> parseCommand(QCommandLineParser &parser, const QString &command,
-                                const QString &synopsis, const QString &description,
+std::optional<int> parseCommand(QCommandLineParser &parser, const Subcommand &command,
                                 const QStringList &args, QString *file)
 {
-    parser.setApplicationDescription(description);
+    for (const QCommandLineOption &option : command.options)
+        parser.addOption(option);
+    parser.setApplicationDescription(command.description);
     parser.addPositionalArgument(
         QStringLiteral("FILE"),
         QStringLiteral("The audit log (default: %1).").arg(AuditLog::defaultPath()),
@@ -70,13 +75,13 @@ std::optional<int> parseCommand(QCommandLineParser &parser, const QString &comma
     parser.addOption(help);
     if (!parser.parse(QStringList{QStringLiteral("fabric-broker")} + args)) {
         err(QStringLiteral("fabric-broker audit %1: %2\nTry 'fabric-broker audit %1 --help'.\n")
-                .arg(command, parser.errorText()));
+                .arg(command.name, parser.errorText()));
         return ExitUsage;
     }
     if (parser.isSet(help)) {
         QString text = parser.helpText();
         const qsizetype firstNewline = text.indexOf(u'\n');
-        text = QStringLiteral("Usage: fabric-broker audit %1\n").arg(synopsis) +
+        text = QStringLiteral("Usage: fabric-broker audit %1\n").arg(command.synopsis) +
                (firstNewline >= 0 ? text.mid(firstNewline + 1) : QString());
         out(text);
         return ExitIntact;
@@ -84,48 +89,22 @@ std::optional<int> parseCommand(QCommandLineParser &parser, const QString &comma
     const QStringList positional = parser.positionalArguments();
     if (positional.size() > 1) {
         err(QStringLiteral("fabric-broker audit %1: expected at most one FILE, got %2\n")
-                .arg(command, positional.join(QStringLiteral(" "))));
+                .arg(command.name, positional.join(QStringLiteral(" "))));
         return ExitUsage;
     }
     *file = positional.isEmpty() ? AuditLog::defaultPath() : positional.first();
     return std::nullopt;
 }
 
-int runVerify(const QStringList &args)
+int runVerify(const QCommandLineParser &parser, const QString &file)
 {
-    QCommandLineParser parser;
-    const QCommandLineOption strict(
-        QStringLiteral("strict"),
-        QStringLiteral("Treat torn records (interrupted writes) and log continuations (the log "
-                       "was replaced, moved, unlinked or truncated while written) as a broken "
-                       "chain."));
-    const QCommandLineOption head(
-        QStringLiteral("head"),
-        QStringLiteral("A head kept elsewhere (printed earlier by 'fabric-broker audit head'): "
-                       "the log must still contain it; records deleted after it are reported."),
-        QStringLiteral("SEQ:SHA256"));
-    parser.addOption(strict);
-    parser.addOption(head);
-    QString file;
-    if (const auto stop = parseCommand(
-            parser, QStringLiteral("verify"),
-            QStringLiteral("verify [--strict] [--head SEQ:SHA256] [FILE]"),
-            QStringLiteral(
-                "Checks every record of the audit log: canonical JSON, consecutive seq,\n"
-                "and prev = SHA-256 of the previous record's line. Reports the first\n"
-                "broken record, and a truncated tail when the log ends before the head\n"
-                "recorded in FILE.head (or before the --head given). Exit codes:\n"
-                "0 = intact, 1 = broken or truncated, 2 = usage or I/O error."),
-            args, &file))
-        return *stop;
-
     AuditVerifyOptions options;
-    if (parser.isSet(head)) {
-        options.keptHead = AuditHead::parse(parser.value(head));
+    if (parser.isSet(u"head"_s)) {
+        options.keptHead = AuditHead::parse(parser.value(u"head"_s));
         if (!options.keptHead) {
             err(QStringLiteral("fabric-broker audit verify: --head \"%1\" is not SEQ:SHA256 or "
                                "SHA256 (64 lowercase hex digits)\n")
-                    .arg(parser.value(head).left(200)));
+                    .arg(parser.value(u"head"_s).left(200)));
             return ExitUsage;
         }
     }
@@ -152,7 +131,7 @@ int runVerify(const QStringList &args)
         return ExitBroken;
     }
     const bool strictBroken =
-        parser.isSet(strict) && (!r.tornLines.isEmpty() || !r.continuations.isEmpty());
+        parser.isSet(u"strict"_s) && (!r.tornLines.isEmpty() || !r.continuations.isEmpty());
     out(QStringLiteral("%1: %2: %3 record(s) verified, chain intact.\n")
             .arg(strictBroken ? QStringLiteral("BROKEN (strict)") : QStringLiteral("OK"), file)
             .arg(r.records));
@@ -181,21 +160,8 @@ int runVerify(const QStringList &args)
     return strictBroken ? ExitBroken : ExitIntact;
 }
 
-int runHead(const QStringList &args)
+int runHead(const QCommandLineParser &, const QString &file)
 {
-    QCommandLineParser parser;
-    QString file;
-    if (const auto stop = parseCommand(
-            parser, QStringLiteral("head"), QStringLiteral("head [FILE]"),
-            QStringLiteral(
-                "Verifies the audit log and prints its head as SEQ:SHA256 (the seq and the\n"
-                "SHA-256 of the last record's line) on one line. Keep it somewhere the\n"
-                "broker's user cannot write (a ticket, another host) and later run\n"
-                "'fabric-broker audit verify --head SEQ:SHA256': it reports a log rewritten\n"
-                "or cut back before that head. Exit codes: 0 = printed, 1 = the chain is\n"
-                "broken or truncated (nothing printed), 2 = usage or I/O error."),
-            args, &file))
-        return *stop;
     const AuditLog::VerifyResult r = AuditLog::verify(file);
     if (r.ioError) {
         err(QStringLiteral("fabric-broker audit head: %1\n").arg(r.problem));
@@ -281,34 +247,9 @@ QString csvCell(QString s)
     return s;
 }
 
-int runExport(const QStringList &args)
+int runExport(const QCommandLineParser &parser, const QString &file)
 {
-    QCommandLineParser parser;
-    const QCommandLineOption format(
-        QStringLiteral("format"),
-        QStringLiteral("Output format: csv (one row per record, columns "
-                       "seq,time,type,change_type,target,"
-                       "request_sha256,status,channel,outcome,uuid,"
-                       "client) or json (an array of the records)."),
-        QStringLiteral("csv|json"));
-    const QCommandLineOption since(QStringLiteral("since"),
-                                   QStringLiteral("Only records at or after DATE: YYYY-MM-DD "
-                                                  "(midnight UTC) or ISO-8601 date-time (UTC "
-                                                  "unless it has an offset)."),
-                                   QStringLiteral("DATE"));
-    parser.addOption(format);
-    parser.addOption(since);
-    QString file;
-    if (const auto stop = parseCommand(
-            parser, QStringLiteral("export"),
-            QStringLiteral("export --format csv|json [--since DATE] [FILE]"),
-            QStringLiteral("Prints the records of the audit log as CSV or as a JSON array. The\n"
-                           "chain is verified first: when it is broken the records are still\n"
-                           "printed, a warning goes to stderr and the exit code is 1."),
-            args, &file))
-        return *stop;
-
-    const QString fmt = parser.value(format);
+    const QString fmt = parser.value(u"format"_s);
     if (fmt != u"csv" && fmt != u"json") {
         err(fmt.isEmpty() ? QStringLiteral("fabric-broker audit export: --format csv|json is "
                                            "required\n")
@@ -318,12 +259,12 @@ int runExport(const QStringList &args)
         return ExitUsage;
     }
     std::optional<QDateTime> sinceTime;
-    if (parser.isSet(since)) {
-        sinceTime = parseSince(parser.value(since));
+    if (parser.isSet(u"since"_s)) {
+        sinceTime = parseSince(parser.value(u"since"_s));
         if (!sinceTime) {
             err(QStringLiteral("fabric-broker audit export: --since \"%1\" is not YYYY-MM-DD or an "
                                "ISO-8601 date-time\n")
-                    .arg(parser.value(since)));
+                    .arg(parser.value(u"since"_s)));
             return ExitUsage;
         }
     }
@@ -407,6 +348,65 @@ int runExport(const QStringList &args)
     return ExitIntact;
 }
 
+const QList<Subcommand> &subcommands()
+{
+    static const QList<Subcommand> table{
+        {u"verify"_s,
+         u"verify [--strict] [--head SEQ:SHA256] [FILE]"_s,
+         u"Checks every record of the audit log: canonical JSON, consecutive seq,\n"
+         u"and prev = SHA-256 of the previous record's line. Reports the first\n"
+         u"broken record, and a truncated tail when the log ends before the head\n"
+         u"recorded in FILE.head (or before the --head given). Exit codes:\n"
+         u"0 = intact, 1 = broken or truncated, 2 = usage or I/O error."_s,
+         {QCommandLineOption(u"strict"_s,
+                             u"Treat torn records (interrupted writes) and log continuations (the "
+                             u"log was replaced, moved, unlinked or truncated while written) as a "
+                             u"broken chain."_s),
+          QCommandLineOption(u"head"_s,
+                             u"A head kept elsewhere (printed earlier by 'fabric-broker audit "
+                             u"head'): the log must still contain it; records deleted after it "
+                             u"are reported."_s,
+                             u"SEQ:SHA256"_s)},
+         &runVerify},
+        {u"head"_s,
+         u"head [FILE]"_s,
+         u"Verifies the audit log and prints its head as SEQ:SHA256 (the seq and the\n"
+         u"SHA-256 of the last record's line) on one line. Keep it somewhere the\n"
+         u"broker's user cannot write (a ticket, another host) and later run\n"
+         u"'fabric-broker audit verify --head SEQ:SHA256': it reports a log rewritten\n"
+         u"or cut back before that head. Exit codes: 0 = printed, 1 = the chain is\n"
+         u"broken or truncated (nothing printed), 2 = usage or I/O error."_s,
+         {},
+         &runHead},
+        {u"export"_s,
+         u"export --format csv|json [--since DATE] [FILE]"_s,
+         u"Prints the records of the audit log as CSV or as a JSON array. The\n"
+         u"chain is verified first: when it is broken the records are still\n"
+         u"printed, a warning goes to stderr and the exit code is 1."_s,
+         {QCommandLineOption(u"format"_s,
+                             u"Output format: csv (one row per record, columns "
+                             u"seq,time,type,change_type,target,"
+                             u"request_sha256,status,channel,outcome,uuid,"
+                             u"client) or json (an array of the records)."_s,
+                             u"csv|json"_s),
+          QCommandLineOption(u"since"_s,
+                             u"Only records at or after DATE: YYYY-MM-DD (midnight UTC) or "
+                             u"ISO-8601 date-time (UTC unless it has an offset)."_s,
+                             u"DATE"_s)},
+         &runExport},
+    };
+    return table;
+}
+
+int runSubcommand(const Subcommand &command, const QStringList &args)
+{
+    QCommandLineParser parser;
+    QString file;
+    if (const auto stop = parseCommand(parser, command, args, &file))
+        return *stop;
+    return command.run(parser, file);
+}
+
 } // namespace
 
 int runAuditCommand(const QStringList &argsIn)
@@ -422,12 +422,11 @@ int runAuditCommand(const QStringList &argsIn)
         err(generalHelp());
     } else {
         const QString command = args.first();
-        if (command == u"verify") {
-            rc = runVerify(args.mid(1));
-        } else if (command == u"head") {
-            rc = runHead(args.mid(1));
-        } else if (command == u"export") {
-            rc = runExport(args.mid(1));
+        const QList<Subcommand> &table = subcommands();
+        const auto found = std::find_if(table.cbegin(), table.cend(),
+                                        [&](const Subcommand &c) { return c.name == command; });
+        if (found != table.cend()) {
+            rc = runSubcommand(*found, args.mid(1));
         } else if (command == u"-h" || command == u"--help" || command == u"help") {
             out(generalHelp());
             rc = ExitIntact;

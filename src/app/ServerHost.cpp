@@ -5,6 +5,7 @@
 #include "broker/PolicyApply.h"
 #include "broker/RelayHello.h"
 #include "core/AuditLog.h"
+#include "core/AuditProposalEvents.h"
 #include "core/ProposalStore.h"
 #include "mcp/HttpServer.h"
 #include "mcp/HttpToken.h"
@@ -161,10 +162,7 @@ bool ServerHost::start(const Options &options, QString *error)
     m_catalog = std::make_unique<Catalog>(m_fabric.get(), m_store.get(), Clock::system());
     m_broker = std::make_unique<MutationBroker>(m_store.get(), m_fabric.get(), m_settings);
     m_broker->setAuditSink(m_audit.get());
-    connect(m_store.get(), &ProposalStore::proposalEvicted, this,
-            [this](const Proposal &p) { m_audit->recordEviction(p); });
-    connect(m_store.get(), &ProposalStore::proposalExpired, this,
-            [this](const Proposal &p) { m_audit->recordExpiry(p); });
+    auditProposalEvents(m_store.get(), m_audit.get());
     m_catalog->registerTools(m_registry.get());
     m_broker->registerTools(m_registry.get());
     m_registry->setServedToolsets(m_settings.toolsets);

@@ -91,11 +91,12 @@ void BrokerContext::setAuditSink(AuditSink *sink)
     m_audit = sink;
 }
 
-bool BrokerContext::audit(const QString &type, const QJsonObject &record)
+bool BrokerContext::audit(AuditEventType type, const QJsonObject &record)
 {
     const bool durable = !m_audit || m_audit->record(type, record);
     if (!durable)
-        qCCritical(lcBroker).noquote() << "audit record" << type << "could not be made durable";
+        qCCritical(lcBroker).noquote()
+            << "audit record" << auditEventName(type) << "could not be made durable";
     emit auditEvent(type, record);
     return durable;
 }

@@ -65,7 +65,7 @@ public:
     // The one place that records an audit event: the sink first, then the auditEvent signal
     // (synchronously, before the step's effect proceeds). False when the sink could not make it
     // durable.
-    bool audit(const QString &type, const QJsonObject &record);
+    bool audit(AuditEventType type, const QJsonObject &record);
 
     // For the GUI: the confirm flow's progress for one proposal.
     void reportApprovalStarted(const Proposal &proposal, const QString &channel);
@@ -86,7 +86,7 @@ public:
     void abandonInFlight(const QString &reason);
 
 signals:
-    void auditEvent(const QString &type, const QJsonObject &record);
+    void auditEvent(fb::AuditEventType type, const QJsonObject &record);
     void approvalStarted(const fb::Proposal &proposal, const QString &channel);
     void approvalFinished(const fb::Proposal &proposal, const QString &status);
     void executionFinished(const fb::Proposal &proposal, bool executed, const QString &outcome);

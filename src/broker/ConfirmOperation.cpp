@@ -47,7 +47,7 @@ void ConfirmOperation::start()
     m_checks = consumed.checks;
     if (consumed.proposal)
         m_proposal = *consumed.proposal;
-    context()->audit(QStringLiteral("redemption"),
+    context()->audit(AuditEventType::Redemption,
                      {{QStringLiteral("token_sha256"), tokenDigest(token.toString())},
                       {QStringLiteral("outcome"), consumeOutcomeName(consumed.outcome)},
                       {QStringLiteral("confirm_checks"), m_checks.toJson()},
@@ -121,7 +121,7 @@ void ConfirmOperation::start()
                                                  context()->auditSink(), context()->nowMs());
     m_policy = policy.toJson();
     m_proposal.context.insert(QStringLiteral("policy"), m_policy);
-    context()->audit(QStringLiteral("policy"),
+    context()->audit(AuditEventType::Policy,
                      {{QStringLiteral("request_sha256"), m_proposal.requestSha256},
                       {QStringLiteral("stage"), QStringLiteral("confirm")},
                       {QStringLiteral("policy"), m_policy}});
@@ -264,7 +264,7 @@ void ConfirmOperation::askPerson()
     ApprovalContext ctx{m_proposal, m_request, call()->client(),
                         context()->settings().elicitTimeoutMs};
     m_askedAtMs = context()->nowMs();
-    context()->audit(QStringLiteral("approval_requested"),
+    context()->audit(AuditEventType::ApprovalRequested,
                      {{QStringLiteral("request_sha256"), m_proposal.requestSha256},
                       {QStringLiteral("channel"), context()->approver()->channel()},
                       {QStringLiteral("client"), call()->client().toJson()}});
@@ -308,7 +308,7 @@ void ConfirmOperation::revalidated(const FabricResult &r, bool beforeSend)
         m_revalidation.insert(QStringLiteral("before_send"), run);
     else
         m_revalidation = run;
-    context()->audit(QStringLiteral("revalidation"),
+    context()->audit(AuditEventType::Revalidation,
                      {{QStringLiteral("request_sha256"), m_proposal.requestSha256},
                       {QStringLiteral("stage"), beforeSend ? QStringLiteral("before_send")
                                                            : QStringLiteral("before_asking")},
@@ -390,7 +390,7 @@ void ConfirmOperation::decided(const HumanDecision &d)
         m_progressTimer->stop();
     const qint64 now = context()->nowMs();
     const QString status = humanStatusName(d.status);
-    context()->audit(QStringLiteral("decision"),
+    context()->audit(AuditEventType::Decision,
                      {{QStringLiteral("request_sha256"), m_proposal.requestSha256},
                       {QStringLiteral("status"), status},
                       {QStringLiteral("channel"), d.channel},
@@ -435,10 +435,10 @@ void ConfirmOperation::execute(const QJsonObject &human, bool unconfirmed)
     m_human = human;
     m_unconfirmed = unconfirmed;
     const bool durable = context()->audit(
-        QStringLiteral("sending"), {{QStringLiteral("request_sha256"), m_proposal.requestSha256},
-                                    {QStringLiteral("request"), m_request.toJson()},
-                                    {QStringLiteral("human_confirmation"), human},
-                                    {QStringLiteral("unconfirmed_execution"), unconfirmed}});
+        AuditEventType::Sending, {{QStringLiteral("request_sha256"), m_proposal.requestSha256},
+                                  {QStringLiteral("request"), m_request.toJson()},
+                                  {QStringLiteral("human_confirmation"), human},
+                                  {QStringLiteral("unconfirmed_execution"), unconfirmed}});
     if (!durable) {
         call()->setReportEvenIfCancelled(false);
         return finishNotExecuted(m_checks, QStringLiteral("audit_unavailable"),
@@ -493,7 +493,7 @@ void ConfirmOperation::executed(const FabricResult &r)
     if (!ctx)
         return finishError(QStringLiteral("the broker shut down"));
     const ExecutionReport report = executionReport(r, m_proposal, m_endReason, m_unconfirmed);
-    ctx->audit(QStringLiteral("executed"), report.record);
+    ctx->audit(AuditEventType::Executed, report.record);
     ctx->reportExecutionFinished(m_proposal, report.executed, report.outcome);
     ConfirmOutcome outcome;
     outcome.checks = m_checks;

@@ -66,7 +66,7 @@ void MutationBroker::setAuditSink(AuditSink *sink)
     m_context->setAuditSink(sink);
 }
 
-bool MutationBroker::audit(const QString &type, const QJsonObject &record)
+bool MutationBroker::audit(AuditEventType type, const QJsonObject &record)
 {
     return m_context->audit(type, record);
 }

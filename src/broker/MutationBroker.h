@@ -42,7 +42,7 @@ public:
     void setAuditSink(AuditSink *sink);
     // Records one audit event (sink first, then the auditEvent signal). False when the sink
     // could not make it durable.
-    bool audit(const QString &type, const QJsonObject &record);
+    bool audit(AuditEventType type, const QJsonObject &record);
 
     const BrokerSettings &settings() const;
     ProposalStore *store() const;
@@ -85,7 +85,7 @@ signals:
     // proceeds, so a durable audit writer connected directly holds up the create until its
     // "approved"/"sending" record is on disk. type: proposed, propose_failed, redemption,
     // approval_requested, decision, sending, executed.
-    void auditEvent(const QString &type, const QJsonObject &record);
+    void auditEvent(fb::AuditEventType type, const QJsonObject &record);
     // For the GUI: the confirm flow's progress for one proposal (by request hash).
     void approvalStarted(const fb::Proposal &proposal, const QString &channel);
     void approvalFinished(const fb::Proposal &proposal, const QString &status);

@@ -126,7 +126,7 @@ void ProposeOperation::failInvalid(const QList<SpecViolation> &violations)
                       QStringLiteral("The proposal is invalid; nothing was sent to Fabric. "
                                      "Fix every field listed and propose again.")},
                      {QStringLiteral("violations"), result::violationsJson(violations)}}}};
-    context()->audit(QStringLiteral("propose_failed"), structured);
+    context()->audit(AuditEventType::ProposeFailed, structured);
     finishStructured(structured,
                      QStringLiteral("Invalid proposal (nothing was sent):\n") +
                          formatViolations(violations),
@@ -156,7 +156,7 @@ void ProposeOperation::maybeFinish()
     if (policy.denied()) {
         const QJsonObject s = policyRefusal(policy, m_priceResult, changeTypeName(m_type), m_target,
                                             m_request.sha256Hex());
-        context()->audit(QStringLiteral("propose_failed"), s);
+        context()->audit(AuditEventType::ProposeFailed, s);
         return finishStructured(s, result::renderText(policyConfirmMessage(policy), s), true);
     }
 
@@ -187,11 +187,6 @@ void ProposeOperation::maybeFinish()
             {QStringLiteral("target"), e.target},
             {QStringLiteral("age_seconds"), static_cast<double>((now - e.proposedAtMs) / 1000)}});
 
-    QJsonArray evictedAudit;
-    for (const Proposal &e : added.evicted)
-        evictedAudit.append(QJsonObject{{QStringLiteral("token_sha256"), tokenDigest(e.token)},
-                                        {QStringLiteral("request_sha256"), e.requestSha256},
-                                        {QStringLiteral("target"), e.target}});
     const Proposal &stored = added.proposal;
     QJsonObject structured{
         {QStringLiteral("confirm_token"), stored.token},
@@ -222,9 +217,10 @@ void ProposeOperation::maybeFinish()
                       {QStringLiteral("client"), call()->client().toJson()},
                       {QStringLiteral("fabric_endpoint"), m_binding.endpoint},
                       {QStringLiteral("credential_identity"), m_binding.identity},
-                      {QStringLiteral("evicted"), evictedAudit},
                       {QStringLiteral("expires_at"), ProposalView::isoTime(stored.expiresAtMs)}};
-    context()->audit(QStringLiteral("proposed"), audit);
+    // The proposals this add evicted each have their own "evicted" record (the store reports
+    // them to the audit log, core/AuditProposalEvents.h): not repeated here.
+    context()->audit(AuditEventType::Proposed, audit);
     qCInfo(lcBroker).noquote() << "proposed" << changeTypeName(m_type) << m_target << "sha256"
                                << stored.requestSha256;
 
@@ -263,7 +259,7 @@ void ProposeOperation::failDryRun()
         {QStringLiteral("change_type"), changeTypeName(m_type)},
         {QStringLiteral("target"), m_target},
         {QStringLiteral("request_sha256"), m_request.sha256Hex()}};
-    context()->audit(QStringLiteral("propose_failed"), structured);
+    context()->audit(AuditEventType::ProposeFailed, structured);
     finishStructured(structured, result::renderText(message, structured), true);
 }
 

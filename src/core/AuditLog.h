@@ -33,6 +33,10 @@
 // Head file: after each durable record the writer overwrites <log>.head (one pwrite, not
 // synced) with the head it just wrote. verify() compares the log with it and reports a log
 // that ends before that head as truncated. The guarantee and its limits are in docs/audit.md.
+//
+// Files: AuditLog.cpp (the writer and its hash chain), AuditBounds.cpp (scrub), AuditLogFile.cpp
+// (file safety and the head file), AuditRecordFormat.cpp (the record line), AuditVerify.cpp
+// (verify, readRecords); AuditLogDetail.h holds what they share.
 #include "core/AuditSink.h"
 #include "core/Clock.h"
 
@@ -103,12 +107,13 @@ public:
     bool isOpen() const;
     void close();
 
-    // Appends one record and syncs it. False when the log is not open or the record could not be
-    // written and synced in full (the caller must then not proceed with what it was recording).
-    bool record(const QString &type, const QJsonObject &data) override;
+    // Appends one record of this type (its name from core/AuditEvent.h) and syncs it. False
+    // when the log is not open or the record could not be written and synced in full (the caller
+    // must then not proceed with what it was recording).
+    bool record(AuditEventType type, const QJsonObject &data) override;
 
-    // Convenience records for ProposalStore::proposalEvicted / proposalExpired (types "evicted"
-    // and "expired"); the token appears only as its SHA-256.
+    // Convenience records for ProposalStore::proposalEvicted / proposalExpired (types Evicted
+    // and Expired); the token appears only as its SHA-256.
     bool recordEviction(const Proposal &proposal);
     bool recordExpiry(const Proposal &proposal);
 
@@ -169,10 +174,11 @@ public:
     using WriteFn = std::function<qint64(int fd, const char *data, qint64 size)>;
     using SyncFn = std::function<int(int fd)>;
     void setIoHooksForTesting(WriteFn writeFn, SyncFn syncFn);
-
-    static constexpr const char *ContinuedType = "log_continued";
+    // Test seam: a record whose type is any name (the chain and file tests write "step").
+    bool recordForTesting(const QString &typeName, const QJsonObject &data);
 
 private:
+    bool appendRecord(const QString &type, const QJsonObject &data);
     bool loadTail(QString *error);
     bool fail(const QString &message, QString *error = nullptr);
     int openLogFd(QString *error);

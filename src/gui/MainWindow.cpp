@@ -148,7 +148,7 @@ void MainWindow::updateTitle()
     setWindowTitle(m_sandbox ? tr("Fabric Broker - SANDBOX") : tr("Fabric Broker"));
 }
 
-QString MainWindow::formatActivity(const QString &type, const QJsonObject &record, qint64 nowMs)
+QString MainWindow::formatActivity(AuditEventType type, const QJsonObject &record, qint64 nowMs)
 {
     auto str = [&](const char *key) { return record.value(QLatin1String(key)).toString(); };
     const QString sha = str("request_sha256");
@@ -157,40 +157,54 @@ QString MainWindow::formatActivity(const QString &type, const QJsonObject &recor
     const QString by =
         client.isEmpty() ? QString() : tr(" by %1").arg(ClientText::nameAndVersion(client));
     QString what;
-    if (type == u"proposed") {
+    switch (type) {
+    case AuditEventType::Proposed:
         what = tr("proposed %1: %2%3").arg(str("change_type"), str("target"), by);
-    } else if (type == u"propose_failed") {
+        break;
+    case AuditEventType::ProposeFailed: {
         const QJsonObject error = record.value(QStringLiteral("error")).toObject();
         QString why = error.value(QStringLiteral("kind")).toString();
         if (why.isEmpty())
             why = str("message");
         what = tr("proposal refused%1%2")
                    .arg(by, why.isEmpty() ? QString() : QStringLiteral(": ") + why.left(160));
-    } else if (type == u"redemption") {
+        break;
+    }
+    case AuditEventType::Redemption:
         what = tr("confirm token redeemed: %1%2").arg(str("outcome"), by);
-    } else if (type == u"approval_requested") {
+        break;
+    case AuditEventType::ApprovalRequested:
         what = tr("asking a person (%1 channel)%2").arg(str("channel"), by);
-    } else if (type == u"decision") {
+        break;
+    case AuditEventType::Decision:
         what = str("status") == u"call_cancelled"
                    ? tr("decision: the agent gave up waiting (call_cancelled via %1); nothing "
                         "was sent")
                          .arg(str("channel"))
                    : tr("decision: %1 via %2").arg(str("status"), str("channel"));
-    } else if (type == u"sending") {
+        break;
+    case AuditEventType::Sending:
         what = tr("sending the approved create to Fabric");
-    } else if (type == u"executed") {
+        break;
+    case AuditEventType::Executed:
         what = tr("create %1").arg(str("outcome"));
         if (!str("uuid").isEmpty())
             what += tr(", uuid %1").arg(str("uuid"));
         if (!str("correlation_id").isEmpty())
             what += tr(" (correlation id %1)").arg(str("correlation_id"));
-    } else {
-        what = type;
+        break;
+    case AuditEventType::Revalidation:
+    case AuditEventType::Policy:
+    case AuditEventType::Evicted:
+    case AuditEventType::Expired:
+    case AuditEventType::LogContinued:
+        what = auditEventNameString(type);
+        break;
     }
     return QStringLiteral("%1  %2%3").arg(localTime(nowMs), what, shaShort);
 }
 
-void MainWindow::appendActivity(const QString &type, const QJsonObject &record)
+void MainWindow::appendActivity(AuditEventType type, const QJsonObject &record)
 {
     const QString line = formatActivity(type, record, m_clock->nowMs());
     if (!line.isEmpty())

@@ -2,6 +2,7 @@
 // MainWindow: the broker's dashboard. Live proposals (ProposalTableModel), connected MCP
 // clients, served toolsets, the Fabric endpoint (and whether it is the sandbox) and a recent
 // activity log built from audit events, showing only non-secret fields.
+#include "core/AuditEvent.h"
 #include "core/Clock.h"
 #include "mcp/ClientInfo.h"
 
@@ -41,7 +42,7 @@ public:
 
     // One line of the activity log for an audit event, or empty when the event is not shown.
     // Only whitelisted, non-secret fields: never a confirm token.
-    static QString formatActivity(const QString &type, const QJsonObject &record, qint64 nowMs);
+    static QString formatActivity(AuditEventType type, const QJsonObject &record, qint64 nowMs);
 
     QTableView *proposalsView() const;
     QTreeWidget *clientsTree() const;
@@ -55,7 +56,7 @@ public:
     QPushButton *enableProposalsButton() const;
 
 public slots:
-    void appendActivity(const QString &type, const QJsonObject &record);
+    void appendActivity(fb::AuditEventType type, const QJsonObject &record);
     void appendActivityLine(const QString &line);
     void clientOpened(const fb::mcp::ClientInfo &client);
     void clientInitialized(const fb::mcp::ClientInfo &client);

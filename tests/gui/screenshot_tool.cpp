@@ -92,7 +92,7 @@ int main(int argc, char **argv)
                            .arg(QString::fromLatin1(name));
         }
         const Proposal stored = store.add(p).proposal;
-        broker.audit(QStringLiteral("proposed"),
+        broker.audit(AuditEventType::Proposed,
                      {{QStringLiteral("change_type"), changeTypeName(type)},
                       {QStringLiteral("target"), stored.target},
                       {QStringLiteral("request_sha256"), stored.requestSha256},
@@ -112,12 +112,11 @@ int main(int argc, char **argv)
     // a: approved and created; b: awaiting approval; c: declined.
     const Proposal ca = *store.consume(a.token).proposal;
     emit broker.approvalStarted(ca, QStringLiteral("desktop"));
-    broker.audit(QStringLiteral("decision"),
-                 {{QStringLiteral("status"), QStringLiteral("accepted")},
-                  {QStringLiteral("channel"), QStringLiteral("desktop")},
-                  {QStringLiteral("request_sha256"), ca.requestSha256}});
+    broker.audit(AuditEventType::Decision, {{QStringLiteral("status"), QStringLiteral("accepted")},
+                                            {QStringLiteral("channel"), QStringLiteral("desktop")},
+                                            {QStringLiteral("request_sha256"), ca.requestSha256}});
     emit broker.approvalFinished(ca, QStringLiteral("accepted"));
-    broker.audit(QStringLiteral("executed"),
+    broker.audit(AuditEventType::Executed,
                  {{QStringLiteral("outcome"), QStringLiteral("created")},
                   {QStringLiteral("uuid"), QStringLiteral("5b7f1c2e-0d1f-4c7a-9d8e-3a7c5f0e9b12")},
                   {QStringLiteral("request_sha256"), ca.requestSha256}});
@@ -126,12 +125,11 @@ int main(int argc, char **argv)
     const Proposal cc = *store.consume(c.token).proposal;
     emit broker.approvalStarted(cc, QStringLiteral("client"));
     emit broker.approvalFinished(cc, QStringLiteral("declined"));
-    broker.audit(QStringLiteral("decision"),
-                 {{QStringLiteral("status"), QStringLiteral("declined")},
-                  {QStringLiteral("channel"), QStringLiteral("client")},
-                  {QStringLiteral("request_sha256"), cc.requestSha256}});
+    broker.audit(AuditEventType::Decision, {{QStringLiteral("status"), QStringLiteral("declined")},
+                                            {QStringLiteral("channel"), QStringLiteral("client")},
+                                            {QStringLiteral("request_sha256"), cc.requestSha256}});
     const Proposal cb = *store.consume(b.token).proposal;
-    broker.audit(QStringLiteral("approval_requested"),
+    broker.audit(AuditEventType::ApprovalRequested,
                  {{QStringLiteral("channel"), QStringLiteral("desktop")},
                   {QStringLiteral("request_sha256"), cb.requestSha256},
                   {QStringLiteral("client"), cb.context.value(QStringLiteral("client"))}});

@@ -44,7 +44,7 @@ bool writeSampleLog(const QString &path)
     const QJsonObject client = guitest::sampleClient().toJson();
     const QString sha = guitest::fakeSha('e');
     bool ok = true;
-    ok &= log.record(QStringLiteral("proposed"),
+    ok &= log.record(fb::AuditEventType::Proposed,
                      {{QStringLiteral("change_type"), QStringLiteral("connection_create")},
                       {QStringLiteral("target"), QStringLiteral("EVPL_VC lab-aws-sv-1")},
                       {QStringLiteral("request_sha256"), sha},
@@ -52,18 +52,18 @@ bool writeSampleLog(const QString &path)
                       // Scrubbed by AuditLog into sha256:<hex>; must never show up anyway.
                       {QStringLiteral("note"), kToken},
                       {QStringLiteral("client"), client}});
-    ok &= log.record(QStringLiteral("approval_requested"),
+    ok &= log.record(fb::AuditEventType::ApprovalRequested,
                      {{QStringLiteral("request_sha256"), sha},
                       {QStringLiteral("channel"), QStringLiteral("desktop")},
                       {QStringLiteral("client"), client}});
-    ok &= log.record(QStringLiteral("decision"),
+    ok &= log.record(fb::AuditEventType::Decision,
                      {{QStringLiteral("request_sha256"), sha},
                       {QStringLiteral("status"), QStringLiteral("approved")},
                       {QStringLiteral("channel"), QStringLiteral("desktop")},
                       {QStringLiteral("client"), client}});
-    ok &= log.record(QStringLiteral("sending"), {{QStringLiteral("request_sha256"), sha}});
+    ok &= log.record(fb::AuditEventType::Sending, {{QStringLiteral("request_sha256"), sha}});
     ok &= log.record(
-        QStringLiteral("executed"),
+        fb::AuditEventType::Executed,
         {{QStringLiteral("request_sha256"), sha},
          {QStringLiteral("sent"), true},
          {QStringLiteral("outcome"), QStringLiteral("created")},
@@ -240,7 +240,7 @@ private slots:
         {
             AuditLog log;
             QVERIFY(log.open(path, nullptr));
-            QVERIFY(log.record(QStringLiteral("proposed"), {}));
+            QVERIFY(log.record(fb::AuditEventType::Proposed, {}));
         }
         dialog.reload();
         QCOMPARE(dialog.view()->model()->rowCount(), 5);

@@ -189,8 +189,8 @@ private slots:
     void activityRecordsThatTheAgentGaveUp()
     {
         const QString line = MainWindow::formatActivity(
-            "decision", QJsonObject{{"status", "call_cancelled"}, {"channel", "desktop"}},
-            1767225600000);
+            fb::AuditEventType::Decision,
+            QJsonObject{{"status", "call_cancelled"}, {"channel", "desktop"}}, 1767225600000);
         QVERIFY2(line.contains("the agent gave up waiting (call_cancelled via desktop); nothing "
                                "was sent"),
                  qPrintable(line));

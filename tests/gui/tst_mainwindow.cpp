@@ -44,18 +44,14 @@ private slots:
             {QStringLiteral("token_sha256"), guitest::fakeSha('f')},
             {QStringLiteral("confirm_token"), token},
             {QStringLiteral("client"), guitest::sampleClient().toJson()}};
-        for (const QString &type :
-             {QStringLiteral("proposed"), QStringLiteral("redemption"),
-              QStringLiteral("approval_requested"), QStringLiteral("decision"),
-              QStringLiteral("sending"), QStringLiteral("executed"),
-              QStringLiteral("propose_failed"), QStringLiteral("something_new")}) {
+        for (const fb::AuditEventType type : fb::allAuditEventTypes()) {
             const QString line = MainWindow::formatActivity(type, record, 1767225600000);
             QVERIFY(!line.isEmpty());
             QVERIFY2(!line.contains(token), qPrintable(line));
             QVERIFY2(!line.contains(guitest::fakeSha('f').left(12)), qPrintable(line));
         }
         const QString proposed =
-            MainWindow::formatActivity(QStringLiteral("proposed"), record, 1767225600000);
+            MainWindow::formatActivity(fb::AuditEventType::Proposed, record, 1767225600000);
         QVERIFY(proposed.contains(QStringLiteral("connection_create")));
         QVERIFY(proposed.contains(QStringLiteral("claude-code 2.1.4")));
         QVERIFY(proposed.contains(guitest::fakeSha('e').left(12)));
@@ -225,7 +221,7 @@ private slots:
         QCOMPARE(asked, 0);
 
         // An audit event lands in the activity log.
-        emit broker.auditEvent(QStringLiteral("decision"),
+        emit broker.auditEvent(fb::AuditEventType::Decision,
                                {{QStringLiteral("status"), QStringLiteral("declined")},
                                 {QStringLiteral("channel"), QStringLiteral("desktop")}});
         QVERIFY(ui.mainWindow()->activityLog()->toPlainText().contains(

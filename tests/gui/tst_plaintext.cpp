@@ -124,9 +124,10 @@ private slots:
         ProposalTableModel model(&clock);
         MainWindow window(&model, &clock);
         QCOMPARE(richLabels(&window), QStringList());
-        window.appendActivity("proposed", {{"change_type", "connection_create"},
-                                           {"target", kHostile},
-                                           {"client", guitest::sampleClient().toJson()}});
+        window.appendActivity(fb::AuditEventType::Proposed,
+                              {{"change_type", "connection_create"},
+                               {"target", kHostile},
+                               {"client", guitest::sampleClient().toJson()}});
         const QString log = window.activityLog()->toPlainText();
         QVERIFY2(log.contains(kHostileShown), qPrintable(log));
         QCOMPARE(window.activityLog()->document()->blockCount(), 1);
@@ -145,9 +146,10 @@ private slots:
             AuditLog log;
             QString error;
             QVERIFY2(log.open(path, &error), qPrintable(error));
-            QVERIFY(log.record("proposed", {{"change_type", "connection_create"},
-                                            {"target", kHostile},
-                                            {"request_sha256", guitest::fakeSha('e')}}));
+            QVERIFY(log.record(fb::AuditEventType::Proposed,
+                               {{"change_type", "connection_create"},
+                                {"target", kHostile},
+                                {"request_sha256", guitest::fakeSha('e')}}));
         }
         AuditViewDialog dialog(path);
         QCOMPARE(richLabels(&dialog), QStringList());

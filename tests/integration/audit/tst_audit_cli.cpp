@@ -80,26 +80,26 @@ private:
                                  {QStringLiteral("transport"), QStringLiteral("stdio")},
                                  {QStringLiteral("sessionId"), QStringLiteral("7")}};
         const QString sha(64, u'a');
-        QVERIFY(log.record(QStringLiteral("proposed"),
+        QVERIFY(log.record(fb::AuditEventType::Proposed,
                            {{QStringLiteral("change_type"), QStringLiteral("connection.create")},
                             {QStringLiteral("target"), QStringLiteral("port A, vlan 100 \"x\"")},
                             {QStringLiteral("request_sha256"), sha},
                             {QStringLiteral("token_sha256"), QString(64, u'b')},
                             {QStringLiteral("client"), client}}));
         clock.advanceMs(kDay);
-        QVERIFY(log.record(QStringLiteral("redemption"),
+        QVERIFY(log.record(fb::AuditEventType::Redemption,
                            {{QStringLiteral("outcome"), QStringLiteral("consumed")},
                             {QStringLiteral("request_sha256"), sha},
                             {QStringLiteral("client"), client}}));
         clock.advanceMs(kDay);
-        QVERIFY(log.record(QStringLiteral("decision"),
+        QVERIFY(log.record(fb::AuditEventType::Decision,
                            {{QStringLiteral("status"), QStringLiteral("accepted")},
                             {QStringLiteral("channel"), QStringLiteral("elicitation")},
                             {QStringLiteral("decision_latency_ms"), 4200},
                             {QStringLiteral("request_sha256"), sha},
                             {QStringLiteral("client"), client}}));
         clock.advanceMs(kDay);
-        QVERIFY(log.record(QStringLiteral("executed"),
+        QVERIFY(log.record(fb::AuditEventType::Executed,
                            {{QStringLiteral("sent"), true},
                             {QStringLiteral("outcome"), QStringLiteral("created")},
                             {QStringLiteral("uuid"), QStringLiteral("uuid-1")},
@@ -313,7 +313,7 @@ private slots:
         QVERIFY(log.open(m_path, nullptr));
         const QString moved = m_tmp->filePath(QStringLiteral("audit.1.jsonl"));
         QVERIFY(QFile::rename(m_path, moved));
-        QVERIFY(log.record(QStringLiteral("step"), {}));
+        QVERIFY(log.recordForTesting(QStringLiteral("step"), {}));
         log.close();
 
         Run r = run({QStringLiteral("verify"), moved});

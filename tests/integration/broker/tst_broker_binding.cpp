@@ -39,10 +39,10 @@ class FailingAudit : public fb::AuditSink {
 public:
     QStringList types;
     bool failOn(const QString &t) const { return t == "sending"; }
-    bool record(const QString &type, const QJsonObject &) override
+    bool record(fb::AuditEventType type, const QJsonObject &) override
     {
-        types << type;
-        return !failOn(type);
+        types << fb::auditEventNameString(type);
+        return !failOn(types.last());
     }
 };
 

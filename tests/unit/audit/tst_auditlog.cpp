@@ -95,9 +95,10 @@ private:
         QVERIFY2(log.open(m_path, &error), qPrintable(error));
         for (int i = 0; i < n; ++i) {
             m_clock.advanceMs(1500);
-            QVERIFY(log.record(QStringLiteral("step"),
-                               {{QStringLiteral("index"), firstIndex + i},
-                                {QStringLiteral("target"), QStringLiteral("port A to port B")}}));
+            QVERIFY(log.recordForTesting(
+                QStringLiteral("step"),
+                {{QStringLiteral("index"), firstIndex + i},
+                 {QStringLiteral("target"), QStringLiteral("port A to port B")}}));
         }
     }
 
@@ -123,9 +124,9 @@ private slots:
         QCOMPARE(log.recordCount(), 0);
         QCOMPARE(log.headSha256(), AuditLog::zeroHash());
         m_clock.advanceMs(1234);
-        QVERIFY(
-            log.record(QStringLiteral("proposed"), {{QStringLiteral("target"), QStringLiteral("x")},
-                                                    {QStringLiteral("price"), 12.5}}));
+        QVERIFY(log.record(
+            fb::AuditEventType::Proposed,
+            {{QStringLiteral("target"), QStringLiteral("x")}, {QStringLiteral("price"), 12.5}}));
         QCOMPARE(log.recordCount(), 1);
         QCOMPARE(log.path(), m_path);
 
@@ -157,8 +158,8 @@ private slots:
             QCOMPARE(log.recordCount(), 3);
             const QList<QByteArray> before = lines(m_path);
             QCOMPARE(log.headSha256().toLatin1(), sha(before.last()));
-            QVERIFY(log.record(QStringLiteral("step"), {{QStringLiteral("index"), 4}}));
-            QVERIFY(log.record(QStringLiteral("step"), {{QStringLiteral("index"), 5}}));
+            QVERIFY(log.recordForTesting(QStringLiteral("step"), {{QStringLiteral("index"), 4}}));
+            QVERIFY(log.recordForTesting(QStringLiteral("step"), {{QStringLiteral("index"), 5}}));
             QCOMPARE(log.recordCount(), 5);
         }
         const QList<QByteArray> ls = lines(m_path);
@@ -234,7 +235,7 @@ private slots:
         QString error;
         QVERIFY(!log.open(m_path, &error));
         QVERIFY2(error.contains(QStringLiteral("not a valid audit record")), qPrintable(error));
-        QVERIFY(!log.record(QStringLiteral("step"), {}));
+        QVERIFY(!log.recordForTesting(QStringLiteral("step"), {}));
     }
 
     void verifyDetectsDeletedLine()
@@ -391,8 +392,8 @@ private slots:
             QVERIFY2(log.open(m_path, &error), qPrintable(error));
             QCOMPARE(log.recordCount(), 3);
             QCOMPARE(log.headSha256().toLatin1(), sha(original.last()));
-            QVERIFY(log.record(QStringLiteral("step"), {{QStringLiteral("index"), 4}}));
-            QVERIFY(log.record(QStringLiteral("step"), {{QStringLiteral("index"), 5}}));
+            QVERIFY(log.recordForTesting(QStringLiteral("step"), {{QStringLiteral("index"), 4}}));
+            QVERIFY(log.recordForTesting(QStringLiteral("step"), {{QStringLiteral("index"), 5}}));
             QCOMPARE(log.recordCount(), 5);
         }
         const QList<QByteArray> ls = lines(m_path);
@@ -469,18 +470,18 @@ private slots:
         // A last record larger than the 64 KiB tail window is still found.
         AuditLog log(&m_clock);
         QVERIFY(log.open(m_path, nullptr));
-        QVERIFY(log.record(QStringLiteral("small"), {}));
+        QVERIFY(log.recordForTesting(QStringLiteral("small"), {}));
         QJsonObject big;
         for (int i = 0; i < 40; ++i) // 40 strings of 4000 characters: within the bounds
             big.insert(QStringLiteral("blob%1").arg(i), QString(4000, u'x'));
-        QVERIFY(log.record(QStringLiteral("big"), big));
+        QVERIFY(log.recordForTesting(QStringLiteral("big"), big));
         QVERIFY(lines(m_path).last().size() > 64 * 1024);
         log.close();
         QVERIFY(!log.isOpen());
         AuditLog reopened(&m_clock);
         QVERIFY(reopened.open(m_path, nullptr));
         QCOMPARE(reopened.recordCount(), 2);
-        QVERIFY(reopened.record(QStringLiteral("after"), {}));
+        QVERIFY(reopened.recordForTesting(QStringLiteral("after"), {}));
         QVERIFY(AuditLog::verify(m_path).ok);
     }
 
@@ -509,7 +510,7 @@ private slots:
                                          {QStringLiteral("name"), QStringLiteral("n")}}}}}},
             {QStringLiteral("tokens_by_id"), QJsonObject{{kToken, 1}}},
         };
-        QVERIFY(log.record(QStringLiteral("proposed"), data));
+        QVERIFY(log.record(fb::AuditEventType::Proposed, data));
         const QByteArray all = readAll(m_path);
         for (const char *forbidden :
              {"chg-0123456789abcdef", "eyJhbGciOi", "s3cr3t", "hunter", "Authorization",
@@ -582,7 +583,7 @@ private slots:
         AuditLog log(&m_clock);
         QString error;
         QVERIFY2(log.open(nested, &error), qPrintable(error));
-        QVERIFY(log.record(QStringLiteral("step"), {}));
+        QVERIFY(log.recordForTesting(QStringLiteral("step"), {}));
         QCOMPARE(mode(nested), 0600);
         QCOMPARE(mode(m_tmp->filePath(QStringLiteral("a/b"))), 0700);
         QCOMPARE(mode(m_tmp->filePath(QStringLiteral("a"))), 0700);
@@ -599,7 +600,7 @@ private slots:
         // Not a regular file.
         AuditLog dir(&m_clock);
         QVERIFY(!dir.open(m_tmp->path(), &error));
-        QVERIFY(!dir.record(QStringLiteral("step"), {}));
+        QVERIFY(!dir.recordForTesting(QStringLiteral("step"), {}));
     }
 
     void defaultPath()
@@ -625,10 +626,10 @@ private slots:
             sizeAtSync = QFileInfo(path).size();
             return ::fdatasync(fd);
         });
-        QVERIFY(log.record(QStringLiteral("step"), {}));
+        QVERIFY(log.recordForTesting(QStringLiteral("step"), {}));
         QCOMPARE(syncs, 1);
         QCOMPARE(sizeAtSync, readAll(m_path).size()); // the whole line was written first
-        QVERIFY(log.record(QStringLiteral("step"), {}));
+        QVERIFY(log.recordForTesting(QStringLiteral("step"), {}));
         QCOMPARE(syncs, 2);
     }
 
@@ -636,16 +637,16 @@ private slots:
     {
         AuditLog log(&m_clock);
         QVERIFY(log.open(m_path, nullptr));
-        QVERIFY(log.record(QStringLiteral("step"), {}));
+        QVERIFY(log.recordForTesting(QStringLiteral("step"), {}));
         log.setIoHooksForTesting(nullptr, [](int) {
             errno = EIO;
             return -1;
         });
-        QVERIFY(!log.record(QStringLiteral("sending"), {}));
+        QVERIFY(!log.record(fb::AuditEventType::Sending, {}));
         QVERIFY2(log.lastError().contains(QStringLiteral("sync")), qPrintable(log.lastError()));
         // The bytes did reach the file: the chain continues after them once sync works again.
         log.setIoHooksForTesting(nullptr, nullptr);
-        QVERIFY(log.record(QStringLiteral("step"), {}));
+        QVERIFY(log.recordForTesting(QStringLiteral("step"), {}));
         QCOMPARE(log.recordCount(), 3);
         const auto v = AuditLog::verify(m_path);
         QVERIFY2(v.ok, qPrintable(v.problem));
@@ -656,7 +657,7 @@ private slots:
     {
         AuditLog log(&m_clock);
         QVERIFY(log.open(m_path, nullptr));
-        QVERIFY(log.record(QStringLiteral("step"), {}));
+        QVERIFY(log.recordForTesting(QStringLiteral("step"), {}));
         int calls = 0;
         log.setIoHooksForTesting(
             [&](int fd, const char *data, qint64 size) -> qint64 {
@@ -666,11 +667,11 @@ private slots:
                 return -1;
             },
             nullptr);
-        QVERIFY(!log.record(QStringLiteral("sending"), {}));
+        QVERIFY(!log.record(fb::AuditEventType::Sending, {}));
         QVERIFY2(log.lastError().contains(QStringLiteral("write")), qPrintable(log.lastError()));
         QCOMPARE(log.recordCount(), 1);
         log.setIoHooksForTesting(nullptr, nullptr);
-        QVERIFY(log.record(QStringLiteral("step"), {}));
+        QVERIFY(log.recordForTesting(QStringLiteral("step"), {}));
         QCOMPARE(log.recordCount(), 2);
 
         const auto v = AuditLog::verify(m_path);
@@ -686,8 +687,8 @@ private slots:
         QVERIFY(a.open(m_path, nullptr));
         QVERIFY(b.open(m_path, nullptr));
         for (int i = 0; i < 5; ++i) {
-            QVERIFY(a.record(QStringLiteral("a"), {}));
-            QVERIFY(b.record(QStringLiteral("b"), {}));
+            QVERIFY(a.recordForTesting(QStringLiteral("a"), {}));
+            QVERIFY(b.recordForTesting(QStringLiteral("b"), {}));
         }
         QCOMPARE(b.recordCount(), 10);
         const auto v = AuditLog::verify(m_path);
@@ -708,9 +709,9 @@ private slots:
                                  {QStringLiteral("capabilities"), deep}};
         AuditLog log(&m_clock);
         QVERIFY(log.open(m_path, nullptr));
-        QVERIFY(log.record(QStringLiteral("proposed"),
+        QVERIFY(log.record(fb::AuditEventType::Proposed,
                            {{QStringLiteral("client"), client}, {QStringLiteral("target"), 1}}));
-        QVERIFY(log.record(QStringLiteral("decision"), {{QStringLiteral("client"), client}}));
+        QVERIFY(log.record(fb::AuditEventType::Decision, {{QStringLiteral("client"), client}}));
         log.close();
 
         const auto v = AuditLog::verify(m_path);
@@ -786,7 +787,7 @@ private slots:
 
         AuditLog log(&m_clock);
         QVERIFY(log.open(m_path, nullptr));
-        QVERIFY(log.record(QStringLiteral("proposed"), data));
+        QVERIFY(log.record(fb::AuditEventType::Proposed, data));
         QVERIFY(readAll(m_path).size() < 300 * 1024);
         QVERIFY(AuditLog::verify(m_path).ok);
     }
@@ -859,14 +860,14 @@ private slots:
     {
         AuditLog log(&m_clock);
         QVERIFY(log.open(m_path, nullptr));
-        QVERIFY(log.record(QStringLiteral("step"), {{QStringLiteral("index"), 1}}));
-        QVERIFY(log.record(QStringLiteral("step"), {{QStringLiteral("index"), 2}}));
+        QVERIFY(log.recordForTesting(QStringLiteral("step"), {{QStringLiteral("index"), 1}}));
+        QVERIFY(log.recordForTesting(QStringLiteral("step"), {{QStringLiteral("index"), 2}}));
         const QString oldHead = log.headSha256();
         const QString moved = m_tmp->filePath(QStringLiteral("audit.old.jsonl"));
         QVERIFY(QFile::rename(m_path, moved));
         writeAll(m_path, {}); // a new, empty file takes the path (logrotate "create")
-        QVERIFY(log.record(QStringLiteral("step"), {{QStringLiteral("index"), 3}}));
-        QVERIFY(log.record(QStringLiteral("step"), {{QStringLiteral("index"), 4}}));
+        QVERIFY(log.recordForTesting(QStringLiteral("step"), {{QStringLiteral("index"), 3}}));
+        QVERIFY(log.recordForTesting(QStringLiteral("step"), {{QStringLiteral("index"), 4}}));
 
         QCOMPARE(lines(moved).size(), 2); // nothing more went into the old file
         const QList<QByteArray> ls = lines(m_path);
@@ -906,10 +907,10 @@ private slots:
     {
         AuditLog log(&m_clock);
         QVERIFY(log.open(m_path, nullptr));
-        QVERIFY(log.record(QStringLiteral("step"), {}));
+        QVERIFY(log.recordForTesting(QStringLiteral("step"), {}));
         const QString moved = m_tmp->filePath(QStringLiteral("moved.jsonl"));
         QVERIFY(QFile::rename(m_path, moved)); // moved away, nothing at the path
-        QVERIFY(log.record(QStringLiteral("step"), {}));
+        QVERIFY(log.recordForTesting(QStringLiteral("step"), {}));
         QList<QByteArray> ls = lines(m_path);
         QCOMPARE(ls.size(), 2);
         QCOMPARE(parse(ls.at(0))
@@ -921,7 +922,7 @@ private slots:
         const QString headBeforeUnlink = log.headSha256();
 
         QVERIFY(QFile::remove(m_path)); // unlinked
-        QVERIFY(log.record(QStringLiteral("step"), {{QStringLiteral("after"), true}}));
+        QVERIFY(log.recordForTesting(QStringLiteral("step"), {{QStringLiteral("after"), true}}));
         ls = lines(m_path);
         QCOMPARE(ls.size(), 2);
         const QJsonObject link = parse(ls.at(0));
@@ -944,12 +945,12 @@ private slots:
     {
         AuditLog log(&m_clock);
         QVERIFY(log.open(m_path, nullptr));
-        QVERIFY(log.record(QStringLiteral("step"), {}));
+        QVERIFY(log.recordForTesting(QStringLiteral("step"), {}));
         const QString target = m_tmp->filePath(QStringLiteral("target.jsonl"));
         writeAll(target, {});
         QVERIFY(QFile::remove(m_path));
         QVERIFY(QFile::link(target, m_path));
-        QVERIFY(!log.record(QStringLiteral("sending"), {}));
+        QVERIFY(!log.record(fb::AuditEventType::Sending, {}));
         QVERIFY2(log.lastError().contains(QStringLiteral("symbolic link")),
                  qPrintable(log.lastError()));
         QCOMPARE(readAll(target), QByteArray());
@@ -959,16 +960,16 @@ private slots:
     {
         AuditLog log(&m_clock);
         QVERIFY(log.open(m_path, nullptr));
-        QVERIFY(log.record(QStringLiteral("step"), {}));
+        QVERIFY(log.recordForTesting(QStringLiteral("step"), {}));
         const QString head = log.headSha256();
         QVERIFY(QFile::remove(m_path));
         writeAll(m_path, "not an audit log\n");
-        QVERIFY(!log.record(QStringLiteral("sending"), {}));
-        QVERIFY(!log.record(QStringLiteral("sending"), {}));
+        QVERIFY(!log.record(fb::AuditEventType::Sending, {}));
+        QVERIFY(!log.record(fb::AuditEventType::Sending, {}));
         QCOMPARE(readAll(m_path), QByteArray("not an audit log\n"));
         // Repaired in place: the link to the old head is still written first.
         writeAll(m_path, {});
-        QVERIFY2(log.record(QStringLiteral("step"), {}), qPrintable(log.lastError()));
+        QVERIFY2(log.recordForTesting(QStringLiteral("step"), {}), qPrintable(log.lastError()));
         const QList<QByteArray> ls = lines(m_path);
         QCOMPARE(ls.size(), 2);
         const QJsonObject link = parse(ls.at(0));
@@ -988,11 +989,11 @@ private slots:
         AuditLog log(&m_clock);
         QVERIFY(log.open(m_path, nullptr));
         for (int i = 1; i <= 3; ++i)
-            QVERIFY(log.record(QStringLiteral("step"), {{QStringLiteral("index"), i}}));
+            QVERIFY(log.recordForTesting(QStringLiteral("step"), {{QStringLiteral("index"), i}}));
         const QString head = log.headSha256();
         const QList<QByteArray> before = lines(m_path);
         QVERIFY(::truncate(QFile::encodeName(m_path).constData(), before.at(0).size() + 1) == 0);
-        QVERIFY(log.record(QStringLiteral("step"), {{QStringLiteral("index"), 4}}));
+        QVERIFY(log.recordForTesting(QStringLiteral("step"), {{QStringLiteral("index"), 4}}));
         const QList<QByteArray> ls = lines(m_path);
         QCOMPARE(ls.size(), 3);
         const QJsonObject link = parse(ls.at(1));
@@ -1231,7 +1232,7 @@ private slots:
     void recordWithoutOpenFails()
     {
         AuditLog log(&m_clock);
-        QVERIFY(!log.record(QStringLiteral("step"), {}));
+        QVERIFY(!log.recordForTesting(QStringLiteral("step"), {}));
         QVERIFY(!log.lastError().isEmpty());
     }
 };

@@ -1,0 +1,72 @@
+#pragma once
+// Internals shared by the files of AuditLog (not part of its interface):
+//   AuditRecordFormat.cpp  the record line: hashing, time stamps, classify() for readers
+//   AuditBounds.cpp        scrubbing and bounding of data (AuditLog::scrub)
+//   AuditLogFile.cpp       file safety: O_NOFOLLOW opens, locks, the .head file, replacement
+//   AuditLog.cpp           the writer: open, record, the hash chain
+//   AuditVerify.cpp        verify() and readRecords()
+#include "core/AuditLog.h"
+
+#include <QByteArray>
+#include <QJsonObject>
+#include <QString>
+
+#include <optional>
+
+namespace fb::auditdetail {
+
+constexpr qint64 MaxSafeInteger = 9007199254740992LL; // 2^53
+
+QString errnoText(int err);
+QByteArray sha256Hex(const QByteArray &bytes);
+// ISO-8601 UTC with milliseconds ("...Z").
+QString isoUtc(qint64 ms);
+bool isLowerHex64(const QString &s);
+
+// ---- reading record lines (AuditRecordFormat.cpp) ----
+
+enum class LineKind { Record, Torn, BadJson, Malformed };
+
+struct ParsedLine {
+    LineKind kind = LineKind::Malformed;
+    QString why;
+    QJsonObject record;
+    qint64 seq = 0;
+    QByteArray prev;
+};
+
+// What one line of the log is: a well-formed record (canonical, five members, valid seq, prev,
+// time, type and data), the start of a record cut short by an interrupted write, or neither.
+ParsedLine classify(const QByteArray &line);
+
+// ---- files (AuditLogFile.cpp) ----
+
+// $XDG_DATA_HOME/fabric-broker (the generic data location).
+QString defaultDirectory();
+// Creates the missing directories of dir with mode 0700. Existing ones are left as they are.
+bool ensureDirectory(const QString &dir, QString *error);
+bool preadAll(int fd, qint64 offset, qint64 size, QByteArray *out, QString *error);
+// Takes flock(LOCK_EX) on fd, retrying on EINTR.
+void lockFile(int fd);
+
+// flock(LOCK_EX) for a scope. Best effort: serializes writers of other processes on the same
+// log. Where flock is unsupported the single-process guarantees still hold.
+class FileLock {
+public:
+    explicit FileLock(int fd);
+    ~FileLock();
+    FileLock(const FileLock &) = delete;
+    FileLock &operator=(const FileLock &) = delete;
+
+private:
+    int m_fd;
+};
+
+// The fixed-size content of the head file for this head.
+QByteArray headFileContent(qint64 seq, const QByteArray &sha256);
+// Reads a head file: nullopt with why empty when there is none, with why set when unreadable.
+std::optional<AuditHead> readHeadFile(const QString &path, QString *why);
+// The sentence a log_continued record gives for a change nobody announced.
+QString sameUserNote();
+
+} // namespace fb::auditdetail
