@@ -56,7 +56,7 @@ void BrokerContext::confirmStateTimedOut(const PendingConfirm &record)
 {
     const QString status = humanStatusName(HumanStatus::TimedOut);
     audit(
-        QStringLiteral("decision"),
+        AuditEventType::Decision,
         {{QStringLiteral("request_sha256"), record.proposal.requestSha256},
          {QStringLiteral("status"), status},
          {QStringLiteral("channel"), QStringLiteral("client")},

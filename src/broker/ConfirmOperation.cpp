@@ -225,7 +225,7 @@ void ConfirmOperation::replayedState(const std::optional<PendingConfirm> &record
     checks.notPreviouslyUsed = false;
     m_checks = checks;
     context()->audit(
-        QStringLiteral("redemption"),
+        AuditEventType::Redemption,
         {{QStringLiteral("token_sha256"), record ? record->tokenSha256 : QString()},
          {QStringLiteral("outcome"), consumeOutcomeName(ConsumeOutcome::PreviouslyUsed)},
          {QStringLiteral("confirm_checks"), checks.toJson()},
