@@ -1043,6 +1043,10 @@ request SHA-256: %2</source>
             <numerusform></numerusform>
         </translation>
     </message>
+    <message>
+        <source>Also serve MCP over HTTP on %1 (loopback; clients need the bearer token shown in Connect a client; takes effect at the next start)</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>fb::TrayIcon</name>

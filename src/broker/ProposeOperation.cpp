@@ -70,11 +70,12 @@ void ProposeOperation::start()
     m_price = context()->fabric()->priceContext(m_request);
     connect(m_price, &FabricCall::finished, this, [this](const FabricResult &r) {
         m_price = nullptr;
-        m_priceResult = r.ok() && r.body.isObject()
-                            ? r.body.toObject()
-                            : QJsonObject{{QStringLiteral("priced"), false},
-                                          {QStringLiteral("reason"),
-                                           QString(QStringLiteral("price lookup failed: ") + r.message)}};
+        m_priceResult =
+            r.ok() && r.body.isObject()
+                ? r.body.toObject()
+                : QJsonObject{{QStringLiteral("priced"), false},
+                              {QStringLiteral("reason"),
+                               QString(QStringLiteral("price lookup failed: ") + r.message)}};
         m_havePrice = true;
         maybeFinish();
     });

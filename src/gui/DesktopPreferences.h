@@ -1,7 +1,7 @@
 #pragma once
 // DesktopPreferences: the desktop app's non-secret settings in QSettings (endpoint, toolsets,
-// approval channel, HTTP endpoint), under the saved keys of the settings table (core/Settings.h). Credentials
-// never live here: see CredentialStore.
+// approval channel, HTTP endpoint), under the saved keys of the settings table (core/Settings.h).
+// Credentials never live here: see CredentialStore.
 #include <QSettings>
 #include <QStringList>
 #include <QUrl>
