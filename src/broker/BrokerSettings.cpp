@@ -1,8 +1,20 @@
 #include "broker/BrokerSettings.h"
 
+#include "core/NameTable.h"
+
 using namespace Qt::StringLiterals;
 
 namespace fb {
+
+namespace {
+
+constexpr EnumName<ApprovalMode> kApprovalModes[] = {
+    {ApprovalMode::Auto, u"auto"},
+    {ApprovalMode::Client, u"client"},
+    {ApprovalMode::Desktop, u"desktop"},
+};
+
+} // namespace
 
 const QList<SettingId> &BrokerSettings::ids()
 {
@@ -15,15 +27,7 @@ const QList<SettingId> &BrokerSettings::ids()
 
 QString BrokerSettings::approvalModeName(ApprovalMode mode)
 {
-    switch (mode) {
-    case ApprovalMode::Auto:
-        return u"auto"_s;
-    case ApprovalMode::Client:
-        return u"client"_s;
-    case ApprovalMode::Desktop:
-        return u"desktop"_s;
-    }
-    return {};
+    return nameOf(kApprovalModes, mode);
 }
 
 QString BrokerSettings::valueText(SettingId id) const
@@ -71,10 +75,7 @@ bool BrokerSettings::fromSources(const SettingSources &sources, BrokerSettings *
             s.allowUnconfirmedMutations = v->toBool();
             break;
         case SettingId::Approval: {
-            const QString mode = v->toString();
-            s.approvalMode = mode == u"client"    ? ApprovalMode::Client
-                             : mode == u"desktop" ? ApprovalMode::Desktop
-                                                  : ApprovalMode::Auto;
+            s.approvalMode = valueOf(kApprovalModes, v->toString()).value_or(ApprovalMode::Auto);
             break;
         }
         case SettingId::Toolsets:

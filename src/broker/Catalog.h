@@ -2,12 +2,10 @@
 // Catalog: the read-only tools (toolset "read", served by default). Each maps simple typed
 // arguments an agent can fill onto one Fabric v4 read, keeps Fabric's data + pagination shape in
 // structuredContent, and never mutates anything. There is no delete tool of any kind.
-#include <QJsonObject>
 #include <QObject>
 
 namespace fb::mcp {
 class ToolRegistry;
-class ToolCall;
 } // namespace fb::mcp
 
 namespace fb {

@@ -2,6 +2,7 @@
 
 #include "broker/ProposalView.h"
 #include "broker/ResultJson.h"
+#include "core/NameTable.h"
 
 #include <QJsonDocument>
 
@@ -16,15 +17,12 @@ QString nameFromSpec(const Proposal &proposal)
 
 QString searchToolName(ChangeType type)
 {
-    switch (type) {
-    case ChangeType::ConnectionCreate:
-        return QStringLiteral("fabric_search_connections");
-    case ChangeType::NetworkCreate:
-        return QStringLiteral("fabric_search_networks");
-    case ChangeType::ServiceTokenCreate:
-        return QStringLiteral("fabric_search_service_tokens");
-    }
-    return {};
+    static constexpr EnumName<ChangeType> kSearchTools[] = {
+        {ChangeType::ConnectionCreate, u"fabric_search_connections"},
+        {ChangeType::NetworkCreate, u"fabric_search_networks"},
+        {ChangeType::ServiceTokenCreate, u"fabric_search_service_tokens"},
+    };
+    return nameOf(kSearchTools, type);
 }
 
 // The catalog call that finds the resource by name: {"name": ...} for the search tool.

@@ -11,6 +11,22 @@
 
 namespace fb {
 
+namespace {
+
+// The annotations and toolset of the two mutate tools: creating, not destructive, not
+// idempotent, open world.
+void setMutateTool(mcp::ToolDefinition *tool)
+{
+    tool->annotations = {{QStringLiteral("title"), tool->title},
+                         {QStringLiteral("readOnlyHint"), false},
+                         {QStringLiteral("destructiveHint"), false},
+                         {QStringLiteral("idempotentHint"), false},
+                         {QStringLiteral("openWorldHint"), true}};
+    tool->toolset = QStringLiteral("mutate");
+}
+
+} // namespace
+
 MutationBroker::MutationBroker(ProposalStore *store, FabricClient *fabric, BrokerSettings settings,
                                Clock *clock, QObject *parent)
     : QObject(parent)
@@ -257,12 +273,7 @@ void MutationBroker::registerTools(mcp::ToolRegistry *registry)
         tokenLimitsText(settings());
     propose.inputSchema = ChangeSpec::proposeInputSchema();
     propose.outputSchema = proposeOutputSchema();
-    propose.annotations = {{QStringLiteral("title"), propose.title},
-                           {QStringLiteral("readOnlyHint"), false},
-                           {QStringLiteral("destructiveHint"), false},
-                           {QStringLiteral("idempotentHint"), false},
-                           {QStringLiteral("openWorldHint"), true}};
-    propose.toolset = QStringLiteral("mutate");
+    setMutateTool(&propose);
     propose.handler = [this](mcp::ToolCall *call) { this->propose(call); };
     registry->registerTool(std::move(propose));
 
@@ -278,12 +289,7 @@ void MutationBroker::registerTools(mcp::ToolRegistry *registry)
         "human_confirmation {status, channel}, executed, and the execution outcome.");
     confirm.inputSchema = confirmInputSchema();
     confirm.outputSchema = confirmOutputSchema();
-    confirm.annotations = {{QStringLiteral("title"), confirm.title},
-                           {QStringLiteral("readOnlyHint"), false},
-                           {QStringLiteral("destructiveHint"), false},
-                           {QStringLiteral("idempotentHint"), false},
-                           {QStringLiteral("openWorldHint"), true}};
-    confirm.toolset = QStringLiteral("mutate");
+    setMutateTool(&confirm);
     confirm.handler = [this](mcp::ToolCall *call) { this->confirm(call); };
     registry->registerTool(std::move(confirm));
 }

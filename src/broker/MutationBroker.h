@@ -11,7 +11,6 @@
 
 #include <QJsonObject>
 #include <QObject>
-#include <QPointer>
 
 #include <memory>
 

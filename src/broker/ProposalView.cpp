@@ -264,29 +264,35 @@ QString selector(const QJsonObject &sel, const QJsonObject &val,
     return orUnknown(type);
 }
 
+// Calls visit on every object in v, outer before inner, through arrays, at most 16 levels deep.
+void forEachObject(const QJsonValue &v, const std::function<void(const QJsonObject &)> &visit,
+                   int depth = 0)
+{
+    if (depth > 16)
+        return;
+    if (v.isArray()) {
+        for (const QJsonValue &e : v.toArray())
+            forEachObject(e, visit, depth + 1);
+        return;
+    }
+    const QJsonObject o = v.toObject();
+    visit(o);
+    for (auto it = o.begin(); it != o.end(); ++it)
+        forEachObject(it.value(), visit, depth + 1);
+}
+
 } // namespace
 
 QList<QPair<QString, QString>> nameLookups(const QJsonObject &request, const QJsonObject &validated)
 {
     // The dry run's names by uuid (connection sides say "name", token selectors "portName").
     QHash<QString, QString> dryRunNames;
-    std::function<void(const QJsonValue &, int)> collect = [&](const QJsonValue &v, int depth) {
-        if (depth > 16)
-            return;
-        if (v.isArray()) {
-            for (const QJsonValue &e : v.toArray())
-                collect(e, depth + 1);
-            return;
-        }
-        const QJsonObject o = v.toObject();
+    forEachObject(validated, [&](const QJsonObject &o) {
         const QString uuid = str(o, u"uuid");
         const QString name = str(o, u"name").isEmpty() ? str(o, u"portName") : str(o, u"name");
         if (!uuid.isEmpty() && !name.isEmpty())
             dryRunNames.insert(uuid, name);
-        for (auto it = o.begin(); it != o.end(); ++it)
-            collect(it.value(), depth + 1);
-    };
-    collect(validated, 0);
+    });
 
     // Every object in the request that names an entity by uuid, by the key that holds it.
     static const QList<QPair<QString, QString>> kCollections = {
@@ -296,15 +302,7 @@ QList<QPair<QString, QString>> nameLookups(const QJsonObject &request, const QJs
         {QStringLiteral("serviceToken"), QStringLiteral("/fabric/v4/serviceTokens/")}};
     QList<QPair<QString, QString>> out;
     QStringList seen;
-    std::function<void(const QJsonValue &, int)> walk = [&](const QJsonValue &v, int depth) {
-        if (depth > 16)
-            return;
-        if (v.isArray()) {
-            for (const QJsonValue &e : v.toArray())
-                walk(e, depth + 1);
-            return;
-        }
-        const QJsonObject o = v.toObject();
+    forEachObject(request, [&](const QJsonObject &o) {
         for (const auto &[key, collection] : kCollections) {
             const QString uuid = str(sub(o, key), u"uuid");
             // Only well-formed uuids reach a URL path (the schema guarantees them anyway).
@@ -320,10 +318,7 @@ QList<QPair<QString, QString>> nameLookups(const QJsonObject &request, const QJs
             if (fromDryRun.isEmpty() || (!label.isEmpty() && label == fromDryRun))
                 out.append({uuid, collection + uuid});
         }
-        for (auto it = o.begin(); it != o.end(); ++it)
-            walk(it.value(), depth + 1);
-    };
-    walk(request, 0);
+    });
     return out;
 }
 

@@ -2,6 +2,7 @@
 
 #include "core/CanonicalJson.h"
 #include "core/JsonSchema.h"
+#include "core/NameTable.h"
 
 #include <QDateTime>
 #include <QFile>
@@ -399,6 +400,17 @@ void serviceTokenRules(Rules &rules, const QJsonObject &spec)
     }
 }
 
+// The cross-field rules of each change type, beyond its JSON schema.
+struct RulesRow {
+    ChangeType value;
+    void (*apply)(Rules &, const QJsonObject &);
+};
+constexpr RulesRow kRules[] = {
+    {ChangeType::ConnectionCreate, connectionRules},
+    {ChangeType::NetworkCreate, networkRules},
+    {ChangeType::ServiceTokenCreate, serviceTokenRules},
+};
+
 } // namespace
 
 QString formatViolations(const QList<SpecViolation> &violations)
@@ -465,17 +477,8 @@ QList<SpecViolation> validate(ChangeType type, const QJsonValue &spec)
         out.append({v.path, v.message});
     if (spec.isObject()) {
         Rules rules(out);
-        switch (type) {
-        case ChangeType::ConnectionCreate:
-            connectionRules(rules, spec.toObject());
-            break;
-        case ChangeType::NetworkCreate:
-            networkRules(rules, spec.toObject());
-            break;
-        case ChangeType::ServiceTokenCreate:
-            serviceTokenRules(rules, spec.toObject());
-            break;
-        }
+        if (const RulesRow *row = findRow(kRules, type))
+            row->apply(rules, spec.toObject());
     }
     out += validateText(spec);
     QList<SpecViolation> unique;

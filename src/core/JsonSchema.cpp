@@ -1,6 +1,7 @@
 #include "core/JsonSchema.h"
 
 #include "core/CanonicalJson.h"
+#include "core/NameTable.h"
 
 #include <QJsonArray>
 #include <QRegularExpression>
@@ -34,25 +35,18 @@ bool isIntegerValue(const QJsonValue &v)
     return std::isfinite(d) && std::floor(d) == d;
 }
 
+constexpr EnumName<QJsonValue::Type> kJsonTypes[] = {
+    {QJsonValue::Null, u"null"},     {QJsonValue::Bool, u"boolean"},
+    {QJsonValue::Double, u"number"}, {QJsonValue::String, u"string"},
+    {QJsonValue::Array, u"array"},   {QJsonValue::Object, u"object"},
+};
+
 QString jsonTypeName(const QJsonValue &v)
 {
-    switch (v.type()) {
-    case QJsonValue::Null:
-        return u"null"_s;
-    case QJsonValue::Bool:
-        return u"boolean"_s;
-    case QJsonValue::Double:
-        return isIntegerValue(v) ? u"integer"_s : u"number"_s;
-    case QJsonValue::String:
-        return u"string"_s;
-    case QJsonValue::Array:
-        return u"array"_s;
-    case QJsonValue::Object:
-        return u"object"_s;
-    case QJsonValue::Undefined:
-        break;
-    }
-    return u"undefined"_s;
+    if (v.isDouble() && isIntegerValue(v))
+        return u"integer"_s;
+    const QString name = nameOf(kJsonTypes, v.type());
+    return name.isEmpty() ? u"undefined"_s : name;
 }
 
 bool matchesType(const QString &type, const QJsonValue &v)

@@ -125,6 +125,16 @@ const SettingSpec &Settings::spec(SettingId id)
     return *it;
 }
 
+QString Settings::envName(SettingId id)
+{
+    return QString(spec(id).env);
+}
+
+QString Settings::savedKey(SettingId id)
+{
+    return QString(spec(id).savedKey);
+}
+
 const SettingSpec *Settings::findByName(QStringView name)
 {
     for (const SettingSpec &s : table()) {

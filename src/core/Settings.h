@@ -126,6 +126,9 @@ namespace Settings {
 
 std::span<const SettingSpec> table();
 const SettingSpec &spec(SettingId id);
+// The setting's environment variable / QSettings key as a QString; empty when it has none.
+QString envName(SettingId id);
+QString savedKey(SettingId id);
 const SettingSpec *findByName(QStringView name);
 
 // The raw value one source gives (nullopt: that source does not set it). The environment uses

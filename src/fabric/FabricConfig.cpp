@@ -9,15 +9,6 @@ using namespace Qt::StringLiterals;
 
 namespace fb {
 
-namespace {
-
-QString envName(SettingId id)
-{
-    return QString(Settings::spec(id).env);
-}
-
-} // namespace
-
 // ---------------------------------------------------------------------------------------------
 // FabricConfig
 
@@ -59,15 +50,15 @@ bool FabricConfig::hasCredentials() const
 QString FabricConfig::credentialSource() const
 {
     if (!clientId.isEmpty() && !clientSecret.isEmpty())
-        return u"client credentials (%1)"_s.arg(envName(SettingId::FabricClientId));
+        return u"client credentials (%1)"_s.arg(Settings::envName(SettingId::FabricClientId));
     if (!staticToken.isEmpty())
-        return u"static token (%1)"_s.arg(envName(SettingId::FabricToken));
+        return u"static token (%1)"_s.arg(Settings::envName(SettingId::FabricToken));
     return QStringLiteral("none");
 }
 
 QString FabricConfig::endpointProblem() const
 {
-    const QString name = envName(SettingId::FabricEndpoint);
+    const QString name = Settings::envName(SettingId::FabricEndpoint);
     if (!endpoint.isValid() || endpoint.host().isEmpty())
         return u"the Fabric endpoint (%1) \"%2\" is not a valid URL such as %3"_s.arg(
             name, sanitizeRemoteText(displayUrl(endpoint), 200),

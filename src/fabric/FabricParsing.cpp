@@ -58,6 +58,33 @@ QJsonObject objectAt(const QJsonObject &root, std::initializer_list<const char *
     return cur;
 }
 
+// Appends the price-search terms of one side's access point (side "aSide" or "zSide", sideText
+// "an A-side" or "a Z-side", idKey the object whose uuid narrows the search). Returns the reason
+// the price search cannot be built, or an empty string.
+QString appendAccessPointTerms(QJsonArray *terms, const QJsonObject &ap, const QString &side,
+                               const QString &sideText, const char *idKey)
+{
+    const QString prefix = QStringLiteral("/connection/") + side + QStringLiteral("/accessPoint/");
+    const QString apType = ap.value(QLatin1StringView("type")).toString();
+    if (!apType.isEmpty()) {
+        if (!priceAccessPointTypes().contains(apType))
+            return QStringLiteral("Fabric's price search has no virtual connection product "
+                                  "for %1 access point of type %2")
+                .arg(sideText, apType);
+        terms->append(term(prefix + QStringLiteral("type"), QStringLiteral("="), apType));
+    }
+    const QString metro =
+        objectAt(ap, {"location"}).value(QLatin1StringView("metroCode")).toString();
+    if (!metro.isEmpty())
+        terms->append(
+            term(prefix + QStringLiteral("location/metroCode"), QStringLiteral("="), metro));
+    const QString id = objectAt(ap, {idKey}).value(QLatin1StringView("uuid")).toString();
+    if (!id.isEmpty())
+        terms->append(term(prefix + QLatin1StringView(idKey) + QStringLiteral("/uuid"),
+                           QStringLiteral("="), id));
+    return {};
+}
+
 } // namespace
 
 std::optional<QJsonValue> parseStrictJson(const QByteArray &bytes, QString *error)
@@ -273,45 +300,16 @@ std::optional<QJsonObject> buildPriceSearch(const CompiledRequest &request, QStr
     terms.append(term(QStringLiteral("/connection/bandwidth"), QStringLiteral("IN"),
                       QString::number(qint64(bw.toDouble()))));
 
-    const QJsonObject aAp = objectAt(body, {"aSide", "accessPoint"});
-    const QString aType = aAp.value(QLatin1StringView("type")).toString();
-    if (!aType.isEmpty()) {
-        if (!priceAccessPointTypes().contains(aType))
-            return fail(QStringLiteral("Fabric's price search has no virtual connection product "
-                                       "for an A-side access point of type %1")
-                            .arg(aType));
-        terms.append(
-            term(QStringLiteral("/connection/aSide/accessPoint/type"), QStringLiteral("="), aType));
-    }
-    const QString aMetro =
-        objectAt(aAp, {"location"}).value(QLatin1StringView("metroCode")).toString();
-    if (!aMetro.isEmpty())
-        terms.append(term(QStringLiteral("/connection/aSide/accessPoint/location/metroCode"),
-                          QStringLiteral("="), aMetro));
-    const QString aPort = objectAt(aAp, {"port"}).value(QLatin1StringView("uuid")).toString();
-    if (!aPort.isEmpty())
-        terms.append(term(QStringLiteral("/connection/aSide/accessPoint/port/uuid"),
-                          QStringLiteral("="), aPort));
-
-    const QJsonObject zAp = objectAt(body, {"zSide", "accessPoint"});
-    const QString zType = zAp.value(QLatin1StringView("type")).toString();
-    if (!zType.isEmpty()) {
-        if (!priceAccessPointTypes().contains(zType))
-            return fail(QStringLiteral("Fabric's price search has no virtual connection product "
-                                       "for a Z-side access point of type %1")
-                            .arg(zType));
-        terms.append(
-            term(QStringLiteral("/connection/zSide/accessPoint/type"), QStringLiteral("="), zType));
-    }
-    const QString zMetro =
-        objectAt(zAp, {"location"}).value(QLatin1StringView("metroCode")).toString();
-    if (!zMetro.isEmpty())
-        terms.append(term(QStringLiteral("/connection/zSide/accessPoint/location/metroCode"),
-                          QStringLiteral("="), zMetro));
-    const QString zProfile = objectAt(zAp, {"profile"}).value(QLatin1StringView("uuid")).toString();
-    if (!zProfile.isEmpty())
-        terms.append(term(QStringLiteral("/connection/zSide/accessPoint/profile/uuid"),
-                          QStringLiteral("="), zProfile));
+    const QString aRefusal =
+        appendAccessPointTerms(&terms, objectAt(body, {"aSide", "accessPoint"}),
+                               QStringLiteral("aSide"), QStringLiteral("an A-side"), "port");
+    if (!aRefusal.isEmpty())
+        return fail(aRefusal);
+    const QString zRefusal =
+        appendAccessPointTerms(&terms, objectAt(body, {"zSide", "accessPoint"}),
+                               QStringLiteral("zSide"), QStringLiteral("a Z-side"), "profile");
+    if (!zRefusal.isEmpty())
+        return fail(zRefusal);
 
     return QJsonObject{{QStringLiteral("filter"), QJsonObject{{QStringLiteral("and"), terms}}}};
 }

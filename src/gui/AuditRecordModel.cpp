@@ -112,28 +112,15 @@ QVariant AuditRecordModel::headerData(int section, Qt::Orientation orientation, 
 {
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return {};
-    switch (section) {
-    case SeqColumn:
-        return tr("Seq");
-    case TimeColumn:
-        return tr("Time (UTC)");
-    case TypeColumn:
-        return tr("Type");
-    case ChangeTypeColumn:
-        return tr("Change type");
-    case TargetColumn:
-        return tr("Target");
-    case StatusColumn:
-        return tr("Status / outcome");
-    case ChannelColumn:
-        return tr("Channel");
-    case UuidColumn:
-        return tr("Fabric UUID");
-    case ClientColumn:
-        return tr("Client");
-    default:
+    // One heading per Column, in Column order.
+    static const char *const kHeadings[ColumnCount] = {
+        QT_TR_NOOP("Seq"),         QT_TR_NOOP("Time (UTC)"),  QT_TR_NOOP("Type"),
+        QT_TR_NOOP("Change type"), QT_TR_NOOP("Target"),      QT_TR_NOOP("Status / outcome"),
+        QT_TR_NOOP("Channel"),     QT_TR_NOOP("Fabric UUID"), QT_TR_NOOP("Client"),
+    };
+    if (section < 0 || section >= ColumnCount)
         return {};
-    }
+    return tr(kHeadings[section]);
 }
 
 } // namespace fb

@@ -4,47 +4,41 @@
 
 namespace fb {
 
-namespace {
-QString key(SettingId id)
-{
-    return QString(Settings::spec(id).savedKey);
-}
-} // namespace
-
 DesktopPreferences DesktopPreferences::load(const QSettings &settings)
 {
     DesktopPreferences p;
-    p.endpoint = QUrl(settings.value(key(SettingId::FabricEndpoint)).toString());
-    p.toolsets = settings.value(key(SettingId::Toolsets)).toStringList();
-    p.approvalMode = settings.value(key(SettingId::Approval)).toString();
-    p.httpAddress = settings.value(key(SettingId::HttpAddress)).toString();
-    p.credentialsInKeychain = settings.value(key(SettingId::CredentialsInKeychain), false).toBool();
+    p.endpoint = QUrl(settings.value(Settings::savedKey(SettingId::FabricEndpoint)).toString());
+    p.toolsets = settings.value(Settings::savedKey(SettingId::Toolsets)).toStringList();
+    p.approvalMode = settings.value(Settings::savedKey(SettingId::Approval)).toString();
+    p.httpAddress = settings.value(Settings::savedKey(SettingId::HttpAddress)).toString();
+    p.credentialsInKeychain =
+        settings.value(Settings::savedKey(SettingId::CredentialsInKeychain), false).toBool();
     return p;
 }
 
 void DesktopPreferences::save(QSettings &settings) const
 {
     if (endpoint.isEmpty())
-        settings.remove(key(SettingId::FabricEndpoint));
+        settings.remove(Settings::savedKey(SettingId::FabricEndpoint));
     else
-        settings.setValue(key(SettingId::FabricEndpoint), endpoint.toString());
+        settings.setValue(Settings::savedKey(SettingId::FabricEndpoint), endpoint.toString());
     if (toolsets.isEmpty())
-        settings.remove(key(SettingId::Toolsets));
+        settings.remove(Settings::savedKey(SettingId::Toolsets));
     else
-        settings.setValue(key(SettingId::Toolsets), toolsets);
+        settings.setValue(Settings::savedKey(SettingId::Toolsets), toolsets);
     if (approvalMode.isEmpty())
-        settings.remove(key(SettingId::Approval));
+        settings.remove(Settings::savedKey(SettingId::Approval));
     else
-        settings.setValue(key(SettingId::Approval), approvalMode);
+        settings.setValue(Settings::savedKey(SettingId::Approval), approvalMode);
     if (httpAddress.isEmpty())
-        settings.remove(key(SettingId::HttpAddress));
+        settings.remove(Settings::savedKey(SettingId::HttpAddress));
     else
-        settings.setValue(key(SettingId::HttpAddress), httpAddress);
+        settings.setValue(Settings::savedKey(SettingId::HttpAddress), httpAddress);
 }
 
 void DesktopPreferences::setCredentialsInKeychain(QSettings &settings, bool stored)
 {
-    settings.setValue(key(SettingId::CredentialsInKeychain), stored);
+    settings.setValue(Settings::savedKey(SettingId::CredentialsInKeychain), stored);
 }
 
 } // namespace fb

@@ -51,6 +51,15 @@ void writeResponse(QTcpSocket *socket, int status, const QByteArray &body, bool 
         socket->disconnectFromHost();
 }
 
+// 503 when no session (stateless or 2025 era) can be made: the server holds its maximum.
+void writeTooManySessions(QTcpSocket *socket, const QJsonValue &replyId, bool close)
+{
+    writeResponse(
+        socket, 503,
+        rpcError(replyId, protocol::InternalError, u"Service Unavailable: too many sessions"_s),
+        close);
+}
+
 // Counts each connection's bytes as they arrive, before QtHttpServer (whose readyRead slot is
 // connected after ours) buffers them: a body over the limit is answered 413 and the connection
 // closed, so an endless body cannot fill memory.
@@ -401,10 +410,7 @@ void HttpServer::handlePost(const Request &req, QTcpSocket *socket)
         }
         HttpChannel *channel = statelessChannel();
         if (!channel) {
-            writeResponse(socket, 503,
-                          rpcError(replyId, protocol::InternalError,
-                                   u"Service Unavailable: too many sessions"_s),
-                          req.close);
+            writeTooManySessions(socket, replyId, req.close);
             return;
         }
         dispatch(channel, message, socket, req.close, {}, true);
@@ -429,10 +435,7 @@ void HttpServer::handlePost(const Request &req, QTcpSocket *socket)
     if (doc.isObject() && method == "initialize"_L1 && isRequest) {
         HttpChannel *channel = createSession();
         if (!channel) {
-            writeResponse(socket, 503,
-                          rpcError(replyId, protocol::InternalError,
-                                   u"Service Unavailable: too many sessions"_s),
-                          req.close);
+            writeTooManySessions(socket, replyId, req.close);
             return;
         }
         dispatch(channel, message, socket, req.close, channel->id().toLatin1());

@@ -1,5 +1,7 @@
 #include "mcp/SocketDirectory.h"
 
+#include "core/NameTable.h"
+
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -60,15 +62,13 @@ SocketDirectory SocketDirectory::resolve(const QString &xdgRuntimeDir, uid_t uid
 
 QString SocketDirectory::sourceDescription() const
 {
-    switch (m_source) {
-    case Source::XdgRuntimeDir:
-        return u"$XDG_RUNTIME_DIR"_s;
-    case Source::RunUser:
-        return u"/run/user/<uid>"_s;
-    case Source::Fallback:
-        break;
-    }
-    return u"the private fallback (no $XDG_RUNTIME_DIR, no usable /run/user/<uid>)"_s;
+    static constexpr EnumName<Source> kSources[] = {
+        {Source::XdgRuntimeDir, u"$XDG_RUNTIME_DIR"},
+        {Source::RunUser, u"/run/user/<uid>"},
+        {Source::Fallback,
+         u"the private fallback (no $XDG_RUNTIME_DIR, no usable /run/user/<uid>)"},
+    };
+    return nameOf(kSources, m_source);
 }
 
 bool SocketDirectory::checkPrivateDirectory(const QString &dir, uid_t uid, bool create,

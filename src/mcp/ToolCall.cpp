@@ -23,6 +23,20 @@ public:
     bool reportEvenIfCancelled = false;
     double lastProgress = -1;
     bool progressSent = false;
+
+    // Marks the call finished and cancels its client requests; false (with a warning naming
+    // the caller) when it had finished already.
+    bool markFinished(const ToolCall *owner, const char *twiceWarning)
+    {
+        if (finished) {
+            qCWarning(lcMcpSession) << twiceWarning << request.tool << request.id;
+            return false;
+        }
+        finished = true;
+        if (session)
+            session->cancelClientRequestsOf(owner, u"The tool call finished"_s);
+        return true;
+    }
 };
 
 ToolCall::ToolCall(Session *session, ToolCallRequest request)
@@ -121,28 +135,16 @@ void ToolCall::markCancelled(const QString &reason)
 
 void ToolCall::finish(const QJsonObject &callToolResult)
 {
-    if (d->finished) {
-        qCWarning(lcMcpSession) << "ToolCall::finish called twice for" << d->request.tool
-                                << d->request.id;
+    if (!d->markFinished(this, "ToolCall::finish called twice for"))
         return;
-    }
-    d->finished = true;
-    if (d->session)
-        d->session->cancelClientRequestsOf(this, u"The tool call finished"_s);
     emit finished(callToolResult);
     deleteLater();
 }
 
 void ToolCall::finishWithProtocolError(int code, const QString &message)
 {
-    if (d->finished) {
-        qCWarning(lcMcpSession) << "ToolCall finished twice for" << d->request.tool
-                                << d->request.id;
+    if (!d->markFinished(this, "ToolCall finished twice for"))
         return;
-    }
-    d->finished = true;
-    if (d->session)
-        d->session->cancelClientRequestsOf(this, u"The tool call finished"_s);
     emit failed(code, message);
     deleteLater();
 }

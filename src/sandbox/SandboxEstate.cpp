@@ -162,6 +162,17 @@ void SandboxEstate::settle(SandboxKind kind, SandboxResource &r) const
     }
 }
 
+namespace {
+
+// to[key] = from[key] for each key, in order (a key from lacks is removed from to).
+void copyKeys(QJsonObject *to, const QJsonObject &from, std::initializer_list<QStringView> keys)
+{
+    for (const QStringView key : keys)
+        to->insert(key, from.value(key));
+}
+
+} // namespace
+
 QJsonObject SandboxEstate::enrichAccessPoint(const QJsonObject &accessPoint) const
 {
     QJsonObject ap = accessPoint;
@@ -180,8 +191,7 @@ QJsonObject SandboxEstate::enrichAccessPoint(const QJsonObject &accessPoint) con
     if (type == "COLO"_L1) {
         QJsonObject p = ap.value(u"port"_s).toObject();
         if (const QJsonObject *known = port(p.value(u"uuid"_s).toString())) {
-            p.insert(u"href"_s, known->value(u"href"_s));
-            p.insert(u"name"_s, known->value(u"name"_s));
+            copyKeys(&p, *known, {u"href", u"name"});
             p.insert(u"type"_s, "XF_PORT"_L1);
             ap.insert(u"port"_s, p);
             QJsonObject loc = known->value(u"location"_s).toObject();
@@ -190,9 +200,7 @@ QJsonObject SandboxEstate::enrichAccessPoint(const QJsonObject &accessPoint) con
     } else if (type == "SP"_L1) {
         QJsonObject p = ap.value(u"profile"_s).toObject();
         if (const QJsonObject *known = serviceProfile(p.value(u"uuid"_s).toString())) {
-            p.insert(u"href"_s, known->value(u"href"_s));
-            p.insert(u"name"_s, known->value(u"name"_s));
-            p.insert(u"type"_s, known->value(u"type"_s));
+            copyKeys(&p, *known, {u"href", u"name", u"type"});
             ap.insert(u"profile"_s, p);
         }
         withLocationOfMetro(str(ap, "/location/metroCode"));
@@ -202,17 +210,13 @@ QJsonObject SandboxEstate::enrichAccessPoint(const QJsonObject &accessPoint) con
         for (const SandboxResource &r : m_networks) {
             if (r.json.value(u"uuid"_s).toString() != id)
                 continue;
-            n.insert(u"href"_s, r.json.value(u"href"_s));
-            n.insert(u"name"_s, r.json.value(u"name"_s));
-            n.insert(u"type"_s, r.json.value(u"type"_s));
-            n.insert(u"scope"_s, r.json.value(u"scope"_s));
+            copyKeys(&n, r.json, {u"href", u"name", u"type", u"scope"});
             ap.insert(u"network"_s, n);
         }
     } else if (type == "CLOUD_ROUTER"_L1) {
         QJsonObject rt = ap.value(u"router"_s).toObject();
         if (const QJsonObject *known = router(rt.value(u"uuid"_s).toString())) {
-            rt.insert(u"href"_s, known->value(u"href"_s));
-            rt.insert(u"name"_s, known->value(u"name"_s));
+            copyKeys(&rt, *known, {u"href", u"name"});
             ap.insert(u"router"_s, rt);
             withLocationOfMetro(str(*known, "/location/metroCode"));
         }
