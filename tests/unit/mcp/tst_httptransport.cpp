@@ -131,8 +131,12 @@ struct Fixture {
                                "read",
                                [this](ToolCall *c) {
                                    slow = c;
-                                   QObject::connect(c, &ToolCall::cancelled, c,
-                                                    [this](const QString &r) { cancelled << r; });
+                                   // A handler finishes every call it takes, cancelled too.
+                                   QObject::connect(
+                                       c, &ToolCall::cancelled, c, [this, c](const QString &r) {
+                                           cancelled << r;
+                                           c->finishStructured(QJsonObject(), QString());
+                                       });
                                }});
         registry.setServedToolsets({"read"});
         server = std::make_unique<McpServer>(&registry, ServerOptions{});
