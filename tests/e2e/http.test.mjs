@@ -11,7 +11,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import * as v2 from '@modelcontextprotocol/client';
-import { BIN, baseEnv, connectionSpec } from './lib.mjs';
+import { BIN, baseEnv } from './lib.mjs';
+import { answerForms, proposeAndConfirm } from './mrtr-v2.mjs';
 
 let proc; let url; let token; let stderr = '';
 
@@ -195,21 +196,10 @@ for (const [action, status, executed] of [['accept', 'accepted', true], ['declin
     const transport = new v2.StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: auth() } });
     const client = new v2.Client({ name: 'http-mrtr-e2e', version: '2.4.0' },
       { capabilities: { elicitation: { form: {} } }, versionNegotiation: { mode: 'auto' } });
-    const asked = [];
-    client.setRequestHandler('elicitation/create', async (request) => {
-      asked.push(request.params);
-      return action === 'accept' ? { action, content: { confirm: true } } : { action };
-    });
+    const asked = answerForms(client, action);
     await client.connect(transport);
     try {
-      assert.equal(client.getNegotiatedProtocolVersion(), '2026-07-28');
-      const p = await client.callTool({ name: 'fabric_propose_change', arguments: { change_type: 'connection_create', spec: connectionSpec() } });
-      assert.notEqual(p.isError, true, JSON.stringify(p).slice(0, 800));
-      const r = await client.callTool({ name: 'fabric_confirm_change', arguments: { confirm_token: p.structuredContent.confirm_token } });
-      assert.equal(asked.length, 1, 'one form elicitation');
-      assert.ok(asked[0].requestedSchema?.properties?.confirm, JSON.stringify(asked[0]).slice(0, 500));
-      assert.equal(r.structuredContent.human_confirmation.status, status, JSON.stringify(r).slice(0, 800));
-      assert.equal(r.structuredContent.executed, executed);
+      await proposeAndConfirm(client, asked, status, executed);
     } finally { await client.close(); }
   });
 }

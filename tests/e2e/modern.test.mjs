@@ -17,7 +17,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { BIN, baseEnv, connectionSpec, startRaw, sleep } from './lib.mjs';
+import { BIN, baseEnv, startRaw, sleep } from './lib.mjs';
+import { answerForms, proposeAndConfirm } from './mrtr-v2.mjs';
 
 const MODERN = '2026-07-28';
 const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'fb-e2e-modern-'));
@@ -237,21 +238,10 @@ for (const [action, status, executed] of [['accept', 'accepted', true], ['declin
   test(`modern MRTR: ${action} through the v2 client's auto-fulfilment of input_required`, async () => {
     const transport = new StdioClientTransport({ command: BIN, args: ['--headless', '--stdio', '--sandbox', '--toolsets', 'read,mutate'], stderr: 'pipe' });
     const client = new Client({ name: 'modern-mrtr-e2e', version: '2.4.0' }, { capabilities: { elicitation: { form: {} } }, versionNegotiation: { mode: 'auto' } });
-    const asked = [];
-    client.setRequestHandler('elicitation/create', async (request) => {
-      asked.push(request.params);
-      return action === 'accept' ? { action, content: { confirm: true } } : { action };
-    });
+    const asked = answerForms(client, action);
     await client.connect(transport);
     try {
-      assert.equal(client.getNegotiatedProtocolVersion(), MODERN);
-      const p = await client.callTool({ name: 'fabric_propose_change', arguments: { change_type: 'connection_create', spec: connectionSpec() } });
-      assert.notEqual(p.isError, true, JSON.stringify(p).slice(0, 800));
-      const r = await client.callTool({ name: 'fabric_confirm_change', arguments: { confirm_token: p.structuredContent.confirm_token } });
-      assert.equal(asked.length, 1, 'one form elicitation');
-      assert.ok(asked[0].requestedSchema?.properties?.confirm, JSON.stringify(asked[0]).slice(0, 500));
-      assert.equal(r.structuredContent.human_confirmation.status, status, JSON.stringify(r).slice(0, 800));
-      assert.equal(r.structuredContent.executed, executed);
+      await proposeAndConfirm(client, asked, status, executed);
     } finally { await client.close(); }
   });
 }
