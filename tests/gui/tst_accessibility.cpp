@@ -221,6 +221,16 @@ private slots:
             QCOMPARE(denied.count(), 1);
         }
         {
+            // Alt+D (the mnemonic) denies too; a mnemonic animates the click, so it lands later.
+            ApprovalDialog dialog(ctx, &clock);
+            dialog.setAttribute(Qt::WA_DeleteOnClose, false);
+            dialog.setApproveDelayMs(0);
+            QSignalSpy denied(&dialog, &ApprovalDialog::denyChosen);
+            showActive(dialog);
+            QTest::keyClick(dialog.windowHandle(), Qt::Key_D, Qt::AltModifier);
+            QTRY_COMPARE(denied.count(), 1);
+        }
+        {
             // Tab reaches the approve button, Space approves.
             ApprovalDialog dialog(ctx, &clock);
             dialog.setAttribute(Qt::WA_DeleteOnClose, false);
