@@ -3,6 +3,7 @@
 #include "broker/PolicyGate.h"
 #include "broker/ProposalView.h"
 #include "core/NameTable.h"
+#include "gui/Accessibility.h"
 #include "gui/ClientText.h"
 #include "gui/PlainText.h"
 #include "gui/PolicyLocks.h"
@@ -137,6 +138,8 @@ ApprovalDialog::ApprovalDialog(const ApprovalContext &context, Clock *clock, QWi
         auto *toggle = new QToolButton(this);
         toggle->setObjectName(QStringLiteral("priceDetailsToggle"));
         toggle->setText(tr("Price details"));
+        toggle->setAccessibleDescription(
+            tr("Shows or hides why Fabric gave no price, in Fabric's own words."));
         toggle->setCheckable(true);
         toggle->setArrowType(Qt::RightArrow);
         toggle->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
@@ -192,6 +195,20 @@ ApprovalDialog::ApprovalDialog(const ApprovalContext &context, Clock *clock, QWi
             report(Choice::Approve);
     });
     connect(ui->denyButton, &QPushButton::clicked, this, [this] { report(Choice::Deny); });
+
+    // The keyboard alone: focus starts on Deny (showEvent), Tab goes on to the typed
+    // confirmation when the policy asks for one, then to the approve button, then the details.
+    QWidget *previous = ui->denyButton;
+    if (auto *typed = findChild<QLineEdit *>(QStringLiteral("typedConfirmationEdit"))) {
+        setTabOrder(previous, typed);
+        previous = typed;
+    }
+    for (QWidget *next :
+         {static_cast<QWidget *>(ui->approveButton), static_cast<QWidget *>(ui->shaEdit),
+          static_cast<QWidget *>(ui->copyShaButton), static_cast<QWidget *>(ui->requestTree)}) {
+        setTabOrder(previous, next);
+        previous = next;
+    }
 
     m_unlock.setSingleShot(true);
     connect(&m_unlock, &QTimer::timeout, this, [this] {
@@ -328,6 +345,7 @@ void ApprovalDialog::showEvent(QShowEvent *event)
         else
             m_unlock.start(m_approveDelayMs);
         refresh();
+        Accessibility::announce(this); // a new approval: a screen reader says so at once
     }
     ui->denyButton->setFocus(Qt::OtherFocusReason);
 }
@@ -357,6 +375,9 @@ void ApprovalDialog::showAgentGaveUp(const QString &detail)
     ui->approveButton->setEnabled(false);
     ui->approveButton->setVisible(false);
     ui->denyButton->setText(tr("Close"));
+    ui->denyButton->setAccessibleDescription(
+        tr("Closes this dialog. Nothing was created, and this request can no longer be "
+           "approved."));
     setWindowTitle(tr("Agent gave up - %1").arg(windowTitle()));
     ui->hintLabel->setText(tr("The agent stopped waiting for this answer."));
     ui->expiredLabel->setText(

@@ -1,6 +1,7 @@
 #include "gui/AuditViewDialog.h"
 
 #include "core/AuditLog.h"
+#include "gui/Accessibility.h"
 #include "gui/AuditRecordModel.h"
 
 #include <QComboBox>
@@ -13,6 +14,7 @@
 #include <QPushButton>
 #include <QSortFilterProxyModel>
 #include <QTableView>
+#include <QToolButton>
 #include <QVBoxLayout>
 
 namespace fb {
@@ -87,14 +89,27 @@ AuditViewDialog::AuditViewDialog(const QString &auditLogPath, QWidget *parent)
 
     m_typeFilter->setObjectName(QStringLiteral("typeFilter"));
     m_typeFilter->setToolTip(tr("Show only records of this type"));
+    m_typeFilter->setAccessibleName(tr("Record type"));
+    Accessibility::nameChoices(m_typeFilter);
     m_typeFilter->setSizeAdjustPolicy(QComboBox::AdjustToContents);
     m_textFilter->setObjectName(QStringLiteral("textFilter"));
     m_textFilter->setPlaceholderText(tr("Filter: text in any column"));
     m_textFilter->setClearButtonEnabled(true);
+    for (QToolButton *clear : m_textFilter->findChildren<QToolButton *>()) {
+        clear->setAccessibleName(tr("Clear the filter"));
+        clear->setAccessibleDescription(tr("Empties the filter: every record shows again."));
+    }
+    m_textFilter->setAccessibleName(tr("Filter"));
+    m_textFilter->setAccessibleDescription(tr("Shows only the records with this text in any "
+                                              "column."));
     m_verifyButton->setObjectName(QStringLiteral("verifyButton"));
     m_verifyButton->setAutoDefault(false);
+    m_verifyButton->setAccessibleDescription(
+        tr("Checks the hash chain of the whole audit log: whether any record was changed, "
+           "removed or reordered."));
     m_reloadButton->setObjectName(QStringLiteral("reloadButton"));
     m_reloadButton->setAutoDefault(false);
+    m_reloadButton->setAccessibleDescription(tr("Reads the audit log file again."));
 
     auto *filters = new QHBoxLayout;
     filters->addWidget(new QLabel(tr("Type:"), this));
@@ -105,6 +120,9 @@ AuditViewDialog::AuditViewDialog(const QString &auditLogPath, QWidget *parent)
     m_proxy->setSourceModel(m_model);
     m_view->setObjectName(QStringLiteral("auditView"));
     m_view->setModel(m_proxy);
+    m_view->setAccessibleName(tr("Audit records"));
+    m_view->setAccessibleDescription(
+        tr("One row per audit record: sequence, time, type, client and details."));
     m_view->setSortingEnabled(true);
     m_view->sortByColumn(AuditRecordModel::SeqColumn, Qt::AscendingOrder);
     m_view->setSelectionBehavior(QAbstractItemView::SelectRows);
@@ -128,6 +146,7 @@ AuditViewDialog::AuditViewDialog(const QString &auditLogPath, QWidget *parent)
 
     auto *buttons = new QDialogButtonBox(QDialogButtonBox::Close, this);
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+    Accessibility::describeButtons(buttons);
 
     auto *bottom = new QHBoxLayout;
     bottom->addWidget(m_statusLabel, 1);

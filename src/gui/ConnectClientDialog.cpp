@@ -1,5 +1,6 @@
 #include "gui/ConnectClientDialog.h"
 
+#include "gui/Accessibility.h"
 #include "mcp/ClientSnippets.h"
 #include "mcp/HttpToken.h"
 #include "ui_ConnectClientDialog.h"
@@ -64,6 +65,8 @@ ConnectClientDialog::ConnectClientDialog(const QString &executablePath, QWidget 
         auto *copy = new QPushButton(copyLabel, group);
         copy->setAutoDefault(false);
         copy->setObjectName(s.id + QStringLiteral("Copy"));
+        copy->setAccessibleName(tr("%1 for %2").arg(copyLabel, s.client));
+        copy->setAccessibleDescription(tr("Copies this text to the clipboard."));
         m_copy.insert(s.id, copy);
         const QString text = s.text;
         connect(copy, &QPushButton::clicked, this, [copy, text, copyLabel] {
@@ -76,6 +79,8 @@ ConnectClientDialog::ConnectClientDialog(const QString &executablePath, QWidget 
             auto *install = new QPushButton(tr("Install in %1").arg(s.client), group);
             install->setAutoDefault(false);
             install->setObjectName(s.id + QStringLiteral("Install"));
+            install->setAccessibleDescription(
+                tr("Opens %1, which asks you to add this broker as an MCP server.").arg(s.client));
             m_install.insert(s.id, install);
             connect(install, &QPushButton::clicked, this, [this, text] {
                 if (m_openLinks)
@@ -95,6 +100,11 @@ ConnectClientDialog::ConnectClientDialog(const QString &executablePath, QWidget 
         auto *edit = new QPlainTextEdit(group);
         edit->setObjectName(s.id + QStringLiteral("Edit"));
         edit->setReadOnly(true);
+        edit->setAccessibleName(s.kind == mcp::ClientSnippet::Kind::File
+                                    ? tr("Configuration for %1").arg(s.client)
+                                    : tr("Command for %1").arg(s.client));
+        edit->setAccessibleDescription(hint + u' ' +
+                                       tr("Read-only; Copy puts it on the clipboard."));
         edit->setTabChangesFocus(true);
         edit->setLineWrapMode(QPlainTextEdit::WidgetWidth);
         edit->setFont(mono);
@@ -109,6 +119,7 @@ ConnectClientDialog::ConnectClientDialog(const QString &executablePath, QWidget 
     }
     ui->clientsLayout->addStretch();
     connect(ui->buttonBox, &QDialogButtonBox::rejected, this, &QDialog::reject);
+    Accessibility::describeButtons(ui->buttonBox);
 }
 
 ConnectClientDialog::~ConnectClientDialog() = default;

@@ -25,6 +25,27 @@ template <typename Job> Job *newJob(const QString &service, const QString &key, 
 }
 } // namespace
 
+QString CredentialStore::failureText(int error, const QString &detail)
+{
+    // QtKeychain's own text is often just "Unknown error" when no keychain runs at all: say
+    // what is missing, and that the environment works without one.
+    const QString fallback = tr("Without a keychain, set EQUINIX_API_CLIENTID and "
+                                "EQUINIX_API_CLIENTSECRET in the environment instead.");
+    switch (error) {
+    case QKeychain::AccessDenied:
+    case QKeychain::AccessDeniedByUser:
+        return tr("the keychain refused access (%1). %2").arg(detail, fallback);
+    case QKeychain::NoBackendAvailable:
+    case QKeychain::NotImplemented:
+    case QKeychain::OtherError:
+    default:
+        return tr("no keychain service answered (%1). Saving credentials needs a Secret Service "
+                  "provider such as GNOME Keyring or KeePassXC (with its Secret Service "
+                  "integration on), or KWallet, running in this session. %2")
+            .arg(detail, fallback);
+    }
+}
+
 CredentialStore::CredentialStore(QString service, QObject *parent)
     : QObject(parent)
     , m_service(std::move(service))
@@ -41,7 +62,7 @@ void CredentialStore::readKey(const QString &key, Callback done)
         else if (r->error() == QKeychain::EntryNotFound)
             done(true, {}, {});
         else
-            done(false, {}, r->errorString());
+            done(false, {}, failureText(r->error(), r->errorString()));
     });
     job->start();
 }
@@ -56,7 +77,7 @@ void CredentialStore::writeKey(const QString &key, const QString &value, Callbac
         if (j->error() == QKeychain::NoError)
             done(true, {}, {});
         else
-            done(false, {}, j->errorString());
+            done(false, {}, failureText(j->error(), j->errorString()));
     });
     job->start();
 }
@@ -68,7 +89,7 @@ void CredentialStore::deleteKey(const QString &key, Callback done)
         if (j->error() == QKeychain::NoError || j->error() == QKeychain::EntryNotFound)
             done(true, {}, {});
         else
-            done(false, {}, j->errorString());
+            done(false, {}, failureText(j->error(), j->errorString()));
     });
     job->start();
 }

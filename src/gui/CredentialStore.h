@@ -31,6 +31,10 @@ public:
 
     QString service() const { return m_service; }
 
+    // The error the callbacks report for a failed keychain job (a QKeychain::Error): what is
+    // missing and how to do without it, with QtKeychain's own text in parentheses.
+    static QString failureText(int error, const QString &detail);
+
 private:
     using Callback = std::function<void(bool ok, const QString &value, const QString &error)>;
     void readKey(const QString &key, Callback done);

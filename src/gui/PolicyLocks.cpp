@@ -101,6 +101,10 @@ QLineEdit *addTypedConfirmation(QFormLayout *layout, QWidget *parent)
     edit->setObjectName(QStringLiteral("typedConfirmationEdit"));
     edit->setMaxLength(6);
     edit->setPlaceholderText(tr("last 6 characters"));
+    edit->setAccessibleName(tr("Last six characters of the request SHA-256"));
+    edit->setAccessibleDescription(
+        tr("The policy asks you to type them before approving; the request SHA-256 is shown "
+           "above."));
     auto *caption = new QLabel(tr("Type the last six characters of the request SHA-256 to "
                                   "approve:"),
                                parent);

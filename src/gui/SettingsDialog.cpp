@@ -3,9 +3,11 @@
 #include "broker/MutationBroker.h"
 #include "broker/ProposalView.h"
 #include "core/ProposalStore.h"
+#include "gui/Accessibility.h"
 #include "gui/CredentialStore.h"
 #include "gui/LoginAutostart.h"
 #include "gui/PolicyLocks.h"
+#include "gui/WindowFit.h"
 #include "mcp/HttpServer.h"
 #include "ui_SettingsDialog.h"
 
@@ -74,6 +76,8 @@ SettingsDialog::SettingsDialog(const FabricConfig &current, const BrokerSettings
                                              : prefs.httpAddress),
         this);
     m_httpCheck->setObjectName(QStringLiteral("httpCheck"));
+    m_httpCheck->setAccessibleDescription(
+        tr("Serves MCP over HTTP on the loopback address too, from the next start."));
     m_httpCheck->setChecked(!prefs.httpAddress.isEmpty());
     m_savedHttpAddress = prefs.httpAddress;
     ui->desktopLayout->addWidget(m_httpCheck);
@@ -125,6 +129,9 @@ SettingsDialog::SettingsDialog(const FabricConfig &current, const BrokerSettings
     connect(ui->testButton, &QPushButton::clicked, this, &SettingsDialog::testConnection);
     // Return saves (from any field), as in most settings dialogs; Escape cancels.
     ui->buttonBox->button(QDialogButtonBox::Save)->setDefault(true);
+    Accessibility::describeButtons(ui->buttonBox);
+    Accessibility::nameChoices(ui->approvalCombo);
+    keepTallEnoughForText(this); // no help text clipped at the default size, nor later
     connect(ui->buttonBox, &QDialogButtonBox::accepted, this, &SettingsDialog::save);
     connect(ui->buttonBox, &QDialogButtonBox::rejected, this, &QDialog::reject);
 }

@@ -1,0 +1,168 @@
+#!/usr/bin/python3
+"""Drives the desktop app as a screen reader does: through AT-SPI (python3-pyatspi).
+
+desktop-a11y.test.mjs starts it inside the test's D-Bus session and sends one JSON command a line
+on stdin; each answer is one JSON line on stdout ({"ok": true, ...} or {"ok": false, "error"}).
+Every command waits on a condition of the accessibility tree (polled), never on a fixed sleep.
+
+  {"cmd": "walk", "window": NAME_REGEX}
+      the window's interactive controls without an accessible name or description
+  {"cmd": "press", "window": NAME_REGEX, "role": ROLE, "name": NAME_REGEX, "timeout": s}
+      waits until that control exists and is enabled, then does its Press/Click action
+  {"cmd": "gone", "window": NAME_REGEX}
+      waits until no window matches
+"""
+import json
+import re
+import sys
+import time
+
+import pyatspi
+
+# Roles a person operates: each needs a name (and a description) or it is invisible to a blind
+# user. Enabled or not: a disabled button is still read out.
+INTERACTIVE = {
+    'push button', 'toggle button', 'check box', 'radio button', 'combo box', 'text',
+    'password text', 'entry', 'spin button', 'table', 'tree table', 'tree', 'list', 'list box',
+    'page tab', 'page tab list', 'menu item', 'check menu item', 'radio menu item', 'menu',
+    'slider', 'dial', 'link', 'tool bar',
+}
+
+
+# Qt 6.4's menu items expose only a name (QAccessibleMenuItem::text has no description), so
+# their descriptions are not required; their names are.
+NO_DESCRIPTION = {'menu item', 'check menu item', 'radio menu item', 'menu'}
+
+
+def windows():
+    desktop = pyatspi.Registry.getDesktop(0)
+    for i in range(desktop.childCount):
+        app = desktop.getChildAtIndex(i)
+        if app is None:
+            continue
+        try:
+            count = app.childCount
+        except Exception:  # an application that went away while we looked
+            continue
+        for j in range(count):
+            w = app.getChildAtIndex(j)
+            if w is not None:
+                yield w
+
+
+def find_window(pattern):
+    rx = re.compile(pattern)
+    for w in windows():
+        try:
+            if rx.search(w.name or ''):
+                return w
+        except Exception:
+            continue
+    return None
+
+
+def wait_for(what, probe, timeout):
+    deadline = time.monotonic() + timeout
+    while True:
+        found = probe()
+        if found:
+            return found
+        if time.monotonic() > deadline:
+            raise TimeoutError(what)
+        time.sleep(0.05)
+
+
+def descendants(node, depth=0):
+    if depth > 60:
+        return
+    try:
+        count = node.childCount
+    except Exception:
+        return
+    for i in range(count):
+        try:
+            child = node.getChildAtIndex(i)
+        except Exception:
+            continue
+        if child is None:
+            continue
+        yield child
+        # Table cells and headers are the table's content, named by their text: the table
+        # itself must be named; its rows are walked only as far as they hold controls.
+        yield from descendants(child, depth + 1)
+
+
+def label(node):
+    try:
+        return {'role': node.getRoleName(), 'name': node.name or '',
+                'description': node.description or '',
+                'enabled': node.getState().contains(pyatspi.STATE_ENABLED)}
+    except Exception as e:  # noqa: BLE001 - a control that vanished mid-walk
+        return {'role': '?', 'name': '', 'description': '', 'error': str(e)}
+
+
+def walk(window_rx, timeout):
+    w = wait_for(f'no window named {window_rx}', lambda: find_window(window_rx), timeout)
+    controls, unnamed, undescribed = [], [], []
+    for node in descendants(w):
+        info = label(node)
+        if info['role'] not in INTERACTIVE:
+            continue
+        controls.append(info)
+        if not info['name'].strip():
+            unnamed.append(info)
+        if not info['description'].strip() and info['role'] not in NO_DESCRIPTION:
+            undescribed.append(info)
+    return {'window': w.name, 'role': w.getRoleName(), 'controls': controls,
+            'unnamed': unnamed, 'undescribed': undescribed}
+
+
+def press(window_rx, role, name_rx, timeout):
+    rx = re.compile(name_rx)
+
+    def probe():
+        w = find_window(window_rx)
+        if w is None:
+            return None
+        for node in descendants(w):
+            info = label(node)
+            if info['role'] == role and rx.search(info['name']) and info['enabled']:
+                return node
+        return None
+
+    node = wait_for(f'no enabled {role} {name_rx} in {window_rx}', probe, timeout)
+    action = node.queryAction()
+    names = [action.getName(i) for i in range(action.nActions)]
+    for wanted in ('Press', 'press', 'click', 'Click', 'Toggle', 'toggle'):
+        if wanted in names:
+            action.doAction(names.index(wanted))
+            return {'pressed': node.name, 'action': wanted}
+    raise RuntimeError(f'{role} {node.name} has no press action (only {names})')
+
+
+def main():
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        req = json.loads(line)
+        try:
+            timeout = float(req.get('timeout', 20))
+            if req['cmd'] == 'walk':
+                out = walk(req['window'], timeout)
+            elif req['cmd'] == 'press':
+                out = press(req['window'], req['role'], req['name'], timeout)
+            elif req['cmd'] == 'gone':
+                wait_for(f'{req["window"]} still open',
+                         lambda: find_window(req['window']) is None, timeout)
+                out = {}
+            else:
+                raise ValueError(f'unknown command {req["cmd"]}')
+            out['ok'] = True
+        except Exception as e:  # noqa: BLE001 - reported to the test, which fails on it
+            out = {'ok': False, 'error': f'{type(e).__name__}: {e}'}
+        sys.stdout.write(json.dumps(out) + '\n')
+        sys.stdout.flush()
+
+
+if __name__ == '__main__':
+    main()
