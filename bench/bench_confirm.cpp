@@ -69,7 +69,7 @@ Stats run(const QString &logPath, bool dailyLimit, int iterations)
         const QJsonObject p =
             h.callTool("fabric_propose_change",
                        {{"change_type", "connection_create"},
-                        {"spec", fbtest::BrokerHarness::connectionSpec(100 + i % 3900)}});
+                        {"spec", fbtest::BrokerHarness::connectionSpec(2000 + i % 1900)}});
         const QString token =
             p.value("structuredContent").toObject().value("confirm_token").toString();
         QElapsedTimer t;
@@ -102,7 +102,7 @@ int main(int argc, char **argv)
         else if (args.at(i) == u"--iterations")
             iterations = args.at(i + 1).toInt();
     }
-    iterations = std::clamp(iterations, 2, 3900);
+    iterations = std::clamp(iterations, 2, 1900);
     QTemporaryDir dir;
     const QString path = dir.filePath("audit.jsonl");
     if (!writeLog(path, std::max(records, 1))) {
