@@ -406,6 +406,18 @@
         <source>The agent gave up waiting (%1). Nothing was created, and this request can no longer be approved; the agent may propose it again. Many MCP clients stop waiting after 60 seconds unless told otherwise: see &quot;Long decisions&quot; in the README.</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Denied - %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>This request can no longer be approved.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Denied: %1. Nothing was created; the agent may propose it again.</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>fb::ApprovalSession</name>
@@ -654,6 +666,10 @@
     </message>
     <message>
         <source>Fabric Broker is quitting</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the request can no longer be approved</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
