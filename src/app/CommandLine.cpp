@@ -33,6 +33,8 @@ CommandLine::CommandLine()
             "  fabric-broker client-config          how to connect each MCP client (--json)\n"
             "  fabric-broker policy show|check FILE  the effective operator policy, or validate a\n"
             "                                       policy file (docs/policy.md)\n"
+            "  fabric-broker policy reset-ledger --reason TEXT\n"
+            "                                       start the daily spend count over (audited)\n"
             "\n"
             "Without credentials the embedded sandbox is used.\n"
             "\n"

@@ -1,6 +1,8 @@
 #include "app/PolicyCommand.h"
 
+#include "core/AuditLog.h"
 #include "core/Policy.h"
+#include "core/SpendLedger.h"
 
 #include <QFile>
 #include <QJsonArray>
@@ -8,6 +10,8 @@
 #include <QJsonObject>
 
 #include <cstdio>
+#include <pwd.h>
+#include <unistd.h>
 
 namespace fb {
 
@@ -33,6 +37,12 @@ QString help()
         "Commands:\n"
         "  show [--json]   print the effective policy and where each value came from\n"
         "  check FILE      validate one policy file (unknown keys and wrong types are errors)\n"
+        "  reset-ledger --reason TEXT\n"
+        "                  start the daily spend count over: writes an audited ledger_reset\n"
+        "                  record to the audit log ($EQUINIX_MCP_AUDIT_LOG or the default);\n"
+        "                  when the administrator set the daily limit, only a user who can\n"
+        "                  write the administrator's policy file may run it. Restart the app\n"
+        "                  afterwards.\n"
         "\n"
         "Files, merged tighten-only (for each key the stricter value wins):\n"
         "  /etc/fabric-broker/policy.json                       the administrator's (root-owned,\n"
@@ -77,7 +87,7 @@ int show(bool json)
                 entry = {{QStringLiteral("value"), static_cast<double>(p.revalidateAfter())},
                          {QStringLiteral("source"), QStringLiteral("default")}};
             } else if (key == u"spend.unpriced") {
-                entry = {{QStringLiteral("value"), QStringLiteral("allow")},
+                entry = {{QStringLiteral("value"), Policy::unpricedName(p.unpricedRule())},
                          {QStringLiteral("source"), QStringLiteral("default")}};
             } else {
                 entry = {{QStringLiteral("value"), QJsonValue()},
@@ -112,8 +122,10 @@ int show(bool json)
             value = QString::number(p.revalidateAfter());
             source = QStringLiteral("default");
         } else if (key == u"spend.unpriced") {
-            value = QStringLiteral("allow");
-            source = QStringLiteral("default");
+            value = Policy::unpricedName(p.unpricedRule());
+            source = p.unpricedRule() == UnpricedRule::Allow
+                         ? QStringLiteral("default")
+                         : QStringLiteral("default while an amount limit is set");
         } else {
             value = QStringLiteral("(not set)");
             source = QStringLiteral("default");
@@ -153,6 +165,59 @@ int check(const QString &path)
     return 0;
 }
 
+QString userName()
+{
+    const struct passwd *pw = ::getpwuid(::geteuid());
+    return pw ? QString::fromLocal8Bit(pw->pw_name) : QString::number(::geteuid());
+}
+
+// The day's spend count starts over at a ledger_reset record (docs/policy.md#spend-ledger).
+int resetLedger(const QString &reason)
+{
+    const PolicyLoadResult policy = loadPolicy(PolicyPaths::fromEnvironment());
+    const QString key = QStringLiteral("spend.max_monthly_recurring_per_day");
+    if (policy.lockedByAdministrator(key)) {
+        const QString file = policy.effective.sources.value(key);
+        if (::access(QFile::encodeName(file).constData(), W_OK) != 0) {
+            err(QStringLiteral("fabric-broker policy reset-ledger: the daily limit is set by your "
+                               "administrator in %1; only a user who can write that file may "
+                               "reset the ledger. Nothing was changed.\n")
+                    .arg(file));
+            return 1;
+        }
+    }
+    const QString path = AuditLog::defaultPath();
+    SpendLedger before;
+    const LedgerSeed seed = seedSpendLedger(path, Clock::system()->nowMs(), &before);
+    AuditLog log;
+    QString error;
+    if (!log.open(path, &error)) {
+        err(QStringLiteral("fabric-broker policy reset-ledger: cannot open the audit log: %1\n")
+                .arg(error));
+        return 2;
+    }
+    const bool ok = log.record(
+        AuditEventType::LedgerReset,
+        {{QStringLiteral("reason"), reason},
+         {QStringLiteral("by"), userName()},
+         {QStringLiteral("uid"), static_cast<double>(::geteuid())},
+         {QStringLiteral("previous_problem"), seed.established ? QJsonValue() : seed.why}});
+    if (!ok) {
+        err(QStringLiteral("fabric-broker policy reset-ledger: the audit log could not record "
+                           "the reset: %1\n")
+                .arg(log.lastError()));
+        return 2;
+    }
+    out(QStringLiteral("%1: ledger_reset recorded (seq %2). The daily spend count starts over "
+                       "from now; restart Fabric Broker for a running app to use it.\n%3")
+            .arg(path)
+            .arg(log.recordCount())
+            .arg(seed.established
+                     ? QStringLiteral("The last 24 hours were readable before the reset.\n")
+                     : QStringLiteral("Before the reset: %1\n").arg(seed.why)));
+    return 0;
+}
+
 } // namespace
 
 int runPolicyCommand(const QStringList &args)
@@ -176,6 +241,9 @@ int runPolicyCommand(const QStringList &args)
     } else if (command == u"check") {
         if (rest.size() == 1 && !rest.first().startsWith(u'-'))
             return check(rest.first());
+    } else if (command == u"reset-ledger") {
+        if (rest.size() == 2 && rest.first() == u"--reason" && !rest.at(1).trimmed().isEmpty())
+            return resetLedger(rest.at(1).left(500));
     }
     err(QStringLiteral("fabric-broker policy: unknown command or arguments\n") + help());
     return 2;

@@ -52,6 +52,10 @@ public:
     // cancelled while waiting, the approver ends the prompt and answers CallCancelled.
     virtual void requestApproval(mcp::ToolCall *call, const ApprovalContext &context,
                                  std::function<void(const HumanDecision &)> done) = 0;
+    // Every prompt still open can no longer be approved (the Fabric binding changed): answer
+    // each Declined with reason as its detail, showing the reason where the person sees it.
+    // The default does nothing: the confirm re-checks the binding before it sends anyway.
+    virtual void denyAllOpen(const QString &reason) { Q_UNUSED(reason); }
 };
 
 } // namespace fb

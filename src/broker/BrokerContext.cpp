@@ -2,6 +2,7 @@
 
 #include "broker/ClientElicitationApprover.h"
 #include "broker/ConfirmOperation.h"
+#include "core/AuditLog.h"
 #include "core/Sha256.h"
 #include "fabric/FabricClient.h"
 
@@ -48,6 +49,52 @@ BrokerContext::BrokerContext(ProposalStore *store, FabricClient *fabric, BrokerS
     m_store->setMaxPending(m_settings.maxPending);
     connect(&m_confirmStates, &ConfirmStateStore::timedOut, this,
             &BrokerContext::confirmStateTimedOut);
+    connect(&m_confirmStates, &ConfirmStateStore::ended, this, &BrokerContext::confirmStateEnded);
+    setAuditSink(nullptr);
+    if (fabric) {
+        m_binding = FabricBinding::of(fabric->config());
+        connect(fabric, &FabricClient::configChanged, this, &BrokerContext::fabricConfigChanged);
+    }
+}
+
+// Settings saved another endpoint or other credentials: nothing waiting for a person can be
+// approved any more (it was dry-run elsewhere, or as someone else). Every confirm re-checks the
+// binding right before it sends, too.
+void BrokerContext::fabricConfigChanged()
+{
+    if (!m_fabric)
+        return;
+    const FabricBinding now = FabricBinding::of(m_fabric->config());
+    const FabricBinding before = std::exchange(m_binding, now);
+    QStringList changed;
+    if (now.endpoint != before.endpoint)
+        changed << QStringLiteral("the Fabric endpoint changed from %1 to %2")
+                       .arg(before.endpoint, now.endpoint);
+    if (now.identity != before.identity)
+        changed << QStringLiteral("the credentials changed from %1 to %2")
+                       .arg(before.identity, now.identity);
+    if (changed.isEmpty())
+        return;
+    const QString reason = changed.join(QStringLiteral(" and ")) +
+                           QStringLiteral(" while this approval was open; nothing was sent");
+    qCWarning(lcBroker).noquote() << "Fabric binding changed:" << reason;
+    m_approver->denyAllOpen(reason);
+    m_confirmStates.endAll(reason);
+}
+
+void BrokerContext::confirmStateEnded(const PendingConfirm &record, const QString &reason)
+{
+    m_ledger.release(record.tokenSha256);
+    audit(AuditEventType::Decision,
+          {{QStringLiteral("request_sha256"), record.proposal.requestSha256},
+           {QStringLiteral("status"), humanStatusName(HumanStatus::Declined)},
+           {QStringLiteral("channel"), QStringLiteral("client")},
+           {QStringLiteral("detail"), reason},
+           {QStringLiteral("decision_latency_ms"),
+            static_cast<double>(m_clock->nowMs() - record.askedAtMs)},
+           {QStringLiteral("client"), record.client}});
+    reportApprovalFinished(record.proposal, humanStatusName(HumanStatus::Declined));
+    reportExecutionFinished(record.proposal, false, QStringLiteral("binding_mismatch"));
 }
 
 // No retry with the person's answer before the deadline: the confirm ends timed_out now, and
@@ -55,6 +102,7 @@ BrokerContext::BrokerContext(ProposalStore *store, FabricClient *fabric, BrokerS
 void BrokerContext::confirmStateTimedOut(const PendingConfirm &record)
 {
     const QString status = humanStatusName(HumanStatus::TimedOut);
+    m_ledger.release(record.tokenSha256);
     audit(
         AuditEventType::Decision,
         {{QStringLiteral("request_sha256"), record.proposal.requestSha256},
@@ -89,6 +137,18 @@ void BrokerContext::setApprover(Approver *approver)
 void BrokerContext::setAuditSink(AuditSink *sink)
 {
     m_audit = sink;
+    // The day's spend is read from the log once, here; confirms keep it in memory.
+    m_ledger = SpendLedger{};
+    if (auto *log = dynamic_cast<AuditLog *>(sink)) {
+        const LedgerSeed seed = seedSpendLedger(log->path(), nowMs(), &m_ledger);
+        if (!seed.established)
+            qCWarning(lcBroker).noquote() << "spend ledger:" << seed.why;
+        else
+            qCDebug(lcBroker) << "spend ledger seeded from" << seed.recordsRead << "records";
+    } else {
+        m_ledger.markUnestablished(QStringLiteral("no audit log is open, so the creates of the "
+                                                  "last 24 hours cannot be counted"));
+    }
 }
 
 bool BrokerContext::audit(AuditEventType type, const QJsonObject &record)
@@ -115,6 +175,11 @@ void BrokerContext::reportExecutionFinished(const Proposal &proposal, bool execu
                                             const QString &outcome)
 {
     emit executionFinished(proposal, executed, outcome);
+}
+
+void BrokerContext::reportConfirmStage(const Proposal &proposal, ConfirmStage stage)
+{
+    emit confirmStage(proposal.requestSha256, stage);
 }
 
 void BrokerContext::addInFlight(ConfirmOperation *operation)

@@ -6,11 +6,13 @@
 // owns it and forwards its signals.
 #include "broker/Approver.h"
 #include "broker/BrokerSettings.h"
+#include "broker/ConfirmState.h"
 #include "broker/ConfirmStateStore.h"
 #include "core/AuditSink.h"
 #include "core/ChangeSpec.h"
 #include "core/Clock.h"
 #include "core/ProposalStore.h"
+#include "core/SpendLedger.h"
 
 #include <QJsonObject>
 #include <QList>
@@ -58,7 +60,10 @@ public:
     Approver *approver() const { return m_approver; }
     void setApprover(Approver *approver); // nullptr: client elicitation
     AuditSink *auditSink() const { return m_audit; }
+    // Also seeds the spend ledger from the log when the sink is an AuditLog (docs/policy.md).
     void setAuditSink(AuditSink *sink);
+    // The last 24 hours of creates and the reservations of confirms waiting for a person.
+    SpendLedger *ledger() { return &m_ledger; }
     // The multi-round-trip confirms waiting for their retry (2026-07-28 era).
     ConfirmStateStore *confirmStates() { return &m_confirmStates; }
 
@@ -71,6 +76,8 @@ public:
     void reportApprovalStarted(const Proposal &proposal, const QString &channel);
     void reportApprovalFinished(const Proposal &proposal, const QString &status);
     void reportExecutionFinished(const Proposal &proposal, bool executed, const QString &outcome);
+    // A confirm entered a stage (ConfirmState): emits confirmStage.
+    void reportConfirmStage(const Proposal &proposal, ConfirmStage stage);
 
     // Creates approved and handed to Fabric whose outcome is not in yet.
     void addInFlight(ConfirmOperation *operation);
@@ -91,9 +98,13 @@ signals:
     void approvalFinished(const fb::Proposal &proposal, const QString &status);
     void executionFinished(const fb::Proposal &proposal, bool executed, const QString &outcome);
     void createsInFlightChanged(int count);
+    // requestSha256 is empty when the confirm named no known proposal.
+    void confirmStage(const QString &requestSha256, fb::ConfirmStage stage);
 
 private:
     void confirmStateTimedOut(const PendingConfirm &record);
+    void confirmStateEnded(const PendingConfirm &record, const QString &reason);
+    void fabricConfigChanged();
 
     ProposalStore *m_store;
     QPointer<FabricClient> m_fabric;
@@ -107,6 +118,8 @@ private:
     QList<QPointer<ConfirmOperation>> m_executing; // creates in flight, oldest first
     bool m_shuttingDown = false;
     ConfirmStateStore m_confirmStates;
+    SpendLedger m_ledger;
+    FabricBinding m_binding; // the Fabric client's, as last seen
 };
 
 } // namespace fb

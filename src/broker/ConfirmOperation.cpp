@@ -43,26 +43,22 @@ void ConfirmOperation::start()
 
     // A named token is consumed by this first attempt, whatever else the call carries.
     const ConsumeResult consumed = context()->store()->consume(token.toString());
-    m_tokenSha256 = tokenDigest(token.toString());
-    m_checks = consumed.checks;
+    m_state.tokenSha256 = tokenDigest(token.toString());
+    m_state.checks = consumed.checks;
     if (consumed.proposal)
-        m_proposal = *consumed.proposal;
+        m_state.proposal = *consumed.proposal;
+    enter(ConfirmStage::Consumed);
     context()->audit(AuditEventType::Redemption,
-                     {{QStringLiteral("token_sha256"), tokenDigest(token.toString())},
-                      {QStringLiteral("outcome"), consumeOutcomeName(consumed.outcome)},
-                      {QStringLiteral("confirm_checks"), m_checks.toJson()},
-                      {QStringLiteral("request_sha256"),
-                       consumed.proposal ? QJsonValue(m_proposal.requestSha256) : QJsonValue()},
-                      {QStringLiteral("client"), call()->client().toJson()}});
+                     m_state.redemptionRecord(consumed.outcome, call()->client().toJson()));
     if (!consumed.ok()) {
         const TokenError e =
-            tokenError(consumed.outcome, m_proposal, context()->store()->maxPending());
-        return finishNotExecuted(m_checks, e.kind, e.message,
+            tokenError(consumed.outcome, m_state.proposal, context()->store()->maxPending());
+        return finishNotExecuted(m_state.checks, e.kind, e.message,
                                  humanConfirmationJson(QStringLiteral("not_requested"), {}));
     }
     if (!unknown.isEmpty()) {
         return finishNotExecuted(
-            m_checks, QStringLiteral("invalid_arguments"),
+            m_state.checks, QStringLiteral("invalid_arguments"),
             QStringLiteral("fabric_confirm_change takes only confirm_token; unknown "
                            "argument(s): %1. The token was consumed by this attempt and "
                            "nothing was sent; the spec cannot be changed at confirm time. "
@@ -73,42 +69,34 @@ void ConfirmOperation::start()
     }
 
     // Recompile the stored spec; never a re-supplied one.
+    const Proposal &proposal = m_state.proposal;
     const CompileResult recompiled =
-        context()->compiler().compile(m_proposal.changeType, m_proposal.spec);
+        context()->compiler().compile(proposal.changeType, proposal.spec);
     const bool matches =
-        recompiled.ok() && recompiled.request->sha256Hex() == m_proposal.requestSha256;
-    m_checks.requestMatchesBinding = matches;
+        recompiled.ok() && recompiled.request->sha256Hex() == proposal.requestSha256;
+    m_state.checks.requestMatchesBinding = matches;
     if (!matches) {
         const QString detail =
             recompiled.ok()
                 ? QStringLiteral("recompiling the stored spec produced request %1, but the "
                                  "token is bound to %2")
-                      .arg(recompiled.request->sha256Hex(), m_proposal.requestSha256)
+                      .arg(recompiled.request->sha256Hex(), proposal.requestSha256)
                 : QStringLiteral("the stored spec no longer compiles: ") +
                       formatViolations(recompiled.violations);
         qCWarning(lcBroker).noquote() << "binding mismatch:" << detail;
         return finishNotExecuted(
-            m_checks, QStringLiteral("binding_mismatch"),
+            m_state.checks, QStringLiteral("binding_mismatch"),
             QStringLiteral("Refused: %1. Nothing was sent. Propose the change again.").arg(detail),
             humanConfirmationJson(QStringLiteral("not_requested"), {}));
     }
-    m_request = *recompiled.request;
+    m_state.request = *recompiled.request;
 
     // The binding also covers where the create goes and as whom.
-    const FabricBinding now = FabricBinding::of(context()->fabric()->config());
-    QStringList changed;
-    if (now.endpoint != m_proposal.fabricEndpoint)
-        changed << QStringLiteral("the Fabric endpoint changed from %1 to %2")
-                       .arg(m_proposal.fabricEndpoint, now.endpoint);
-    if (now.identity != m_proposal.credentialIdentity)
-        changed << QStringLiteral("the credentials changed from %1 to %2")
-                       .arg(m_proposal.credentialIdentity, now.identity);
-    if (!changed.isEmpty()) {
-        m_checks.requestMatchesBinding = false;
-        const QString detail = changed.join(QStringLiteral(" and "));
+    if (const QString detail = bindingChange(); !detail.isEmpty()) {
+        m_state.checks.requestMatchesBinding = false;
         qCWarning(lcBroker).noquote() << "binding mismatch:" << detail;
         return finishNotExecuted(
-            m_checks, QStringLiteral("binding_mismatch"),
+            m_state.checks, QStringLiteral("binding_mismatch"),
             QStringLiteral("Refused: %1 since Fabric's dry run validated this proposal. "
                            "Nothing was sent and no person was asked. Propose the change "
                            "again.")
@@ -117,18 +105,17 @@ void ConfirmOperation::start()
     }
 
     // The operator policy (docs/policy.md), before anyone is asked.
-    const PolicyVerdict policy = policyAtConfirm(context()->settings().policy, m_proposal,
-                                                 context()->auditSink(), context()->nowMs());
-    m_policy = policy.toJson();
-    m_proposal.context.insert(QStringLiteral("policy"), m_policy);
-    context()->audit(AuditEventType::Policy,
-                     {{QStringLiteral("request_sha256"), m_proposal.requestSha256},
-                      {QStringLiteral("stage"), QStringLiteral("confirm")},
-                      {QStringLiteral("policy"), m_policy}});
+    const PolicyVerdict policy =
+        policyAtConfirm(context()->settings().policy, m_state.proposal, context()->ledger(),
+                        context()->nowMs(), m_state.tokenSha256);
+    m_state.policy = policy.toJson();
+    m_state.proposal.context.insert(QStringLiteral("policy"), m_state.policy);
+    enter(ConfirmStage::Policy);
+    context()->audit(AuditEventType::Policy, m_state.policyRecord());
     const QString channel = context()->approver()->channel();
     if (policy.denied() || (policy.desktopRequired() && channel != u"desktop"))
         return finishNotExecuted(
-            m_checks,
+            m_state.checks,
             policy.denied() ? QStringLiteral("policy_denied")
                             : QStringLiteral("policy_requires_desktop"),
             policyConfirmMessage(policy),
@@ -138,24 +125,15 @@ void ConfirmOperation::start()
                                         policy.rule + QStringLiteral(": ") + policy.reason));
 
     // Fabric's dry run of the bound bytes once more, before anyone is asked (docs/policy.md).
-    revalidate(false);
+    revalidate();
 }
 
 void ConfirmOperation::askByInputRequired()
 {
-    PendingConfirm record;
-    record.sessionId = call()->client().sessionId;
-    record.tokenSha256 = m_tokenSha256;
-    record.proposal = m_proposal;
-    record.request = m_request;
-    record.checks = m_checks;
-    record.policy = m_policy;
-    record.revalidation = m_revalidation;
-    record.client = call()->client().toJson();
-    record.askedAtMs = m_askedAtMs;
-    record.deadlineMs = m_askedAtMs + context()->settings().elicitTimeoutMs;
-    const QString state = context()->confirmStates()->issue(record);
-    const ApprovalContext ctx{m_proposal, m_request, call()->client(),
+    const QString state = context()->confirmStates()->issue(
+        m_state.toPending(call()->client().sessionId, call()->client().toJson(),
+                          m_state.askedAtMs + context()->settings().elicitTimeoutMs));
+    const ApprovalContext ctx{m_state.proposal, m_state.request, call()->client(),
                               context()->settings().elicitTimeoutMs};
     finishOnce(ConfirmStateStore::inputRequiredResult(
         ClientElicitationApprover::elicitationParams(ctx, context()->nowMs()), state));
@@ -182,6 +160,16 @@ void ConfirmOperation::resume(const QJsonObject &params)
     case ConfirmStateStore::Status::Completed:
         return replayedState(found.record);
     case ConfirmStateStore::Status::TimedOut:
+        if (!found.endReason.isEmpty()) { // the binding changed while the person was asked
+            restore(*found.record);
+            m_state.checks.requestMatchesBinding = false;
+            return finishNotExecuted(
+                m_state.checks, QStringLiteral("binding_mismatch"),
+                QStringLiteral("Refused: %1. Nothing was created. Propose the change again.")
+                    .arg(found.endReason),
+                humanConfirmationJson(QStringLiteral("declined"), QStringLiteral("client"),
+                                      found.endReason));
+        }
         return lateRetry(*found.record);
     case ConfirmStateStore::Status::Taken:
         break;
@@ -193,7 +181,7 @@ void ConfirmOperation::resume(const QJsonObject &params)
         // A retry without the person's answer: ask again, same deadline.
         PendingConfirm again = *found.record;
         const QString next = context()->confirmStates()->issue(again);
-        const ApprovalContext ctx{m_proposal, m_request, call()->client(),
+        const ApprovalContext ctx{m_state.proposal, m_state.request, call()->client(),
                                   context()->settings().elicitTimeoutMs};
         return void(finishOnce(ConfirmStateStore::inputRequiredResult(
             ClientElicitationApprover::elicitationParams(ctx, context()->nowMs()), next)));
@@ -205,36 +193,30 @@ void ConfirmOperation::resume(const QJsonObject &params)
 
 void ConfirmOperation::restore(const PendingConfirm &record)
 {
-    m_tokenSha256 = record.tokenSha256;
-    m_proposal = record.proposal;
-    m_request = record.request;
-    m_checks = record.checks;
-    m_policy = record.policy;
-    m_revalidation = record.revalidation;
-    m_askedAtMs = record.askedAtMs;
+    m_state = ConfirmState::fromPending(record);
+    if (context())
+        context()->reportConfirmStage(m_state.proposal, m_state.stage);
 }
 
 // A retry of a state another retry already took: the seed's replayed-token error.
 void ConfirmOperation::replayedState(const std::optional<PendingConfirm> &record)
 {
-    if (record)
-        m_proposal = record->proposal;
+    if (record) {
+        m_state.proposal = record->proposal;
+        m_state.tokenSha256 = record->tokenSha256;
+    }
     ConfirmChecks checks;
     checks.proposalExists = true;
     checks.notEvicted = true;
     checks.notPreviouslyUsed = false;
-    m_checks = checks;
-    context()->audit(
-        AuditEventType::Redemption,
-        {{QStringLiteral("token_sha256"), record ? record->tokenSha256 : QString()},
-         {QStringLiteral("outcome"), consumeOutcomeName(ConsumeOutcome::PreviouslyUsed)},
-         {QStringLiteral("confirm_checks"), checks.toJson()},
-         {QStringLiteral("request_sha256"),
-          record ? QJsonValue(m_proposal.requestSha256) : QJsonValue()},
-         {QStringLiteral("request_state"), QStringLiteral("already_used")},
-         {QStringLiteral("client"), call()->client().toJson()}});
-    const TokenError e =
-        tokenError(ConsumeOutcome::PreviouslyUsed, m_proposal, context()->store()->maxPending());
+    m_state.checks = checks;
+    enter(ConfirmStage::Consumed);
+    context()->audit(AuditEventType::Redemption,
+                     m_state.redemptionRecord(ConsumeOutcome::PreviouslyUsed,
+                                              call()->client().toJson(),
+                                              QStringLiteral("already_used")));
+    const TokenError e = tokenError(ConsumeOutcome::PreviouslyUsed, m_state.proposal,
+                                    context()->store()->maxPending());
     finishNotExecuted(checks, e.kind, e.message,
                       humanConfirmationJson(QStringLiteral("not_requested"), {}));
 }
@@ -248,8 +230,10 @@ void ConfirmOperation::lateRetry(const PendingConfirm &record)
         HumanStatus::TimedOut, QStringLiteral("client"),
         QStringLiteral("no retry with the person's answer within %1 ms").arg(timeoutMs),
         context()->nowMs()};
-    const AnswerStep step = afterAnswer(d, d.decidedAtMs, m_proposal.expiresAtMs, false, timeoutMs);
-    finishNotExecuted(m_checks, step.reason,
+    enter(ConfirmStage::Answered);
+    const AnswerStep step =
+        afterAnswer(d, d.decidedAtMs, m_state.proposal.expiresAtMs, false, timeoutMs);
+    finishNotExecuted(m_state.checks, step.reason,
                       step.message + QStringLiteral(" This answer came after that deadline."),
                       step.human);
 }
@@ -260,15 +244,17 @@ void ConfirmOperation::askPerson()
         return decided(HumanDecision{HumanStatus::CallCancelled, context()->approver()->channel(),
                                      QStringLiteral("the client cancelled the tool call"),
                                      context()->nowMs()});
+    if (!spendAllows(false))
+        return;
 
-    ApprovalContext ctx{m_proposal, m_request, call()->client(),
+    ApprovalContext ctx{m_state.proposal, m_state.request, call()->client(),
                         context()->settings().elicitTimeoutMs};
-    m_askedAtMs = context()->nowMs();
+    m_state.askedAtMs = context()->nowMs();
+    enter(ConfirmStage::Asked);
     context()->audit(AuditEventType::ApprovalRequested,
-                     {{QStringLiteral("request_sha256"), m_proposal.requestSha256},
-                      {QStringLiteral("channel"), context()->approver()->channel()},
-                      {QStringLiteral("client"), call()->client().toJson()}});
-    context()->reportApprovalStarted(m_proposal, context()->approver()->channel());
+                     m_state.approvalRequestedRecord(context()->approver()->channel(),
+                                                     call()->client().toJson()));
+    context()->reportApprovalStarted(m_state.proposal, context()->approver()->channel());
     // 2026-07-28: the server sends the client no request; the question travels in the result.
     if (call()->isModernEra() && context()->approver()->channel() == u"client") {
         if (!call()->clientSupportsFormElicitation())
@@ -286,49 +272,40 @@ void ConfirmOperation::askPerson()
     });
 }
 
-// Re-runs Fabric's dry run of exactly the bound request. beforeSend: the second run, right
-// before the create, when the person took longer than revalidate_before_send_after_ms.
-void ConfirmOperation::revalidate(bool beforeSend)
+// Re-runs Fabric's dry run of exactly the bound request: before anyone is asked, and again
+// right before the create when the person took longer than revalidate_before_send_after_ms.
+void ConfirmOperation::revalidate()
 {
-    FabricCall *dry = context()->fabric()->dryRun(m_request);
-    connect(dry, &FabricCall::finished, this,
-            [this, beforeSend](const FabricResult &r) { revalidated(r, beforeSend); });
+    FabricCall *dry = context()->fabric()->dryRun(m_state.request);
+    connect(dry, &FabricCall::finished, this, [this](const FabricResult &r) { revalidated(r); });
 }
 
-void ConfirmOperation::revalidated(const FabricResult &r, bool beforeSend)
+void ConfirmOperation::revalidated(const FabricResult &r)
 {
     if (!context()) // it died while the dry run ran (its late answer or the client's abort)
         return finishError(QStringLiteral("the broker shut down during the "
                                           "re-validation; nothing was sent"));
-    const QJsonObject run{{QStringLiteral("ran"), true},
-                          {QStringLiteral("ok"), r.ok()},
-                          {QStringLiteral("fabric_errors"), result::fabricErrorsJson(r)},
-                          {QStringLiteral("correlation_id"), r.correlationId}};
-    if (beforeSend)
-        m_revalidation.insert(QStringLiteral("before_send"), run);
-    else
-        m_revalidation = run;
-    context()->audit(AuditEventType::Revalidation,
-                     {{QStringLiteral("request_sha256"), m_proposal.requestSha256},
-                      {QStringLiteral("stage"), beforeSend ? QStringLiteral("before_send")
-                                                           : QStringLiteral("before_asking")},
-                      {QStringLiteral("ok"), r.ok()},
-                      {QStringLiteral("dry_run"), r.toJson()}});
+    const bool beforeSend = m_state.revalidatingBeforeSend();
+    const QJsonObject record = m_state.recordRevalidation(r);
+    enter(beforeSend ? ConfirmStage::RevalidatedBeforeSend : ConfirmStage::Revalidated);
+    context()->audit(AuditEventType::Revalidation, record);
     if (!r.ok())
         return finishNotExecuted(
-            m_checks, QStringLiteral("revalidation_failed"), revalidationMessage(r, beforeSend),
-            beforeSend ? m_human : humanConfirmationJson(QStringLiteral("not_requested"), {}));
+            m_state.checks, QStringLiteral("revalidation_failed"), revalidationMessage(r),
+            beforeSend ? m_state.human
+                       : humanConfirmationJson(QStringLiteral("not_requested"), {}));
     if (beforeSend)
-        return execute(m_human, m_unconfirmed);
+        return execute();
     askPerson();
 }
 
-QString ConfirmOperation::revalidationMessage(const FabricResult &r, bool beforeSend) const
+QString ConfirmOperation::revalidationMessage(const FabricResult &r) const
 {
-    const QString when = beforeSend ? QStringLiteral("right before sending (the person took "
-                                                     "longer than %1 ms)")
-                                          .arg(context()->settings().policy.revalidateAfter())
-                                    : QStringLiteral("before anyone was asked");
+    const QString when = m_state.revalidatingBeforeSend()
+                             ? QStringLiteral("right before sending (the person took "
+                                              "longer than %1 ms)")
+                                   .arg(context()->settings().policy.revalidateAfter())
+                             : QStringLiteral("before anyone was asked");
     if (!r.requestSent || r.httpStatus == 0 || r.httpStatus >= 500)
         return QStringLiteral("Fabric's dry run could not be re-run %1 (%2), so nothing was "
                               "sent; the token is used up. Propose the change again.")
@@ -340,23 +317,22 @@ QString ConfirmOperation::revalidationMessage(const FabricResult &r, bool before
 }
 
 // After an approval: re-validate first when the person took longer than the policy allows.
-void ConfirmOperation::sendAfterRevalidation(const QJsonObject &human, bool unconfirmed)
+void ConfirmOperation::sendAfterRevalidation()
 {
-    const qint64 waited = context()->nowMs() - m_askedAtMs;
+    const qint64 waited = context()->nowMs() - m_state.askedAtMs;
     const qint64 limit = context()->settings().policy.revalidateAfter();
     if (waited <= limit) {
-        m_revalidation.insert(QStringLiteral("before_send"),
-                              QJsonObject{{QStringLiteral("ran"), false},
-                                          {QStringLiteral("reason"),
-                                           QStringLiteral("the answer came after %1 ms, within "
+        m_state.revalidation.insert(
+            QStringLiteral("before_send"),
+            QJsonObject{
+                {QStringLiteral("ran"), false},
+                {QStringLiteral("reason"), QStringLiteral("the answer came after %1 ms, within "
                                                           "revalidate_before_send_after_ms (%2)")
                                                .arg(waited)
                                                .arg(limit)}});
-        return execute(human, unconfirmed);
+        return execute();
     }
-    m_human = human;
-    m_unconfirmed = unconfirmed;
-    revalidate(true);
+    revalidate();
 }
 
 void ConfirmOperation::startProgress()
@@ -366,7 +342,7 @@ void ConfirmOperation::startProgress()
     // Keep clients that reset their timeout on progress from giving up while a person reads.
     m_progressTimer = new QTimer(this);
     connect(m_progressTimer, &QTimer::timeout, this, [this] {
-        const qint64 waited = context()->nowMs() - m_askedAtMs;
+        const qint64 waited = context()->nowMs() - m_state.askedAtMs;
         call()->progress(static_cast<double>(waited),
                          static_cast<double>(context()->settings().elicitTimeoutMs),
                          QStringLiteral("waiting for a person to approve"));
@@ -378,9 +354,9 @@ void ConfirmOperation::startProgress()
 
 void ConfirmOperation::decided(const HumanDecision &d)
 {
-    if (m_decided)
+    if (m_state.answered())
         return;
-    m_decided = true;
+    m_state.advance(ConfirmStage::Answered);
     if (!context()) {
         finishError(QStringLiteral("the broker shut down before the decision; "
                                    "nothing was sent"));
@@ -388,72 +364,90 @@ void ConfirmOperation::decided(const HumanDecision &d)
     }
     if (m_progressTimer)
         m_progressTimer->stop();
+    context()->reportConfirmStage(m_state.proposal, ConfirmStage::Answered);
     const qint64 now = context()->nowMs();
-    const QString status = humanStatusName(d.status);
     context()->audit(AuditEventType::Decision,
-                     {{QStringLiteral("request_sha256"), m_proposal.requestSha256},
-                      {QStringLiteral("status"), status},
-                      {QStringLiteral("channel"), d.channel},
-                      {QStringLiteral("detail"), d.detail},
-                      {QStringLiteral("decision_latency_ms"),
-                       static_cast<double>(m_askedAtMs ? now - m_askedAtMs : 0)},
-                      {QStringLiteral("client"), call()->client().toJson()}});
-    context()->reportApprovalFinished(m_proposal, status);
+                     m_state.decisionRecord(d, now, call()->client().toJson()));
+    context()->reportApprovalFinished(m_state.proposal, humanStatusName(d.status));
 
+    // The TTL is checked again against the time the answer came.
     const BrokerSettings &settings = context()->settings();
     const AnswerStep step =
-        afterAnswer(d, now, m_proposal.expiresAtMs, settings.allowUnconfirmedMutations,
+        afterAnswer(d, now, m_state.proposal.expiresAtMs, settings.allowUnconfirmedMutations,
                     settings.elicitTimeoutMs);
+    m_state.human = step.human;
+    // Settings saved another endpoint or other credentials while the person read: whatever
+    // the answer, this proposal can no longer be sent (the dialog was denied with the reason).
+    if (const QString changed = bindingChange(); !changed.isEmpty()) {
+        m_state.checks.requestMatchesBinding = false;
+        return finishNotExecuted(m_state.checks, QStringLiteral("binding_mismatch"),
+                                 QStringLiteral("Refused: %1 while the person was asked. Nothing "
+                                                "was created. Propose the change again.")
+                                     .arg(changed),
+                                 step.human);
+    }
     switch (step.next) {
     case AfterAnswer::Send:
-        return sendAfterRevalidation(step.human, false);
+        return sendAfterRevalidation();
     case AfterAnswer::SendUnconfirmed:
         qCWarning(lcBroker).noquote()
             << "EXECUTING WITHOUT HUMAN CONFIRMATION (EQUINIX_MCP_ALLOW_UNCONFIRMED_MUTATIONS"
                "=true):"
-            << changeTypeName(m_proposal.changeType) << m_proposal.target;
-        return sendAfterRevalidation(step.human, true);
+            << changeTypeName(m_state.proposal.changeType) << m_state.proposal.target;
+        m_state.unconfirmed = true;
+        return sendAfterRevalidation();
     case AfterAnswer::ExpiredDuringApproval:
-        m_checks.notExpired = false;
-        return finishNotExecuted(m_checks, step.reason, step.message, step.human);
+        m_state.checks.notExpired = false;
+        return finishNotExecuted(m_state.checks, step.reason, step.message, step.human);
     case AfterAnswer::NotApproved:
-        return finishNotExecuted(m_checks, step.reason, step.message, step.human);
+        return finishNotExecuted(m_state.checks, step.reason, step.message, step.human);
     }
 }
 
-void ConfirmOperation::execute(const QJsonObject &human, bool unconfirmed)
+void ConfirmOperation::execute()
 {
+    const QJsonObject &human = m_state.human;
     if (context()->isShuttingDown())
-        return finishNotExecuted(m_checks, QStringLiteral("shutting_down"),
+        return finishNotExecuted(m_state.checks, QStringLiteral("shutting_down"),
                                  QStringLiteral("Approved, but Fabric Broker is shutting "
                                                 "down, so the create was not sent. Nothing "
                                                 "was created; propose again after it "
                                                 "restarts."),
                                  human);
+    // Where the create goes and as whom, once more right before the bytes leave: Settings may
+    // have saved other credentials or another endpoint while the person was reading.
+    if (const QString detail = bindingChange(); !detail.isEmpty()) {
+        m_state.checks.requestMatchesBinding = false;
+        qCWarning(lcBroker).noquote() << "binding changed before send:" << detail;
+        return finishNotExecuted(
+            m_state.checks, QStringLiteral("binding_mismatch"),
+            QStringLiteral("Refused: %1 since Fabric's dry run validated this proposal, so "
+                           "the approved create was not sent. Nothing was created. Propose "
+                           "the change again.")
+                .arg(detail),
+            human);
+    }
+    if (!spendAllows(true))
+        return;
     // From here on the client must learn the outcome even if it cancels.
     call()->setReportEvenIfCancelled(true);
-    m_human = human;
-    m_unconfirmed = unconfirmed;
-    const bool durable = context()->audit(
-        AuditEventType::Sending, {{QStringLiteral("request_sha256"), m_proposal.requestSha256},
-                                  {QStringLiteral("request"), m_request.toJson()},
-                                  {QStringLiteral("human_confirmation"), human},
-                                  {QStringLiteral("unconfirmed_execution"), unconfirmed}});
+    const bool durable = context()->audit(AuditEventType::Sending, m_state.sendingRecord());
     if (!durable) {
         call()->setReportEvenIfCancelled(false);
-        return finishNotExecuted(m_checks, QStringLiteral("audit_unavailable"),
+        return finishNotExecuted(m_state.checks, QStringLiteral("audit_unavailable"),
                                  QStringLiteral("Approved, but the audit log could not record "
                                                 "it durably, so nothing was sent. The "
                                                 "operator must fix the audit log; then "
                                                 "propose again."),
                                  human);
     }
-    FabricCall *create = context()->fabric()->create(m_request);
+    enter(ConfirmStage::Sending);
+    FabricCall *create = context()->fabric()->create(m_state.request);
     m_create = create;
     context()->addInFlight(this);
     connect(create, &FabricCall::finished, this, [this](const FabricResult &r) { executed(r); });
     if (call()->isCancelled()) { // cancelled before the create could start
-        m_endReason = call()->cancelReason();
+        m_state.endReason = call()->cancelReason();
         create->abortIfNotSent();
     }
     if (context())
@@ -465,24 +459,24 @@ void ConfirmOperation::execute(const QJsonObject &human, bool unconfirmed)
 void ConfirmOperation::onCancelled(const QString &reason)
 {
     if (m_create && !m_create->isFinished()) {
-        const QString before = std::exchange(m_endReason, reason);
+        const QString before = std::exchange(m_state.endReason, reason);
         if (!m_create->abortIfNotSent())
-            m_endReason = before;
+            m_state.endReason = before;
     }
 }
 
 QString ConfirmOperation::target() const
 {
-    const QString name = m_proposal.spec.value(QStringLiteral("name")).toString();
-    return name.isEmpty() ? m_proposal.target
-                          : QStringLiteral("%1 (%2)").arg(name, m_proposal.target);
+    const QString name = m_state.proposal.spec.value(QStringLiteral("name")).toString();
+    return name.isEmpty() ? m_state.proposal.target
+                          : QStringLiteral("%1 (%2)").arg(name, m_state.proposal.target);
 }
 
 void ConfirmOperation::abandon(const QString &reason)
 {
     if (!m_create || m_create->isFinished())
         return;
-    m_endReason = reason;
+    m_state.endReason = reason;
     m_create->abort(); // finishes synchronously: not_sent, or sent with outcome unknown
 }
 
@@ -492,12 +486,22 @@ void ConfirmOperation::executed(const FabricResult &r)
     QPointer<BrokerContext> ctx = context();
     if (!ctx)
         return finishError(QStringLiteral("the broker shut down"));
-    const ExecutionReport report = executionReport(r, m_proposal, m_endReason, m_unconfirmed);
+    const ExecutionReport report =
+        executionReport(r, m_state.proposal, m_state.endReason, m_state.unconfirmed);
     ctx->audit(AuditEventType::Executed, report.record);
-    ctx->reportExecutionFinished(m_proposal, report.executed, report.outcome);
+    ctx->reportExecutionFinished(m_state.proposal, report.executed, report.outcome);
+    if (report.outcome == u"created" || report.outcome == u"unknown") {
+        // It may exist: the day counts it from now on (a restart reads its "sending" record).
+        if (m_state.reserved)
+            ctx->ledger()->commit(m_state.tokenSha256, ctx->nowMs());
+        else if (const auto p = monthlyPrice(
+                     m_state.proposal.context.value(QStringLiteral("price")).toObject()))
+            ctx->ledger()->addExecuted(m_state.tokenSha256, *p, ctx->nowMs());
+        m_state.reserved = false;
+    }
     ConfirmOutcome outcome;
-    outcome.checks = m_checks;
-    outcome.human = m_human;
+    outcome.checks = m_state.checks;
+    outcome.human = m_state.human;
     outcome.executed = report.executed;
     outcome.execution = report.execution;
     outcome.message = report.message;
@@ -513,7 +517,7 @@ void ConfirmOperation::finishNotExecuted(const ConfirmChecks &checks, const QStr
                                          const QString &message, const QJsonObject &human)
 {
     if (context())
-        context()->reportExecutionFinished(m_proposal, false, kind);
+        context()->reportExecutionFinished(m_state.proposal, false, kind);
     ConfirmOutcome outcome;
     outcome.checks = checks;
     outcome.human = human;
@@ -526,10 +530,12 @@ void ConfirmOperation::finishNotExecuted(const ConfirmChecks &checks, const QStr
 
 void ConfirmOperation::finishWith(ConfirmOutcome outcome)
 {
-    outcome.proposal = m_proposal;
-    outcome.unconfirmed = m_unconfirmed;
-    outcome.policy = m_policy;
-    outcome.revalidation = m_revalidation;
+    releaseSpend(); // every outcome but created/unknown (those were committed)
+    enter(ConfirmStage::Outcome);
+    outcome.proposal = m_state.proposal;
+    outcome.unconfirmed = m_state.unconfirmed;
+    outcome.policy = m_state.policy;
+    outcome.revalidation = m_state.revalidation;
     const QJsonObject structured = outcome.toJson();
     finishStructured(structured, result::renderText(outcome.message, structured), outcome.isError);
 }

@@ -1,8 +1,10 @@
 #pragma once
 // ConfirmOperation: one fabric_confirm_change call. Consume the token (the seed's predicates in
 // order), recompile and check the binding, apply the operator policy, re-run Fabric's dry run,
-// ask a person, re-check the TTL, then send exactly once. The result itself is ConfirmOutcome's.
+// ask a person, re-check the TTL, check the binding again, then send exactly once. Where it is
+// lives in one ConfirmState (its stages and audit records); the result is ConfirmOutcome's.
 #include "broker/ConfirmOutcome.h"
+#include "broker/ConfirmState.h"
 #include "broker/ConfirmStateStore.h"
 #include "broker/ToolOperation.h"
 #include "core/CompiledRequest.h"
@@ -38,31 +40,28 @@ private:
     void replayedState(const std::optional<PendingConfirm> &record);
     void lateRetry(const PendingConfirm &record);
     void askPerson();
-    void revalidate(bool beforeSend);
-    void revalidated(const FabricResult &r, bool beforeSend);
-    QString revalidationMessage(const FabricResult &r, bool beforeSend) const;
-    void sendAfterRevalidation(const QJsonObject &human, bool unconfirmed);
+    void revalidate();
+    void revalidated(const FabricResult &r);
+    QString revalidationMessage(const FabricResult &r) const;
+    void sendAfterRevalidation();
     void startProgress();
     void decided(const HumanDecision &d);
-    void execute(const QJsonObject &human, bool unconfirmed);
+    void execute();
+    // What changed in the Fabric binding (endpoint, credentials) since the proposal, or empty.
+    QString bindingChange() const;
+    void enter(ConfirmStage stage);
+    // The daily limit with every reservation counted, when asking (then the price is reserved)
+    // and right before the create is sent. False: refused, the result is on its way.
+    bool spendAllows(bool beforeSend);
+    void releaseSpend();
     void executed(const FabricResult &r);
     void finishNotExecuted(const ConfirmChecks &checks, const QString &kind, const QString &message,
                            const QJsonObject &human);
     void finishWith(ConfirmOutcome outcome);
 
+    ConfirmState m_state;
     QPointer<FabricCall> m_create; // the real create, while it is in flight
-    QString m_endReason;           // why the create was cut short (cancel, shutdown)
-    ConfirmChecks m_checks;
-    Proposal m_proposal;
-    CompiledRequest m_request;
-    QJsonObject m_human;
     QTimer *m_progressTimer = nullptr;
-    qint64 m_askedAtMs = 0;
-    bool m_decided = false;
-    bool m_unconfirmed = false;
-    QJsonValue m_policy; // PolicyVerdict::toJson() once evaluated, null before
-    QString m_tokenSha256;
-    QJsonObject m_revalidation; // {ran, ok, fabric_errors, before_send {...}}
 };
 
 } // namespace fb

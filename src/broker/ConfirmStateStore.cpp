@@ -68,8 +68,17 @@ QString ConfirmStateStore::issue(const PendingConfirm &record)
     do {
         id = randomBytes(kIdBytes);
     } while (m_pending.contains(id) || m_remembered.contains(id));
+    // Bounded: the oldest waiting record of the session (or of all) gives way, timed out.
+    QList<PendingConfirm> ended;
+    while (pendingCount(record.sessionId) >= MaxPendingPerSession)
+        ended.append(*endOldest(record.sessionId));
+    while (m_pending.size() >= MaxPending)
+        ended.append(*endOldest(std::nullopt));
     m_pending.insert(id, record);
+    m_pendingOrder.append(id);
     rearm();
+    for (const PendingConfirm &r : std::as_const(ended))
+        emit timedOut(r);
     QString state = QString(kPrefix);
     state += QString::fromLatin1(id.toBase64(kB64));
     state += u'.';
@@ -102,6 +111,7 @@ ConfirmStateStore::Lookup ConfirmStateStore::take(const QString &state, quint64 
         // One time: removed before the caller acts on it.
         PendingConfirm record = *it;
         m_pending.erase(it);
+        m_pendingOrder.removeOne(id);
         remember(id, Status::Completed, record);
         rearm();
         out.status = Status::Taken;
@@ -111,6 +121,7 @@ ConfirmStateStore::Lookup ConfirmStateStore::take(const QString &state, quint64 
     if (auto it = m_remembered.find(id); it != m_remembered.end()) {
         out.status = it->status;
         out.record = it->record;
+        out.endReason = it->endReason;
         return out;
     }
     // Issued by this process but long forgotten: it was used or timed out.
@@ -151,6 +162,7 @@ void ConfirmStateStore::expireDue()
     QList<PendingConfirm> ended;
     for (const QByteArray &id : std::as_const(due)) {
         PendingConfirm record = m_pending.take(id);
+        m_pendingOrder.removeOne(id);
         remember(id, Status::TimedOut, record);
         ended.append(std::move(record));
     }
@@ -159,11 +171,44 @@ void ConfirmStateStore::expireDue()
         emit timedOut(record);
 }
 
-void ConfirmStateStore::remember(const QByteArray &id, Status status, const PendingConfirm &record)
+int ConfirmStateStore::pendingCount(quint64 sessionId) const
+{
+    return int(std::count_if(m_pending.cbegin(), m_pending.cend(),
+                             [sessionId](const auto &r) { return r.sessionId == sessionId; }));
+}
+
+std::optional<PendingConfirm> ConfirmStateStore::endOldest(std::optional<quint64> sessionId,
+                                                           const QString &endReason)
+{
+    for (qsizetype i = 0; i < m_pendingOrder.size(); ++i) {
+        const QByteArray id = m_pendingOrder.at(i); // a copy: the list changes below
+        if (sessionId && m_pending.value(id).sessionId != *sessionId)
+            continue;
+        PendingConfirm record = m_pending.take(id);
+        m_pendingOrder.removeOne(id);
+        remember(id, Status::TimedOut, record, endReason);
+        return record;
+    }
+    return std::nullopt;
+}
+
+int ConfirmStateStore::endAll(const QString &reason)
+{
+    QList<PendingConfirm> all;
+    while (!m_pendingOrder.isEmpty())
+        all.append(*endOldest(std::nullopt, reason));
+    rearm();
+    for (const PendingConfirm &r : std::as_const(all))
+        emit ended(r, reason);
+    return int(all.size());
+}
+
+void ConfirmStateStore::remember(const QByteArray &id, Status status, const PendingConfirm &record,
+                                 const QString &endReason)
 {
     if (!m_remembered.contains(id))
         m_rememberedOrder.append(id);
-    m_remembered.insert(id, Remembered{status, record});
+    m_remembered.insert(id, Remembered{status, record, endReason});
     while (m_rememberedOrder.size() > MaxRemembered)
         m_remembered.remove(m_rememberedOrder.takeFirst());
 }

@@ -45,6 +45,10 @@ public:
     static constexpr QLatin1StringView InputKey{"confirm"};
     static constexpr qsizetype MaxStateLength = 256;
     static constexpr qsizetype MaxRemembered = 1024;
+    // At most this many records wait at once, and this many per session: issuing one more ends
+    // the oldest (of the session, else of all) as timed_out (timedOut is emitted for it).
+    static constexpr qsizetype MaxPending = 64;
+    static constexpr qsizetype MaxPendingPerSession = 16;
 
     explicit ConfirmStateStore(Clock *clock = Clock::system(), QObject *parent = nullptr);
     ~ConfirmStateStore() override;
@@ -61,12 +65,18 @@ public:
     struct Lookup {
         Status status = Status::Invalid;
         std::optional<PendingConfirm> record; // Taken, Completed (as taken), TimedOut
+        QString endReason; // TimedOut by endAll(): why the record was ended early
     };
     // The state must come from this process, for this session and this confirm token
     // (tokenSha256 of the retry's confirm_token); anything else is Invalid and burns nothing.
     Lookup take(const QString &state, quint64 sessionId, const QString &tokenSha256);
 
     int pendingCount() const { return int(m_pending.size()); }
+    int pendingCount(quint64 sessionId) const;
+    // Ends every waiting record now (the Fabric binding changed): each is remembered as timed
+    // out with reason (a later retry's Lookup::endReason) and ended is emitted for it; returns
+    // how many.
+    int endAll(const QString &reason);
     // Ends every record whose deadline has passed (the timer does this on its own).
     void expireDue();
 
@@ -84,21 +94,30 @@ public:
 signals:
     // A record's deadline passed without a retry; it is gone (a later retry gets TimedOut).
     void timedOut(const fb::PendingConfirm &record);
+    // endAll() ended the record, for reason.
+    void ended(const fb::PendingConfirm &record, const QString &reason);
 
 private:
     struct Remembered {
         Status status;
         PendingConfirm record;
+        QString endReason;
     };
     QByteArray mac(const QByteArray &id, quint64 sessionId, const QString &tokenSha256) const;
-    void remember(const QByteArray &id, Status status, const PendingConfirm &record);
+    void remember(const QByteArray &id, Status status, const PendingConfirm &record,
+                  const QString &endReason = {});
     void rearm();
+    // Removes the oldest waiting record (of sessionId, or of all) as timed out; it is returned
+    // for the caller to report.
+    std::optional<PendingConfirm> endOldest(std::optional<quint64> sessionId,
+                                            const QString &endReason = {});
 
     Clock *m_clock;
     QByteArray m_key; // 32 random bytes for this process
     QHash<QByteArray, PendingConfirm> m_pending;
     QHash<QByteArray, Remembered> m_remembered;
     QList<QByteArray> m_rememberedOrder; // oldest first
+    QList<QByteArray> m_pendingOrder;    // oldest first
     QTimer m_timer;
 };
 

@@ -37,6 +37,7 @@ MutationBroker::MutationBroker(ProposalStore *store, FabricClient *fabric, Broke
     connect(c, &BrokerContext::approvalStarted, this, &MutationBroker::approvalStarted);
     connect(c, &BrokerContext::approvalFinished, this, &MutationBroker::approvalFinished);
     connect(c, &BrokerContext::executionFinished, this, &MutationBroker::executionFinished);
+    connect(c, &BrokerContext::confirmStage, this, &MutationBroker::confirmStage);
     connect(c, &BrokerContext::createsInFlightChanged, this,
             &MutationBroker::createsInFlightChanged);
 }

@@ -91,6 +91,8 @@ signals:
     void executionFinished(const fb::Proposal &proposal, bool executed, const QString &outcome);
     // createsInFlight() changed; emitted after the "executed" record was written.
     void createsInFlightChanged(int count);
+    // A confirm entered a stage (ConfirmState), by request hash (empty for an unknown token).
+    void confirmStage(const QString &requestSha256, fb::ConfirmStage stage);
 
 private:
     // The operations' shared state and the source of the signals above (forwarded).

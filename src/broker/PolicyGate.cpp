@@ -1,34 +1,29 @@
 #include "broker/PolicyGate.h"
 
-#include "core/AuditLog.h"
-
 #include <QJsonArray>
 
 namespace fb {
 
-PolicyVerdict policyAtConfirm(const Policy &policy, const Proposal &proposal, AuditSink *sink,
-                              qint64 nowMs)
+PolicyVerdict policyAtConfirm(const Policy &policy, const Proposal &proposal,
+                              const SpendLedger *ledger, qint64 nowMs, const QString &selfKey)
 {
     const QJsonObject price = proposal.context.value(QStringLiteral("price")).toObject();
-    QList<Money> used;
+    SpendLedger::Totals used;
     if (policy.maxPerDay && monthlyPrice(price)) {
-        auto *log = dynamic_cast<AuditLog *>(sink);
-        QList<QJsonObject> records;
-        QString error;
-        if (!log || !AuditLog::readRecords(log->path(), &records, &error)) {
+        if (!ledger || !ledger->isEstablished()) {
             PolicyVerdict v;
             v.verdict = QStringLiteral("deny");
             v.rule = QStringLiteral("spend.max_monthly_recurring_per_day");
             v.limit = policy.maxPerDay->toJson();
-            v.reason = QStringLiteral("the audit log, from which the daily sum is computed, "
-                                      "cannot be read%1")
-                           .arg(error.isEmpty() ? QString() : QStringLiteral(": ") + error);
+            v.reason = QStringLiteral("the creates of the last 24 hours cannot be counted: %1")
+                           .arg(ledger ? ledger->unestablishedReason()
+                                       : QStringLiteral("no spend ledger"));
             v.checks.append({v.rule, v.verdict, v.limit, QJsonValue(), v.reason});
             return v;
         }
-        used = spendInLastDay(records, nowMs);
+        used = ledger->totals(nowMs, selfKey);
     }
-    PolicyVerdict v = evaluateAtConfirm(policy, price, used);
+    PolicyVerdict v = evaluateAtConfirm(policy, price, used.executed, used.reserved);
     // approval.typed_confirmation_above_monthly: only the desktop app's dialog asks for typing.
     if (policy.typedConfirmationAbove) {
         const bool typed = typedConfirmationRequired(policy, price);

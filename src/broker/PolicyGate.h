@@ -2,17 +2,19 @@
 // PolicyGate: where the operator policy (src/core/Policy) meets the broker's two tools. The
 // rules themselves are pure functions in core; this adds the audit log read for the daily sum
 // and the results agents see.
-#include "core/AuditSink.h"
 #include "core/Policy.h"
 #include "core/ProposalStore.h"
+#include "core/SpendLedger.h"
 
 namespace fb {
 
 // The confirm-time verdict for a proposal (its stored rate-card price). The daily sum comes
-// from the audit log behind sink; when the policy sets a daily limit and that log cannot be
-// read, the verdict is deny (a restart or a broken log never resets the limit).
-PolicyVerdict policyAtConfirm(const Policy &policy, const Proposal &proposal, AuditSink *sink,
-                              qint64 nowMs);
+// from the spend ledger: creates of the last 24 hours plus the reservations of confirms whose
+// person is being asked, leaving out selfKey's own reservation. When the policy sets a daily
+// limit and the ledger could not establish the day (or there is none), the verdict is deny
+// with the ledger's reason (a restart or a broken log never resets the limit).
+PolicyVerdict policyAtConfirm(const Policy &policy, const Proposal &proposal,
+                              const SpendLedger *ledger, qint64 nowMs, const QString &selfKey = {});
 
 // The structured result of a proposal the policy denied (no token): error {kind:
 // "policy_denied", message, rule, limit, price}, policy, change_type, target, request_sha256.

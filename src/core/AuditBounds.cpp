@@ -34,6 +34,16 @@ bool isSecretKey(const QString &key)
     return exact.contains(n) || n.contains(u"secret") || n.contains(u"password");
 }
 
+// Members of data that spend policy, verification and `audit` need: never dropped, written
+// before anything else spends the budget.
+bool isVitalKey(const QString &key)
+{
+    static const QSet<QString> vital{QStringLiteral("request_sha256"),
+                                     QStringLiteral("token_sha256"), QStringLiteral("change_type"),
+                                     QStringLiteral("price"), QStringLiteral("outcome")};
+    return vital.contains(key);
+}
+
 QString scrubString(const QString &s)
 {
     if (!s.contains(u"chg-"))
@@ -115,11 +125,25 @@ public:
         QJsonObject out;
         qsizetype kept = 0;
         qsizetype dropped = 0;
-        for (auto it = o.begin(); it != o.end(); ++it) {
+        // What policy and verification need is written first and never dropped (at data's own
+        // level); then every scalar member; containers spend what budget is left.
+        const bool top = path.parent == nullptr;
+        QList<QJsonObject::const_iterator> order;
+        order.reserve(o.size());
+        for (int pass = 0; pass < 3; ++pass)
+            for (auto it = o.constBegin(); it != o.constEnd(); ++it) {
+                const bool vital = top && isVitalKey(it.key());
+                const bool container = it->isObject() || it->isArray();
+                if ((pass == 0 && vital) || (pass == 1 && !vital && !container) ||
+                    (pass == 2 && !vital && container))
+                    order.append(it);
+            }
+        for (const auto &it : std::as_const(order)) {
             const QString rawKey = it.key();
             if (isSecretKey(rawKey))
                 continue;
-            if (kept >= m_bounds.members || m_budget <= 0) {
+            const bool vital = top && isVitalKey(rawKey);
+            if (!vital && (kept >= m_bounds.members || m_budget <= 0)) {
                 ++dropped;
                 continue;
             }

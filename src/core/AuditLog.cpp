@@ -83,7 +83,11 @@ bool AuditLog::open(const QString &path, QString *error)
     bool ok;
     {
         FileLock fileLock(m_fd);
-        ok = loadTail(&tailError);
+        ok = fileLock.locked();
+        if (!ok)
+            tailError = lockFailure();
+        else
+            ok = loadTail(&tailError);
         if (ok) {
             // A head file ahead of the log (or naming another record at the same seq) means
             // acknowledged records are gone: say so in the next record, then go on.
@@ -268,7 +272,9 @@ bool AuditLog::appendRecord(const QString &type, const QJsonObject &data)
     if (m_fd < 0)
         return fail(QStringLiteral("audit log is not open"));
 
-    lockFile(m_fd);
+    if (!lockFile(m_fd))
+        return fail(
+            QStringLiteral("audit log %1: %2; nothing was recorded").arg(m_path, lockFailure()));
     // Unlocks whichever descriptor is current when record() returns.
     const auto unlock = qScopeGuard([this] {
         if (m_fd >= 0)

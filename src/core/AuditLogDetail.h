@@ -46,20 +46,26 @@ QString defaultDirectory();
 // Creates the missing directories of dir with mode 0700. Existing ones are left as they are.
 bool ensureDirectory(const QString &dir, QString *error);
 bool preadAll(int fd, qint64 offset, qint64 size, QByteArray *out, QString *error);
-// Takes flock(LOCK_EX) on fd, retrying on EINTR.
-void lockFile(int fd);
+// Takes flock(LOCK_EX | LOCK_NB) on fd, retrying at most LockAttempts times LockRetryMicroseconds
+// apart while another process holds it. False when it stayed locked (lockFailure() says so).
+// Where flock is unsupported it answers true: the single-process guarantees still hold.
+constexpr int LockAttempts = 40;
+constexpr int LockRetryMicroseconds = 5000;
+bool lockFile(int fd);
+QString lockFailure();
 
-// flock(LOCK_EX) for a scope. Best effort: serializes writers of other processes on the same
-// log. Where flock is unsupported the single-process guarantees still hold.
+// lockFile() for a scope. Serializes writers of other processes on the same log.
 class FileLock {
 public:
     explicit FileLock(int fd);
     ~FileLock();
     FileLock(const FileLock &) = delete;
     FileLock &operator=(const FileLock &) = delete;
+    bool locked() const { return m_locked; }
 
 private:
     int m_fd;
+    bool m_locked;
 };
 
 // The fixed-size content of the head file for this head.

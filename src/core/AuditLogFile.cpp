@@ -82,21 +82,37 @@ bool preadAll(int fd, qint64 offset, qint64 size, QByteArray *out, QString *erro
     return true;
 }
 
-void lockFile(int fd)
+bool lockFile(int fd)
 {
-    while (::flock(fd, LOCK_EX) != 0 && errno == EINTR) {
+    // Never a blocking flock on the event loop: another holder gets a bounded wait, then the
+    // record fails (a create is then not sent: audit_unavailable).
+    for (int attempt = 0; attempt < LockAttempts; ++attempt) {
+        if (::flock(fd, LOCK_EX | LOCK_NB) == 0)
+            return true;
+        if (errno != EWOULDBLOCK && errno != EINTR)
+            return errno == ENOLCK || errno == EINVAL; // no flock here: single-process only
+        if (errno == EWOULDBLOCK)
+            ::usleep(LockRetryMicroseconds);
     }
+    return false;
+}
+
+QString lockFailure()
+{
+    return QStringLiteral("another process has held the audit log's lock for more than %1 ms")
+        .arg(LockAttempts * LockRetryMicroseconds / 1000);
 }
 
 FileLock::FileLock(int fd)
     : m_fd(fd)
+    , m_locked(lockFile(fd))
 {
-    lockFile(m_fd);
 }
 
 FileLock::~FileLock()
 {
-    ::flock(m_fd, LOCK_UN);
+    if (m_locked)
+        ::flock(m_fd, LOCK_UN);
 }
 
 QString defaultDirectory()
@@ -308,7 +324,10 @@ bool AuditLog::checkPathLocked(const struct stat &fdStat, QString *error)
         ::flock(m_fd, LOCK_UN);
         ::close(m_fd);
         m_fd = fd;
-        lockFile(m_fd);
+        if (!lockFile(m_fd)) {
+            *error = lockFailure();
+            return false;
+        }
         // The head file is best effort (see writeHeadLocked); the link record is not.
         QString headError;
         if (!openHeadFd(&headError))

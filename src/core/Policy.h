@@ -52,7 +52,13 @@ struct Policy {
     QJsonValue value(const QString &key) const;
     // The file's JSON (nested objects), only the keys that are set.
     QJsonObject toJson() const;
-    UnpricedRule unpricedRule() const { return unpriced.value_or(UnpricedRule::Allow); }
+    // spend.unpriced, or its default: require_desktop when an amount limit (spend.max_*) is set
+    // (the agent chooses whether a change is priced), allow otherwise.
+    UnpricedRule unpricedRule() const
+    {
+        return unpriced.value_or(maxPerChange || maxPerDay ? UnpricedRule::RequireDesktop
+                                                           : UnpricedRule::Allow);
+    }
     qint64 revalidateAfter() const { return revalidateAfterMs.value_or(DefaultRevalidateAfterMs); }
 
     static QString unpricedName(UnpricedRule rule);
@@ -107,9 +113,11 @@ struct PolicyVerdict {
 // price in another currency than the limit's is denied (never converted).
 std::optional<PolicyCheck> checkPerChange(const Policy &policy, const QJsonObject &price);
 // spend.max_monthly_recurring_per_day: usedToday (priced creates executed in the last 24 h) +
-// price <= limit. Spend in another currency than the limit's cannot be summed and is denied.
+// reserved (confirms waiting for a person) + price <= limit. Spend in another currency than
+// the limit's cannot be summed and is denied.
 std::optional<PolicyCheck> checkPerDay(const Policy &policy, const QJsonObject &price,
-                                       const QList<Money> &usedToday);
+                                       const QList<Money> &usedToday,
+                                       const QList<Money> &reserved = {});
 // spend.unpriced, for changes without a price.
 std::optional<PolicyCheck> checkUnpriced(const Policy &policy, const QJsonObject &price);
 // approval.desktop_required_above_monthly: price > limit needs the native dialog. A currency
@@ -121,7 +129,7 @@ bool typedConfirmationRequired(const Policy &policy, const QJsonObject &price);
 // At propose: per-change and unpriced. At confirm: also per-day and desktop-required.
 PolicyVerdict evaluateAtPropose(const Policy &policy, const QJsonObject &price);
 PolicyVerdict evaluateAtConfirm(const Policy &policy, const QJsonObject &price,
-                                const QList<Money> &usedToday);
+                                const QList<Money> &usedToday, const QList<Money> &reserved = {});
 
 // The monthly prices of creates executed (outcome created or unknown) in [nowMs - 24 h, nowMs],
 // from audit records ({type, time, data}): each "executed" record joined by request_sha256 with

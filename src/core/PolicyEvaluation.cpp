@@ -72,7 +72,7 @@ std::optional<PolicyCheck> checkPerChange(const Policy &policy, const QJsonObjec
 }
 
 std::optional<PolicyCheck> checkPerDay(const Policy &policy, const QJsonObject &price,
-                                       const QList<Money> &usedToday)
+                                       const QList<Money> &usedToday, const QList<Money> &reserved)
 {
     if (!policy.maxPerDay)
         return std::nullopt;
@@ -81,14 +81,22 @@ std::optional<PolicyCheck> checkPerDay(const Policy &policy, const QJsonObject &
     if (!p)
         return std::nullopt;
     Money used{0, limit.currency};
+    Money waiting{0, limit.currency};
     QStringList foreign;
-    for (const Money &m : usedToday) {
-        if (m.currency == limit.currency)
-            used.amount += m.amount;
-        else if (!foreign.contains(m.currency))
-            foreign.append(m.currency);
-    }
-    PolicyCheck c{kPerDay, u"allow"_s, limit.toJson(), used.toJson(), {}};
+    for (const auto &[list, into] : {std::pair{&usedToday, &used}, std::pair{&reserved, &waiting}})
+        for (const Money &m : *list) {
+            if (m.currency == limit.currency)
+                into->amount += m.amount;
+            else if (!foreign.contains(m.currency))
+                foreign.append(m.currency);
+        }
+    // "USD 150.00 of USD 1,000.00 used, USD 400.00 waiting for approval"
+    const QString usedText =
+        u"%1 of %2 used"_s.arg(used.display(), limit.display()) +
+        (waiting.amount > 0 ? u", %1 waiting for approval"_s.arg(waiting.display()) : QString());
+    Money counted = used;
+    counted.amount += waiting.amount;
+    PolicyCheck c{kPerDay, u"allow"_s, limit.toJson(), counted.toJson(), {}};
     if (p->currency != limit.currency) {
         c.verdict = u"deny"_s;
         c.reason = u"the price is in %1 but the daily limit %2 is in %3; prices "
@@ -98,13 +106,15 @@ std::optional<PolicyCheck> checkPerDay(const Policy &policy, const QJsonObject &
         c.reason =
             u"creates in the last 24 hours were priced in %1, which cannot "
             "be summed with the daily limit in %2"_s.arg(foreign.join(u", "_s), limit.currency);
-    } else if (used.amount + p->amount > limit.amount) {
+    } else if (counted.amount + p->amount > limit.amount) {
         c.verdict = u"deny"_s;
-        c.reason = u"%1/month would exceed your daily limit: %2 of %3 already "
-                   "used in the last 24 hours"_s.arg(p->display(), used.display(), limit.display());
+        c.reason = u"%1/month would exceed your daily limit: %2 of %3 already used in the last "
+                   "24 hours"_s.arg(p->display(), used.display(), limit.display()) +
+                   (waiting.amount > 0 ? u", and %1 waiting for approval"_s.arg(waiting.display())
+                                       : QString());
     } else {
-        c.reason = u"within your daily limit: %1 of %2 used, this change adds %3"_s.arg(
-            used.display(), limit.display(), p->display());
+        c.reason =
+            u"within your daily limit: %1, this change adds %2"_s.arg(usedText, p->display());
     }
     return c;
 }
@@ -211,9 +221,9 @@ PolicyVerdict evaluateAtPropose(const Policy &policy, const QJsonObject &price)
 }
 
 PolicyVerdict evaluateAtConfirm(const Policy &policy, const QJsonObject &price,
-                                const QList<Money> &usedToday)
+                                const QList<Money> &usedToday, const QList<Money> &reserved)
 {
-    return combine({checkPerChange(policy, price), checkPerDay(policy, price, usedToday),
+    return combine({checkPerChange(policy, price), checkPerDay(policy, price, usedToday, reserved),
                     checkUnpriced(policy, price), checkDesktopRequired(policy, price)});
 }
 

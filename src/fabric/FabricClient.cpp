@@ -113,6 +113,7 @@ void FabricClient::setConfig(FabricConfig config)
 {
     d->config = std::move(config);
     d->dropToken();
+    emit configChanged();
 }
 
 void FabricClient::setClock(const Clock *clock)

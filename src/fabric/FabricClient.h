@@ -81,6 +81,8 @@ public:
     FabricCall *testConnection();
 
 signals:
+    // setConfig() ran (Settings saved an endpoint or credentials).
+    void configChanged();
     // For the activity log: method, path, status, correlation id. Never secrets.
     void requestFinished(const QString &method, const QString &path, int httpStatus,
                          const QString &correlationId, qint64 elapsedMs);

@@ -389,6 +389,23 @@ void ApprovalDialog::showAgentGaveUp(const QString &detail)
     ui->expiredLabel->setVisible(true);
 }
 
+void ApprovalDialog::showNoLongerApprovable(const QString &reason)
+{
+    m_reported = true;
+    m_gaveUp = true; // from now on a button only closes the dialog
+    m_tick.stop();
+    m_unlock.stop();
+    ui->approveButton->setEnabled(false);
+    ui->approveButton->setVisible(false);
+    ui->denyButton->setText(tr("Close"));
+    setWindowTitle(tr("Denied - %1").arg(windowTitle()));
+    ui->hintLabel->setText(tr("This request can no longer be approved."));
+    ui->expiredLabel->setText(
+        tr("Denied: %1. Nothing was created; the agent may propose it again.").arg(reason));
+    ui->expiredLabel->setTextFormat(Qt::PlainText);
+    ui->expiredLabel->setVisible(true);
+}
+
 void ApprovalDialog::report(Choice choice)
 {
     if (m_gaveUp) {

@@ -43,6 +43,9 @@ public:
     // its request timeout): the dialog stays and says so instead of vanishing; approving is no
     // longer possible and the one remaining button closes it. detail: why, already plain text.
     void showAgentGaveUp(const QString &detail);
+    // The request can no longer be approved (the Fabric binding changed): the dialog stays
+    // open with the reason, only Close remains.
+    void showNoLongerApprovable(const QString &reason);
     bool agentGaveUp() const { return m_gaveUp; }
     bool isExpired() const;
     // "Create connection", "Create network", "Create service token".

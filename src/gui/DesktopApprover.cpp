@@ -92,8 +92,13 @@ void DesktopApprover::openSession(ApprovalSession *session, const ApprovalContex
     });
     connect(session, &ApprovalSession::finished, this,
             [this, session, dialog = QPointer(dialog)](const HumanDecision &decision) {
-                if (dialog && decision.status == HumanStatus::CallCancelled &&
-                    dialog->isVisible()) {
+                const bool denied = !m_denyReason.isEmpty() && dialog && dialog->isVisible();
+                if (denied) {
+                    dialog->showNoLongerApprovable(m_denyReason); // the person closes it
+                    m_gaveUp.removeIf([](const QPointer<ApprovalDialog> &d) { return d.isNull(); });
+                    m_gaveUp.append(dialog);
+                } else if (dialog && decision.status == HumanStatus::CallCancelled &&
+                           dialog->isVisible()) {
                     dialog->showAgentGaveUp(decision.detail); // say so; the person closes it
                     m_gaveUp.removeIf([](const QPointer<ApprovalDialog> &d) { return d.isNull(); });
                     m_gaveUp.append(dialog);
@@ -161,6 +166,16 @@ void DesktopApprover::denyAllPending(const QString &detail)
         if (e.session)
             e.session->denyForShutdown(why);
     m_entries.clear();
+}
+
+void DesktopApprover::denyAllOpen(const QString &reason)
+{
+    m_denyReason = reason.isEmpty() ? tr("the request can no longer be approved") : reason;
+    const QList<Entry> entries = m_entries; // finishing a session removes it from m_entries
+    for (const Entry &e : entries)
+        if (e.session && !e.session->isFinished())
+            e.session->denyForShutdown(m_denyReason);
+    m_denyReason.clear();
 }
 
 } // namespace fb

@@ -53,6 +53,9 @@ public:
     bool raiseOldest();
     // Ends every open approval as Declined (quitting): calls are answered, dialogs close.
     void denyAllPending(const QString &detail = {});
+    // Ends every open approval as Declined with reason (the Fabric binding changed): calls are
+    // answered, the dialogs stay open and say why.
+    void denyAllOpen(const QString &reason) override;
 
 signals:
     // A new approval prompt is open (for the tray notification).
@@ -75,6 +78,8 @@ private:
     QList<Entry> m_entries;
     // Dialogs left open to say that the agent gave up; closed by the person, or with us.
     QList<QPointer<ApprovalDialog>> m_gaveUp;
+    // Set while denyAllOpen() ends the sessions: the reason their dialogs show.
+    QString m_denyReason;
 };
 
 } // namespace fb

@@ -197,6 +197,7 @@ QString MainWindow::formatActivity(AuditEventType type, const QJsonObject &recor
     case AuditEventType::Policy:
     case AuditEventType::Evicted:
     case AuditEventType::Expired:
+    case AuditEventType::LedgerReset:
     case AuditEventType::LogContinued:
         what = auditEventNameString(type);
         break;

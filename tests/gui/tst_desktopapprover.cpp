@@ -116,6 +116,39 @@ private slots:
         QCOMPARE(approver.pendingCount(), 0);
     }
 
+    // #22: other credentials saved while dialogs are open: every one is answered Declined with
+    // the reason, stays open saying why, and can only be closed.
+    void bindingChangeDeniesEveryOpenDialog()
+    {
+        ManualClock clock;
+        DesktopApprover approver(&clock);
+        approver.setApproveDelayMs(0);
+        Recorder first, second;
+        QPointer<ApprovalDialog> a = openOne(approver, clock, first, nullptr, 300000, 'a');
+        QPointer<ApprovalDialog> b = openOne(approver, clock, second, nullptr, 300000, 'b');
+        QVERIFY(a && b);
+        const QString why = QStringLiteral("the credentials changed from client id x to client "
+                                           "id y while this approval was open; nothing was sent");
+        approver.denyAllOpen(why);
+        for (Recorder *rec : {&first, &second}) {
+            QCOMPARE(rec->calls, 1);
+            QCOMPARE(rec->last.status, HumanStatus::Declined);
+            QCOMPARE(rec->last.detail, why);
+        }
+        QCOMPARE(approver.pendingCount(), 0);
+        for (const QPointer<ApprovalDialog> &d : {a, b}) {
+            QVERIFY(d && d->isVisible());
+            QVERIFY2(d->expiredNotice()->text().contains(why),
+                     qPrintable(d->expiredNotice()->text()));
+            QCOMPARE(d->expiredNotice()->textFormat(), Qt::PlainText);
+            QVERIFY(d->approveButton()->isHidden());
+            QCOMPARE(d->denyButton()->text(), QStringLiteral("Close"));
+        }
+        QTest::mouseClick(a->denyButton(), Qt::LeftButton);
+        QTRY_VERIFY(a.isNull());
+        QCOMPARE(first.calls, 1);
+    }
+
     void cancelledCallSaysTheAgentGaveUp()
     {
         ManualClock clock;

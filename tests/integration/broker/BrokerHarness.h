@@ -33,7 +33,8 @@ struct BrokerHarness {
     QList<QJsonObject> received;
     int nextId = 1;
 
-    explicit BrokerHarness(fb::BrokerSettings settings = {})
+    explicit BrokerHarness(fb::BrokerSettings settings = {}, fb::Clock *clock = fb::Clock::system())
+        : store(clock)
     {
         QVERIFY(sandbox.listen(0));
         fb::FabricConfig config;
@@ -42,7 +43,7 @@ struct BrokerHarness {
         config.clientSecret = QStringLiteral("test");
         config.sandbox = true;
         fabric = std::make_unique<fb::FabricClient>(config);
-        broker = std::make_unique<fb::MutationBroker>(&store, fabric.get(), settings);
+        broker = std::make_unique<fb::MutationBroker>(&store, fabric.get(), settings, clock);
         catalog = std::make_unique<fb::Catalog>(fabric.get(), &store, fb::Clock::system());
         catalog->registerTools(&registry);
         broker->registerTools(&registry);

@@ -16,6 +16,8 @@
 #include <QtTest>
 
 #include <cerrno>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -115,6 +117,26 @@ private slots:
     {
         delete m_tmp;
         m_tmp = nullptr;
+    }
+
+    // Another process holding the log's flock: record() gives up after a bounded wait (never a
+    // blocking flock on the event loop) and says why; once the lock is free it records again.
+    void lockHeldElsewhereFailsTheRecord()
+    {
+        AuditLog log(&m_clock);
+        QVERIFY(log.open(m_path, nullptr));
+        QVERIFY(log.recordForTesting(QStringLiteral("step"), {}));
+        const int other = ::open(QFile::encodeName(m_path).constData(), O_RDONLY | O_CLOEXEC);
+        QVERIFY(other >= 0);
+        QCOMPARE(::flock(other, LOCK_EX), 0);
+        QVERIFY(!log.recordForTesting(QStringLiteral("step"), {}));
+        QVERIFY2(log.lastError().contains(QStringLiteral("lock")), qPrintable(log.lastError()));
+        QCOMPARE(log.recordCount(), 1);
+        ::flock(other, LOCK_UN);
+        ::close(other);
+        QVERIFY(log.recordForTesting(QStringLiteral("step"), {}));
+        QCOMPARE(log.recordCount(), 2);
+        QVERIFY(AuditLog::verify(m_path).ok);
     }
 
     void recordFormat()

@@ -223,6 +223,56 @@ private slots:
         QVERIFY(ConfirmStateStore::constantTimeEquals({}, {}));
     }
 
+    // At most 16 waiting per session and 64 in all: the oldest gives way, timed out, once.
+    void pendingIsCappedPerSessionAndInAll()
+    {
+        ManualClock clock;
+        ConfirmStateStore store(&clock);
+        QSignalSpy timedOut(&store, &ConfirmStateStore::timedOut);
+        QStringList states;
+        for (int i = 0; i < ConfirmStateStore::MaxPendingPerSession; ++i)
+            states << store.issue(record(1, clock.nowMs() + 60000 + i));
+        QCOMPARE(store.pendingCount(1), int(ConfirmStateStore::MaxPendingPerSession));
+        QCOMPARE(timedOut.count(), 0);
+        const QString next = store.issue(record(1, clock.nowMs() + 90000));
+        QCOMPARE(store.pendingCount(1), int(ConfirmStateStore::MaxPendingPerSession));
+        QCOMPARE(timedOut.count(), 1);
+        // The oldest of the session is the one that ended; its retry is told it timed out.
+        QCOMPARE(store.take(states.first(), 1, kToken).status, ConfirmStateStore::Status::TimedOut);
+        QCOMPARE(store.take(next, 1, kToken).status, ConfirmStateStore::Status::Taken);
+
+        // Across sessions: 64 in all.
+        ConfirmStateStore all(&clock);
+        QSignalSpy allTimedOut(&all, &ConfirmStateStore::timedOut);
+        QString oldest;
+        for (int i = 0; i < ConfirmStateStore::MaxPending; ++i) {
+            const QString st = all.issue(record(100 + quint64(i) % 8, clock.nowMs() + 60000));
+            if (i == 0)
+                oldest = st;
+        }
+        QCOMPARE(all.pendingCount(), int(ConfirmStateStore::MaxPending));
+        all.issue(record(999, clock.nowMs() + 60000));
+        QCOMPARE(all.pendingCount(), int(ConfirmStateStore::MaxPending));
+        QCOMPARE(allTimedOut.count(), 1);
+        QCOMPARE(all.take(oldest, 100, kToken).status, ConfirmStateStore::Status::TimedOut);
+    }
+
+    void endAllEndsEveryRecord()
+    {
+        ManualClock clock;
+        ConfirmStateStore store(&clock);
+        QSignalSpy ended(&store, &ConfirmStateStore::ended);
+        const QString a = store.issue(record(1, clock.nowMs() + 60000));
+        store.issue(record(2, clock.nowMs() + 60000));
+        QCOMPARE(store.endAll(u"the credentials changed"_s), 2);
+        QCOMPARE(store.pendingCount(), 0);
+        QCOMPARE(ended.count(), 2);
+        QCOMPARE(ended.first().at(1).toString(), u"the credentials changed"_s);
+        const auto late = store.take(a, 1, kToken);
+        QCOMPARE(late.status, ConfirmStateStore::Status::TimedOut);
+        QCOMPARE(late.endReason, u"the credentials changed"_s);
+    }
+
     void rememberedIsBounded()
     {
         ManualClock clock;

@@ -284,6 +284,50 @@ private slots:
         }
     }
 
+    // Every array is bounded (an agent's hundreds of long e-mail addresses would otherwise
+    // outgrow the audit record), and a bound the Fabric spec does not set says so.
+    void everyArrayHasMaxItems()
+    {
+        for (const ChangeType type : kTypes) {
+            int arrays = 0;
+            forEachObjectSchema(
+                ChangeSpec::schema(type), "#", [&](const QJsonObject &s, const QString &pointer) {
+                    if (s.value("type") != QJsonValue("array"))
+                        return;
+                    ++arrays;
+                    QVERIFY2(s.value("maxItems").isDouble(),
+                             qPrintable(changeTypeName(type) + pointer));
+                    const int max = s.value("maxItems").toInt();
+                    if (pointer.endsWith("/emails"))
+                        QVERIFY(max <= 20);
+                    if (pointer.endsWith("/Notifications"))
+                        QVERIFY(max <= 10);
+                    if (max > 1)
+                        QVERIFY2(s.value("description").toString().contains("Fabric v4.31 spec"),
+                                 qPrintable(pointer));
+                });
+            QVERIFY(arrays >= 2);
+        }
+        const QJsonObject schema = ChangeSpec::schema(ChangeType::NetworkCreate);
+        QJsonObject spec{{"type", "EVPLAN"}, {"name", "n"}, {"scope", "LOCAL"}};
+        QJsonArray notifications;
+        for (int i = 0; i < 11; ++i)
+            notifications.append(QJsonObject{{"type", "ALL"}, {"emails", QJsonArray{"a@b.co"}}});
+        spec.insert("notifications", notifications);
+        QList<SchemaViolation> v = JsonSchema(schema).validate(spec);
+        QVERIFY2(text(v).contains("notifications"), qPrintable(text(v)));
+        notifications = QJsonArray{notifications.first()};
+        spec.insert("notifications", notifications);
+        QVERIFY2(JsonSchema(schema).validate(spec).isEmpty(),
+                 qPrintable(text(JsonSchema(schema).validate(spec))));
+        QJsonArray emails;
+        for (int i = 0; i < 21; ++i)
+            emails.append(QStringLiteral("a%1@b.co").arg(i));
+        spec.insert("notifications", QJsonArray{QJsonObject{{"type", "ALL"}, {"emails", emails}}});
+        v = JsonSchema(schema).validate(spec);
+        QVERIFY2(text(v).contains("emails"), qPrintable(text(v)));
+    }
+
     void inlinedSchemaValidatesLikeTheOriginal()
     {
         for (const auto &f : fixtures::kValid) {

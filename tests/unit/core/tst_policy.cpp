@@ -290,9 +290,10 @@ void TestPolicy::perChangeBoundaries()
     QCOMPARE(v.used.toObject().value("amount").toDouble(), 151.0);
     QVERIFY(v.reason.contains("USD 151.00"));
     QVERIFY(v.reason.contains("USD 150.00"));
-    // Unpriced: the per-change rule does not apply; spend.unpriced decides.
+    // Unpriced: the per-change rule does not apply; spend.unpriced decides, and under an amount
+    // limit its default is require_desktop (the agent chooses whether a change is priced).
     QVERIFY(!checkPerChange(p, unpricedPrice()));
-    QCOMPARE(evaluateAtPropose(p, unpricedPrice()).verdict, QStringLiteral("allow"));
+    QCOMPARE(evaluateAtPropose(p, unpricedPrice()).verdict, QStringLiteral("require_desktop"));
     QCOMPARE(evaluateAtPropose(p, unpricedPrice()).rule, QStringLiteral("spend.unpriced"));
 }
 
@@ -327,6 +328,17 @@ void TestPolicy::perDayBoundaries()
                                        "used, this change adds USD 150.00"));
     QCOMPARE(evaluateAtConfirm(p, priced(151), used).rule,
              QStringLiteral("spend.max_monthly_recurring_per_day"));
+    // Reservations (confirms whose person is being asked) count, and the reason says so.
+    const QList<Money> waiting{{100, "USD"}};
+    QCOMPARE(checkPerDay(p, priced(50), used, waiting)->verdict, QStringLiteral("allow"));
+    QCOMPARE(checkPerDay(p, priced(51), used, waiting)->verdict, QStringLiteral("deny"));
+    QCOMPARE(checkPerDay(p, priced(50), used, waiting)->reason,
+             QStringLiteral("within your daily limit: USD 150.00 of USD 300.00 used, USD 100.00 "
+                            "waiting for approval, this change adds USD 50.00"));
+    QCOMPARE(checkPerDay(p, priced(51), used, waiting)->reason,
+             QStringLiteral("USD 51.00/month would exceed your daily limit: USD 150.00 of USD "
+                            "300.00 already used in the last 24 hours, and USD 100.00 waiting "
+                            "for approval"));
     // Not a propose-time rule.
     QCOMPARE(evaluateAtPropose(p, priced(1000)).verdict, QStringLiteral("allow"));
 }
@@ -340,6 +352,20 @@ void TestPolicy::unpricedRule_data()
     QTest::newRow("desktop") << QByteArray(R"({"spend": {"unpriced": "require_desktop"}})")
                              << "require_desktop";
     QTest::newRow("deny") << QByteArray(R"({"spend": {"unpriced": "deny"}})") << "deny";
+    // An amount limit without spend.unpriced: the agent must not escape it by leaving the price
+    // out, so the default becomes require_desktop.
+    QTest::newRow("default under a per-change limit")
+        << QByteArray(
+               R"({"spend": {"max_monthly_recurring_per_change": {"amount": 5, "currency": "USD"}}})")
+        << "require_desktop";
+    QTest::newRow("default under a daily limit")
+        << QByteArray(
+               R"({"spend": {"max_monthly_recurring_per_day": {"amount": 5, "currency": "USD"}}})")
+        << "require_desktop";
+    QTest::newRow("allow set under a limit")
+        << QByteArray(R"({"spend": {"unpriced": "allow", "max_monthly_recurring_per_day": )"
+                      R"({"amount": 5, "currency": "USD"}}})")
+        << "allow";
 }
 
 void TestPolicy::unpricedRule()

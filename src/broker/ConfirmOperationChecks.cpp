@@ -1,0 +1,75 @@
+// ConfirmOperation's checks right before it asks and right before it sends: the Fabric binding
+// (endpoint and credentials) and the daily limit against the spend ledger with reservations.
+#include "broker/ConfirmOperation.h"
+
+#include "broker/PolicyGate.h"
+#include "fabric/FabricClient.h"
+
+namespace fb {
+
+QString ConfirmOperation::bindingChange() const
+{
+    const FabricClient *fabric = context()->fabric();
+    if (!fabric)
+        return QStringLiteral("the Fabric client is gone");
+    const FabricBinding now = FabricBinding::of(fabric->config());
+    const Proposal &p = m_state.proposal;
+    QStringList changed;
+    if (now.endpoint != p.fabricEndpoint)
+        changed << QStringLiteral("the Fabric endpoint changed from %1 to %2")
+                       .arg(p.fabricEndpoint, now.endpoint);
+    if (now.identity != p.credentialIdentity)
+        changed << QStringLiteral("the credentials changed from %1 to %2")
+                       .arg(p.credentialIdentity, now.identity);
+    return changed.join(QStringLiteral(" and "));
+}
+
+bool ConfirmOperation::spendAllows(bool beforeSend)
+{
+    BrokerContext *ctx = context();
+    const Policy &policy = ctx->settings().policy;
+    const std::optional<Money> price =
+        monthlyPrice(m_state.proposal.context.value(QStringLiteral("price")).toObject());
+    if (!price)
+        return true;
+    if (policy.maxPerDay) {
+        const PolicyVerdict v = policyAtConfirm(policy, m_state.proposal, ctx->ledger(),
+                                                ctx->nowMs(), m_state.tokenSha256);
+        // The dialog shows the day with the reservations ("... waiting for approval").
+        m_state.policy = v.toJson();
+        m_state.proposal.context.insert(QStringLiteral("policy"), m_state.policy);
+        if (v.denied()) {
+            ctx->audit(AuditEventType::Policy,
+                       m_state.policyRecord(beforeSend ? QStringLiteral("before_send")
+                                                       : QStringLiteral("before_asking")));
+            finishNotExecuted(
+                m_state.checks, QStringLiteral("policy_denied"),
+                beforeSend ? QStringLiteral("Approved, but the operator policy (%1) refused it "
+                                            "right before sending: %2. Nothing was sent; the "
+                                            "token is used up.")
+                                 .arg(v.rule, v.reason)
+                           : policyConfirmMessage(v),
+                beforeSend ? m_state.human
+                           : humanConfirmationJson(QStringLiteral("not_requested"), {}));
+            return false;
+        }
+    }
+    if (!beforeSend && ctx->ledger()->reserve(m_state.tokenSha256, *price, ctx->nowMs()))
+        m_state.reserved = true;
+    return true;
+}
+
+void ConfirmOperation::releaseSpend()
+{
+    if (m_state.reserved && context())
+        context()->ledger()->release(m_state.tokenSha256);
+    m_state.reserved = false;
+}
+
+void ConfirmOperation::enter(ConfirmStage stage)
+{
+    if (m_state.advance(stage) && context())
+        context()->reportConfirmStage(m_state.proposal, stage);
+}
+
+} // namespace fb

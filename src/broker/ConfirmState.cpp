@@ -1,0 +1,141 @@
+#include "broker/ConfirmState.h"
+
+#include "broker/ResultJson.h"
+
+namespace fb {
+
+QString confirmStageName(ConfirmStage stage)
+{
+    switch (stage) {
+    case ConfirmStage::Started:
+        return QStringLiteral("started");
+    case ConfirmStage::Consumed:
+        return QStringLiteral("consumed");
+    case ConfirmStage::Policy:
+        return QStringLiteral("policy");
+    case ConfirmStage::Revalidated:
+        return QStringLiteral("revalidated");
+    case ConfirmStage::Asked:
+        return QStringLiteral("asked");
+    case ConfirmStage::Answered:
+        return QStringLiteral("answered");
+    case ConfirmStage::RevalidatedBeforeSend:
+        return QStringLiteral("revalidated_before_send");
+    case ConfirmStage::Sending:
+        return QStringLiteral("sending");
+    case ConfirmStage::Outcome:
+        return QStringLiteral("outcome");
+    }
+    return QString();
+}
+
+bool ConfirmState::advance(ConfirmStage next)
+{
+    if (next <= stage)
+        return false;
+    stage = next;
+    return true;
+}
+
+PendingConfirm ConfirmState::toPending(quint64 sessionId, const QJsonObject &client,
+                                       qint64 deadlineMs) const
+{
+    PendingConfirm record;
+    record.sessionId = sessionId;
+    record.tokenSha256 = tokenSha256;
+    record.proposal = proposal;
+    record.request = request;
+    record.checks = checks;
+    record.policy = policy;
+    record.revalidation = revalidation;
+    record.client = client;
+    record.askedAtMs = askedAtMs;
+    record.deadlineMs = deadlineMs;
+    return record;
+}
+
+ConfirmState ConfirmState::fromPending(const PendingConfirm &record)
+{
+    ConfirmState s;
+    s.stage = ConfirmStage::Asked;
+    s.tokenSha256 = record.tokenSha256;
+    s.proposal = record.proposal;
+    s.request = record.request;
+    s.checks = record.checks;
+    s.policy = record.policy;
+    s.revalidation = record.revalidation;
+    s.askedAtMs = record.askedAtMs;
+    s.reserved = true; // round 1 reserved the price when it asked
+    return s;
+}
+
+QJsonObject ConfirmState::redemptionRecord(ConsumeOutcome outcome, const QJsonObject &client,
+                                           const QString &requestState) const
+{
+    QJsonObject r{{QStringLiteral("token_sha256"), tokenSha256},
+                  {QStringLiteral("outcome"), consumeOutcomeName(outcome)},
+                  {QStringLiteral("confirm_checks"), checks.toJson()},
+                  {QStringLiteral("request_sha256"), proposal.requestSha256.isEmpty()
+                                                         ? QJsonValue()
+                                                         : QJsonValue(proposal.requestSha256)},
+                  {QStringLiteral("client"), client}};
+    if (!requestState.isEmpty())
+        r.insert(QStringLiteral("request_state"), requestState);
+    return r;
+}
+
+QJsonObject ConfirmState::policyRecord(const QString &at) const
+{
+    return {{QStringLiteral("request_sha256"), proposal.requestSha256},
+            {QStringLiteral("stage"), at},
+            {QStringLiteral("policy"), policy}};
+}
+
+QJsonObject ConfirmState::approvalRequestedRecord(const QString &channel,
+                                                  const QJsonObject &client) const
+{
+    return {{QStringLiteral("request_sha256"), proposal.requestSha256},
+            {QStringLiteral("channel"), channel},
+            {QStringLiteral("client"), client}};
+}
+
+QJsonObject ConfirmState::decisionRecord(const HumanDecision &d, qint64 nowMs,
+                                         const QJsonObject &client) const
+{
+    return {{QStringLiteral("request_sha256"), proposal.requestSha256},
+            {QStringLiteral("status"), humanStatusName(d.status)},
+            {QStringLiteral("channel"), d.channel},
+            {QStringLiteral("detail"), d.detail},
+            {QStringLiteral("decision_latency_ms"),
+             static_cast<double>(askedAtMs ? nowMs - askedAtMs : 0)},
+            {QStringLiteral("client"), client}};
+}
+
+QJsonObject ConfirmState::recordRevalidation(const FabricResult &r)
+{
+    const bool second = revalidatingBeforeSend();
+    const QJsonObject run{{QStringLiteral("ran"), true},
+                          {QStringLiteral("ok"), r.ok()},
+                          {QStringLiteral("fabric_errors"), result::fabricErrorsJson(r)},
+                          {QStringLiteral("correlation_id"), r.correlationId}};
+    if (second)
+        revalidation.insert(QStringLiteral("before_send"), run);
+    else
+        revalidation = run;
+    return {{QStringLiteral("request_sha256"), proposal.requestSha256},
+            {QStringLiteral("stage"),
+             second ? QStringLiteral("before_send") : QStringLiteral("before_asking")},
+            {QStringLiteral("ok"), r.ok()},
+            {QStringLiteral("dry_run"), r.toJson()}};
+}
+
+QJsonObject ConfirmState::sendingRecord() const
+{
+    return {{QStringLiteral("request_sha256"), proposal.requestSha256},
+            {QStringLiteral("request"), request.toJson()},
+            {QStringLiteral("price"), proposal.context.value(QStringLiteral("price"))},
+            {QStringLiteral("human_confirmation"), human},
+            {QStringLiteral("unconfirmed_execution"), unconfirmed}};
+}
+
+} // namespace fb
