@@ -14,6 +14,7 @@ APT_PACKAGES=(
   qtkeychain-qt6-dev libgl-dev libqt6svg6 qt6-qpa-plugins
   libbenchmark-dev clang libclang-rt-14-dev libfuzzer-14-dev
   nodejs npm xvfb xdotool xauth
+  libpq-dev postgresql
 )
 
 as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }

@@ -33,6 +33,8 @@ CommandLine::CommandLine()
             "  fabric-broker client-config          how to connect each MCP client (--json)\n"
             "  fabric-broker policy show|check FILE  the effective operator policy, or validate a\n"
             "                                       policy file (docs/policy.md)\n"
+            "  fabric-broker team init|status URI   create or migrate the team database's schema\n"
+            "                                       (docs/team.md; not used by the app yet)\n"
             "\n"
             "Without credentials the embedded sandbox is used.\n"
             "\n"
