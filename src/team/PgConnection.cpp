@@ -17,6 +17,13 @@ QString oneLine(const char *text)
     return QString::fromUtf8(text ? text : "").simplified();
 }
 
+// The server's notices ("schema ... already exists, skipping") are for whoever debugs, not for
+// stderr, where libpq prints them by default.
+void logNotice(void *, const char *message)
+{
+    qCDebug(lcTeamPg) << "server notice:" << oneLine(message);
+}
+
 struct ResultDeleter {
     void operator()(PGresult *r) const { PQclear(r); }
 };
@@ -88,6 +95,7 @@ PgResult<std::unique_ptr<PgConnection>> PgConnection::open(const QString &uri,
         result.error.message = QStringLiteral("out of memory");
         return result;
     }
+    PQsetNoticeProcessor(conn, &logNotice, nullptr);
     std::unique_ptr<PgConnection> c(new PgConnection(conn));
     if (PQstatus(conn) != CONNECTION_OK) {
         result.error = c->connectionError();
