@@ -80,6 +80,10 @@ int status(const QString &uri)
     const auto version = TeamSchema::currentVersion(*db, &e);
     if (!version) {
         err(QStringLiteral("fabric-broker team status: %1\n").arg(e.text()));
+        if (e.sqlState == u"42501")
+            err(QStringLiteral("%1 may not read the schema fabric_team: it is a member of "
+                               "neither fabric_proposers nor fabric_approvers\n")
+                    .arg(db->role()));
         return 1;
     }
     const auto roles =

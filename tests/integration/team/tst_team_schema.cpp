@@ -104,6 +104,20 @@ private slots:
         QVERIFY2(output.contains("migrated from version 0 to 1"), output.constData());
         QCOMPARE(runBroker(init, &output), 0);
         QVERIFY2(output.contains("nothing to do"), output.constData());
+        QVERIFY2(!output.contains("NOTICE"), output.constData());
+        QCOMPARE(runBroker({QStringLiteral("team"), QStringLiteral("status"),
+                            fx.cluster.uri(QStringLiteral("fb_owner"), db)},
+                           &output),
+                 0);
+        QVERIFY2(output.contains("schema fabric_team: version 1") &&
+                     output.contains("member of neither fabric_proposers nor fabric_approvers"),
+                 output.constData());
+        QCOMPARE(runBroker({QStringLiteral("team"), QStringLiteral("status"),
+                            fx.cluster.uri(QStringLiteral("mallory"), db)},
+                           &output),
+                 1);
+        QVERIFY2(output.contains("mallory may not read the schema fabric_team"),
+                 output.constData());
         auto owner = as(QStringLiteral("fb_owner"), db);
         QVERIFY(owner);
         const auto r = TeamSchema::migrate(*owner);
