@@ -86,10 +86,13 @@ PgResult<std::unique_ptr<PgConnection>> PgConnection::open(const QString &uri,
     PQconninfoFree(options);
 
     const QByteArray timeout = QByteArray::number(connectTimeoutSeconds);
-    // The URI is expanded as dbname; the keywords after it fill in what it does not say.
-    const char *keywords[] = {"dbname", "connect_timeout", "application_name", nullptr};
+    // The URI is expanded as dbname; the keywords after it override it (a null value is
+    // ignored). Text comes back as UTF-8 whatever PGCLIENTENCODING says: the audit chain is
+    // hashed over the stored UTF-8 bytes.
+    const char *keywords[] = {"dbname", "connect_timeout", "application_name", "client_encoding",
+                              nullptr};
     const char *values[] = {uriBytes.constData(), hasTimeout ? nullptr : timeout.constData(),
-                            "fabric-broker", nullptr};
+                            "fabric-broker", "UTF8", nullptr};
     PGconn *conn = PQconnectdbParams(keywords, values, 1);
     if (!conn) {
         result.error.message = QStringLiteral("out of memory");

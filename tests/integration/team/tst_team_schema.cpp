@@ -327,6 +327,14 @@ private slots:
 
         auto v = TeamAudit::verify(*alice);
         QVERIFY2(v.ok, qPrintable(v.problem));
+        {
+            // The bytes hashed are the stored UTF-8, whatever the client's encoding is.
+            ScopedEnvironmentVariable latin1("PGCLIENTENCODING", "LATIN1");
+            auto bob = as(QStringLiteral("bob"), db);
+            QVERIFY(bob);
+            const auto inLatin1 = TeamAudit::verify(*bob);
+            QVERIFY2(inLatin1.ok, qPrintable(inLatin1.problem));
+        }
         QCOMPARE(v.rows, qint64(4));
         QCOMPARE(v.headSeq, qint64(4));
         QByteArray output;
