@@ -1,6 +1,7 @@
 #include "app/AuditCommand.h"
 
 #include "app/ConsoleOutput.h"
+#include "app/TeamCommand.h"
 #include "core/AuditLog.h"
 #include "core/CanonicalJson.h"
 
@@ -46,6 +47,9 @@ QString generalHelp()
                "\n"
                "Commands:\n"
                "  verify [--strict] [--head SEQ:SHA256] [FILE]      check the hash chain\n"
+               "  verify --team URI                                 check the team database's "
+               "chain\n"
+               "                                                    (docs/team.md)\n"
                "  head [FILE]                                       print the current head\n"
                "  export --format csv|json [--since DATE] [FILE]    print the records\n"
                "\n"
@@ -425,7 +429,11 @@ int runAuditCommand(const QStringList &argsIn)
         const QList<Subcommand> &table = subcommands();
         const auto found = std::find_if(table.cbegin(), table.cend(),
                                         [&](const Subcommand &c) { return c.name == command; });
-        if (found != table.cend()) {
+        if (command == u"verify" && args.size() == 3 && args.at(1) == u"--team") {
+            rc = runTeamAuditVerify(args.at(2));
+        } else if (command == u"verify" && args.size() == 2 && args.at(1).startsWith(u"--team=")) {
+            rc = runTeamAuditVerify(args.at(1).mid(7));
+        } else if (found != table.cend()) {
             rc = runSubcommand(*found, args.mid(1));
         } else if (command == u"-h" || command == u"--help" || command == u"help") {
             out(generalHelp());

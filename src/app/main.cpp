@@ -3,6 +3,7 @@
 #include "app/ClientConfigCommand.h"
 #include "app/CommandLine.h"
 #include "app/PolicyCommand.h"
+#include "app/TeamCommand.h"
 
 #ifdef HAVE_FABRICBROKER_GUI
 #include <QApplication>
@@ -58,7 +59,7 @@ bool mayShowWindows(int argc, char *argv[])
 {
     if (argc > 1 &&
         (std::strcmp(argv[1], "audit") == 0 || std::strcmp(argv[1], "client-config") == 0 ||
-         std::strcmp(argv[1], "policy") == 0))
+         std::strcmp(argv[1], "policy") == 0 || std::strcmp(argv[1], "team") == 0))
         return false;
     for (int i = 1; i < argc; ++i) {
         for (const char *flag : {"--headless", "--sandbox-only", "--print-estate", "--help", "-h",
@@ -100,6 +101,8 @@ int main(int argc, char *argv[])
         return leaving(fb::runClientConfigCommand(args));
     if (args.size() > 1 && args.at(1) == QStringLiteral("policy"))
         return leaving(fb::runPolicyCommand(args));
+    if (args.size() > 1 && args.at(1) == QStringLiteral("team"))
+        return leaving(fb::runTeamCommand(args));
 
     fb::CommandLine cli;
     const auto parsed = cli.parse(args);

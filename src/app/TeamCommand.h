@@ -1,0 +1,22 @@
+#pragma once
+// "fabric-broker team ...": the team database (src/team, docs/team.md).
+//
+//   fabric-broker team init URI    create or migrate the schema fabric_team (as its owner)
+//   fabric-broker team status URI  the schema version and who this connection is
+//
+// URI is a libpq connection URI (postgresql://...); keep passwords out of it (use .pgpass, peer or
+// certificate authentication): a command line is visible to every local user.
+// Exit codes: 0 = done, 1 = the database refused or the schema is not what this binary knows,
+// 2 = usage error or no connection.
+#include <QStringList>
+
+namespace fb {
+
+// args: the full command line ({program, "team", ...}). Prints to stdout, errors to stderr.
+int runTeamCommand(const QStringList &args);
+
+// "fabric-broker audit verify --team URI": verifies the team audit chain (src/team/TeamAudit).
+// Exit codes as "audit verify": 0 = intact, 1 = broken, 2 = usage or connection error.
+int runTeamAuditVerify(const QString &uri);
+
+} // namespace fb
