@@ -641,6 +641,10 @@
         <source>Run in a terminal:</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>With no Fabric Broker app running, a spawned fabric-broker --stdio serves only the read tools: proposals are off. To let agents propose creates, start the Fabric Broker app and turn on proposals there (Turn on proposals, or Settings), or add --toolsets read,mutate after --stdio (used while no app runs; a running app refuses it unless proposals are on there).</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>fb::DesktopApprover</name>

@@ -48,6 +48,7 @@ int runClientConfigCommand(const QStringList &args)
             << Qt::flush;
         return 0;
     }
+    out << "# " << mcp::ClientSnippets::proposalsNote() << "\n\n";
     for (const mcp::ClientSnippet &s : mcp::ClientSnippets::all(exe)) {
         QString how;
         switch (s.kind) {

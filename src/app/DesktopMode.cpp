@@ -247,6 +247,13 @@ int runDesktop(CommandLine &cli)
             "go through this MCP client (its elicitation prompt), not a desktop dialog; a client "
             "without elicitation cannot confirm changes. The user can start the Fabric Broker app "
             "to approve on the desktop.");
+        options.readOnlyNote = QStringLiteral(
+            " PROPOSALS ARE OFF: start Fabric Broker, or add --toolsets read,mutate. This spawned "
+            "server serves only the read tools (no fabric_propose_change, no "
+            "fabric_confirm_change). To propose creates, the user starts the Fabric Broker app, "
+            "turns on proposals there (Turn on proposals, or Settings) and reconnects this client; "
+            "or adds --toolsets read,mutate after --stdio in this client's server configuration "
+            "(used while no app runs; a running app refuses it unless proposals are on there).");
     }
 
     installQuitOnSignals(); // before the socket is published, so a signal always ends cleanly

@@ -171,7 +171,8 @@ bool ServerHost::start(const Options &options, QString *error)
     mcp::ServerOptions serverOptions;
     serverOptions.version = QCoreApplication::applicationVersion();
     serverOptions.instructions =
-        serverInstructions(config.sandbox, m_settings) + options.instructionsNote;
+        serverInstructions(config.sandbox, m_settings) + options.instructionsNote +
+        (m_settings.toolsets.contains(QStringLiteral("mutate")) ? QString() : options.readOnlyNote);
     if (config.sandbox)
         serverOptions.title = QStringLiteral("Fabric Broker (SANDBOX)");
     m_server = std::make_unique<mcp::McpServer>(m_registry.get(), serverOptions);
@@ -228,7 +229,11 @@ void ServerHost::answerDiscoverFirst(const Options &options,
     if (!BrokerSettings::fromEnvironment(QProcessEnvironment::systemEnvironment(), &settings,
                                          &invalid))
         settings = BrokerSettings{};
-    early.instructions = serverInstructions(sandbox, settings) + options.instructionsNote;
+    const QStringList toolsets =
+        options.toolsets.isEmpty() ? settings.toolsets : options.toolsets.split(u',');
+    early.instructions =
+        serverInstructions(sandbox, settings) + options.instructionsNote +
+        (toolsets.contains(QStringLiteral("mutate")) ? QString() : options.readOnlyNote);
     if (sandbox)
         early.title = QStringLiteral("Fabric Broker (SANDBOX)");
     auto *devices = new mcp::StdioDevices(0, 1, QCoreApplication::instance());

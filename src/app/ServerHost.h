@@ -42,6 +42,8 @@ public:
         QString savedApprovalMode;
         // Appended to initialize.instructions (e.g. that no desktop app runs).
         QString instructionsNote;
+        // Also appended when the mutate toolset is not served (how to turn proposals on).
+        QString readOnlyNote;
         // stdio: the process's stdio devices when answerDiscoverFirst made them.
         mcp::StdioDevices *stdioDevices = nullptr;
     };

@@ -73,8 +73,9 @@ void StdioRelay::start()
         if (e != QLocalSocket::PeerClosedError)
             qCWarning(lcRelay) << "socket error:" << m_socket->errorString();
     });
-    qCInfo(lcRelay) << "relaying stdio to the running Fabric Broker at"
-                    << m_socket->fullServerName();
+    // Logged once the welcome says the session is served: a refusal's fix is stderr's first line.
+    if (m_hello.isEmpty())
+        logRelaying();
     if (!m_hello.isEmpty()) {
         m_socket->write(QJsonDocument(QJsonObject{{QLatin1StringView(mcp::RelayHelloKey), m_hello}})
                             .toJson(QJsonDocument::Compact) +
@@ -109,23 +110,41 @@ void StdioRelay::pumpOut()
             reportWelcome(welcome.toObject());
             data = m_welcome.mid(nl + 1);
         } else {
+            logRelaying();
             data = m_welcome; // not a welcome: pass everything through unchanged
         }
         m_welcome.clear();
     }
-    if (!data.isEmpty())
-        m_stdio->output()->write(data);
+    if (data.isEmpty())
+        return;
+    m_stdio->output()->write(data);
+    // A refused session: once the client has the instance's answer (the JSON-RPC error of its
+    // first request), the relay ends, non-zero, so that the client reports a failed server.
+    if (m_refused && data.contains('\n'))
+        QTimer::singleShot(0, this, [this] { finish(kRefusedExitCode); });
 }
 
 void StdioRelay::reportWelcome(const QJsonObject &welcome)
 {
     const QString refused = welcome.value(QStringLiteral("refused")).toString().left(8192);
     if (!refused.isEmpty()) {
-        // For the person reading the client's server log; the client itself gets the same text
-        // as the JSON-RPC error of its initialize.
-        QTextStream(stderr) << "fabric-broker: " << refused << "\n";
+        // For the person reading the client's server log (often only its first line): the fix
+        // first, then the whole refusal; the client itself gets the refusal as the JSON-RPC error
+        // of its initialize.
+        m_refused = true;
+        QStringList fixes;
+        for (const QJsonValue &c : welcome.value(QStringLiteral("conflicts")).toArray()) {
+            const QString fix = c.toObject().value(QStringLiteral("fix")).toString().left(1024);
+            if (!fix.isEmpty() && fixes.size() < 8)
+                fixes << QStringLiteral("Fix: ") + fix + u'.';
+        }
+        QTextStream err(stderr);
+        if (!fixes.isEmpty())
+            err << "fabric-broker: " << fixes.join(u' ') << "\n";
+        err << "fabric-broker: " << refused << "\n";
         return;
     }
+    logRelaying();
     QStringList toolsets;
     for (const QJsonValue &t : welcome.value(QStringLiteral("toolsets")).toArray())
         toolsets << t.toString().left(32);
@@ -134,10 +153,18 @@ void StdioRelay::reportWelcome(const QJsonObject &welcome)
         << welcome.value(QStringLiteral("approvalChannel")).toString().left(16) << "channel";
 }
 
+void StdioRelay::logRelaying()
+{
+    qCInfo(lcRelay) << "relaying stdio to the running Fabric Broker at"
+                    << m_socket->fullServerName();
+}
+
 void StdioRelay::finish(int code)
 {
     if (m_done)
         return;
+    if (m_refused)
+        code = kRefusedExitCode;
     m_done = true;
     m_stdio->output()->waitForBytesWritten(1000);
     emit finished(code);

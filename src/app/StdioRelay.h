@@ -6,8 +6,8 @@
 // be a socket owned by the user and the listening process must run as the user (SO_PEERCRED).
 // The first line it sends is the hello (what this process's command line and environment ask
 // for, see broker/RelayHello.h); the instance's first line back is the welcome, which the relay
-// consumes: a refusal is printed on stderr, and the client then gets the instance's JSON-RPC
-// error at initialize.
+// consumes: a refusal is printed on stderr (its first line the fix), the client then gets the
+// instance's JSON-RPC error at initialize, and the relay exits with kRefusedExitCode.
 #include "mcp/SocketDirectory.h"
 
 #include <QJsonObject>
@@ -24,6 +24,10 @@ class StdioDevices;
 class StdioRelay : public QObject {
     Q_OBJECT
 public:
+    // EX_CONFIG (sysexits.h): the session asked for a configuration the running app does not
+    // serve.
+    static constexpr int kRefusedExitCode = 78;
+
     explicit StdioRelay(QObject *parent = nullptr);
     // Connects to the socket synchronously (a local connect is immediate) and verifies the
     // listener. Absent: nobody there (become the instance). Refused: *why says what is wrong;
@@ -40,6 +44,7 @@ private:
     void pumpIn();
     void pumpOut();
     void finish(int code);
+    void logRelaying();
     void reportWelcome(const QJsonObject &welcome);
 
     QLocalSocket *m_socket;
@@ -47,6 +52,7 @@ private:
     bool m_done = false;
     QJsonObject m_hello;
     bool m_awaitingWelcome = false;
+    bool m_refused = false;
     QByteArray m_welcome;
 };
 

@@ -202,8 +202,16 @@ QJsonObject MutationBroker::confirmInputSchema()
 
 QJsonObject MutationBroker::confirmOutputSchema()
 {
-    const QJsonObject nullableBool{
-        {QStringLiteral("type"), QJsonArray{QStringLiteral("boolean"), QStringLiteral("null")}}};
+    // Nullable values as anyOf branches of one type each, never a type array: clients that map
+    // tool schemas onto a single-type dialect (e.g. Gemini's OpenAPI subset) reject type arrays
+    // (the MCP Inspector's --strict portability check, tests/e2e/schema-portability.test.mjs).
+    const auto nullable = [](const QString &type) {
+        return QJsonObject{
+            {QStringLiteral("anyOf"),
+             QJsonArray{QJsonObject{{QStringLiteral("type"), type}},
+                        QJsonObject{{QStringLiteral("type"), QStringLiteral("null")}}}}};
+    };
+    const QJsonObject nullableBool = nullable(QStringLiteral("boolean"));
     QJsonArray statuses = QJsonArray::fromStringList(humanStatusNames());
     statuses.append(QStringLiteral("not_requested"));
     const QJsonObject str{{QStringLiteral("type"), QStringLiteral("string")}};
@@ -228,23 +236,18 @@ QJsonObject MutationBroker::confirmOutputSchema()
               QJsonObject{
                   {QStringLiteral("type"), QStringLiteral("object")},
                   {QStringLiteral("properties"),
-                   QJsonObject{
-                       {QStringLiteral("status"),
-                        QJsonObject{{QStringLiteral("type"), QStringLiteral("string")},
-                                    {QStringLiteral("enum"), statuses}}},
-                       {QStringLiteral("channel"),
-                        QJsonObject{{QStringLiteral("type"), QJsonArray{QStringLiteral("string"),
-                                                                        QStringLiteral("null")}}}},
-                       {QStringLiteral("detail"), str}}},
+                   QJsonObject{{QStringLiteral("status"),
+                                QJsonObject{{QStringLiteral("type"), QStringLiteral("string")},
+                                            {QStringLiteral("enum"), statuses}}},
+                               {QStringLiteral("channel"), nullable(QStringLiteral("string"))},
+                               {QStringLiteral("detail"), str}}},
                   {QStringLiteral("required"),
                    QJsonArray{QStringLiteral("status"), QStringLiteral("channel")}}}},
              {QStringLiteral("executed"),
               QJsonObject{{QStringLiteral("type"), QStringLiteral("boolean")}}},
              {QStringLiteral("execution"),
               QJsonObject{{QStringLiteral("type"), QStringLiteral("object")}}},
-             {QStringLiteral("failed_check"),
-              QJsonObject{{QStringLiteral("type"),
-                           QJsonArray{QStringLiteral("string"), QStringLiteral("null")}}}},
+             {QStringLiteral("failed_check"), nullable(QStringLiteral("string"))},
              {QStringLiteral("message"), str},
              {QStringLiteral("change_type"), str},
              {QStringLiteral("target"), str},

@@ -164,9 +164,12 @@ QString orUnknown(const QString &s)
     return s.isEmpty() ? QStringLiteral("?") : displayValue(s);
 }
 
+// Fabric's names are a seller's or account's words: at most kMaxNameCodePoints of them.
+constexpr qsizetype kMaxNameCodePoints = 100;
+
 QString quotedName(const QString &name)
 {
-    QString escaped = displayValue(name);
+    QString escaped = displayValue(UntrustedText::bounded(name, kMaxNameCodePoints));
     escaped.replace(u'"', QStringLiteral("\\u0022"));
     return u'"' + escaped + u'"';
 }

@@ -282,6 +282,7 @@ mcp::SessionPolicy decideRelayedSession(const RelayRequest &request,
                      parts.join(u' ');
     policy.refusalData = QJsonObject{{u"conflicts"_s, data}, {u"instancePid"_s, instance.pid}};
     policy.welcome.insert(u"refused"_s, policy.refusal);
+    policy.welcome.insert(u"conflicts"_s, data); // the relay prints the fixes first
     return policy;
 }
 

@@ -36,6 +36,15 @@ void walk(const QJsonValue &value, const QString &path, int depth, QList<SpecVio
                                        codePointName(f->codePoint))
                                   .arg(f->index)});
         }
+        if (const auto f = UntrustedText::firstUnshowable(s)) {
+            out.append({path, QStringLiteral("must not contain %1 (%2, at position %3); "
+                                             "invisible, unassigned and private-use code points, "
+                                             "noncharacters and more than %4 combining marks on "
+                                             "one character are refused in every field")
+                                  .arg(UntrustedText::escapeCodePoint(f->codePoint), f->reason)
+                                  .arg(f->index)
+                                  .arg(UntrustedText::kMaxCombiningMarks)});
+        }
         if (const auto f = UntrustedText::firstMarkup(s)) {
             out.append({path, QStringLiteral("must not contain '%1' (markup, at position %2); "
                                              "'<' and '>' are refused in every field")

@@ -1,10 +1,13 @@
 #include "fabric/FabricParsing.h"
 
+#include "core/UntrustedText.h"
+
 #include <cmath>
 
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonParseError>
+#include <QRegularExpression>
 #include <QStringList>
 
 namespace fb {
@@ -354,12 +357,21 @@ QJsonObject priceContextFromResponse(const QJsonValue &response)
     if (!any)
         return unpricedContext(
             QStringLiteral("Fabric's rate card entry for this connection carries no charges"));
+    // A currency is shown to the person next to every amount: only an ISO 4217 code is.
+    const QString currency = price.value(QLatin1StringView("currency")).toString();
+    static const QRegularExpression isoCurrency(QStringLiteral("^[A-Z]{3}$"));
+    if (!isoCurrency.match(currency).hasMatch())
+        return unpricedContext(
+            QStringLiteral("Fabric's rate card gave the currency \"%1\", not a three-letter "
+                           "ISO 4217 code, so its amounts are not shown")
+                .arg(UntrustedText::escapeInvisible(UntrustedText::bounded(currency, 16))),
+            QStringLiteral("the rate card's currency is not an ISO 4217 code"));
     const QJsonValue termLength = price.value(QLatin1StringView("termLength"));
     QJsonObject out{
         {QStringLiteral("priced"), true},
         {QStringLiteral("source"),
          QStringLiteral("rate card via POST /fabric/v4/prices/search (context, not a quote)")},
-        {QStringLiteral("currency"), price.value(QLatin1StringView("currency")).toString()},
+        {QStringLiteral("currency"), currency},
         {QStringLiteral("monthly_recurring"), monthly},
         {QStringLiteral("non_recurring"), once},
         // The spec: "In months. No value or value of 1 means on-demand".

@@ -157,7 +157,8 @@ ApprovalDialog::ApprovalDialog(const ApprovalContext &context, Clock *clock, QWi
     // The operator policy: its verdict under the price, and typing when it asks for it.
     const QJsonObject policy = p.context.value(QStringLiteral("policy")).toObject();
     if (const QString line = policyLine(policy); !line.isEmpty())
-        ui->priceValue->setText(ui->priceValue->text() + u'\n' + tr("Policy: %1").arg(line));
+        ui->priceValue->setText(ui->priceValue->text() + u'\n' +
+                                tr("Policy: %1").arg(ProposalView::plainValue(line)));
     if (typedConfirmationRequested(policy))
         connect(addTypedConfirmation(ui->detailsLayout, this), &QLineEdit::textChanged, this,
                 &ApprovalDialog::refresh);

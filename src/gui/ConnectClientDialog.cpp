@@ -42,6 +42,17 @@ ConnectClientDialog::ConnectClientDialog(const QString &executablePath, QWidget 
     ui->executableLabel->setText(tr("Executable: %1").arg(executablePath));
     const QFont mono = QFontDatabase::systemFont(QFontDatabase::FixedFont);
 
+    // Without the app, what the snippets start is read-only: say how to turn proposals on.
+    QLabel *note =
+        plainLabel(tr("With no Fabric Broker app running, a spawned fabric-broker --stdio serves "
+                      "only the read tools: proposals are off. To let agents propose creates, "
+                      "start the Fabric Broker app and turn on proposals there (Turn on proposals, "
+                      "or Settings), or add --toolsets read,mutate after --stdio (used while no "
+                      "app runs; a running app refuses it unless proposals are on there)."),
+                   ui->clientsWidget);
+    note->setObjectName(QStringLiteral("proposalsNote"));
+    ui->clientsLayout->addWidget(note);
+
     QGroupBox *group = nullptr;
     QGridLayout *grid = nullptr;
     QList<mcp::ClientSnippet> snippets = mcp::ClientSnippets::all(executablePath);

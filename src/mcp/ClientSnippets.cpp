@@ -43,6 +43,15 @@ int ClientSnippets::toolTimeoutSeconds()
     return 900;
 }
 
+QString ClientSnippets::proposalsNote()
+{
+    return u"With no Fabric Broker app running, a spawned fabric-broker --stdio serves only the "
+           u"read tools: proposals are off. To let agents propose creates, start the Fabric "
+           u"Broker app and turn on proposals there (Turn on proposals, or Settings), or add "
+           u"--toolsets read,mutate after --stdio (used while no app runs; a running app refuses "
+           u"it unless proposals are on there)."_s;
+}
+
 QString ClientSnippets::kindName(ClientSnippet::Kind kind)
 {
     switch (kind) {
@@ -178,8 +187,10 @@ QJsonObject ClientSnippets::toJson(const QString &executable)
             o.insert(u"where"_s, s.where);
         snippets.append(o);
     }
-    return QJsonObject{
-        {u"executable"_s, executable}, {u"args"_s, argsJson()}, {u"snippets"_s, snippets}};
+    return QJsonObject{{u"executable"_s, executable},
+                       {u"args"_s, argsJson()},
+                       {u"note"_s, proposalsNote()},
+                       {u"snippets"_s, snippets}};
 }
 
 } // namespace fb::mcp

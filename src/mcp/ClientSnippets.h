@@ -28,6 +28,10 @@ public:
     // calls off after a fixed time (Codex: tool_timeout_sec, default 60).
     static int toolTimeoutSeconds();
 
+    // Shown beside the snippets (README, Connect a client, client-config): without the app a
+    // spawned --stdio is read-only, and how to turn proposals on.
+    static QString proposalsNote();
+
     static QList<ClientSnippet> all(const QString &executable);
     // For clients that speak Streamable HTTP: the loopback endpoint's URL with the bearer
     // token in an Authorization header. The token is a secret: shown only to the user

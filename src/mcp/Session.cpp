@@ -398,7 +398,7 @@ void Session::handleInitialize(const QJsonValue &id, const QJsonObject &params,
     if (!options.instructions.isEmpty())
         result.insert(u"instructions"_s, options.instructions);
     m_initializeAnswered = true;
-    qCInfo(lcMcpSession) << "session" << id << "initialize from" << m_client.name
+    qCInfo(lcMcpSession) << "session" << m_client.sessionId << "initialize from" << m_client.name
                          << m_client.version << "requested" << version << "negotiated"
                          << m_client.protocolVersion;
     respond(id, result, batch);

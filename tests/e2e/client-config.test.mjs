@@ -96,6 +96,20 @@ test('client-config: the README shows the generator\'s text for /usr/bin/fabric-
   }
 });
 
+// Without the app, a spawned --stdio serves only the read tools: the snippets say so, and how to
+// turn proposals on, wherever they are shown (the README, client-config, Connect a client).
+test('client-config: the note beside the snippets says proposals are off without the app, and how to turn them on', () => {
+  const doc = JSON.parse(execFileSync(BIN, ['client-config', '--json'], { encoding: 'utf8', env: { PATH: process.env.PATH } }));
+  assert.match(doc.note, /^With no Fabric Broker app running, a spawned fabric-broker --stdio serves only the read tools: proposals are off\./);
+  assert.match(doc.note, /start the Fabric Broker app and turn on proposals there/);
+  assert.match(doc.note, /add --toolsets read,mutate after --stdio/);
+  const text = execFileSync(BIN, ['client-config'], { encoding: 'utf8' });
+  assert.equal(text.split('\n')[0], `# ${doc.note}`, 'the first line of client-config');
+  const readme = fs.readFileSync(path.join(here, '../../README.md'), 'utf8').replace(/\s+/g, ' ');
+  const section = readme.slice(readme.indexOf('## MCP client configuration'), readme.indexOf('Claude Code (user scope'));
+  assert.ok(section.includes(doc.note), `README.md's "MCP client configuration" lacks the note:\n${doc.note}`);
+});
+
 test('client-config: the human-readable form prints the same snippets; bad options are usage errors', () => {
   const text = execFileSync(BIN, ['client-config', '--executable', '/usr/bin/fabric-broker'], { encoding: 'utf8' });
   for (const s of Object.values(snippets('/usr/bin/fabric-broker'))) assert.ok(text.includes(s.text), s.id);

@@ -17,12 +17,11 @@ import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { BIN, baseEnv, connectionSpec, sleep } from './lib.mjs';
+import { BIN, baseEnv, connectionSpec, lockRunUser, sleep } from './lib.mjs';
 import { startXvfb, xvfbSkip } from './xvfb.mjs';
 
 const uid = process.getuid();
 const RUN_USER = `/run/user/${uid}`;
-const LOCK = path.join('/tmp', `fabric-broker-e2e-run-user-${uid}.lock`); // machine-wide, as /run/user is
 
 function whySkip() {
   if (xvfbSkip) return xvfbSkip;
@@ -37,29 +36,6 @@ function whySkip() {
 const skip = whySkip();
 
 let xvfb; let app; let appStderr = ''; let scratch; let createdRunUser = false; let unlock;
-
-function alive(pid) { try { process.kill(pid, 0); return true; } catch (e) { return e.code === 'EPERM'; } }
-
-// A lock directory with the owner's pid; a lock whose owner is gone is taken over.
-async function lockRunUser() {
-  const deadline = Date.now() + 8 * 60 * 1000;
-  for (;;) {
-    try {
-      fs.mkdirSync(LOCK);
-      fs.writeFileSync(path.join(LOCK, 'pid'), String(process.pid));
-      return () => fs.rmSync(LOCK, { recursive: true, force: true });
-    } catch (e) {
-      if (e.code !== 'EEXIST') throw e;
-      let pid = 0;
-      try { pid = Number(fs.readFileSync(path.join(LOCK, 'pid'), 'utf8')); } catch { /* being written */ }
-      let age = 0;
-      try { age = Date.now() - fs.statSync(LOCK).mtimeMs; } catch { continue; }
-      if ((pid && !alive(pid)) || (!pid && age > 10000)) { fs.rmSync(LOCK, { recursive: true, force: true }); continue; }
-      if (Date.now() > deadline) throw new Error(`${LOCK} is held by pid ${pid}`);
-      await sleep(250);
-    }
-  }
-}
 
 const waitForWindow = (name, ms = 20000) => xvfb.waitForWindow(name, ms, () => `app stderr:\n${appStderr}`);
 const press = (id, ...keys) => xvfb.press(id, keys);

@@ -8,8 +8,15 @@ import path from 'node:path';
 import { BIN, IDS, baseEnv, nextVlan, startBroker, scratchDir } from './lib.mjs';
 
 test('README example: propose, approve, create, replay refused', async () => {
+  // The example leaves nothing behind: not in its temporary folder, not in /tmp (it once wrote
+  // its audit log to /tmp/fabric-broker-example-audit.jsonl and left it there).
+  const tmp = scratchDir('fb-example-tmp-');
+  const legacy = '/tmp/fabric-broker-example-audit.jsonl';
+  const started = Date.now() - 1000;
   const { stdout } = await promisify(execFile)(process.execPath, ['examples/propose-confirm.mjs', BIN],
-    { env: { ...process.env, ...baseEnv() }, timeout: 60000 });
+    { env: { ...process.env, ...baseEnv(), TMPDIR: tmp }, timeout: 60000 });
+  assert.deepEqual(fs.readdirSync(tmp), [], 'the example left files in its temporary folder');
+  assert.ok(!fs.existsSync(legacy) || fs.statSync(legacy).mtimeMs < started, `the example wrote ${legacy}`);
   assert.match(stdout, /"confirm_token": "chg-[0-9a-f]{32}"/);
   assert.match(stdout, /"target": "EVPL_VC 50 Mbps port \\"SV-DOT1Q-PRI\\" \[50000000…0001\] \(SV\) → service profile \\"AWS Direct Connect\\" \[5e000000…0001\] us-west-1"/);
   assert.match(stdout, /^Target: EVPL_VC 50 Mbps port "SV-DOT1Q-PRI" \[50000000…0001\] \(SV\) → service profile "AWS Direct Connect" \[5e000000…0001\] us-west-1$/m);

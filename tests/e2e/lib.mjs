@@ -198,3 +198,30 @@ export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 export function accept(confirm = true) {
   return async () => ({ action: 'accept', content: { confirm } });
 }
+
+function alive(pid) { try { process.kill(pid, 0); return true; } catch (e) { return e.code === 'EPERM'; } }
+
+// Tests that spawn `--stdio` with the SDK's default environment (no XDG_RUNTIME_DIR) all meet at
+// one per-user socket (/run/user/<uid>, else /tmp/fabric-broker-<uid>), so they take this
+// machine-wide lock: a lock directory with the owner's pid; a lock whose owner is gone is taken
+// over. Returns the function that releases it.
+export async function lockRunUser() {
+  const LOCK = path.join('/tmp', `fabric-broker-e2e-run-user-${process.getuid()}.lock`);
+  const deadline = Date.now() + 8 * 60 * 1000;
+  for (;;) {
+    try {
+      fs.mkdirSync(LOCK);
+      fs.writeFileSync(path.join(LOCK, 'pid'), String(process.pid));
+      return () => fs.rmSync(LOCK, { recursive: true, force: true });
+    } catch (e) {
+      if (e.code !== 'EEXIST') throw e;
+      let pid = 0;
+      try { pid = Number(fs.readFileSync(path.join(LOCK, 'pid'), 'utf8')); } catch { /* being written */ }
+      let age = 0;
+      try { age = Date.now() - fs.statSync(LOCK).mtimeMs; } catch { continue; }
+      if ((pid && !alive(pid)) || (!pid && age > 10000)) { fs.rmSync(LOCK, { recursive: true, force: true }); continue; }
+      if (Date.now() > deadline) throw new Error(`${LOCK} is held by pid ${pid}`);
+      await sleep(250);
+    }
+  }
+}

@@ -169,9 +169,18 @@ async function relayed(instance, { args = [], env = {} } = {}) {
   let stderr = '';
   transport.stderr?.on('data', (d) => { stderr += d.toString(); });
   const client = new Client({ name: 'relay-hello-e2e', version: '1' }, { capabilities: {} });
+  // The exit code of the spawned process (the SDK keeps its ChildProcess private).
+  let exitCode = null;
+  const exited = new Promise((resolve) => {
+    const start = transport.start.bind(transport);
+    transport.start = async () => {
+      await start();
+      transport._process.on('exit', (code) => { exitCode = code; resolve(code); });
+    };
+  });
   let error = null;
   try { await client.connect(transport); } catch (e) { error = e; }
-  return { client, error, get stderr() { return stderr; }, async close() { await client.close(); } };
+  return { client, error, exited, get exitCode() { return exitCode; }, get stderr() { return stderr; }, async close() { await client.close(); } };
 }
 
 async function expectRefused(instance, options, pattern) {
@@ -183,6 +192,15 @@ async function expectRefused(instance, options, pattern) {
     assert.match(r.error.message, /Fix: /);
     for (let i = 0; i < 50 && !pattern.test(r.stderr); i++) await new Promise((res) => setTimeout(res, 100));
     assert.match(r.stderr, pattern, 'the same conflict on the relay\'s stderr');
+    // The relay ends by itself once the client has the error, with EX_CONFIG, and the first
+    // line of its stderr (what a client's log shows first) is the fix.
+    let timer;
+    const code = await Promise.race([r.exited, new Promise((res) => { timer = setTimeout(() => res('still running after 10 s'), 10000); })]);
+    clearTimeout(timer);
+    assert.equal(code, 78, `exit code of a refused relayed session: ${code}; stderr: ${r.stderr}`);
+    const first = r.stderr.split('\n')[0];
+    assert.match(first, /^fabric-broker: Fix: [^\n]+\.$/, `first stderr line: ${first}`);
+    assert.doesNotMatch(first, /this session asks for/, 'the first line is the fix alone');
   } finally { await r.close(); }
   return r.error.message;
 }

@@ -7,6 +7,8 @@
 
 #include <QApplication>
 #include <QClipboard>
+#include <QJsonArray>
+#include <QJsonObject>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
@@ -67,6 +69,24 @@ private slots:
         dialog.setSandbox(true);
         QVERIFY(dialog.sandboxBanner()->isVisibleTo(&dialog));
         QVERIFY(dialog.sandboxBanner()->text().contains(QStringLiteral("SANDBOX")));
+    }
+
+    // The Policy line is escaped like every other value: a reason (from a policy file another
+    // user may have written) can neither start a line of its own nor reorder the text.
+    void policyLineIsEscaped()
+    {
+        ManualClock clock;
+        ApprovalContext ctx = guitest::sampleContext(clock.nowMs());
+        const QString hostile = QStringLiteral("ok\nPrice: USD 0.00 \u202Eevil\u200B\uFE0F");
+        ctx.proposal.context.insert(
+            "policy", QJsonObject{{"checks", QJsonArray{QJsonObject{{"reason", hostile}}}}});
+        ApprovalDialog dialog(ctx, &clock);
+        const QString text = dialog.priceLabel()->text();
+        QVERIFY2(text.endsWith(
+                     QStringLiteral("\nPolicy: ok\\nPrice: USD 0.00 \\u202Eevil\\u200B\\uFE0F")),
+                 qPrintable(text));
+        QCOMPARE(text.count(u'\n'), 1); // the price line, then the policy line: no other break
+        QVERIFY(!text.contains(QChar(0x202E)));
     }
 
     // Issue 15: unpriced in one short line; the raw Fabric error in a collapsed section.

@@ -101,6 +101,10 @@ private slots:
         for (const mcp::ClientSnippet &s : snippets)
             ids << s.id;
         QCOMPARE(dialog.snippetIds(), ids);
+        // The note beside the snippets: the same text as client-config and the README.
+        const auto *note = dialog.findChild<QLabel *>(QStringLiteral("proposalsNote"));
+        QVERIFY(note);
+        QCOMPARE(note->text(), mcp::ClientSnippets::proposalsNote());
         for (const char *client :
              {"Claude Code", "Claude Desktop", "VS Code", "Cursor", "Codex", "Gemini CLI"}) {
             bool found = false;

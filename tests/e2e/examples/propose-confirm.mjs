@@ -1,14 +1,20 @@
 // A complete propose -> confirm session against the embedded sandbox, with the official MCP
 // SDK client answering the approval prompt. Run from tests/e2e (where the SDK is installed):
 //   node tests/e2e/examples/propose-confirm.mjs build/dev/src/app/fabric-broker
+// Its audit log lives in a folder of its own in the temporary folder, removed at the end.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 
 const bin = process.argv[2] ?? 'fabric-broker';
+const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'fabric-broker-example-'));
+process.on('exit', () => fs.rmSync(scratch, { recursive: true, force: true }));
 const transport = new StdioClientTransport({
   command: bin, args: ['--headless', '--stdio', '--sandbox', '--toolsets', 'read,mutate'],
-  env: { ...process.env, EQUINIX_MCP_AUDIT_LOG: '/tmp/fabric-broker-example-audit.jsonl' },
+  env: { ...process.env, EQUINIX_MCP_AUDIT_LOG: path.join(scratch, 'audit.jsonl') },
 });
 const client = new Client({ name: 'example', version: '1.0.0' }, { capabilities: { elicitation: { form: {} } } });
 client.setRequestHandler(ElicitRequestSchema, async (req) => {

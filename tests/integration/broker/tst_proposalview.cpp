@@ -327,6 +327,23 @@ private slots:
         QVERIFY(t.contains("\"x\\nPrice: USD 0.00\\u202E\\u003Cb\\u003E\" [5e000000\u20260001]"));
     }
 
+    // Fabric's names are bounded on the Target line: 100 code points, then an ellipsis.
+    void targetBoundsFabricsNames()
+    {
+        const QString longName =
+            QString(99, u'p') + QStringLiteral("\U0001F600") + QString(200, u'q');
+        const QString t =
+            ProposalView::target(ChangeType::ConnectionCreate, spec("c", QString(), QString()),
+                                 validated(longName, QString(500, u's')));
+        QVERIFY2(t.contains(QStringLiteral("port \"") + QString(99, u'p') +
+                            QStringLiteral("\U0001F600\u2026\" [")),
+                 qPrintable(t));
+        QVERIFY(!t.contains(u'q'));
+        QVERIFY(t.contains(QStringLiteral("service profile \"") + QString(100, u's') +
+                           QStringLiteral("\u2026\"")));
+        QVERIFY(!t.contains(QString(101, u's')));
+    }
+
     void otherTargets()
     {
         const QJsonObject network{{"type", "EVPLAN"},

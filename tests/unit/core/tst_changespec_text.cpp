@@ -105,6 +105,31 @@ const char32_t kForbidden[] = {0x0000, 0x0001, 0x0009, 0x000A, 0x000B, 0x000C, 0
                                0x2028, 0x2029, 0x200E, 0x200F, 0x061C, 0x202A, 0x202B,
                                0x202C, 0x202D, 0x202E, 0x2066, 0x2067, 0x2068, 0x2069};
 
+// Not forbidden, but never shown raw and refused in specs: default-ignorables (variation
+// selectors, U+034F, the Hangul fillers, zero-width characters, tags), unassigned (Cn),
+// private use (Co) and noncharacters.
+const char32_t kUnshowable[] = {
+    0x00AD,  0x034F,  0x115F,  0x1160,   0x17B4,  0x180B,   0x180E,  0x200B,  0x200C,
+    0x200D,  0x2060,  0x2064,  0x2065,   0x206F,  0x3164,   0xFE00,  0xFE0F,  0xFEFF,
+    0xFFA0,  0xFFF0,  0x1BCA0, 0x1D173,  0xE0000, 0xE0001,  0xE0041, 0xE007F, 0xE0100,
+    0xE01EF, 0xE0FFF, 0x0378,  0x0530,   0x2FFFD, 0xE1000,  // unassigned
+    0xE000,  0xF8FF,  0xF0000, 0x10FFFD,                    // private use
+    0xFDD0,  0xFDEF,  0xFFFE,  0xFFFF,   0x1FFFE, 0x10FFFF, // noncharacters
+};
+
+QString withCodePoint(const QString &before, char32_t c, const QString &after)
+{
+    // Not QString::fromUcs4: its decoder drops a leading U+FEFF as a byte order mark.
+    QString middle;
+    if (c > 0xFFFF) {
+        middle += QChar(QChar::highSurrogate(c));
+        middle += QChar(QChar::lowSurrogate(c));
+    } else {
+        middle += QChar(char16_t(c));
+    }
+    return before + middle + after;
+}
+
 } // namespace
 
 class TestChangeSpecText : public QObject {
@@ -178,13 +203,86 @@ private slots:
                  qPrintable(dump(v)));
     }
 
+    void unshowableCodePointsAreRefusedByPath_data()
+    {
+        QTest::addColumn<int>("field");
+        QTest::addColumn<QString>("value");
+        QTest::addColumn<QString>("needle");
+        for (int i = 0; i < int(std::size(kFields)); ++i) {
+            for (const char32_t c : kUnshowable) {
+                QTest::addRow("%s %s U+%04X", kFields[i].changeType, kFields[i].path, uint(c))
+                    << i << withCodePoint(QStringLiteral("ab"), c, QStringLiteral("cd@example.com"))
+                    << QStringLiteral("must not contain ") + UntrustedText::escapeCodePoint(c) +
+                           QStringLiteral(" (");
+            }
+            QTest::addRow("%s %s 5 combining marks", kFields[i].changeType, kFields[i].path)
+                << i << QStringLiteral("e\u0301\u0302\u0303\u0304\u0305x@example.com")
+                << QStringLiteral("must not contain \\u0305 (more than 4 combining marks on one "
+                                  "character, at position 5)");
+        }
+    }
+    void unshowableCodePointsAreRefusedByPath()
+    {
+        QFETCH(int, field);
+        QFETCH(QString, value);
+        QFETCH(QString, needle);
+        const Field &f = kFields[field];
+        const auto type = changeTypeFromName(QString::fromLatin1(f.changeType));
+        const QJsonValue spec =
+            setAt(fixture(f.fixture), QString::fromLatin1(f.path).split(u'.'), value);
+        const auto v = ChangeSpec::validate(*type, spec);
+        QVERIFY2(hasViolationAt(v, jsonPath(QString::fromLatin1(f.path)), needle),
+                 qPrintable(dump(v)));
+        for (const SpecViolation &sv : v)
+            QVERIFY(!UntrustedText::firstUnshowable(sv.message));
+    }
+
+    // Shown: every unshowable code point as an escape, and combining marks past the fourth on
+    // one character; idempotent.
+    void escapeInvisibleEscapesEveryUnshowable()
+    {
+        for (const char32_t c : kUnshowable) {
+            const QString raw = withCodePoint(QStringLiteral("a"), c, QStringLiteral("b"));
+            const QString shown = UntrustedText::escapeInvisible(raw);
+            QCOMPARE(shown, QStringLiteral("a") + UntrustedText::escapeCodePoint(c) + u'b');
+            QCOMPARE(UntrustedText::escapeForMessage(raw), shown);
+            QCOMPARE(UntrustedText::escapeInvisible(shown), shown);
+        }
+        // Every range of the Default_Ignorable table, first and last code point.
+        for (const UntrustedText::CodePointRange &r : UntrustedText::kDefaultIgnorable) {
+            for (const char32_t c : {r.first, r.last}) {
+                QVERIFY(UntrustedText::isDefaultIgnorable(c));
+                QCOMPARE(UntrustedText::escapeInvisible(withCodePoint({}, c, {})),
+                         UntrustedText::escapeCodePoint(c));
+            }
+        }
+        QVERIFY(!UntrustedText::isDefaultIgnorable(u'a'));
+        QVERIFY(!UntrustedText::isDefaultIgnorable(0xFFF9)); // interlinear annotation: excluded
+        const QString marks = QStringLiteral("e\u0301\u0302\u0303\u0304\u0305\u0306 o\u0308");
+        const QString shown = UntrustedText::escapeInvisible(marks);
+        QCOMPARE(shown, QStringLiteral("e\u0301\u0302\u0303\u0304\\u0305\\u0306 o\u0308"));
+        QCOMPARE(UntrustedText::escapeInvisible(shown), shown);
+        // A mark that is escaped anyway (U+034F) still counts toward the cap.
+        QCOMPARE(UntrustedText::escapeInvisible(QStringLiteral("e\u034F\u0301\u0302\u0303\u0304")),
+                 QStringLiteral("e\\u034F\u0301\u0302\u0303\\u0304"));
+        // What people write stays as written.
+        for (const QString &ok :
+             {QStringLiteral(
+                  "caf\u00e9 Vi\u1EC7t \uC11C\uC6B8 \u0928\u092E\u0938\u094D\u0924\u0947"),
+              QStringLiteral("x\U0001F600 \u6771\u4eac"),
+              QStringLiteral("e\u0301\u0302\u0303\u0304")})
+            QCOMPARE(UntrustedText::escapeInvisible(ok), ok);
+    }
+
     void ordinaryUnicodeIsAccepted()
     {
-        // Accents, CJK, emoji (a surrogate pair) and a zero-width space are not forbidden; the
-        // last is shown escaped, never refused.
-        for (const QString &name : {QStringLiteral("caf\u00e9-M\u00fcnchen"),
-                                    QStringLiteral("\u6771\u4eac-1"), QStringLiteral("x\U0001F600"),
-                                    QStringLiteral("a\u200Bb"), QStringLiteral("R&D [lab] *1*")}) {
+        // Accents, Hangul and Devanagari, CJK, emoji (a surrogate pair) and four combining marks
+        // on one character are neither forbidden nor unshowable.
+        for (const QString &name :
+             {QStringLiteral("caf\u00e9-M\u00fcnchen"), QStringLiteral("\u6771\u4eac-1"),
+              QStringLiteral("x\U0001F600"), QStringLiteral("\uC11C\uC6B8 Vi\u1EC7t"),
+              QStringLiteral("\u0928\u092E\u0938\u094D\u0924\u0947"),
+              QStringLiteral("e\u0301\u0302\u0303\u0304"), QStringLiteral("R&D [lab] *1*")}) {
             QJsonObject spec = fixture(fixtures::kConnPortToAwsDot1q);
             spec.insert("name", name);
             const auto v = ChangeSpec::validate(ChangeType::ConnectionCreate, spec);

@@ -6,6 +6,7 @@
 #include "mcp/ToolCall.h"
 #include "mcp/ToolRegistry.h"
 
+#include <QLoggingCategory>
 #include <QPointer>
 #include <QRegularExpression>
 #include <QSignalSpy>
@@ -123,6 +124,7 @@ private slots:
     void initializeEchoesSupportedVersions_data();
     void initializeEchoesSupportedVersions();
     void initializeResultShape();
+    void initializeLogNamesTheSession();
     void requestsBeforeInitialize();
     void serverDiscoverIsAnswered();
     void errorCodes_data();
@@ -211,6 +213,47 @@ void TestMcpSession::initializeResultShape()
     QVERIFY(ci.initialized);
     QVERIFY(ci.supportsFormElicitation());
     QVERIFY(!f.client.badLine);
+}
+
+namespace {
+QStringList g_sessionLog;
+QtMessageHandler g_previousHandler = nullptr;
+void captureSessionLog(QtMsgType type, const QMessageLogContext &context, const QString &message)
+{
+    if (context.category && QByteArray(context.category) == "fabricbroker.mcp.session")
+        g_sessionLog.append(message);
+    else if (g_previousHandler)
+        g_previousHandler(type, context, message);
+}
+} // namespace
+
+// The info line names the session's number, not the JSON-RPC id of the initialize request.
+void TestMcpSession::initializeLogNamesTheSession()
+{
+    QLoggingCategory::setFilterRules(QStringLiteral("fabricbroker.mcp.session.info=true"));
+    g_sessionLog.clear();
+    g_previousHandler = qInstallMessageHandler(captureSessionLog);
+    Fixture f;
+    f.client.request(
+        4242, "initialize",
+        QJsonObject{{"protocolVersion", "2025-11-25"},
+                    {"capabilities", QJsonObject()},
+                    {"clientInfo", QJsonObject{{"name", "log-client"}, {"version", "2.0"}}}});
+    const QJsonObject r = f.client.response(4242);
+    qInstallMessageHandler(g_previousHandler);
+    QLoggingCategory::setFilterRules(QString());
+    QVERIFY(r.value("result").isObject());
+    const QString expected =
+        QStringLiteral("session %1 initialize from log-client 2.0").arg(f.session->id());
+    QStringList lines;
+    for (const QString &line : std::as_const(g_sessionLog)) {
+        if (line.contains(QStringLiteral("initialize from")))
+            lines.append(line);
+    }
+    QCOMPARE(lines.size(), 1);
+    QVERIFY2(lines.first().startsWith(expected), qPrintable(lines.first()));
+    QVERIFY2(!lines.first().contains(QStringLiteral("4242")), qPrintable(lines.first()));
+    QVERIFY2(!lines.first().contains(QStringLiteral("QJsonValue")), qPrintable(lines.first()));
 }
 
 void TestMcpSession::requestsBeforeInitialize()
