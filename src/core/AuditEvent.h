@@ -27,6 +27,7 @@ enum class AuditEventType {
     Executed,          // "executed": Fabric's answer to the create, or why it was not sent
     Evicted,           // "evicted": a pending proposal was evicted (capacity, or settings)
     Expired,           // "expired": a pending proposal expired
+    PolicyChanged,     // "policy_changed": the running process re-read its policy files
     LogContinued,      // "log_continued": AuditLog went on in a replaced log file
 };
 // How many types there are: LogContinued stays the last enumerator.

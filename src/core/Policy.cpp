@@ -136,6 +136,24 @@ QString Policy::unpricedName(UnpricedRule rule)
     return nameOf(kUnpricedNames, rule);
 }
 
+const QList<PolicyEnforcement> &policyEnforcement()
+{
+    // {key, startup, every change, every confirm, before send}
+    static const QList<PolicyEnforcement> table{
+        {kPerChange, true, true, true, false},    // evaluateAtPropose and evaluateAtConfirm
+        {kPerDay, true, true, true, false},       // evaluateAtConfirm, from the audit log
+        {kUnpriced, true, true, true, false},     // evaluateAtPropose and evaluateAtConfirm
+        {kDesktopAbove, true, true, true, false}, // checkDesktopRequired at confirm
+        {kTypedAbove, true, true, true, false},   // typedConfirmationRequired at confirm
+        {kChannel, true, true, true, false},      // the approver of the current settings
+        {kRevalidate, true, true, false, true},   // the dry run again right before sending
+        {kToolsets, true, true, true, false},     // a confirm tool no longer served is refused
+        {kUnconfirmed, true, true, true, false},  // read when the person's answer arrives
+        {kEndpoint, true, true, true, false},     // mutate (and so confirm) not served elsewhere
+    };
+    return table;
+}
+
 QString Policy::channelName(PolicyChannel channel)
 {
     return nameOf(kChannelNames, channel);

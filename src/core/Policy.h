@@ -59,6 +59,19 @@ struct Policy {
     static QString channelName(PolicyChannel channel);
 };
 
+// When each key is enforced (docs/policy.md, "Enforcement"; tst_policy keeps that table equal to
+// this one): read when the process starts; applied again on every change of a policy file while
+// it runs (broker/PolicyApply's LiveSettings); checked at every confirm; checked again right
+// before the create's bytes are sent.
+struct PolicyEnforcement {
+    QString key;
+    bool atStartup = true;
+    bool onEveryChange = true;
+    bool atEveryConfirm = false;
+    bool beforeSend = false;
+};
+const QList<PolicyEnforcement> &policyEnforcement(); // in Policy::keys() order
+
 struct PolicyParseResult {
     Policy policy;
     QStringList errors; // each names the key ("spend.unpriced: must be one of ...")

@@ -61,6 +61,7 @@ private slots:
             {AuditEventType::Executed, QStringLiteral("executed")},
             {AuditEventType::Evicted, QStringLiteral("evicted")},
             {AuditEventType::Expired, QStringLiteral("expired")},
+            {AuditEventType::PolicyChanged, QStringLiteral("policy_changed")},
             {AuditEventType::LogContinued, QStringLiteral("log_continued")},
         };
         QCOMPARE(expected.size(), fb::AuditEventTypeCount);

@@ -71,6 +71,7 @@ private slots:
     void shippedSchemaAndExample();
     void userFileErrorsRefuseMutate();
     void channelRanks();
+    void enforcementTableIsTrue();
     void unstattableFilesRefuseMutate();
 };
 
@@ -548,6 +549,35 @@ void TestPolicy::channelRanks()
     m = merged("client", "client");
     QVERIFY(m.ignored.isEmpty());
     QCOMPARE(m.effective.sources.value("approval.channel"), QStringLiteral("admin"));
+}
+
+void TestPolicy::enforcementTableIsTrue()
+{
+    // docs/policy.md's "Enforcement" table is the code's table, row for row.
+    QFile doc(qEnvironmentVariable("FB_SOURCE_DIR") + "/docs/policy.md");
+    QVERIFY(doc.open(QIODevice::ReadOnly));
+    const QString text = QString::fromUtf8(doc.readAll());
+    const qsizetype begin = text.indexOf("<!-- enforcement-table:begin -->");
+    const qsizetype end = text.indexOf("<!-- enforcement-table:end -->");
+    QVERIFY(begin >= 0 && end > begin);
+    QStringList rows = text.mid(begin, end - begin).split('\n', Qt::SkipEmptyParts).mid(1);
+    QVERIFY(rows.size() > 2);
+    QCOMPARE(
+        rows.takeFirst(),
+        QStringLiteral("| Key | At startup | On every change | At every confirm | Before send |"));
+    rows.removeFirst(); // |---|
+    auto yes = [](bool b) { return b ? QStringLiteral("yes") : QStringLiteral("no"); };
+    QStringList expected;
+    for (const PolicyEnforcement &e : policyEnforcement())
+        expected << QStringLiteral("| `%1` | %2 | %3 | %4 | %5 |")
+                        .arg(e.key, yes(e.atStartup), yes(e.onEveryChange), yes(e.atEveryConfirm),
+                             yes(e.beforeSend));
+    QCOMPARE(rows, expected);
+    // Every key, in Policy::keys() order.
+    QStringList keys;
+    for (const PolicyEnforcement &e : policyEnforcement())
+        keys << e.key;
+    QCOMPARE(keys, Policy::keys());
 }
 
 void TestPolicy::unstattableFilesRefuseMutate()
