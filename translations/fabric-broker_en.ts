@@ -248,18 +248,6 @@
 <context>
     <name>fb</name>
     <message>
-        <source>set by your administrator</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>set by your policy file %1</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>%1: %2 (%3)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>%1: %2</source>
         <translation type="unfinished"></translation>
     </message>
@@ -289,6 +277,22 @@
     </message>
     <message>
         <source>Type the last six characters of the request SHA-256 to approve:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>set by your administrator: %1 in %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>set by your policy file: %1 in %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The mutate toolset is not allowed: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Overridden: %1</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -758,6 +762,18 @@
         <source>Proposals are on: agents may propose creates; each one waits for your approval.</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Settings saved, but the policy overrides them: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Proposals cannot be turned on: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Proposals stay off: the toolsets come from the command line or the environment (%1).</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>fb::MainWindow</name>
@@ -859,6 +875,22 @@
     </message>
     <message>
         <source>client disconnected: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No proposals yet. Connect an MCP client (Claude Code, Claude Desktop, VS Code, Cursor, Codex, Gemini CLI) to let its agent read your Fabric estate. Proposals are off and cannot be turned on here: %1.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source> (read-only: agents cannot propose creates; mutate is %1)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>policy files changed: the mutate toolset is refused until they are fixed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>policy files changed: served toolsets %1</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -5,6 +5,7 @@
 #include "app/SingleInstance.h"
 #include "app/StdioRelay.h"
 #include "broker/MutationBroker.h"
+#include "broker/PolicyApply.h"
 #include "broker/RelayHello.h"
 #include "mcp/LocalSocketServer.h"
 
@@ -67,8 +68,8 @@ public:
     {
         installQuitOnSignals(); // the hook refers to this instance
         // The desktop approver goes with the UI, before the broker that points at it.
-        if (m_host.broker())
-            m_host.broker()->setApprover(nullptr);
+        if (m_host.liveSettings())
+            m_host.liveSettings()->setDesktopApprover(nullptr);
     }
 
     void start(mcp::StdioDevices *stdioDevices = nullptr)
@@ -127,6 +128,7 @@ private:
             context.server = m_host.server();
             context.fabric = m_host.fabric();
             context.settings = m_host.settings();
+            context.live = m_host.liveSettings();
             context.sandbox = m_host.isSandbox();
             context.socketPath = m_host.socketPath();
             context.httpUrl = m_host.httpUrl();

@@ -31,6 +31,8 @@ ServerHost::ServerHost(QObject *parent)
 
 ServerHost::~ServerHost()
 {
+    if (m_live)
+        m_live->attach(nullptr, nullptr); // settings no longer reach what is about to go
     // Explicit teardown order. 1) A create still in flight ends first, while the broker, the
     // Fabric client and the audit log all exist: its final "executed" record is written.
     if (m_broker)
@@ -115,8 +117,12 @@ bool ServerHost::start(const Options &options, QString *error)
         sources.flags.insert(SettingId::Toolsets, options.toolsets);
     if (!options.savedToolsets.isEmpty())
         sources.saved.insert(SettingId::Toolsets, options.savedToolsets.join(u','));
-    if (!options.savedApprovalMode.isEmpty())
-        sources.saved.insert(SettingId::Approval, options.savedApprovalMode);
+    if (options.savedApprovalMode)
+        sources.saved.insert(SettingId::Approval,
+                             BrokerSettings::approvalModeName(*options.savedApprovalMode));
+    m_live = std::make_unique<LiveSettings>(sources, PolicyPaths::fromEnvironment());
+    // The environment and flags are checked before anything starts; the policy comes once
+    // the Fabric endpoint is known.
     if (!BrokerSettings::fromSources(sources, &m_settings, error))
         return false;
 
@@ -152,10 +158,9 @@ bool ServerHost::start(const Options &options, QString *error)
         qCInfo(lcHost).noquote() << "Fabric endpoint" << config.endpoint.toString() << "with"
                                  << config.credentialSource();
     }
-    for (const QString &line :
-         applyPolicy(loadPolicy(PolicyPaths::fromEnvironment()),
-                     MutationBroker::fabricBinding(config).endpoint, &m_settings))
-        qCCritical(lcHost).noquote() << line;
+    if (!m_live->start(MutationBroker::fabricBinding(config).endpoint, error))
+        return false;
+    m_settings = m_live->settings();
     m_fabric = std::make_unique<FabricClient>(config);
     m_store = std::make_unique<ProposalStore>();
     m_registry = std::make_unique<mcp::ToolRegistry>();
@@ -165,7 +170,10 @@ bool ServerHost::start(const Options &options, QString *error)
     auditProposalEvents(m_store.get(), m_audit.get());
     m_catalog->registerTools(m_registry.get());
     m_broker->registerTools(m_registry.get());
-    m_registry->setServedToolsets(m_settings.toolsets);
+    m_live->attach(m_registry.get(), m_broker.get());
+    m_live->watchPolicyFiles(); // a changed policy applies while running, audited
+    connect(m_live.get(), &LiveSettings::changed, this,
+            [this] { m_settings = m_live->settings(); });
     qCInfo(lcHost).noquote() << "serving toolsets" << m_settings.toolsets.join(u',');
 
     mcp::ServerOptions serverOptions;
@@ -184,7 +192,7 @@ bool ServerHost::start(const Options &options, QString *error)
         facts.endpoint = normalizedEndpoint(m_fabric->config().endpoint.toString());
         facts.credentialsFingerprint = credentialsFingerprint(m_fabric->config());
         facts.approvalChannel = m_broker->approver()->channel();
-        facts.settings = m_settings;
+        facts.settings = m_live->settings();
         facts.pid = QCoreApplication::applicationPid();
         return decideRelayedSession(RelayRequest::fromJson(hello), facts);
     });
@@ -248,25 +256,22 @@ void ServerHost::answerDiscoverFirst(const Options &options,
 
 bool ServerHost::applyApprovalMode(Approver *desktop, QString *error)
 {
-    switch (m_settings.approvalMode) {
-    case ApprovalMode::Auto:
-        m_broker->setApprover(desktop); // null: the client's elicitation
-        break;
-    case ApprovalMode::Client:
-        m_broker->setApprover(nullptr);
-        break;
-    case ApprovalMode::Desktop:
-        if (!desktop) {
-            *error = QStringLiteral("EQUINIX_MCP_APPROVAL=desktop needs the desktop UI, but this "
-                                    "process has none (headless, or no display)");
-            return false;
-        }
-        m_broker->setApprover(desktop);
-        break;
+    if (m_settings.approvalMode == ApprovalMode::Desktop && !desktop) {
+        *error = QStringLiteral("EQUINIX_MCP_APPROVAL=desktop needs the desktop UI, but this "
+                                "process has none (headless, or no display)");
+        return false;
     }
+    // auto and desktop ask through the desktop dialog when there is one (null: the client's
+    // elicitation); client always through the client.
+    m_live->setDesktopApprover(desktop);
     qCInfo(lcHost).noquote() << "approvals go through the" << m_broker->approver()->channel()
                              << "channel";
     return true;
+}
+
+LiveSettings *ServerHost::liveSettings() const
+{
+    return m_live.get();
 }
 
 bool ServerHost::isSandbox() const

@@ -17,6 +17,7 @@ class Approver;
 class ProposalStore;
 class MutationBroker;
 class Catalog;
+class LiveSettings;
 namespace mcp {
 class McpServer;
 class ToolRegistry;
@@ -39,7 +40,7 @@ public:
         // say nothing: a Fabric config (endpoint + keychain credentials), toolsets, approval.
         std::optional<FabricConfig> savedFabricConfig;
         QStringList savedToolsets;
-        QString savedApprovalMode;
+        std::optional<ApprovalMode> savedApprovalMode;
         // Appended to initialize.instructions (e.g. that no desktop app runs).
         QString instructionsNote;
         // Also appended when the mutate toolset is not served (how to turn proposals on).
@@ -65,6 +66,8 @@ public:
     QString socketPath() const;
     QString httpUrl() const; // the HTTP endpoint's URL; empty when not serving HTTP
     AuditLog *auditLog() const;
+    // The one path from a setting (saved, policy) to the running broker.
+    LiveSettings *liveSettings() const;
 
     // Chooses who asks people (desktop: the UI's approver, or null without a UI) and refuses
     // EQUINIX_MCP_APPROVAL=desktop when there is no UI to ask.
@@ -97,7 +100,8 @@ signals:
     void stdioFinished();
 
 private:
-    BrokerSettings m_settings;
+    BrokerSettings m_settings; // a copy of m_live's, kept current
+    std::unique_ptr<LiveSettings> m_live;
     std::unique_ptr<AuditLog> m_audit;
     std::unique_ptr<FabricSandbox> m_sandbox;
     std::unique_ptr<FabricClient> m_fabric;

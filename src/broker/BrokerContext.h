@@ -52,6 +52,9 @@ public:
     // Null once the Fabric client is gone.
     FabricClient *fabric() const;
     const BrokerSettings &settings() const { return m_settings; }
+    // The settings changed while running (broker/PolicyApply's LiveSettings): the next step of
+    // every operation reads them.
+    void setSettings(const BrokerSettings &settings) { m_settings = settings; }
     Clock *clock() const { return m_clock; }
     qint64 nowMs() const { return m_clock->nowMs(); }
 

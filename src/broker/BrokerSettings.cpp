@@ -30,6 +30,11 @@ QString BrokerSettings::approvalModeName(ApprovalMode mode)
     return nameOf(kApprovalModes, mode);
 }
 
+std::optional<ApprovalMode> BrokerSettings::approvalModeFromName(const QString &name)
+{
+    return valueOf(kApprovalModes, name.trimmed().toLower());
+}
+
 QString BrokerSettings::valueText(SettingId id) const
 {
     switch (id) {

@@ -34,6 +34,7 @@ struct BrokerSettings {
     static bool fromEnvironment(const QProcessEnvironment &env, BrokerSettings *out,
                                 QString *error);
     static QString approvalModeName(ApprovalMode mode);
+    static std::optional<ApprovalMode> approvalModeFromName(const QString &name);
     // The value of one broker setting as the table writes it ("600000", "read,mutate", "auto").
     QString valueText(SettingId id) const;
 };

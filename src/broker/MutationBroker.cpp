@@ -63,6 +63,11 @@ FabricClient *MutationBroker::fabric() const
     return m_context->fabric();
 }
 
+void MutationBroker::setSettings(const BrokerSettings &settings)
+{
+    m_context->setSettings(settings);
+}
+
 void MutationBroker::setApprover(Approver *approver)
 {
     m_context->setApprover(approver);

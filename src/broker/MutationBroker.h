@@ -44,6 +44,8 @@ public:
     bool audit(AuditEventType type, const QJsonObject &record);
 
     const BrokerSettings &settings() const;
+    // Only LiveSettings (broker/PolicyApply) calls this: the one path from a setting here.
+    void setSettings(const BrokerSettings &settings);
     ProposalStore *store() const;
     FabricClient *fabric() const;
 

@@ -1,6 +1,64 @@
 #include "broker/PolicyApply.h"
 
+#include "broker/MutationBroker.h"
+#include "mcp/ToolRegistry.h"
+
+#include "core/Sha256.h"
+
+#include <QCoreApplication>
+#include <QFile>
+#include <QFileInfo>
+#include <QFileSystemWatcher>
+#include <QJsonArray>
+#include <QLoggingCategory>
+#include <QTimer>
+
+Q_LOGGING_CATEGORY(lcPolicyApply, "fabricbroker.broker.policy")
+
+using namespace Qt::StringLiterals;
+
 namespace fb {
+
+QString MutateLock::text() const
+{
+    const QString by =
+        administrator ? u"set by your administrator"_s : u"set by your policy file"_s;
+    if (rule == u"policy file")
+        return u"%1: %2 cannot be applied (%3)"_s.arg(by, source, why);
+    return u"%1: %2 in %3"_s.arg(by, rule, source);
+}
+
+std::optional<MutateLock> mutateLock(const PolicyLoadResult &policy, const QString &endpoint)
+{
+    const Policy &p = policy.effective;
+    auto lockFor = [&](const QString &key, const QString &why) {
+        const QString source = p.sources.value(key);
+        return MutateLock{key, source, policy.adminFiles.contains(source), why};
+    };
+    if (policy.refuseMutate) {
+        const QString file = policy.failedFiles.value(0);
+        QString why;
+        for (const QString &e : policy.errors) {
+            if (e.contains(file)) {
+                why = e;
+                break;
+            }
+        }
+        const qsizetype at = why.indexOf(u"IGNORED: "_s);
+        if (at >= 0)
+            why = why.mid(at + 9).section(u"; the mutate toolset is refused"_s, 0, 0);
+        const bool admin = !policy.failedAdminFiles.isEmpty();
+        return MutateLock{u"policy file"_s, admin ? policy.failedAdminFiles.first() : file, admin,
+                          why};
+    }
+    if (p.toolsetsAllowed && !p.toolsetsAllowed->contains(u"mutate"_s))
+        return lockFor(u"toolsets.allowed"_s, u"it does not list mutate"_s);
+    if (p.fabricEndpoint && *p.fabricEndpoint != endpoint)
+        return lockFor(u"fabric.endpoint"_s,
+                       u"it locks the endpoint to %1, but the broker uses %2"_s.arg(
+                           *p.fabricEndpoint, endpoint));
+    return std::nullopt;
+}
 
 QStringList applyPolicy(const PolicyLoadResult &policy, const QString &endpoint,
                         BrokerSettings *settings)
@@ -50,6 +108,213 @@ QStringList applyPolicy(const PolicyLoadResult &policy, const QString &endpoint,
         settings->approvalMode = mode;
     }
     return lines;
+}
+
+bool resolveSettings(const SettingSources &sources, const PolicyLoadResult &policy,
+                     const QString &endpoint, ResolvedSettings *out, QString *error)
+{
+    ResolvedSettings r;
+    if (!BrokerSettings::fromSources(sources, &r.settings, error, &r.winners))
+        return false;
+    const BrokerSettings asked = r.settings;
+    r.policy = policy;
+    r.lines = applyPolicy(policy, endpoint, &r.settings);
+    r.mutateLock = mutateLock(policy, endpoint);
+    // Saved values (QSettings, which any process of this user can write) that the policy
+    // overrides: shown as overridden, never applied.
+    if (r.winners.value(SettingId::Toolsets) == SettingSource::Saved &&
+        asked.toolsets.contains(u"mutate"_s) && !r.settings.toolsets.contains(u"mutate"_s) &&
+        r.mutateLock)
+        r.overridden << u"the saved toolsets (%1) are overridden: mutate is not served, %2"_s.arg(
+            asked.toolsets.join(u','), r.mutateLock->text());
+    if (r.winners.value(SettingId::Approval) == SettingSource::Saved &&
+        asked.approvalMode != r.settings.approvalMode) {
+        const Policy &p = policy.effective;
+        const QString source = p.sources.value(u"approval.channel"_s);
+        r.overridden << u"the saved approval channel (%1) is overridden: approvals go through %2, "
+                        "%3: approval.channel in %4"_s.arg(
+                            BrokerSettings::approvalModeName(asked.approvalMode),
+                            BrokerSettings::approvalModeName(r.settings.approvalMode),
+                            policy.adminFiles.contains(source) ? u"set by your administrator"_s
+                                                               : u"set by your policy file"_s,
+                            source);
+    }
+    *out = r;
+    return true;
+}
+
+LiveSettings::LiveSettings(SettingSources sources, PolicyPaths paths, QObject *parent)
+    : QObject(parent)
+    , m_sources(std::move(sources))
+    , m_paths(std::move(paths))
+{
+}
+
+bool LiveSettings::start(const QString &endpoint, QString *error)
+{
+    m_endpoint = endpoint;
+    m_policy = loadPolicy(m_paths);
+    m_digests = fileDigests();
+    if (!resolveSettings(m_sources, m_policy, m_endpoint, &m_current, error))
+        return false;
+    for (const QString &line : m_current.lines)
+        qCCritical(lcPolicyApply).noquote() << line;
+    return true;
+}
+
+void LiveSettings::attach(mcp::ToolRegistry *registry, MutationBroker *broker)
+{
+    m_registry = registry;
+    m_broker = broker;
+    push();
+}
+
+void LiveSettings::setDesktopApprover(Approver *desktop)
+{
+    m_desktop = desktop;
+    push();
+}
+
+void LiveSettings::setSaved(const QMap<SettingId, QString> &values)
+{
+    for (auto it = values.cbegin(); it != values.cend(); ++it) {
+        if (it.value().isEmpty())
+            m_sources.saved.remove(it.key());
+        else
+            m_sources.saved.insert(it.key(), it.value());
+    }
+    apply();
+}
+
+void LiveSettings::setEndpoint(const QString &endpoint)
+{
+    m_endpoint = endpoint;
+    apply();
+}
+
+QMap<QString, QString> LiveSettings::fileDigests() const
+{
+    QMap<QString, QString> out;
+    for (const QString &path : {m_paths.system, m_paths.extraAdmin, m_paths.user}) {
+        if (path.isEmpty())
+            continue;
+        QFile f(path);
+        QString digest;
+        if (f.open(QIODevice::ReadOnly))
+            digest = QString::fromLatin1(Sha256::hash(f.read(64 * 1024 + 1)).toHex());
+        else if (policyFileExists(path))
+            digest = u"unreadable"_s;
+        out.insert(path, digest);
+    }
+    return out;
+}
+
+void LiveSettings::reloadPolicy()
+{
+    m_policy = loadPolicy(m_paths);
+    const QMap<QString, QString> digests = fileDigests();
+    const bool filesChanged = digests != m_digests;
+    m_digests = digests;
+    apply();
+    if (!filesChanged || !m_broker)
+        return;
+    QJsonArray files;
+    for (auto it = digests.cbegin(); it != digests.cend(); ++it) {
+        const bool admin = it.key() != m_paths.user;
+        QJsonObject f{{u"path"_s, it.key()},
+                      {u"layer"_s, admin ? u"administrator"_s : u"user"_s},
+                      {u"sha256"_s, it.value().size() == 64 ? QJsonValue(it.value())
+                                                            : QJsonValue(QJsonValue::Null)}};
+        if (m_policy.failedFiles.contains(it.key())) {
+            for (const QString &e : std::as_const(m_policy.errors)) {
+                if (e.contains(it.key()))
+                    f.insert(u"error"_s, e.left(1024));
+            }
+        }
+        files.append(f);
+    }
+    m_broker->audit(
+        AuditEventType::PolicyChanged,
+        {{u"files"_s, files},
+         {u"refuse_mutate"_s, m_policy.refuseMutate},
+         {u"toolsets"_s, m_current.settings.toolsets.join(u',')},
+         {u"approval"_s, BrokerSettings::approvalModeName(m_current.settings.approvalMode)}});
+}
+
+void LiveSettings::watchPolicyFiles()
+{
+    if (m_watcher)
+        return;
+    m_watcher = new QFileSystemWatcher(this);
+    m_reload = new QTimer(this);
+    m_reload->setSingleShot(true);
+    m_reload->setInterval(kReloadDelayMs);
+    // Several events for one save (truncate, write, rename) become one reload.
+    auto changed = [this] { m_reload->start(); };
+    connect(m_watcher, &QFileSystemWatcher::fileChanged, this, changed);
+    connect(m_watcher, &QFileSystemWatcher::directoryChanged, this, changed);
+    connect(m_reload, &QTimer::timeout, this, [this] {
+        rearm(); // an editor's rename replaced the watched inode
+        reloadPolicy();
+    });
+    rearm();
+}
+
+void LiveSettings::rearm()
+{
+    QStringList wanted;
+    for (const QString &path : {m_paths.system, m_paths.extraAdmin, m_paths.user}) {
+        if (path.isEmpty())
+            continue;
+        if (QFileInfo::exists(path))
+            wanted << path;
+        const QString dir = QFileInfo(path).absolutePath();
+        if (QFileInfo(dir).isDir())
+            wanted << dir;
+    }
+    // A file watch follows the inode, which an editor's save-by-rename replaces: watch the
+    // files afresh each time (the directories see the rename and files that appear later).
+    if (!m_watcher->files().isEmpty())
+        m_watcher->removePaths(m_watcher->files());
+    const QStringList watched = m_watcher->directories();
+    QStringList add;
+    for (const QString &p : std::as_const(wanted)) {
+        if (!watched.contains(p) && !add.contains(p))
+            add << p;
+    }
+    if (!add.isEmpty())
+        m_watcher->addPaths(add);
+}
+
+void LiveSettings::apply()
+{
+    ResolvedSettings next;
+    QString error;
+    if (!resolveSettings(m_sources, m_policy, m_endpoint, &next, &error)) {
+        // Only a flag or the environment can be invalid, and both were checked at startup.
+        qCCritical(lcPolicyApply).noquote() << "settings not applied:" << error;
+        return;
+    }
+    for (const QString &line : next.lines) {
+        if (!m_current.lines.contains(line))
+            qCCritical(lcPolicyApply).noquote() << line;
+    }
+    m_current = next;
+    push();
+    emit changed();
+}
+
+void LiveSettings::push()
+{
+    const BrokerSettings &s = m_current.settings;
+    if (m_broker) {
+        m_broker->setSettings(s);
+        // This process's desktop dialog (when it has one) asks for "auto" and "desktop";
+        // "client" asks through each client's elicitation.
+        m_broker->setApprover(s.approvalMode == ApprovalMode::Client ? nullptr : m_desktop);
+    }
+    if (m_registry)
+        m_registry->setServedToolsets(s.toolsets);
 }
 
 } // namespace fb

@@ -1,16 +1,114 @@
 #pragma once
-// Applies the operator policy's locks (src/core/Policy, docs/policy.md) to the broker settings
-// at startup: toolsets.allowed, approval.channel, allow_unconfirmed_mutations=false,
-// fabric.endpoint, and the refusal of the mutate toolset when a policy file had to be ignored.
+// The one path from a setting to the running broker (docs/policy.md, "Enforcement"):
+// resolveSettings() resolves the settings table (flag > environment > saved > default) and then
+// applies the effective operator policy (applyPolicy); LiveSettings keeps the sources of a
+// running process, runs that function again on every change (startup, Settings > Save, "Turn on
+// proposals", a policy reload) and pushes the result to the tool registry and the broker, then
+// emits changed(). Nothing else sets the served toolsets or the approver.
 #include "broker/BrokerSettings.h"
 #include "core/Policy.h"
 
+#include <QMap>
+#include <QObject>
+#include <optional>
+
+class QFileSystemWatcher;
+class QTimer;
+
 namespace fb {
+
+class Approver;
+class MutationBroker;
+namespace mcp {
+class ToolRegistry;
+}
+
+// Why the policy forbids the mutate toolset, for people: the rule, the file that set it and
+// whether that file is the administrator's.
+struct MutateLock {
+    QString rule;   // "toolsets.allowed", "fabric.endpoint", "approval.channel" or "policy file"
+    QString source; // the file
+    bool administrator = false;
+    QString why; // the detail ("the file is broken: ...")
+    // "set by your administrator: toolsets.allowed in /etc/fabric-broker/policy.json"
+    QString text() const;
+};
 
 // endpoint: the Fabric endpoint the broker will use (MutationBroker::fabricBinding form).
 // Returns one line per change made or file problem, for the log (loud: these are operator
 // errors or locks the operator should see).
 QStringList applyPolicy(const PolicyLoadResult &policy, const QString &endpoint,
                         BrokerSettings *settings);
+// The first reason the policy forbids mutate, or nullopt when it allows it.
+std::optional<MutateLock> mutateLock(const PolicyLoadResult &policy, const QString &endpoint);
+
+struct ResolvedSettings {
+    BrokerSettings settings;                // the effective values (policy applied)
+    QMap<SettingId, SettingSource> winners; // which source each table value came from
+    PolicyLoadResult policy;                // the policy files as read
+    std::optional<MutateLock> mutateLock;   // why mutate is refused (nullopt: it is not)
+    QStringList lines;                      // applyPolicy's log lines
+    QStringList overridden;                 // saved values the policy overrides (for people)
+};
+
+// The one function: the table's precedence, then the policy. False (and error) on an invalid
+// environment or flag value.
+bool resolveSettings(const SettingSources &sources, const PolicyLoadResult &policy,
+                     const QString &endpoint, ResolvedSettings *out, QString *error);
+
+class LiveSettings : public QObject {
+    Q_OBJECT
+public:
+    LiveSettings(SettingSources sources, PolicyPaths paths, QObject *parent = nullptr);
+
+    // Startup: reads the policy files and resolves; nothing is pushed yet (attach() does).
+    bool start(const QString &endpoint, QString *error);
+    // The registry and broker the result is pushed to (not owned; they outlive this object or
+    // are detached with attach(nullptr, nullptr) first).
+    void attach(mcp::ToolRegistry *registry, MutationBroker *broker);
+    // The desktop approval dialog of this process, or null without a UI.
+    void setDesktopApprover(Approver *desktop);
+
+    // Like KeePassXC's Config::set: a saved value changed (Settings > Save, "Turn on
+    // proposals"); an empty value removes it. Re-resolves and applies.
+    void setSaved(const QMap<SettingId, QString> &values);
+    // The Fabric endpoint changed (Settings > Save).
+    void setEndpoint(const QString &endpoint);
+    // Re-reads the policy files and applies them (a file changed). When their bytes changed,
+    // records a policy_changed audit event (through the attached broker) with each file's
+    // SHA-256, the refusal and what is served now.
+    void reloadPolicy();
+    // Watches the policy files (and their directories, so that an editor's rename or a file
+    // that appears later is seen) and reloads within kReloadDelayMs of a change.
+    void watchPolicyFiles();
+    static constexpr int kReloadDelayMs = 150;
+
+    const ResolvedSettings &current() const { return m_current; }
+    const BrokerSettings &settings() const { return m_current.settings; }
+    const PolicyPaths &paths() const { return m_paths; }
+    // Whether saving `toolsets` would serve mutate (false: the policy forbids it).
+    bool mutateAllowed() const { return !m_current.mutateLock.has_value(); }
+
+signals:
+    void changed();
+
+private:
+    void apply(); // resolve with the current sources and push; emits changed()
+    void push();
+    void rearm();
+    QMap<QString, QString> fileDigests() const; // path -> sha256 hex ("" when absent)
+
+    SettingSources m_sources;
+    PolicyPaths m_paths;
+    PolicyLoadResult m_policy;
+    QString m_endpoint;
+    ResolvedSettings m_current;
+    mcp::ToolRegistry *m_registry = nullptr;
+    MutationBroker *m_broker = nullptr;
+    Approver *m_desktop = nullptr;
+    QFileSystemWatcher *m_watcher = nullptr;
+    QTimer *m_reload = nullptr;
+    QMap<QString, QString> m_digests;
+};
 
 } // namespace fb

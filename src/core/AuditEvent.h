@@ -28,6 +28,7 @@ enum class AuditEventType {
     Evicted,           // "evicted": a pending proposal was evicted (capacity, or settings)
     Expired,           // "expired": a pending proposal expired
     LedgerReset,       // "ledger_reset": `policy reset-ledger` started the day's count over
+    PolicyChanged,     // "policy_changed": the running process re-read its policy files
     LogContinued,      // "log_continued": AuditLog went on in a replaced log file
 };
 // How many types there are: LogContinued stays the last enumerator.

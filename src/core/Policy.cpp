@@ -68,10 +68,6 @@ int unpricedRank(UnpricedRule r)
 {
     return static_cast<int>(r); // Allow < RequireDesktop < Deny
 }
-int channelRank(PolicyChannel c)
-{
-    return static_cast<int>(c); // Auto < Client < Desktop
-}
 
 QString jsonText(const QJsonValue &v)
 {
@@ -138,6 +134,24 @@ const QStringList &Policy::keys()
 QString Policy::unpricedName(UnpricedRule rule)
 {
     return nameOf(kUnpricedNames, rule);
+}
+
+const QList<PolicyEnforcement> &policyEnforcement()
+{
+    // {key, startup, every change, every confirm, before send}
+    static const QList<PolicyEnforcement> table{
+        {kPerChange, true, true, true, false},    // evaluateAtPropose and evaluateAtConfirm
+        {kPerDay, true, true, true, false},       // evaluateAtConfirm, from the audit log
+        {kUnpriced, true, true, true, false},     // evaluateAtPropose and evaluateAtConfirm
+        {kDesktopAbove, true, true, true, false}, // checkDesktopRequired at confirm
+        {kTypedAbove, true, true, true, false},   // typedConfirmationRequired at confirm
+        {kChannel, true, true, true, false},      // the approver of the current settings
+        {kRevalidate, true, true, false, true},   // the dry run again right before sending
+        {kToolsets, true, true, true, false},     // a confirm tool no longer served is refused
+        {kUnconfirmed, true, true, true, false},  // read when the person's answer arrives
+        {kEndpoint, true, true, true, false},     // mutate (and so confirm) not served elsewhere
+    };
+    return table;
 }
 
 QString Policy::channelName(PolicyChannel channel)
@@ -327,7 +341,7 @@ PolicyMergeResult mergePolicy(const Policy &admin, const Policy &user)
     mergeMoney(kDesktopAbove, &Policy::desktopRequiredAbove);
     mergeMoney(kTypedAbove, &Policy::typedConfirmationAbove);
 
-    // The two enum keys: the higher rank is the stricter (see unpricedRank, channelRank).
+    // spend.unpriced: the higher rank is the stricter (see unpricedRank).
     auto mergeRanked = [&](const QString &key, auto Policy::*field, auto rank, auto name) {
         const auto &u = user.*field;
         auto &a = e.*field;
@@ -341,7 +355,27 @@ PolicyMergeResult mergePolicy(const Policy &admin, const Policy &user)
         }
     };
     mergeRanked(kUnpriced, &Policy::unpriced, unpricedRank, Policy::unpricedName);
-    mergeRanked(kChannel, &Policy::channel, channelRank, Policy::channelName);
+    // approval.channel is a partial order: auto (the default) < desktop; client is comparable
+    // only with itself. A user's client would move approvals from the native dialog to the
+    // agent's own client, which is not tightening: it is ignored and reported.
+    if (user.channel && user.channel != e.channel) {
+        const PolicyChannel base = e.channel.value_or(PolicyChannel::Auto);
+        const QString baseText =
+            e.channel ? u"%1 (%2)"_s.arg(Policy::channelName(base), admin.sources.value(kChannel))
+                      : u"auto (the default)"_s;
+        if (*user.channel == PolicyChannel::Desktop && base == PolicyChannel::Auto) {
+            e.channel = user.channel;
+            take(kChannel);
+        } else if (*user.channel == base) {
+            // the same as the default: nothing to tighten
+        } else if (*user.channel == PolicyChannel::Auto && base == PolicyChannel::Desktop) {
+            ignore(kChannel, looser.arg(Policy::channelName(base), admin.sources.value(kChannel)));
+        } else {
+            ignore(kChannel, u"%1 is not comparable with %2: only \"desktop\" is stricter than "
+                             "\"auto\", and a user policy can only tighten"_s.arg(
+                                 Policy::channelName(*user.channel), baseText));
+        }
+    }
     if (user.revalidateAfterMs) {
         if (!e.revalidateAfterMs || *user.revalidateAfterMs < *e.revalidateAfterMs) {
             e.revalidateAfterMs = user.revalidateAfterMs;

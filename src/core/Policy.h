@@ -65,6 +65,19 @@ struct Policy {
     static QString channelName(PolicyChannel channel);
 };
 
+// When each key is enforced (docs/policy.md, "Enforcement"; tst_policy keeps that table equal to
+// this one): read when the process starts; applied again on every change of a policy file while
+// it runs (broker/PolicyApply's LiveSettings); checked at every confirm; checked again right
+// before the create's bytes are sent.
+struct PolicyEnforcement {
+    QString key;
+    bool atStartup = true;
+    bool onEveryChange = true;
+    bool atEveryConfirm = false;
+    bool beforeSend = false;
+};
+const QList<PolicyEnforcement> &policyEnforcement(); // in Policy::keys() order
+
 struct PolicyParseResult {
     Policy policy;
     QStringList errors; // each names the key ("spend.unpriced: must be one of ...")
@@ -78,7 +91,10 @@ struct PolicyMergeResult {
     QStringList ignored; // user values that would loosen the administrator's, and why
 };
 // Tighten-only: for each key the stricter of the two values wins; a user value that is looser
-// than (or incomparable with) the administrator's is ignored and reported.
+// than (or incomparable with) the administrator's is ignored and reported. approval.channel:
+// only "desktop" is stricter than "auto"; "client" is not comparable with "auto" or "desktop"
+// (it moves approvals elsewhere, it does not tighten them), so a user's "client" is taken only
+// where the administrator set nothing.
 PolicyMergeResult mergePolicy(const Policy &admin, const Policy &user);
 
 // ---- Evaluation (pure) ------------------------------------------------------------------------
@@ -148,7 +164,9 @@ struct PolicyLoadResult {
     {
         return adminFiles.contains(effective.sources.value(key));
     }
-    bool refuseMutate = false; // an administrator-layer or user file could not be applied
+    bool refuseMutate = false;    // an administrator-layer or user file could not be applied
+    QStringList failedFiles;      // the files that could not be applied (refuseMutate)
+    QStringList failedAdminFiles; // the administrator-layer ones among them
 };
 
 struct PolicyPaths {
@@ -164,5 +182,11 @@ struct PolicyPaths {
 // file), or empty when it may.
 QString adminFileUnsafeReason(const QString &path);
 PolicyLoadResult loadPolicy(const PolicyPaths &paths);
+// Why a policy file that is there cannot be examined (stat() failed for a reason other than
+// ENOENT, or it is a dangling link), with the errno; empty when it can be, or is absent.
+QString policyFileStatError(const QString &path);
+// False only when the path names nothing at all (ENOENT): anything stat() cannot see for
+// another reason (EACCES, ELOOP, ...) exists for the policy, and refuses mutate.
+bool policyFileExists(const QString &path);
 
 } // namespace fb

@@ -7,6 +7,8 @@
 #include <QFileInfo>
 #include <QProcessEnvironment>
 
+#include <cerrno>
+#include <cstring>
 #include <sys/stat.h>
 
 namespace fb {
@@ -54,16 +56,52 @@ QString adminFileUnsafeReason(const QString &path)
     return {};
 }
 
+QString policyFileStatError(const QString &path)
+{
+    if (path.isEmpty())
+        return {};
+    struct stat st {};
+    const QByteArray native = QFile::encodeName(path);
+    // stat(), not QFileInfo::exists(): that is false on EACCES, ELOOP or a dangling link, and
+    // a file the process cannot see must not count as absent.
+    if (::stat(native.constData(), &st) == 0 || errno == ENOENT) {
+        if (errno == ENOENT) {
+            // A dangling symbolic link is there, but points nowhere: not an absent file.
+            struct stat lst {};
+            if (::lstat(native.constData(), &lst) == 0 && S_ISLNK(lst.st_mode))
+                return u"it is a symbolic link to nothing (stat: ENOENT)"_s;
+        }
+        return {};
+    }
+    const int err = errno;
+    return u"it cannot be examined (stat: %1, errno %2)"_s.arg(
+        QString::fromLocal8Bit(std::strerror(err)), QString::number(err));
+}
+
+bool policyFileExists(const QString &path)
+{
+    if (path.isEmpty())
+        return false;
+    struct stat st {};
+    const QByteArray native = QFile::encodeName(path);
+    return ::lstat(native.constData(), &st) == 0 || errno != ENOENT;
+}
+
 namespace {
-// nullopt: the file does not exist. Otherwise the parse result (errors when unreadable).
+// nullopt: the file does not exist (ENOENT). Otherwise the parse result (errors when it cannot
+// be examined or read, with the errno).
 std::optional<PolicyParseResult> readPolicyFile(const QString &path)
 {
-    if (path.isEmpty() || !QFileInfo::exists(path))
+    if (!policyFileExists(path))
         return std::nullopt;
     PolicyParseResult r;
+    if (const QString why = policyFileStatError(path); !why.isEmpty()) {
+        r.errors.append(why);
+        return r;
+    }
     QFile f(path);
     if (!f.open(QIODevice::ReadOnly)) {
-        r.errors.append(u"cannot read it: "_s + f.errorString());
+        r.errors.append(u"cannot read it: %1 (errno %2)"_s.arg(f.errorString()).arg(errno));
         return r;
     }
     const QByteArray bytes = f.read(MaxPolicyBytes + 1);
@@ -83,13 +121,21 @@ PolicyLoadResult loadPolicy(const PolicyPaths &paths)
         out.errors.append(u"policy file %1 is IGNORED: %2; the mutate toolset is "
                           "refused until it is fixed"_s.arg(path, why));
         out.refuseMutate = true;
+        if (!out.failedFiles.contains(path))
+            out.failedFiles.append(path);
     };
     for (const QString &path : {paths.system, paths.extraAdmin}) {
-        if (path.isEmpty() || !QFileInfo::exists(path))
+        if (!policyFileExists(path))
             continue;
+        if (const QString why = policyFileStatError(path); !why.isEmpty()) {
+            failFile(path, why);
+            out.failedAdminFiles.append(path);
+            continue;
+        }
         const QString unsafe = adminFileUnsafeReason(path);
         if (!unsafe.isEmpty()) {
             failFile(path, unsafe);
+            out.failedAdminFiles.append(path);
             continue;
         }
         const auto r = readPolicyFile(path);
@@ -97,10 +143,15 @@ PolicyLoadResult loadPolicy(const PolicyPaths &paths)
             continue;
         if (!r->ok()) {
             failFile(path, r->errors.join(u"; "_s));
+            out.failedAdminFiles.append(path);
             continue;
         }
         out.files.append(path);
         out.adminFiles.append(path);
+        if (admin.sources.isEmpty()) { // the first administrator file is taken as written
+            admin = r->policy;
+            continue;
+        }
         // A second administrator-layer file tightens the first, never loosens it.
         const PolicyMergeResult m = mergePolicy(admin, r->policy);
         admin = m.effective;

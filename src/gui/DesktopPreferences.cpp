@@ -9,7 +9,8 @@ DesktopPreferences DesktopPreferences::load(const QSettings &settings)
     DesktopPreferences p;
     p.endpoint = QUrl(settings.value(Settings::savedKey(SettingId::FabricEndpoint)).toString());
     p.toolsets = settings.value(Settings::savedKey(SettingId::Toolsets)).toStringList();
-    p.approvalMode = settings.value(Settings::savedKey(SettingId::Approval)).toString();
+    p.approvalMode = BrokerSettings::approvalModeFromName(
+        settings.value(Settings::savedKey(SettingId::Approval)).toString());
     p.httpAddress = settings.value(Settings::savedKey(SettingId::HttpAddress)).toString();
     p.credentialsInKeychain =
         settings.value(Settings::savedKey(SettingId::CredentialsInKeychain), false).toBool();
@@ -26,10 +27,11 @@ void DesktopPreferences::save(QSettings &settings) const
         settings.remove(Settings::savedKey(SettingId::Toolsets));
     else
         settings.setValue(Settings::savedKey(SettingId::Toolsets), toolsets);
-    if (approvalMode.isEmpty())
+    if (!approvalMode)
         settings.remove(Settings::savedKey(SettingId::Approval));
     else
-        settings.setValue(Settings::savedKey(SettingId::Approval), approvalMode);
+        settings.setValue(Settings::savedKey(SettingId::Approval),
+                          BrokerSettings::approvalModeName(*approvalMode));
     if (httpAddress.isEmpty())
         settings.remove(Settings::savedKey(SettingId::HttpAddress));
     else

@@ -2,6 +2,8 @@
 // DesktopPreferences: the desktop app's non-secret settings in QSettings (endpoint, toolsets,
 // approval channel, HTTP endpoint), under the saved keys of the settings table (core/Settings.h).
 // Credentials never live here: see CredentialStore.
+#include "broker/BrokerSettings.h"
+
 #include <QSettings>
 #include <QStringList>
 #include <QUrl>
@@ -9,9 +11,9 @@
 namespace fb {
 
 struct DesktopPreferences {
-    QUrl endpoint;        // empty: the default (or the environment's)
-    QStringList toolsets; // empty: the default (or the environment's)
-    QString approvalMode; // "auto", "client", "desktop"; empty: the default
+    QUrl endpoint;                            // empty: the default (or the environment's)
+    QStringList toolsets;                     // empty: the default (or the environment's)
+    std::optional<ApprovalMode> approvalMode; // nullopt: the default (an unknown saved value too)
     // The loopback MCP over HTTP endpoint ("127.0.0.1:PORT"); empty: off. --http overrides it.
     QString httpAddress;
     // Whether credentials were saved to the keychain, so startup only asks the keychain (which

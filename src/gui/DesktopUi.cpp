@@ -1,6 +1,7 @@
 #include "gui/DesktopUi.h"
 
 #include "broker/MutationBroker.h"
+#include "broker/PolicyApply.h"
 #include "core/AuditLog.h"
 #include "core/ProposalStore.h"
 #include "fabric/FabricClient.h"
@@ -37,6 +38,27 @@ DesktopUi::DesktopUi(DesktopContext context, QObject *parent)
     if (qApp)
         QApplication::setWindowIcon(appIcon());
     m_model->attach(m_context.store, m_context.broker);
+    m_live = m_context.live;
+    if (!m_live) {
+        // Without a host (tests, embedders): the same path, from this process's sources.
+        SettingSources sources;
+        sources.environment = QProcessEnvironment::systemEnvironment();
+        const DesktopPreferences prefs = DesktopPreferences::load(QSettings());
+        if (!prefs.toolsets.isEmpty())
+            sources.saved.insert(SettingId::Toolsets, prefs.toolsets.join(u','));
+        if (prefs.approvalMode)
+            sources.saved.insert(SettingId::Approval,
+                                 BrokerSettings::approvalModeName(*prefs.approvalMode));
+        m_live = new LiveSettings(sources, PolicyPaths::fromEnvironment(), this);
+        QString error;
+        const QString endpoint =
+            m_context.fabric ? MutationBroker::fabricBinding(m_context.fabric->config()).endpoint
+                             : QString();
+        if (!m_live->start(endpoint, &error))
+            qCWarning(lcDesktopUi).noquote() << error;
+        m_live->attach(m_context.server ? m_context.server->registry() : nullptr, m_context.broker);
+        m_live->setDesktopApprover(m_approver.get());
+    }
 
     m_window = std::make_unique<MainWindow>(m_model, m_clock);
     const bool sandbox =
@@ -67,6 +89,8 @@ DesktopUi::DesktopUi(DesktopContext context, QObject *parent)
             connect(registry, &mcp::ToolRegistry::toolsChanged, m_window.get(),
                     [this, registry] { m_window->setToolsets(registry->servedToolsets()); });
     }
+    connect(m_live, &LiveSettings::changed, this, &DesktopUi::showPolicyState);
+    showPolicyState();
     connect(m_window.get(), &MainWindow::settingsRequested, this, &DesktopUi::showSettings);
     connect(m_window.get(), &MainWindow::connectClientRequested, this,
             &DesktopUi::showConnectClient);
@@ -116,6 +140,8 @@ DesktopUi::~DesktopUi()
 {
     // Answer every open approval before the windows go.
     m_approver->denyAllPending(tr("Fabric Broker is closing"));
+    if (m_live && m_live->parent() == this)
+        m_live->setDesktopApprover(nullptr); // the broker no longer points at the dialog
 }
 
 Approver *DesktopUi::approver()
@@ -141,6 +167,16 @@ TrayIcon *DesktopUi::trayIcon() const
 CredentialStore *DesktopUi::credentialStore() const
 {
     return m_credentials;
+}
+LiveSettings *DesktopUi::liveSettings() const
+{
+    return m_live;
+}
+
+void DesktopUi::showPolicyState()
+{
+    const ResolvedSettings &r = m_live->current();
+    m_window->setMutateLock(r.mutateLock ? r.mutateLock->text() : QString());
 }
 
 void DesktopUi::showMainWindow()
@@ -245,45 +281,60 @@ void DesktopUi::requestQuit()
 void DesktopUi::showSettings()
 {
     FabricConfig current = m_context.fabric ? m_context.fabric->config() : FabricConfig{};
-    auto *dialog = new SettingsDialog(current, m_context.settings, m_context.sandbox, m_credentials,
+    const ResolvedSettings &now = m_live->current();
+    auto *dialog = new SettingsDialog(current, now.settings, m_context.sandbox, m_credentials,
                                       m_window->isVisible() ? m_window.get() : nullptr);
     dialog->setProposalStore(m_context.store);
+    dialog->showMutateLock(now.mutateLock ? now.mutateLock->text() : QString(), now.overridden);
     connect(dialog, &SettingsDialog::saved, this,
             [this](const FabricConfig &config, const DesktopPreferences &prefs) {
                 // Endpoint and credentials apply now (not in the sandbox).
                 if (m_context.fabric && !m_context.sandbox) {
                     m_context.fabric->setConfig(config);
                     m_window->setFabricEndpoint(config.endpoint, false);
+                    m_live->setEndpoint(MutationBroker::fabricBinding(config).endpoint);
                 }
                 applyToolsetsAndApproval(prefs);
-                m_window->showStatusMessage(tr("Settings saved."));
+                const QStringList overridden = m_live->current().overridden;
+                m_window->showStatusMessage(
+                    overridden.isEmpty() ? tr("Settings saved.")
+                                         : tr("Settings saved, but the policy overrides them: %1")
+                                               .arg(overridden.join(QStringLiteral("; "))));
             });
     dialog->open();
 }
 
 void DesktopUi::applyToolsetsAndApproval(const DesktopPreferences &prefs)
 {
-    // Without a restart: new sessions get them at once, connected sessions are sent
-    // notifications/tools/list_changed by the server when the served toolsets change.
-    if (m_context.server && m_context.server->registry() && !prefs.toolsets.isEmpty())
-        m_context.server->registry()->setServedToolsets(prefs.toolsets);
-    if (m_context.broker && !prefs.approvalMode.isEmpty()) {
-        // This process has the desktop dialog: "auto" and "desktop" ask here, "client" through
-        // each client's elicitation.
-        m_context.broker->setApprover(
-            prefs.approvalMode == QStringLiteral("client") ? nullptr : m_approver.get());
-    }
+    // Through the one path (LiveSettings): the table's precedence (a flag or the environment
+    // still wins over a saved value), then the policy. Without a restart: new sessions get the
+    // result at once, connected sessions are sent notifications/tools/list_changed by the
+    // server when the served toolsets change.
+    m_live->setSaved(
+        {{SettingId::Toolsets, prefs.toolsets.join(u',')},
+         {SettingId::Approval,
+          prefs.approvalMode ? BrokerSettings::approvalModeName(*prefs.approvalMode) : QString()}});
 }
 
 void DesktopUi::enableProposals()
 {
+    if (const auto &lock = m_live->current().mutateLock) {
+        // Not offered while locked; a click that still arrives changes nothing.
+        m_window->setMutateLock(lock->text());
+        m_window->showStatusMessage(tr("Proposals cannot be turned on: %1").arg(lock->text()));
+        return;
+    }
     QSettings settings;
     DesktopPreferences prefs = DesktopPreferences::load(settings);
     prefs.toolsets = {QStringLiteral("read"), QStringLiteral("mutate")};
     prefs.save(settings);
     applyToolsetsAndApproval(prefs);
     m_window->showStatusMessage(
-        tr("Proposals are on: agents may propose creates; each one waits for your approval."));
+        m_live->settings().toolsets.contains(QStringLiteral("mutate"))
+            ? tr("Proposals are on: agents may propose creates; each one waits for your approval.")
+            : tr("Proposals stay off: the toolsets come from the command line or the environment "
+                 "(%1).")
+                  .arg(m_live->settings().toolsets.join(u',')));
 }
 
 void DesktopUi::showConnectClient()

@@ -22,6 +22,7 @@ struct DesktopPreferences;
 class CredentialStore;
 class DesktopApprover;
 class FabricClient;
+class LiveSettings;
 class MainWindow;
 class MutationBroker;
 class ProposalStore;
@@ -39,6 +40,9 @@ struct DesktopContext {
     QString httpUrl;        // the loopback HTTP endpoint; empty when off
     QString executablePath; // QCoreApplication::applicationFilePath() of the installation
     Clock *clock = nullptr; // null: Clock::system()
+    // The one path from a setting to the running broker (broker/PolicyApply). Null: DesktopUi
+    // makes its own from the environment, the saved values and the policy files.
+    LiveSettings *live = nullptr;
 };
 
 class DesktopUi : public QObject {
@@ -53,6 +57,7 @@ public:
     ProposalTableModel *proposalModel() const;
     TrayIcon *trayIcon() const; // null when the system has no tray
     CredentialStore *credentialStore() const;
+    LiveSettings *liveSettings() const;
 
     void showMainWindow();
     void raiseMainWindow();
@@ -77,7 +82,8 @@ public slots:
     // The audit log (AuditLog::defaultPath(), so $EQUINIX_MCP_AUDIT_LOG when set) in a
     // non-modal AuditViewDialog.
     void showAuditLog();
-    // "Turn on proposals" (the empty proposals table): saves and serves read,mutate now.
+    // "Turn on proposals" (the empty proposals table): saves and serves read,mutate now, unless
+    // the policy forbids mutate (then nothing is saved and the status bar says who locked it).
     void enableProposals();
 
 signals:
@@ -88,10 +94,12 @@ private:
     void requestQuit();
     void updateCounts();
     void applyToolsetsAndApproval(const DesktopPreferences &prefs);
+    void showPolicyState(); // the main window's lock, from m_live
 
     DesktopContext m_context;
     Clock *m_clock;
     std::unique_ptr<DesktopApprover> m_approver;
+    QPointer<LiveSettings> m_live;
     ProposalTableModel *m_model;
     std::unique_ptr<MainWindow> m_window;
     TrayIcon *m_tray = nullptr;

@@ -100,7 +100,15 @@ void MainWindow::updateEmptyHint()
     const bool empty = m_model->rowCount() == 0;
     ui->proposalsView->setVisible(!empty);
     ui->emptyHint->setVisible(empty);
-    ui->enableProposalsButton->setVisible(!m_mutate);
+    ui->enableProposalsButton->setVisible(!m_mutate && m_mutateLock.isEmpty());
+    if (!m_mutate && !m_mutateLock.isEmpty()) {
+        ui->emptyHintLabel->setText(
+            tr("No proposals yet. Connect an MCP client (Claude Code, Claude Desktop, VS Code, "
+               "Cursor, Codex, Gemini CLI) to let its agent read your Fabric estate. Proposals "
+               "are off and cannot be turned on here: %1.")
+                .arg(m_mutateLock));
+        return;
+    }
     ui->emptyHintLabel->setText(
         m_mutate ? tr("No proposals yet. Connect an MCP client (Claude Code, Claude Desktop, VS "
                       "Code, Cursor, Codex, Gemini CLI): when its agent proposes a create, it "
@@ -125,12 +133,22 @@ void MainWindow::setFabricEndpoint(const QUrl &endpoint, bool sandbox)
 
 void MainWindow::setToolsets(const QStringList &toolsets)
 {
+    m_toolsets = toolsets;
     QString text = toolsets.join(QStringLiteral(", "));
     if (!toolsets.contains(QStringLiteral("mutate")))
-        text += tr(" (read-only: agents cannot propose creates)");
+        text +=
+            m_mutateLock.isEmpty()
+                ? tr(" (read-only: agents cannot propose creates)")
+                : tr(" (read-only: agents cannot propose creates; mutate is %1)").arg(m_mutateLock);
     ui->toolsetsValue->setText(text);
     m_mutate = toolsets.contains(QStringLiteral("mutate"));
     updateEmptyHint();
+}
+
+void MainWindow::setMutateLock(const QString &lock)
+{
+    m_mutateLock = lock;
+    setToolsets(m_toolsets);
 }
 
 void MainWindow::setSocketPath(const QString &path)
@@ -192,6 +210,11 @@ QString MainWindow::formatActivity(AuditEventType type, const QJsonObject &recor
             what += tr(", uuid %1").arg(str("uuid"));
         if (!str("correlation_id").isEmpty())
             what += tr(" (correlation id %1)").arg(str("correlation_id"));
+        break;
+    case AuditEventType::PolicyChanged:
+        what = record.value(QStringLiteral("refuse_mutate")).toBool()
+                   ? tr("policy files changed: the mutate toolset is refused until they are fixed")
+                   : tr("policy files changed: served toolsets %1").arg(str("toolsets"));
         break;
     case AuditEventType::Revalidation:
     case AuditEventType::Policy:

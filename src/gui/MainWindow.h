@@ -34,6 +34,10 @@ public:
 
     void setFabricEndpoint(const QUrl &endpoint, bool sandbox);
     void setToolsets(const QStringList &toolsets);
+    // Why the policy forbids the mutate toolset ("set by your administrator: toolsets.allowed in
+    // /etc/fabric-broker/policy.json"), or empty when it allows it. While locked, "Turn on
+    // proposals" is not offered and the hint and "Served toolsets" say who locked it.
+    void setMutateLock(const QString &lock);
     void setSocketPath(const QString &path);
     // When true, closing the window hides it (the tray keeps serving); otherwise closing asks
     // to quit (quitRequested).
@@ -84,6 +88,8 @@ private:
     bool m_sandbox = false;
     bool m_hideOnClose = false;
     bool m_mutate = false;
+    QStringList m_toolsets;
+    QString m_mutateLock;
 };
 
 } // namespace fb

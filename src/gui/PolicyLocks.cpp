@@ -17,6 +17,26 @@ QString tr(const char *text)
 {
     return QCoreApplication::translate("fb::PolicyLocks", text);
 }
+// Adds lines to the dialog's "policyLocksLabel", made above the button box when missing.
+void appendLockLines(QWidget *dialog, const QStringList &lines)
+{
+    if (lines.isEmpty())
+        return;
+    if (auto *label = dialog->findChild<QLabel *>(QStringLiteral("policyLocksLabel"))) {
+        label->setText(label->text() + u'\n' + lines.join(u'\n'));
+        return;
+    }
+    auto *label = new QLabel(dialog);
+    label->setObjectName(QStringLiteral("policyLocksLabel"));
+    label->setTextFormat(Qt::PlainText); // paths come from the file system
+    label->setWordWrap(true);
+    label->setText(tr("Locked by policy (fabric-broker policy show):") + u'\n' + lines.join(u'\n'));
+    // Above the button box, which is the last item of the dialog's layout.
+    if (auto *box = qobject_cast<QBoxLayout *>(dialog->layout()))
+        box->insertWidget(std::max(0, box->count() - 1), label);
+    else if (QLayout *layout = dialog->layout())
+        layout->addWidget(label);
+}
 } // namespace
 
 QStringList showPolicyLocks(const Policy &policy, QWidget *dialog)
@@ -26,16 +46,18 @@ QStringList showPolicyLocks(const Policy &policy, QWidget *dialog)
     const PolicyPaths paths = PolicyPaths::fromEnvironment();
     auto lockedBy = [&](const QString &key) {
         const QString source = policy.sources.value(key);
-        return source == paths.system || (!paths.extraAdmin.isEmpty() && source == paths.extraAdmin)
-                   ? tr("set by your administrator")
-                   : tr("set by your policy file %1").arg(policy.sources.value(key));
+        return (source == paths.system ||
+                        (!paths.extraAdmin.isEmpty() && source == paths.extraAdmin)
+                    ? tr("set by your administrator: %1 in %2")
+                    : tr("set by your policy file: %1 in %2"))
+            .arg(key, source);
     };
     auto lock = [&](QWidget *w, const QString &key, const QString &what) {
         if (!w)
             return;
         const QString by = lockedBy(key);
         w->setEnabled(false);
-        w->setToolTip(tr("%1: %2 (%3)").arg(what, by, key));
+        w->setToolTip(tr("%1: %2").arg(what, by));
         lines << tr("%1: %2").arg(what, by);
         if (!locked.contains(key))
             locked << key;
@@ -68,19 +90,27 @@ QStringList showPolicyLocks(const Policy &policy, QWidget *dialog)
     if (policy.allowUnconfirmed && !*policy.allowUnconfirmed)
         lines << tr("Creating without a person's approval is locked off: %1")
                      .arg(lockedBy(QStringLiteral("allow_unconfirmed_mutations")));
-    if (lines.isEmpty())
-        return locked;
-    auto *label = new QLabel(dialog);
-    label->setObjectName(QStringLiteral("policyLocksLabel"));
-    label->setTextFormat(Qt::PlainText); // paths come from the file system
-    label->setWordWrap(true);
-    label->setText(tr("Locked by policy (fabric-broker policy show):") + u'\n' + lines.join(u'\n'));
-    // Above the button box, which is the last item of the dialog's layout.
-    if (auto *box = qobject_cast<QBoxLayout *>(dialog->layout()))
-        box->insertWidget(std::max(0, box->count() - 1), label);
-    else if (QLayout *layout = dialog->layout())
-        layout->addWidget(label);
+    appendLockLines(dialog, lines);
     return locked;
+}
+
+void showMutateLock(const QString &lock, const QStringList &overridden, QWidget *dialog)
+{
+    QStringList lines;
+    if (!lock.isEmpty()) {
+        if (auto *check = dialog->findChild<QCheckBox *>(QStringLiteral("mutateToolsetCheck"))) {
+            check->setChecked(false);
+            check->setEnabled(false);
+            check->setToolTip(tr("The mutate toolset is not allowed: %1").arg(lock));
+        }
+        const QString line = tr("The mutate toolset is not allowed: %1").arg(lock);
+        auto *label = dialog->findChild<QLabel *>(QStringLiteral("policyLocksLabel"));
+        if (!label || !label->text().contains(line))
+            lines << line;
+    }
+    for (const QString &o : overridden)
+        lines << tr("Overridden: %1").arg(o);
+    appendLockLines(dialog, lines);
 }
 
 bool typedConfirmationRequested(const QJsonObject &policy)

@@ -17,6 +17,10 @@ namespace fb {
 // approvalCombo, endpointEdit), shows the locked value, and adds a "policyLocksLabel" listing
 // each lock and who set it. Returns the keys it locked.
 QStringList showPolicyLocks(const Policy &policy, QWidget *dialog);
+// Whatever else forbids mutate (a broken policy file, fabric.endpoint, toolsets.allowed), as
+// LiveSettings' MutateLock::text() says it: the mutate box is unchecked and disabled with those
+// words; and saved values the policy overrides. Both are added to "policyLocksLabel".
+void showMutateLock(const QString &lock, const QStringList &overridden, QWidget *dialog);
 
 // approval.typed_confirmation_above_monthly, from a proposal's context "policy" (the confirm's
 // PolicyVerdict::toJson()): whether the dialog must ask for typing.

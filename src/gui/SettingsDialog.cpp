@@ -62,9 +62,8 @@ SettingsDialog::SettingsDialog(const FabricConfig &current, const BrokerSettings
     ui->approvalCombo->addItem(tr("The MCP client's prompt (elicitation)"),
                                QStringLiteral("client"));
     ui->approvalCombo->addItem(tr("This app's approval dialog"), QStringLiteral("desktop"));
-    const QString mode = prefs.approvalMode.isEmpty()
-                             ? BrokerSettings::approvalModeName(settings.approvalMode)
-                             : prefs.approvalMode;
+    const QString mode =
+        BrokerSettings::approvalModeName(prefs.approvalMode.value_or(settings.approvalMode));
     ui->approvalCombo->setCurrentIndex(std::max(0, ui->approvalCombo->findData(mode)));
     showPolicyLocks(settings.policy, this); // locked settings: disabled, and who set them
 
@@ -160,11 +159,17 @@ DesktopPreferences SettingsDialog::preferences() const
         p.toolsets << QStringLiteral("read");
     if (ui->mutateToolsetCheck->isChecked())
         p.toolsets << QStringLiteral("mutate");
-    p.approvalMode = ui->approvalCombo->currentData().toString();
+    p.approvalMode =
+        BrokerSettings::approvalModeFromName(ui->approvalCombo->currentData().toString());
     if (m_httpCheck->isChecked())
         p.httpAddress =
             m_savedHttpAddress.isEmpty() ? mcp::HttpServer::defaultAddress() : m_savedHttpAddress;
     return p;
+}
+
+void SettingsDialog::showMutateLock(const QString &lock, const QStringList &overridden)
+{
+    fb::showMutateLock(lock, overridden, this);
 }
 
 void SettingsDialog::setStatus(const QString &text, bool error)

@@ -41,6 +41,9 @@ public:
     // is evicted, so agents and the audit log see it like any eviction). Not owned.
     void setProposalStore(ProposalStore *store);
     QLabel *voidWarningLabel() const;
+    // What else of the policy applies now (broker/PolicyApply's ResolvedSettings): why mutate
+    // is refused (the mutate box is disabled with those words) and saved values it overrides.
+    void showMutateLock(const QString &lock, const QStringList &overridden);
 
     QLineEdit *endpointEdit() const;
     QLineEdit *clientIdEdit() const;

@@ -62,7 +62,8 @@ void TestPolicyLocks::lockedSettingsAreDisabled()
     QCOMPARE(combo->currentData().toString(), QStringLiteral("desktop"));
     QVERIFY(!dialog.endpointEdit()->isEnabled());
     QCOMPARE(dialog.endpointEdit()->text(), QStringLiteral("https://api.equinix.com"));
-    QVERIFY(mutate->toolTip().contains("set by your administrator"));
+    QVERIFY(mutate->toolTip().contains(
+        "set by your administrator: toolsets.allowed in /etc/fabric-broker/policy.json"));
     auto *label = dialog.findChild<QLabel *>("policyLocksLabel");
     QVERIFY(label);
     QCOMPARE(label->textFormat(), Qt::PlainText);
@@ -81,7 +82,8 @@ void TestPolicyLocks::userPolicyLocksNameTheFile()
     SettingsDialog dialog(FabricConfig{}, settings, true, nullptr);
     auto *label = dialog.findChild<QLabel *>("policyLocksLabel");
     QVERIFY(label);
-    QVERIFY(label->text().contains("set by your policy file /home/u/.config/p.json"));
+    QVERIFY(label->text().contains(
+        "set by your policy file: approval.channel in /home/u/.config/p.json"));
     QVERIFY(!label->text().contains("administrator"));
     QVERIFY(!dialog.findChild<QComboBox *>("approvalCombo")->isEnabled());
 }

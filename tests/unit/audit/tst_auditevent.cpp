@@ -62,6 +62,7 @@ private slots:
             {AuditEventType::Evicted, QStringLiteral("evicted")},
             {AuditEventType::Expired, QStringLiteral("expired")},
             {AuditEventType::LedgerReset, QStringLiteral("ledger_reset")},
+            {AuditEventType::PolicyChanged, QStringLiteral("policy_changed")},
             {AuditEventType::LogContinued, QStringLiteral("log_continued")},
         };
         QCOMPARE(expected.size(), fb::AuditEventTypeCount);

@@ -6,6 +6,7 @@
 #include "core/Policy.h"
 
 #include <QDateTime>
+#include <QDir>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -69,6 +70,9 @@ private slots:
     void adminFileOwnership();
     void shippedSchemaAndExample();
     void userFileErrorsRefuseMutate();
+    void channelRanks();
+    void enforcementTableIsTrue();
+    void unstattableFilesRefuseMutate();
 };
 
 void TestPolicy::parsesEveryKey()
@@ -184,7 +188,7 @@ void TestPolicy::mergeTakesTheStricterValue()
     const Policy admin = parseOk(R"({
         "spend": {"max_monthly_recurring_per_change": {"amount": 500, "currency": "USD"},
                   "unpriced": "require_desktop"},
-        "approval": {"channel": "client"},
+        "approval": {"channel": "auto"},
         "revalidate_before_send_after_ms": 30000,
         "toolsets": {"allowed": ["read", "mutate"]}
     })",
@@ -531,6 +535,121 @@ void TestPolicy::userFileErrorsRefuseMutate()
     const PolicyLoadResult none = loadPolicy({"/nonexistent/a.json", {}, dir.filePath("x")});
     QVERIFY(!none.refuseMutate);
     QVERIFY(none.files.isEmpty());
+}
+
+void TestPolicy::channelRanks()
+{
+    auto merged = [](const char *admin, const char *user) {
+        const Policy a =
+            admin ? parseOk(QByteArray(R"({"approval": {"channel": ")") + admin + "\"}}", "admin")
+                  : Policy{};
+        const Policy u =
+            parseOk(QByteArray(R"({"approval": {"channel": ")") + user + "\"}}", "user");
+        return mergePolicy(a, u);
+    };
+    // desktop is the only value stricter than auto (set or the default).
+    PolicyMergeResult m = merged(nullptr, "desktop");
+    QCOMPARE(m.effective.channel, PolicyChannel::Desktop);
+    QCOMPARE(m.effective.sources.value("approval.channel"), QStringLiteral("user"));
+    QVERIFY(m.ignored.isEmpty());
+    m = merged("auto", "desktop");
+    QCOMPARE(m.effective.channel, PolicyChannel::Desktop);
+    // client is not comparable with auto: a user file cannot move approvals to the agent's
+    // client "as tightening".
+    for (const char *admin : {static_cast<const char *>(nullptr), "auto", "desktop"}) {
+        m = merged(admin, "client");
+        QCOMPARE(m.effective.channel,
+                 admin ? std::optional<PolicyChannel>(admin == QByteArray("auto")
+                                                          ? PolicyChannel::Auto
+                                                          : PolicyChannel::Desktop)
+                       : std::nullopt);
+        QCOMPARE(m.ignored.size(), 1);
+        QVERIFY2(m.ignored.first().contains("not comparable"), qPrintable(m.ignored.first()));
+    }
+    m = merged("client", "desktop");
+    QCOMPARE(m.effective.channel, PolicyChannel::Client);
+    QVERIFY(m.ignored.first().contains("not comparable"));
+    m = merged("desktop", "auto");
+    QCOMPARE(m.effective.channel, PolicyChannel::Desktop);
+    QVERIFY(m.ignored.first().contains("looser"));
+    m = merged("client", "client");
+    QVERIFY(m.ignored.isEmpty());
+    QCOMPARE(m.effective.sources.value("approval.channel"), QStringLiteral("admin"));
+}
+
+void TestPolicy::enforcementTableIsTrue()
+{
+    // docs/policy.md's "Enforcement" table is the code's table, row for row.
+    QFile doc(qEnvironmentVariable("FB_SOURCE_DIR") + "/docs/policy.md");
+    QVERIFY(doc.open(QIODevice::ReadOnly));
+    const QString text = QString::fromUtf8(doc.readAll());
+    const qsizetype begin = text.indexOf("<!-- enforcement-table:begin -->");
+    const qsizetype end = text.indexOf("<!-- enforcement-table:end -->");
+    QVERIFY(begin >= 0 && end > begin);
+    QStringList rows = text.mid(begin, end - begin).split('\n', Qt::SkipEmptyParts).mid(1);
+    QVERIFY(rows.size() > 2);
+    QCOMPARE(
+        rows.takeFirst(),
+        QStringLiteral("| Key | At startup | On every change | At every confirm | Before send |"));
+    rows.removeFirst(); // |---|
+    auto yes = [](bool b) { return b ? QStringLiteral("yes") : QStringLiteral("no"); };
+    QStringList expected;
+    for (const PolicyEnforcement &e : policyEnforcement())
+        expected << QStringLiteral("| `%1` | %2 | %3 | %4 | %5 |")
+                        .arg(e.key, yes(e.atStartup), yes(e.onEveryChange), yes(e.atEveryConfirm),
+                             yes(e.beforeSend));
+    QCOMPARE(rows, expected);
+    // Every key, in Policy::keys() order.
+    QStringList keys;
+    for (const PolicyEnforcement &e : policyEnforcement())
+        keys << e.key;
+    QCOMPARE(keys, Policy::keys());
+}
+
+void TestPolicy::unstattableFilesRefuseMutate()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    // A dangling link, a link loop and a path through a regular file: there, but not
+    // readable. Each refuses mutate with the errno; only ENOENT is "absent".
+    const QString dangling = dir.filePath("dangling.json");
+    QVERIFY(QFile::link(dir.filePath("nowhere.json"), dangling));
+    const QString loop = dir.filePath("loop.json");
+    QVERIFY(QFile::link(loop, loop));
+    const QString plain = dir.filePath("plain");
+    QFile f(plain);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.close();
+    const QString notDir = plain + "/policy.json";
+    struct Case {
+        QString path;
+        const char *expect;
+    };
+    for (const Case &c :
+         {Case{dangling, "ENOENT"}, Case{loop, "errno 40"}, Case{notDir, "errno 20"}}) {
+        QVERIFY(policyFileExists(c.path));
+        for (const PolicyPaths &paths :
+             {PolicyPaths{c.path, {}, dir.filePath("absent.json")},
+              PolicyPaths{"/nonexistent/a.json", c.path, dir.filePath("absent.json")},
+              PolicyPaths{"/nonexistent/a.json", {}, c.path}}) {
+            const PolicyLoadResult r = loadPolicy(paths);
+            QVERIFY2(r.refuseMutate, qPrintable(c.path));
+            QCOMPARE(r.failedFiles, QStringList{c.path});
+            QVERIFY2(r.errors.first().contains(c.expect), qPrintable(r.errors.first()));
+        }
+    }
+    QVERIFY(!policyFileExists(dir.filePath("absent.json")));
+    QVERIFY(!loadPolicy({dir.filePath("a.json"), {}, dir.filePath("b.json")}).refuseMutate);
+    if (::geteuid() != 0) {
+        // EACCES: a directory the process may not search.
+        const QString closed = dir.filePath("closed");
+        QVERIFY(QDir().mkdir(closed));
+        QVERIFY(::chmod(QFile::encodeName(closed).constData(), 0) == 0);
+        const PolicyLoadResult r = loadPolicy({closed + "/policy.json", {}, {}});
+        QVERIFY(::chmod(QFile::encodeName(closed).constData(), 0700) == 0);
+        QVERIFY(r.refuseMutate);
+        QVERIFY2(r.errors.first().contains("errno 13"), qPrintable(r.errors.first()));
+    }
 }
 
 QTEST_GUILESS_MAIN(TestPolicy)
