@@ -1,7 +1,7 @@
 #include "gui/ConnectClientDialog.h"
 
 #include "mcp/ClientSnippets.h"
-#include "mcp/HttpToken.h"
+#include "transport/http/HttpToken.h"
 #include "ui_ConnectClientDialog.h"
 
 #include <QClipboard>

@@ -6,7 +6,7 @@
 #include "gui/CredentialStore.h"
 #include "gui/LoginAutostart.h"
 #include "gui/PolicyLocks.h"
-#include "mcp/HttpServer.h"
+#include "transport/http/HttpServer.h"
 #include "ui_SettingsDialog.h"
 
 #include <QCheckBox>

@@ -1,7 +1,7 @@
 // The loopback Streamable HTTP transport: bearer token, Host/Origin, body limit, the 2025
 // session rules, the 2026-07-28 standard headers, and the id matching of HttpChannel.
-#include "mcp/HttpServer.h"
-#include "mcp/HttpToken.h"
+#include "transport/http/HttpServer.h"
+#include "transport/http/HttpToken.h"
 #include "mcp/McpServer.h"
 #include "mcp/ToolCall.h"
 #include "mcp/ToolRegistry.h"
