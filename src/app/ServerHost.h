@@ -22,6 +22,7 @@ class McpServer;
 class ToolRegistry;
 class LocalSocketServer;
 class HttpServer;
+struct HttpServerOptions;
 class StdioDevices;
 } // namespace mcp
 
@@ -62,6 +63,8 @@ public:
     const BrokerSettings &settings() const;
     QString socketPath() const;
     QString httpUrl() const; // the HTTP endpoint's URL; empty when not serving HTTP
+    // Why --http / the HTTP setting is not served (the port was taken, ...); empty otherwise.
+    QString httpWarning() const { return m_httpWarning; }
     AuditLog *auditLog() const;
 
     // Chooses who asks people (desktop: the UI's approver, or null without a UI) and refuses
@@ -95,6 +98,7 @@ signals:
     void stdioFinished();
 
 private:
+    void startHttp(mcp::HttpServerOptions http);
     BrokerSettings m_settings;
     std::unique_ptr<AuditLog> m_audit;
     std::unique_ptr<FabricSandbox> m_sandbox;
@@ -107,6 +111,7 @@ private:
     std::unique_ptr<mcp::LocalSocketServer> m_socketServer;
     QString m_socketPath;
     std::unique_ptr<mcp::HttpServer> m_httpServer;
+    QString m_httpWarning;
     bool m_shuttingDown = false;
 };
 

@@ -172,7 +172,7 @@ bool HttpDaemon::listen(const QHostAddress &address, quint16 port, QString *erro
     if (v6)
         flags |= MHD_USE_IPv6;
     // MHD's own cap is a backstop above ours (ours evicts, and answers before it closes).
-    const unsigned int mhdCap = static_cast<unsigned int>(m_limits.maxConnections + 32);
+    const unsigned int mhdCap = static_cast<unsigned int>(m_limits.maxConnections * 4 + 64);
     m_daemon = MHD_start_daemon(
         flags, 0, nullptr, nullptr, &access, this, MHD_OPTION_LISTEN_SOCKET, fd,
         MHD_OPTION_CONNECTION_LIMIT, mhdCap, MHD_OPTION_CONNECTION_TIMEOUT,
