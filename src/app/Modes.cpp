@@ -103,6 +103,8 @@ int runHeadless(CommandLine &cli)
         if (host.start(withDevices, &error) && host.applyApprovalMode(nullptr, &error)) {
             if (!host.httpUrl().isEmpty()) // one line tests and scripts parse; never the token
                 QTextStream(stderr) << "fabric-broker: MCP over HTTP at " << host.httpUrl() << "\n";
+            if (!host.httpWarning().isEmpty()) // a taken port is a warning, not a failed start
+                QTextStream(stderr) << "fabric-broker: warning: " << host.httpWarning() << "\n";
             return true;
         }
         QTextStream(stderr) << "fabric-broker: " << error << "\n";

@@ -7,14 +7,14 @@
 #include "core/AuditLog.h"
 #include "core/AuditProposalEvents.h"
 #include "core/ProposalStore.h"
-#include "mcp/HttpServer.h"
-#include "mcp/HttpToken.h"
 #include "mcp/LocalSocketServer.h"
 #include "mcp/McpServer.h"
 #include "mcp/StdioDevices.h"
 #include "mcp/StdioDiscoverGate.h"
 #include "mcp/ToolRegistry.h"
 #include "sandbox/FabricSandbox.h"
+#include "transport/http/HttpServer.h"
+#include "transport/http/HttpToken.h"
 
 #include <QCoreApplication>
 #include <QLoggingCategory>
@@ -208,21 +208,37 @@ bool ServerHost::start(const Options &options, QString *error)
         mcp::HttpServerOptions http;
         if (!mcp::HttpServer::parseAddress(options.http, &http.address, &http.port, error))
             return false;
-        const QString tokenPath = mcp::HttpToken::defaultPath();
-        http.token = mcp::HttpToken::loadOrCreate(tokenPath, error);
-        if (http.token.isEmpty())
-            return false;
-        m_httpServer = std::make_unique<mcp::HttpServer>(m_server.get(), http);
-        if (!m_httpServer->listen(error))
-            return false;
-        qCInfo(lcHost).noquote() << "MCP over HTTP at" << httpUrl() << "(bearer token in"
-                                 << tokenPath << ")";
+        startHttp(http);
     }
     if (options.stdio) {
         connect(m_server.get(), &mcp::McpServer::stdioFinished, this, &ServerHost::stdioFinished);
         m_server->serveProcessStdio(options.stdioDevices);
     }
     return true;
+}
+
+// A new token at every start, and another after a failed bind: whoever held the port may have
+// collected the token from a configured client, and must be left with nothing that works. A
+// failed bind (or token file) is a warning (log and window), never a failed start.
+void ServerHost::startHttp(mcp::HttpServerOptions http)
+{
+    const QString tokenPath = mcp::HttpToken::defaultPath();
+    QString why;
+    http.token = mcp::HttpToken::rotate(tokenPath, &why);
+    if (!http.token.isEmpty()) {
+        m_httpServer = std::make_unique<mcp::HttpServer>(m_server.get(), http);
+        if (m_httpServer->listen(&why)) {
+            qCInfo(lcHost).noquote()
+                << "MCP over HTTP at" << httpUrl() << "(bearer token in" << tokenPath << ")";
+            return;
+        }
+        m_httpServer.reset();
+        QString ignored;
+        mcp::HttpToken::rotate(tokenPath, &ignored);
+    }
+    m_httpWarning = QStringLiteral("MCP over HTTP is off: %1").arg(why);
+    qCWarning(lcHost).noquote() << m_httpWarning
+                                << "(the bearer token was replaced; the other transports run)";
 }
 
 void ServerHost::answerDiscoverFirst(const Options &options,

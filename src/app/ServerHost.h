@@ -23,6 +23,7 @@ class McpServer;
 class ToolRegistry;
 class LocalSocketServer;
 class HttpServer;
+struct HttpServerOptions;
 class StdioDevices;
 } // namespace mcp
 
@@ -65,6 +66,8 @@ public:
     const BrokerSettings &settings() const;
     QString socketPath() const;
     QString httpUrl() const; // the HTTP endpoint's URL; empty when not serving HTTP
+    // Why --http / the HTTP setting is not served (the port was taken, ...); empty otherwise.
+    QString httpWarning() const { return m_httpWarning; }
     AuditLog *auditLog() const;
     // The one path from a setting (saved, policy) to the running broker.
     LiveSettings *liveSettings() const;
@@ -100,6 +103,7 @@ signals:
     void stdioFinished();
 
 private:
+    void startHttp(mcp::HttpServerOptions http);
     BrokerSettings m_settings; // a copy of m_live's, kept current
     std::unique_ptr<LiveSettings> m_live;
     std::unique_ptr<AuditLog> m_audit;
@@ -113,6 +117,7 @@ private:
     std::unique_ptr<mcp::LocalSocketServer> m_socketServer;
     QString m_socketPath;
     std::unique_ptr<mcp::HttpServer> m_httpServer;
+    QString m_httpWarning;
     bool m_shuttingDown = false;
 };
 

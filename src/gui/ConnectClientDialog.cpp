@@ -2,7 +2,7 @@
 
 #include "gui/Accessibility.h"
 #include "mcp/ClientSnippets.h"
-#include "mcp/HttpToken.h"
+#include "transport/http/HttpToken.h"
 #include "ui_ConnectClientDialog.h"
 
 #include <QClipboard>

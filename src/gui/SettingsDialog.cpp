@@ -8,7 +8,7 @@
 #include "gui/LoginAutostart.h"
 #include "gui/PolicyLocks.h"
 #include "gui/WindowFit.h"
-#include "mcp/HttpServer.h"
+#include "transport/http/HttpServer.h"
 #include "ui_SettingsDialog.h"
 
 #include <QCheckBox>

@@ -11,7 +11,7 @@
 #include "gui/ProposalTableModel.h"
 #include "gui/TrayIcon.h"
 #include "mcp/ClientSnippets.h"
-#include "mcp/HttpToken.h"
+#include "transport/http/HttpToken.h"
 
 #include <QApplication>
 #include <QClipboard>

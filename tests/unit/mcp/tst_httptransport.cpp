@@ -1,12 +1,13 @@
 // The loopback Streamable HTTP transport: bearer token, Host/Origin, body limit, the 2025
 // session rules, the 2026-07-28 standard headers, and the id matching of HttpChannel.
-#include "mcp/HttpServer.h"
-#include "mcp/HttpToken.h"
 #include "mcp/McpServer.h"
 #include "mcp/ToolCall.h"
 #include "mcp/ToolRegistry.h"
+#include "transport/http/HttpServer.h"
+#include "transport/http/HttpToken.h"
 
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -191,6 +192,9 @@ private slots:
     void closedConnectionCancels();
     void modernHeaders();
     void modernRequestsShareOneSession();
+    void limitsBeforeBytes();
+    void connectionCapEvictsIdle();
+    void tokenFileNoFollow();
 };
 
 void TestHttpTransport::tokenFile()
@@ -517,5 +521,132 @@ void TestHttpTransport::modernRequestsShareOneSession()
     QCOMPARE(f.server->sessionCount(), 1);
 }
 
+namespace {
+
+// Reads until the peer closes (or 10 s): the raw bytes the server sent.
+QByteArray readUntilClosed(QTcpSocket &socket)
+{
+    QByteArray in;
+    (void)QTest::qWaitFor(
+        [&] {
+            in += socket.readAll();
+            return socket.state() != QAbstractSocket::ConnectedState;
+        },
+        10000);
+    return in + socket.readAll();
+}
+
+QByteArray headerBlock(const Fixture &f, const QByteArray &extra)
+{
+    QByteArray out = "POST /mcp HTTP/1.1\r\n";
+    for (const auto &[k, v] : f.headers())
+        out += k + ": " + v + "\r\n";
+    return out + extra + "\r\n";
+}
+
+} // namespace
+
+void TestHttpTransport::limitsBeforeBytes()
+{
+    HttpServerOptions options;
+    options.limits.headerTimeoutMs = 300;
+    options.limits.bodyTimeoutMs = 300;
+    Fixture f(options);
+    {
+        // Headers that never finish: 408 with a JSON-RPC body, then closed.
+        QTcpSocket socket;
+        socket.connectToHost(QHostAddress::LocalHost, f.http->port());
+        QVERIFY(socket.waitForConnected(5000));
+        socket.write("POST /mcp HTTP/1.1\r\nHost: ");
+        const QByteArray in = readUntilClosed(socket);
+        QVERIFY2(in.startsWith("HTTP/1.1 408 "), in.constData());
+        QVERIFY(in.contains("\"jsonrpc\":\"2.0\""));
+    }
+    {
+        // A Content-Length over the limit is refused on the headers, no byte of the body sent.
+        QTcpSocket socket;
+        socket.connectToHost(QHostAddress::LocalHost, f.http->port());
+        QVERIFY(socket.waitForConnected(5000));
+        socket.write(headerBlock(f, "Content-Length: 5000000\r\n"));
+        const QByteArray in = readUntilClosed(socket);
+        QVERIFY2(in.startsWith("HTTP/1.1 413 "), in.constData());
+        QVERIFY(in.contains("-32600"));
+    }
+    {
+        // A foreign Host is refused before the body (which is never sent).
+        QTcpSocket socket;
+        socket.connectToHost(QHostAddress::LocalHost, f.http->port());
+        QVERIFY(socket.waitForConnected(5000));
+        socket.write("POST /mcp HTTP/1.1\r\nHost: evil.example\r\nContent-Length: 100\r\n\r\n");
+        QVERIFY(readUntilClosed(socket).startsWith("HTTP/1.1 403 "));
+    }
+    {
+        // A body that stops arriving is aborted.
+        QTcpSocket socket;
+        socket.connectToHost(QHostAddress::LocalHost, f.http->port());
+        QVERIFY(socket.waitForConnected(5000));
+        socket.write(headerBlock(f, "Content-Length: 100\r\n") + "{\"jsonrpc\"");
+        QVERIFY(readUntilClosed(socket).startsWith("HTTP/1.1 408 "));
+    }
+    {
+        // A chunked body that grows over the limit is cut off: the server closes the connection
+        // (its 413 may be lost to the reset of a connection the client still writes to).
+        QTcpSocket socket;
+        socket.connectToHost(QHostAddress::LocalHost, f.http->port());
+        QVERIFY(socket.waitForConnected(5000));
+        socket.write(headerBlock(f, "Transfer-Encoding: chunked\r\n"));
+        const QByteArray chunk(64 * 1024, 'x');
+        for (int i = 0; i < 80 && socket.state() == QAbstractSocket::ConnectedState; ++i) {
+            socket.write(QByteArray::number(chunk.size(), 16) + "\r\n" + chunk + "\r\n");
+            socket.waitForBytesWritten(1000);
+            QTest::qWait(1);
+        }
+        (void)readUntilClosed(socket);
+        QCOMPARE(socket.state(), QAbstractSocket::UnconnectedState);
+    }
+    // The server still serves.
+    QVERIFY(!f.initialize().isEmpty());
+}
+
+void TestHttpTransport::connectionCapEvictsIdle()
+{
+    HttpServerOptions options;
+    options.limits.maxConnections = 4;
+    Fixture f(options);
+    std::vector<std::unique_ptr<QTcpSocket>> idle;
+    for (int i = 0; i < 4; ++i) {
+        idle.push_back(std::make_unique<QTcpSocket>());
+        idle.back()->connectToHost(QHostAddress::LocalHost, f.http->port());
+        QVERIFY(idle.back()->waitForConnected(5000));
+        QTest::qWait(20); // the oldest is the first
+    }
+    // A fifth connection with a request is served: the oldest idle one made room with a 503.
+    QVERIFY(!f.initialize().isEmpty());
+    const QByteArray evicted = readUntilClosed(*idle.front());
+    QVERIFY2(evicted.startsWith("HTTP/1.1 503 "), evicted.constData());
+    QVERIFY(evicted.contains("too many connections"));
+}
+
+void TestHttpTransport::tokenFileNoFollow()
+{
+    QTemporaryDir dir;
+    const QString target = dir.filePath("elsewhere");
+    QFile file(target);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write(QByteArray(43, 'A') + '\n');
+    file.close();
+    QVERIFY(file.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner));
+    const QString link = dir.filePath("fabric-broker-http.token");
+    QVERIFY(QFile::link(target, link));
+    QString error;
+    QVERIFY(HttpToken::loadOrCreate(link, &error).isEmpty()); // never read through a symlink
+    QVERIFY(error.contains("private file"));
+    // A rotation replaces the link itself, never writes through it.
+    QVERIFY(!HttpToken::rotate(link, &error).isEmpty());
+    QVERIFY(!QFileInfo(link).isSymLink());
+    QFile original(target);
+    QVERIFY(original.open(QIODevice::ReadOnly));
+    QCOMPARE(original.readAll().trimmed(), QByteArray(43, 'A'));
+}
 QTEST_GUILESS_MAIN(TestHttpTransport)
 #include "tst_httptransport.moc"

@@ -1,4 +1,4 @@
-#include "mcp/HttpChannel.h"
+#include "transport/http/HttpChannel.h"
 #include "mcp/Logging.h"
 #include "mcp/McpServer.h"
 #include "mcp/Protocol.h"

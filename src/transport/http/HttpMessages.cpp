@@ -1,4 +1,4 @@
-#include "mcp/HttpMessages.h"
+#include "transport/http/HttpMessages.h"
 #include "mcp/Protocol.h"
 
 #include <QJsonDocument>

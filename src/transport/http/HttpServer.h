@@ -11,10 +11,13 @@
 //  - Security: Host must name the bound loopback address or localhost with the bound port and a
 //    present Origin must be such an http origin (else 403); "Authorization: Bearer <token>"
 //    (HttpToken) on every request (else 401 with WWW-Authenticate). No CORS headers at all.
-//    Bodies over maxBodyBytes: 413 (counted on the socket as bytes arrive, so an endless body is
-//    cut off); strict JSON (400).
-//  - Responses are application/json only: QtHttpServer 6.4 has no streaming response API, so
-//    there is no SSE (GET answers 405; server notifications are dropped; see HttpChannel.h).
+//    The server is HttpDaemon (libmicrohttpd): Host, Origin, Authorization, the path, the method
+//    and the media types are checked on the headers alone (screen()), before any body is read;
+//    bodies over maxBodyBytes (the frame limit): 413; strict JSON (400).
+//  - Responses are application/json only (GET answers 405; server notifications are dropped;
+//    see HttpChannel.h).
+#include "transport/http/HttpDaemon.h"
+
 #include <QByteArray>
 #include <QHash>
 #include <QHostAddress>
@@ -24,8 +27,6 @@
 #include <memory>
 
 QT_BEGIN_NAMESPACE
-class QHttpServerRequest;
-class QTcpSocket;
 class QTimer;
 QT_END_NAMESPACE
 
@@ -36,9 +37,11 @@ class HttpChannel;
 
 struct HttpServerOptions {
     QHostAddress address = QHostAddress(QHostAddress::LocalHost);
-    quint16 port = 0; // 0: a free port
-    QByteArray token; // required: the bearer token
-    qint64 maxBodyBytes = 8 * 1024 * 1024;
+    quint16 port = 0;                      // 0: a free port
+    QByteArray token;                      // required: the bearer token
+    qint64 maxBodyBytes = 4 * 1024 * 1024; // = McpServer's frame limit
+    HttpLimits limits;                     // connections, header and body deadlines
+    HttpDaemon::PeerCheck peerCheck;       // the peer's uid (HttpPeer), checked on accept
     int maxSessions = 32;                  // 2025-era sessions
     qint64 idleTimeoutMs = 60 * 60 * 1000; // a session nobody used for this long ends
 };
@@ -63,22 +66,22 @@ public:
     void setToken(const QByteArray &token);
 
 private:
-    class Backend;
     struct Request;
-    void handle(const QHttpServerRequest &request, QTcpSocket *socket);
-    void handlePost(const Request &req, QTcpSocket *socket);
-    void handleDelete(const Request &req, QTcpSocket *socket);
+    std::optional<HttpResponse> screen(const HttpRequest &request) const;
+    void handle(HttpExchange *exchange);
+    void handlePost(const Request &req, HttpExchange *exchange);
+    void handleDelete(const Request &req, HttpExchange *exchange);
     bool hostAllowed(const QByteArray &host) const;
     bool originAllowed(const QByteArray &origin) const;
     HttpChannel *createSession();
     HttpChannel *statelessChannel();
-    void dispatch(HttpChannel *channel, const QJsonValue &message, QTcpSocket *socket,
+    void dispatch(HttpChannel *channel, const QJsonValue &message, HttpExchange *exchange,
                   bool closeAfter, const QByteArray &sessionHeader, bool modern = false);
     void expireIdle();
 
     McpServer *m_server;
     HttpServerOptions m_options;
-    std::unique_ptr<Backend> m_backend;
+    std::unique_ptr<HttpDaemon> m_daemon;
     QHash<QString, HttpChannel *> m_sessions;
     QPointer<HttpChannel> m_stateless;
     QTimer *m_idleTimer = nullptr;

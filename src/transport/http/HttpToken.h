@@ -2,8 +2,11 @@
 // HttpToken: the per-user bearer token of the loopback HTTP endpoint. Any local user can reach a
 // loopback port, so every request must carry "Authorization: Bearer <token>". The token is 32
 // bytes from the system CSPRNG (base64url, 43 characters), kept in a 0600 file in the runtime
-// directory SocketDirectory picks, reused across runs, replaced only by rotate(). It is never
-// logged; only the file's path is.
+// directory SocketDirectory picks (the /tmp fallback through the socket's private-directory
+// check). The server rotates it at every start and after a failed bind, so a token a client
+// handed to whoever held the port is worthless. The file is read O_NOFOLLOW and checked with
+// fstat on the descriptor; it is written to a fresh O_EXCL file renamed over the old one. It is
+// never logged; only the file's path is.
 #include <QByteArray>
 #include <QString>
 
