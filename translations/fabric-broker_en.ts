@@ -60,7 +60,39 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Deny</source>
+        <source>Request SHA-256</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The SHA-256 of the exact request that is sent to Fabric if you approve. Read-only.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Copy request SHA-256</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Copies the request SHA-256 to the clipboard, to compare it with what the agent shows.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Request fields</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Every field of the request that Fabric&apos;s dry run validated, exactly as it will be sent.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Refuses this proposal: nothing is created. Deny is the default answer.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Deny</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Creates the billable resource in Equinix Fabric, exactly as shown. Unlocks after a short delay.</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -161,6 +193,26 @@
         <source>Ctrl+Q</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>The proposals MCP clients made, with their state: pending, approved, denied, created or expired.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Shows the command and configuration that connect an MCP client to this app.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Serves the mutate toolset, so that agents can propose creates for you to approve.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The MCP clients connected to this app now: name, version, protocol, transport and since when.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The latest events of the broker, newest last. Read-only.</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>SettingsDialog</name>
@@ -244,6 +296,50 @@
         <source>Keeps the app running, so approvals from MCP clients appear here instead of in each client.</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Endpoint</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The Equinix Fabric API address, for example https://api.equinix.com.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Client ID</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The Equinix API client ID, kept in the system keychain.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Client secret</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The Equinix API client secret, kept in the system keychain and never shown.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Asks Fabric for a token with the endpoint and credentials above, without saving them.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Serves the read-only tools: the catalog and searches.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Serves the tools that propose and confirm creates; every create still needs your approval.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Approval channel</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Where you approve proposals: in this app&apos;s dialog or in the MCP client.</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>fb</name>
@@ -293,6 +389,37 @@
     </message>
     <message>
         <source>Overridden: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Last six characters of the request SHA-256</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The policy asks you to type them before approving; the request SHA-256 is shown above.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>fb::Accessibility</name>
+    <message>
+        <source>Saves these settings.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Closes this dialog without saving anything.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Closes this window.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Accepts and closes this dialog.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The choices for %1.</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -420,6 +547,14 @@
     </message>
     <message>
         <source>Denied: %1. Nothing was created; the agent may propose it again.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Shows or hides why Fabric gave no price, in Fabric&apos;s own words.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Closes this dialog. Nothing was created, and this request can no longer be approved.</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -599,6 +734,42 @@
             <numerusform></numerusform>
         </translation>
     </message>
+    <message>
+        <source>Record type</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Clear the filter</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Empties the filter: every record shows again.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Filter</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Shows only the records with this text in any column.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Checks the hash chain of the whole audit log: whether any record was changed, removed or reordered.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Reads the audit log file again.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Audit records</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>One row per audit record: sequence, time, type, client and details.</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>fb::ClientText</name>
@@ -647,6 +818,45 @@
     </message>
     <message>
         <source>With no Fabric Broker app running, a spawned fabric-broker --stdio serves only the read tools: proposals are off. To let agents propose creates, start the Fabric Broker app and turn on proposals there (Turn on proposals, or Settings), or add --toolsets read,mutate after --stdio (used while no app runs; a running app refuses it unless proposals are on there).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 for %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Copies this text to the clipboard.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Opens %1, which asks you to add this broker as an MCP server.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Configuration for %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Command for %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Read-only; Copy puts it on the clipboard.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>fb::CredentialStore</name>
+    <message>
+        <source>Without a keychain, set EQUINIX_API_CLIENTID and EQUINIX_API_CLIENTSECRET in the environment instead.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the keychain refused access (%1). %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>no keychain service answered (%1). Saving credentials needs a Secret Service provider such as GNOME Keyring or KeePassXC (with its Secret Service integration on), or KWallet, running in this session. %2</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -1097,6 +1307,10 @@ request SHA-256: %2</source>
     </message>
     <message>
         <source>Also serve MCP over HTTP on %1 (loopback; clients need the bearer token shown in Connect a client; takes effect at the next start)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Serves MCP over HTTP on the loopback address too, from the next start.</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
