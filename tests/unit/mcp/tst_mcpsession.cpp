@@ -244,7 +244,8 @@ void TestMcpSession::initializeLogNamesTheSession()
     QLoggingCategory::setFilterRules(QString());
     QVERIFY(r.value("result").isObject());
     const QString expected =
-        QStringLiteral("session %1 initialize from log-client 2.0").arg(f.session->id());
+        // The client's name and version stay quoted: they are the client's words (escaped).
+        QStringLiteral("session %1 initialize from \"log-client\" \"2.0\"").arg(f.session->id());
     QStringList lines;
     for (const QString &line : std::as_const(g_sessionLog)) {
         if (line.contains(QStringLiteral("initialize from")))
