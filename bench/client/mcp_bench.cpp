@@ -17,9 +17,10 @@
 //         (/proc/PID/stat utime+stime deltas) and peak RSS (VmHWM).
 //   mcp_bench compare ... --http NAME PORT CMDLINE [--connections C]
 //       an MCP server over Streamable HTTP on 127.0.0.1:PORT (the bearer token in
-//       FB_BENCH_HTTP_TOKEN): warm phase only, each round one 2025-06-18 session: sequential
-//       ping, tools/list, tools/call fabric_list_metros, then --pipeline pings over C keep-alive
-//       connections with one request in flight on each (HTTP/1.1 clients do not pipeline).
+//       FB_BENCH_HTTP_TOKEN, or on a 401 the one in FB_BENCH_HTTP_TOKEN_FILE): warm phase only,
+//       each round one 2025-06-18 session: sequential ping, tools/list, tools/call
+//       fabric_list_metros, then --pipeline pings over C keep-alive connections with one request in
+//       flight on each (HTTP/1.1 clients do not pipeline).
 //   mcp_bench broker --out FILE.jsonl --sandbox URL [options] -- CMD ARGS...
 //       fabric-broker's own figures: propose/confirm round trips interleaved with the equivalent
 //       direct HTTP requests to the sandbox (same bytes, keep-alive), proposals per second, and
@@ -1248,8 +1249,24 @@ void warmHttpOnce(const ServerSpec &spec, int round, const Options &o)
     h.port = spec.port;
     h.token = token;
     std::string resp;
-    const long long initId = g_nextId++;
-    const int st = h.post(jsonLine(initId, "initialize", initParams(false)), &resp, &h.session);
+    long long initId = g_nextId++;
+    int st = h.post(jsonLine(initId, "initialize", initParams(false)), &resp, &h.session);
+    // fabric-broker writes a new token at every start (before it listens): on 401, the token is
+    // the one in the file it wrote.
+    const char *tokenFile = std::getenv("FB_BENCH_HTTP_TOKEN_FILE");
+    if (st == 401 && tokenFile && *tokenFile) {
+        std::ifstream in(tokenFile);
+        std::string fresh;
+        std::getline(in, fresh);
+        if (!fresh.empty()) {
+            h.token = fresh;
+            ::close(h.fd); // the server closes a refused connection: start a new one
+            h.fd = -1;
+            h.buf.clear();
+            initId = g_nextId++;
+            st = h.post(jsonLine(initId, "initialize", initParams(false)), &resp, &h.session);
+        }
+    }
     if (st != 200 || h.session.empty())
         fail(spec.name + ": HTTP initialize: status " + std::to_string(st) + " " +
              resp.substr(0, 300));
