@@ -60,23 +60,29 @@ BrokerContext::BrokerContext(ProposalStore *store, FabricClient *fabric, BrokerS
 // Settings saved another endpoint or other credentials: nothing waiting for a person can be
 // approved any more (it was dry-run elsewhere, or as someone else). Every confirm re-checks the
 // binding right before it sends, too.
+QString FabricBinding::changesSince(const FabricBinding &before) const
+{
+    QStringList changed;
+    if (endpoint != before.endpoint)
+        changed << QStringLiteral("the Fabric endpoint changed from %1 to %2")
+                       .arg(before.endpoint, endpoint);
+    if (identity != before.identity)
+        changed << QStringLiteral("the credentials changed from %1 to %2")
+                       .arg(before.identity, identity);
+    return changed.join(QStringLiteral(" and "));
+}
+
 void BrokerContext::fabricConfigChanged()
 {
     if (!m_fabric)
         return;
     const FabricBinding now = FabricBinding::of(m_fabric->config());
     const FabricBinding before = std::exchange(m_binding, now);
-    QStringList changed;
-    if (now.endpoint != before.endpoint)
-        changed << QStringLiteral("the Fabric endpoint changed from %1 to %2")
-                       .arg(before.endpoint, now.endpoint);
-    if (now.identity != before.identity)
-        changed << QStringLiteral("the credentials changed from %1 to %2")
-                       .arg(before.identity, now.identity);
+    const QString changed = now.changesSince(before);
     if (changed.isEmpty())
         return;
-    const QString reason = changed.join(QStringLiteral(" and ")) +
-                           QStringLiteral(" while this approval was open; nothing was sent");
+    const QString reason =
+        changed + QStringLiteral(" while this approval was open; nothing was sent");
     qCWarning(lcBroker).noquote() << "Fabric binding changed:" << reason;
     m_approver->denyAllOpen(reason);
     m_confirmStates.endAll(reason);

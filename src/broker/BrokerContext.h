@@ -39,6 +39,9 @@ struct FabricBinding {
     bool operator==(const FabricBinding &) const = default;
 
     static FabricBinding of(const FabricConfig &config);
+    // What differs from `before`, in words ("the Fabric endpoint changed from … to …"); empty
+    // when nothing does.
+    QString changesSince(const FabricBinding &before) const;
 };
 
 class BrokerContext : public QObject {

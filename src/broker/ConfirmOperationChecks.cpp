@@ -12,16 +12,9 @@ QString ConfirmOperation::bindingChange() const
     const FabricClient *fabric = context()->fabric();
     if (!fabric)
         return QStringLiteral("the Fabric client is gone");
-    const FabricBinding now = FabricBinding::of(fabric->config());
     const Proposal &p = m_state.proposal;
-    QStringList changed;
-    if (now.endpoint != p.fabricEndpoint)
-        changed << QStringLiteral("the Fabric endpoint changed from %1 to %2")
-                       .arg(p.fabricEndpoint, now.endpoint);
-    if (now.identity != p.credentialIdentity)
-        changed << QStringLiteral("the credentials changed from %1 to %2")
-                       .arg(p.credentialIdentity, now.identity);
-    return changed.join(QStringLiteral(" and "));
+    return FabricBinding::of(fabric->config())
+        .changesSince(FabricBinding{p.fabricEndpoint, p.credentialIdentity});
 }
 
 bool ConfirmOperation::spendAllows(bool beforeSend)
