@@ -26,7 +26,7 @@ fi
 
 start=$(date +%s)
 CC=clang CXX=clang++ cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DFB_FUZZ=ON -DFB_BUILD_GUI=OFF -DFB_BUILD_BENCH=OFF >/dev/null
+  -DFB_FUZZ=ON -DFB_BUILD_GUI=OFF -DFB_BUILD_BENCH=OFF -DFB_PCH=OFF >/dev/null
 cmake --build "$build" --target fb_fuzzers -j"$jobs"
 built=$(date +%s)
 
