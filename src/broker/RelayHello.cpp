@@ -1,9 +1,12 @@
 #include "broker/RelayHello.h"
 
+#include "core/AuditLog.h"
+#include "core/Policy.h"
 #include "core/Sha256.h"
 #include "fabric/FabricClient.h"
 
 #include <QCoreApplication>
+#include <QDir>
 #include <QJsonArray>
 #include <QUrl>
 
@@ -101,6 +104,10 @@ bool RelayRequest::fromCommandLine(const QString &toolsetsOption, bool sandbox,
         if (from.value(limit->id) != SettingSource::Default)
             r.limits.insert(QString(limit->env), settings.valueText(limit->id));
     }
+    r.policyFiles = policyFileDigests(PolicyPaths::fromEnvironment(env));
+    const QString namedLog = env.value(QString::fromLatin1(AuditLog::PathEnvironmentVariable));
+    r.auditLogNamed = !namedLog.isEmpty();
+    r.auditLog = r.auditLogNamed ? namedLog : AuditLog::defaultPath();
     r.pid = QCoreApplication::applicationPid();
     *out = r;
     return true;
@@ -130,6 +137,11 @@ QJsonObject RelayRequest::toJson() const
         l.insert(it.key(), it.value());
     if (!l.isEmpty())
         o.insert(u"limits"_s, l);
+    QJsonArray files;
+    for (auto it = policyFiles.cbegin(); it != policyFiles.cend(); ++it)
+        files.append(QJsonObject{{u"path"_s, it.key()}, {u"sha256"_s, it.value()}});
+    o.insert(u"policyFiles"_s, files);
+    o.insert(u"auditLog"_s, QJsonObject{{u"path"_s, auditLog}, {u"named"_s, auditLogNamed}});
     return o;
 }
 
@@ -157,6 +169,15 @@ RelayRequest RelayRequest::fromJson(const QJsonObject &hello)
         if (limits.contains(name))
             r.limits.insert(name, boundedString(limits.value(name), 24));
     }
+    for (const QJsonValue &v : hello.value(u"policyFiles"_s).toArray()) {
+        const QJsonObject f = v.toObject();
+        const QString path = boundedString(f.value(u"path"_s), 4096);
+        if (r.policyFiles.size() < 3 && !path.isEmpty())
+            r.policyFiles.insert(path, boundedString(f.value(u"sha256"_s), 64));
+    }
+    const QJsonObject log = hello.value(u"auditLog"_s).toObject();
+    r.auditLog = boundedString(log.value(u"path"_s), 4096);
+    r.auditLogNamed = log.value(u"named"_s).toBool() && !r.auditLog.isEmpty();
     r.pid = hello.value(u"pid"_s).toInteger();
     return r;
 }
@@ -224,6 +245,42 @@ mcp::SessionPolicy decideRelayedSession(const RelayRequest &request,
                           u"app's endpoint is used), "_s +
                               separate});
     }
+    // A policy file the relay would apply that the instance does not (other bytes, or a file
+    // the instance does not read): served alone, the relay could be stricter, so it is not
+    // served under the instance's policy as if nothing happened. Absent files add nothing.
+    QStringList instanceFiles;
+    for (auto it = instance.policyFiles.cbegin(); it != instance.policyFiles.cend(); ++it) {
+        if (!it.value().isEmpty())
+            instanceFiles << u"%1 (SHA-256 %2)"_s.arg(it.key(), it.value().left(12));
+    }
+    const QList<QString> instanceDigests = instance.policyFiles.values();
+    for (auto it = request.policyFiles.cbegin(); it != request.policyFiles.cend(); ++it) {
+        if (it.value().isEmpty() ||
+            (it.value() != u"unreadable" && instanceDigests.contains(it.value())))
+            continue;
+        conflicts.append(
+            {u"policy file"_s,
+             it.value() == u"unreadable" ? u"%1 (unreadable, which refuses mutate)"_s.arg(it.key())
+                                         : u"%1 (SHA-256 %2)"_s.arg(it.key(), it.value().left(12)),
+             instanceFiles.isEmpty() ? u"no policy file"_s : instanceFiles.join(u", "_s),
+             u"give the running app the same policy (FABRIC_BROKER_POLICY=%1 where it starts, "
+             u"or put these rules in the policy file it reads) and restart it, or remove "
+             u"FABRIC_BROKER_POLICY from this client's env, "_s.arg(it.key()) +
+                 separate});
+    }
+    // The audit log this client's environment names must be the one the instance writes.
+    if (request.auditLogNamed && !instance.auditLog.isEmpty() &&
+        QDir::cleanPath(QDir(request.auditLog).absolutePath()) !=
+            QDir::cleanPath(QDir(instance.auditLog).absolutePath())) {
+        conflicts.append(
+            {QString::fromLatin1(AuditLog::PathEnvironmentVariable), request.auditLog,
+             instance.auditLog,
+             u"remove %1 from this client's env (the running app records this session in "
+             u"%2), or start the app with %1=%3, "_s.arg(
+                 QString::fromLatin1(AuditLog::PathEnvironmentVariable), instance.auditLog,
+                 request.auditLog) +
+                 separate});
+    }
     if (request.allowUnconfirmedMutations && !instance.settings.allowUnconfirmedMutations) {
         conflicts.append({u"EQUINIX_MCP_ALLOW_UNCONFIRMED_MUTATIONS"_s, u"true"_s, u"false"_s,
                           u"remove EQUINIX_MCP_ALLOW_UNCONFIRMED_MUTATIONS from this client's "
@@ -261,6 +318,11 @@ mcp::SessionPolicy decideRelayedSession(const RelayRequest &request,
     policy.welcome.insert(u"pid"_s, instance.pid);
     if (conflicts.isEmpty()) {
         policy.toolsets = narrowed;
+        // Per session: only a relay that asked itself is exempted from the person.
+        policy.allowUnconfirmedMutations =
+            request.allowUnconfirmedMutations && instance.settings.allowUnconfirmedMutations;
+        policy.welcome.insert(u"allowUnconfirmedMutations"_s, policy.allowUnconfirmedMutations);
+        policy.welcome.insert(u"auditLog"_s, instance.auditLog);
         const QStringList served = narrowed.isEmpty() ? instance.toolsets : narrowed;
         policy.welcome.insert(u"toolsets"_s, QJsonArray::fromStringList(served));
         policy.welcome.insert(u"approvalChannel"_s, instance.approvalChannel);
