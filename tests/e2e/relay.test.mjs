@@ -254,6 +254,28 @@ test('hello: EQUINIX_MCP_ALLOW_UNCONFIRMED_MUTATIONS, another limit or the deskt
   } finally { await inst.stop(); }
 });
 
+test('hello: a policy file the instance does not apply, or an audit log the env names that is not the instance\'s, is refused with the fix; the same policy bytes are served', async () => {
+  const dir = scratchDir('fb-e2e-relay-policy-');
+  const own = path.join(dir, 'instance-policy.json');
+  fs.writeFileSync(own, '{"spend": {"max_monthly_recurring_per_change": {"amount": 500, "currency": "USD"}}}');
+  const inst = await startInstance({ args: ['--sandbox', '--toolsets', 'read,mutate'], env: { FABRIC_BROKER_POLICY: own } });
+  try {
+    const stricter = path.join(dir, 'stricter.json');
+    fs.writeFileSync(stricter, '{"toolsets": {"allowed": ["read"]}}');
+    await expectRefused(inst, { env: { FABRIC_BROKER_POLICY: stricter } },
+      new RegExp(`policy file: this session asks for ${stricter.replace(/[.]/g, '\\.')} \\(SHA-256 [0-9a-f]{12}\\), but the running Fabric Broker \\(pid \\d+\\) uses ${own.replace(/[.]/g, '\\.')} \\(SHA-256 [0-9a-f]{12}\\)\\. Fix: give the running app the same policy`));
+    await expectRefused(inst, { env: { EQUINIX_MCP_AUDIT_LOG: path.join(dir, 'elsewhere.jsonl') } },
+      /EQUINIX_MCP_AUDIT_LOG: this session asks for .*elsewhere\.jsonl, but the running Fabric Broker \(pid \d+\) uses .*audit\.jsonl\. Fix: remove EQUINIX_MCP_AUDIT_LOG from this client's env/);
+    // The same bytes under another path are the same policy.
+    const copy = path.join(dir, 'copy.json');
+    fs.copyFileSync(own, copy);
+    const same = await relayed(inst, { env: { FABRIC_BROKER_POLICY: copy } });
+    assert.equal(same.error, null, String(same.error));
+    assert.ok((await same.client.listTools()).tools.some((t) => t.name === 'fabric_confirm_change'));
+    await same.close();
+  } finally { await inst.stop(); }
+});
+
 test('hello: Fabric credentials in the env of a session relayed to a sandbox instance are refused', async () => {
   const inst = await startInstance({ args: ['--sandbox'] });
   try {
