@@ -7,6 +7,7 @@
 
 #include <QCoreApplication>
 #include <QDir>
+#include <QFile>
 #include <QJsonArray>
 #include <QUrl>
 
@@ -50,6 +51,47 @@ struct Conflict {
     QString instance;
     QString fix;
 };
+
+// A relay's policy file that the instance does not apply, read here (a file of the same user)
+// and merged tighten-only over the instance's policy, for that session only. Returns the
+// toolsets the session may see when the only key it tightens is toolsets.allowed (a narrowing,
+// honoured per session); nullopt with why when it cannot be honoured per session: unreadable,
+// changed since the relay read it, invalid, or stricter (or different) in a key that only the
+// whole instance can enforce.
+std::optional<QStringList> sessionToolsetsUnder(const QString &path, const QString &sha256,
+                                                const Policy &instancePolicy, QString *why)
+{
+    if (sha256 == u"unreadable") {
+        *why = u"unreadable, which refuses mutate"_s;
+        return std::nullopt;
+    }
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly)) {
+        *why = u"unreadable by the instance: "_s + f.errorString();
+        return std::nullopt;
+    }
+    const QByteArray bytes = f.read(64 * 1024 + 1);
+    if (QString::fromLatin1(Sha256::hash(bytes).toHex()) != sha256) {
+        *why = u"changed since this session read it"_s;
+        return std::nullopt;
+    }
+    const PolicyParseResult parsed = parsePolicy(bytes, path);
+    if (!parsed.ok()) {
+        *why = u"invalid, which refuses mutate: "_s + parsed.errors.value(0).left(300);
+        return std::nullopt;
+    }
+    const Policy merged = mergePolicy(instancePolicy, parsed.policy).effective;
+    QStringList others;
+    for (const QString &key : Policy::keys()) {
+        if (key != u"toolsets.allowed" && merged.value(key) != instancePolicy.value(key))
+            others << key;
+    }
+    if (!others.isEmpty()) {
+        *why = u"it sets %1, which only the whole instance can enforce"_s.arg(others.join(u", "_s));
+        return std::nullopt;
+    }
+    return merged.toolsetsAllowed.value_or(QStringList{u"read"_s, u"mutate"_s});
+}
 
 } // namespace
 
@@ -246,27 +288,61 @@ mcp::SessionPolicy decideRelayedSession(const RelayRequest &request,
                               separate});
     }
     // A policy file the relay would apply that the instance does not (other bytes, or a file
-    // the instance does not read): served alone, the relay could be stricter, so it is not
-    // served under the instance's policy as if nothing happened. Absent files add nothing.
+    // the instance does not read): served alone, the relay could be stricter. Where it only
+    // narrows toolsets.allowed the session is served under it (merged tighten-only, for that
+    // session); anything else is refused with the fix, never served under the instance's
+    // policy as if nothing happened. Absent files add nothing.
     QStringList instanceFiles;
     for (auto it = instance.policyFiles.cbegin(); it != instance.policyFiles.cend(); ++it) {
         if (!it.value().isEmpty())
             instanceFiles << u"%1 (SHA-256 %2)"_s.arg(it.key(), it.value().left(12));
     }
     const QList<QString> instanceDigests = instance.policyFiles.values();
+    std::optional<QStringList> policyToolsets;
+    QStringList policyFilesUsed;
     for (auto it = request.policyFiles.cbegin(); it != request.policyFiles.cend(); ++it) {
         if (it.value().isEmpty() ||
             (it.value() != u"unreadable" && instanceDigests.contains(it.value())))
             continue;
+        QString why;
+        if (const auto allowed =
+                sessionToolsetsUnder(it.key(), it.value(), instance.settings.policy, &why)) {
+            QStringList both;
+            for (const QString &t : *allowed) {
+                if (!policyToolsets || policyToolsets->contains(t))
+                    both << t;
+            }
+            policyToolsets = both;
+            policyFilesUsed << it.key();
+            continue;
+        }
         conflicts.append(
             {u"policy file"_s,
-             it.value() == u"unreadable" ? u"%1 (unreadable, which refuses mutate)"_s.arg(it.key())
-                                         : u"%1 (SHA-256 %2)"_s.arg(it.key(), it.value().left(12)),
+             it.value() == u"unreadable"
+                 ? u"%1 (%2)"_s.arg(it.key(), why)
+                 : u"%1 (SHA-256 %2: %3)"_s.arg(it.key(), it.value().left(12), why),
              instanceFiles.isEmpty() ? u"no policy file"_s : instanceFiles.join(u", "_s),
              u"give the running app the same policy (FABRIC_BROKER_POLICY=%1 where it starts, "
              u"or put these rules in the policy file it reads) and restart it, or remove "
              u"FABRIC_BROKER_POLICY from this client's env, "_s.arg(it.key()) +
                  separate});
+    }
+    if (policyToolsets) {
+        QStringList served;
+        for (const QString &t : narrowed.isEmpty() ? instance.toolsets : narrowed) {
+            if (policyToolsets->contains(t))
+                served << t;
+        }
+        if (served.isEmpty())
+            conflicts.append({u"policy file"_s,
+                              u"toolsets.allowed %1 in %2"_s.arg(policyToolsets->join(u','),
+                                                                 policyFilesUsed.join(u", "_s)),
+                              instance.toolsets.join(u','),
+                              u"allow a toolset the running app serves in that file, or remove "
+                              u"FABRIC_BROKER_POLICY from this client's env, "_s +
+                                  separate});
+        else if (served != instance.toolsets)
+            narrowed = served;
     }
     // The audit log this client's environment names must be the one the instance writes.
     if (request.auditLogNamed && !instance.auditLog.isEmpty() &&

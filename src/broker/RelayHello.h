@@ -11,8 +11,9 @@
 //  - anything that would widen or switch what the instance does (--sandbox against a real
 //    endpoint, other credentials or another endpoint, a toolset the instance does not serve,
 //    another approval channel, other limits), a policy file the instance does not apply (the
-//    relay's policy could be stricter) and an audit log the relay's environment names that is
-//    not the instance's are refused, naming each conflict and its fix. Never served with the
+//    relay's policy could be stricter; one that only narrows toolsets.allowed narrows the
+//    session instead) and an audit log the relay's environment names that is not the
+//    instance's are refused, naming each conflict and its fix. Never served with the
 //    instance's settings as if nothing happened.
 // Secrets never cross the socket: credentials are compared by a SHA-256 fingerprint.
 #include "broker/BrokerSettings.h"

@@ -254,16 +254,26 @@ test('hello: EQUINIX_MCP_ALLOW_UNCONFIRMED_MUTATIONS, another limit or the deskt
   } finally { await inst.stop(); }
 });
 
-test('hello: a policy file the instance does not apply, or an audit log the env names that is not the instance\'s, is refused with the fix; the same policy bytes are served', async () => {
+test('hello: a relay\'s stricter policy file narrows its session (toolsets.allowed) or is refused with the fix; another named audit log is refused; the same policy bytes are served', async () => {
   const dir = scratchDir('fb-e2e-relay-policy-');
   const own = path.join(dir, 'instance-policy.json');
   fs.writeFileSync(own, '{"spend": {"max_monthly_recurring_per_change": {"amount": 500, "currency": "USD"}}}');
   const inst = await startInstance({ args: ['--sandbox', '--toolsets', 'read,mutate'], env: { FABRIC_BROKER_POLICY: own } });
   try {
-    const stricter = path.join(dir, 'stricter.json');
-    fs.writeFileSync(stricter, '{"toolsets": {"allowed": ["read"]}}');
-    await expectRefused(inst, { env: { FABRIC_BROKER_POLICY: stricter } },
-      new RegExp(`policy file: this session asks for ${stricter.replace(/[.]/g, '\\.')} \\(SHA-256 [0-9a-f]{12}\\), but the running Fabric Broker \\(pid \\d+\\) uses ${own.replace(/[.]/g, '\\.')} \\(SHA-256 [0-9a-f]{12}\\)\\. Fix: give the running app the same policy`));
+    // Stricter in toolsets.allowed only: served under it, read tools only, for that session.
+    const readOnly = path.join(dir, 'read-only.json');
+    fs.writeFileSync(readOnly, '{"toolsets": {"allowed": ["read"]}}');
+    const narrowed = await relayed(inst, { env: { FABRIC_BROKER_POLICY: readOnly } });
+    assert.equal(narrowed.error, null, String(narrowed.error));
+    const names = (await narrowed.client.listTools()).tools.map((t) => t.name);
+    assert.ok(names.includes('fabric_search_connections'), names.join());
+    assert.ok(!names.includes('fabric_propose_change') && !names.includes('fabric_confirm_change'), names.join());
+    await narrowed.close();
+    // Stricter where only the whole instance can enforce it: refused with the fix.
+    const lower = path.join(dir, 'lower-limit.json');
+    fs.writeFileSync(lower, '{"spend": {"max_monthly_recurring_per_change": {"amount": 5, "currency": "USD"}}}');
+    await expectRefused(inst, { env: { FABRIC_BROKER_POLICY: lower } },
+      new RegExp(`policy file: this session asks for ${lower.replace(/[.]/g, '\\.')} \\(SHA-256 [0-9a-f]{12}: it sets spend\\.max_monthly_recurring_per_change, which only the whole instance can enforce\\), but the running Fabric Broker \\(pid \\d+\\) uses ${own.replace(/[.]/g, '\\.')} \\(SHA-256 [0-9a-f]{12}\\)\\. Fix: give the running app the same policy`));
     await expectRefused(inst, { env: { EQUINIX_MCP_AUDIT_LOG: path.join(dir, 'elsewhere.jsonl') } },
       /EQUINIX_MCP_AUDIT_LOG: this session asks for .*elsewhere\.jsonl, but the running Fabric Broker \(pid \d+\) uses .*audit\.jsonl\. Fix: remove EQUINIX_MCP_AUDIT_LOG from this client's env/);
     // The same bytes under another path are the same policy.

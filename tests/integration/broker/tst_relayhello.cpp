@@ -154,8 +154,9 @@ private slots:
     }
 
     // The hello carries the policy files the relay would apply, with their SHA-256: one the
-    // instance does not apply (it could be stricter) is refused with the fix; the same bytes
-    // (under any path) and absent files are no conflict.
+    // instance does not apply (it could be stricter) narrows the session when it only narrows
+    // toolsets.allowed, and is refused with the fix otherwise; the same bytes (under any path)
+    // and absent files are no conflict.
     void policyFilesAreCompared()
     {
         QTemporaryDir dir;
@@ -175,13 +176,37 @@ private slots:
         QCOMPARE(digest.size(), 64);
         QCOMPARE(request.policyFiles.value(user), digest);
 
-        const mcp::SessionPolicy refused = decideRelayedSession(request, readMutateSandbox());
-        QVERIFY2(refused.refusal.contains("policy file: this session asks for " + user),
+        // Stricter only in toolsets.allowed: served under it, for this session only.
+        const mcp::SessionPolicy narrowed = decideRelayedSession(request, readMutateSandbox());
+        QVERIFY2(narrowed.refusal.isEmpty(), qPrintable(narrowed.refusal));
+        QCOMPARE(narrowed.toolsets, QStringList{"read"});
+        QCOMPARE(narrowed.welcome.value("toolsets").toArray(), QJsonArray{"read"});
+
+        // Stricter in a key only the whole instance enforces: refused with the fix.
+        const QString spend = dir.filePath("spend-policy.json");
+        QFile g(spend);
+        QVERIFY(g.open(QIODevice::WriteOnly));
+        g.write(
+            R"({"spend": {"max_monthly_recurring_per_change": {"amount": 5, "currency": "USD"}}})");
+        g.close();
+        QProcessEnvironment spendEnv;
+        spendEnv.insert("FABRIC_BROKER_POLICY", spend);
+        const mcp::SessionPolicy refused =
+            decideRelayedSession(ask({}, false, spendEnv), readMutateSandbox());
+        QVERIFY2(refused.refusal.contains("policy file: this session asks for " + spend),
                  qPrintable(refused.refusal));
+        QVERIFY(refused.refusal.contains(
+            "it sets spend.max_monthly_recurring_per_change, which only the whole instance can "
+            "enforce"));
         QVERIFY(refused.refusal.contains("uses no policy file"));
         QVERIFY(refused.refusal.contains("Fix: give the running app the same policy "
                                          "(FABRIC_BROKER_POLICY=" +
-                                         user));
+                                         spend));
+        // A file that changed after the relay hashed it is not taken on trust.
+        RelayRequest changed = request;
+        changed.policyFiles.insert(user, QString(64, 'a'));
+        QVERIFY(decideRelayedSession(changed, readMutateSandbox())
+                    .refusal.contains("changed since this session read it"));
 
         RelayInstanceFacts same = readMutateSandbox();
         same.policyFiles.insert("/elsewhere/policy.json", digest);
