@@ -9,6 +9,7 @@
 #include "core/ProposalStore.h"
 #include "mcp/LocalSocketServer.h"
 #include "mcp/McpServer.h"
+#include "mcp/Session.h"
 #include "mcp/StdioDevices.h"
 #include "mcp/StdioDiscoverGate.h"
 #include "mcp/ToolRegistry.h"
@@ -125,6 +126,9 @@ bool ServerHost::start(const Options &options, QString *error)
     // the Fabric endpoint is known.
     if (!BrokerSettings::fromSources(sources, &m_settings, error))
         return false;
+    // What this process's own command line and environment ask for, before the policy: the
+    // exemption from the person belongs to its own stdio session only.
+    const bool stdioAsksUnconfirmed = m_settings.allowUnconfirmedMutations;
 
     // The audit trail comes first: without a durable log nothing may be created.
     m_audit = std::make_unique<AuditLog>();
@@ -193,6 +197,8 @@ bool ServerHost::start(const Options &options, QString *error)
         facts.credentialsFingerprint = credentialsFingerprint(m_fabric->config());
         facts.approvalChannel = m_broker->approver()->channel();
         facts.settings = m_live->settings();
+        facts.policyFiles = m_live->policyDigests();
+        facts.auditLog = m_audit->path();
         facts.pid = QCoreApplication::applicationPid();
         return decideRelayedSession(RelayRequest::fromJson(hello), facts);
     });
@@ -212,7 +218,8 @@ bool ServerHost::start(const Options &options, QString *error)
     }
     if (options.stdio) {
         connect(m_server.get(), &mcp::McpServer::stdioFinished, this, &ServerHost::stdioFinished);
-        m_server->serveProcessStdio(options.stdioDevices);
+        if (mcp::Session *own = m_server->serveProcessStdio(options.stdioDevices))
+            own->setAsksUnconfirmedMutations(stdioAsksUnconfirmed);
     }
     return true;
 }

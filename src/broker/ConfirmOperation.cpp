@@ -370,11 +370,15 @@ void ConfirmOperation::decided(const HumanDecision &d)
                      m_state.decisionRecord(d, now, call()->client().toJson()));
     context()->reportApprovalFinished(m_state.proposal, humanStatusName(d.status));
 
-    // The TTL is checked again against the time the answer came.
+    // The TTL is checked again against the time the answer came. Unconfirmed execution is per
+    // session: only a session whose own command line or environment asked for it (and only
+    // while the instance's settings and policy allow it) is exempted; every other session
+    // keeps the person in the loop.
     const BrokerSettings &settings = context()->settings();
-    const AnswerStep step =
-        afterAnswer(d, now, m_state.proposal.expiresAtMs, settings.allowUnconfirmedMutations,
-                    settings.elicitTimeoutMs);
+    const bool unconfirmedAllowed =
+        settings.allowUnconfirmedMutations && call()->client().asksUnconfirmedMutations;
+    const AnswerStep step = afterAnswer(d, now, m_state.proposal.expiresAtMs, unconfirmedAllowed,
+                                        settings.elicitTimeoutMs);
     m_state.human = step.human;
     // Settings saved another endpoint or other credentials while the person read: whatever
     // the answer, this proposal can no longer be sent (the dialog was denied with the reason).

@@ -6,6 +6,7 @@
 #include "core/Sha256.h"
 
 #include <QCoreApplication>
+#include <QDateTime>
 #include <QFile>
 #include <QFileInfo>
 #include <QFileSystemWatcher>
@@ -143,6 +144,34 @@ bool resolveSettings(const SettingSources &sources, const PolicyLoadResult &poli
     return true;
 }
 
+namespace {
+
+// approval.channel says desktop, but this process has no desktop dialog (headless, and the
+// policy changed while it ran): nobody can approve here. Never the client's prompt instead.
+class NoDesktopApprover : public Approver {
+public:
+    explicit NoDesktopApprover(QString source)
+        : m_source(std::move(source))
+    {
+    }
+    QString channel() const override { return u"desktop"_s; }
+    void requestApproval(mcp::ToolCall *, const ApprovalContext &,
+                         std::function<void(const HumanDecision &)> done) override
+    {
+        done(HumanDecision{
+            HumanStatus::Failed, u"desktop"_s,
+            u"approvals must go through the desktop app's dialog (%1), but this process has "
+            "none (headless): nobody was asked and nothing was sent. Start the Fabric Broker "
+            "desktop app, or have the policy changed"_s.arg(m_source),
+            QDateTime::currentMSecsSinceEpoch()});
+    }
+
+private:
+    QString m_source;
+};
+
+} // namespace
+
 LiveSettings::LiveSettings(SettingSources sources, PolicyPaths paths, QObject *parent)
     : QObject(parent)
     , m_sources(std::move(sources))
@@ -150,11 +179,18 @@ LiveSettings::LiveSettings(SettingSources sources, PolicyPaths paths, QObject *p
 {
 }
 
+LiveSettings::~LiveSettings()
+{
+    // The broker may outlive this object: it must not keep asking an approver owned here.
+    if (m_broker && m_noDesktop && m_broker->approver() == m_noDesktop.get())
+        m_broker->setApprover(nullptr);
+}
+
 bool LiveSettings::start(const QString &endpoint, QString *error)
 {
     m_endpoint = endpoint;
     m_policy = loadPolicy(m_paths);
-    m_digests = fileDigests();
+    m_digests = policyFileDigests(m_paths);
     if (!resolveSettings(m_sources, m_policy, m_endpoint, &m_current, error))
         return false;
     for (const QString &line : m_current.lines)
@@ -172,6 +208,8 @@ void LiveSettings::attach(mcp::ToolRegistry *registry, MutationBroker *broker)
 void LiveSettings::setDesktopApprover(Approver *desktop)
 {
     m_desktop = desktop;
+    m_desktopObject = dynamic_cast<QObject *>(desktop);
+    m_desktopIsObject = m_desktopObject != nullptr;
     push();
 }
 
@@ -192,27 +230,10 @@ void LiveSettings::setEndpoint(const QString &endpoint)
     apply();
 }
 
-QMap<QString, QString> LiveSettings::fileDigests() const
-{
-    QMap<QString, QString> out;
-    for (const QString &path : {m_paths.system, m_paths.extraAdmin, m_paths.user}) {
-        if (path.isEmpty())
-            continue;
-        QFile f(path);
-        QString digest;
-        if (f.open(QIODevice::ReadOnly))
-            digest = QString::fromLatin1(Sha256::hash(f.read(64 * 1024 + 1)).toHex());
-        else if (policyFileExists(path))
-            digest = u"unreadable"_s;
-        out.insert(path, digest);
-    }
-    return out;
-}
-
 void LiveSettings::reloadPolicy()
 {
     m_policy = loadPolicy(m_paths);
-    const QMap<QString, QString> digests = fileDigests();
+    const QMap<QString, QString> digests = policyFileDigests(m_paths);
     const bool filesChanged = digests != m_digests;
     m_digests = digests;
     apply();
@@ -310,8 +331,19 @@ void LiveSettings::push()
     if (m_broker) {
         m_broker->setSettings(s);
         // This process's desktop dialog (when it has one) asks for "auto" and "desktop";
-        // "client" asks through each client's elicitation.
-        m_broker->setApprover(s.approvalMode == ApprovalMode::Client ? nullptr : m_desktop);
+        // "client" asks through each client's elicitation. "desktop" without a dialog fails
+        // closed (NoDesktopApprover), it never falls back to the client.
+        Approver *desktop = m_desktopIsObject && !m_desktopObject ? nullptr : m_desktop;
+        Approver *approver = s.approvalMode == ApprovalMode::Client ? nullptr : desktop;
+        if (s.approvalMode == ApprovalMode::Desktop && !desktop) {
+            const bool byPolicy = s.policy.channel && *s.policy.channel == PolicyChannel::Desktop;
+            const QString source =
+                byPolicy ? u"approval.channel in "_s + s.policy.sources.value(u"approval.channel"_s)
+                         : u"EQUINIX_MCP_APPROVAL=desktop"_s;
+            m_noDesktop = std::make_unique<NoDesktopApprover>(source);
+            approver = m_noDesktop.get();
+        }
+        m_broker->setApprover(approver);
     }
     if (m_registry)
         m_registry->setServedToolsets(s.toolsets);

@@ -10,6 +10,8 @@
 
 #include <QMap>
 #include <QObject>
+#include <QPointer>
+#include <memory>
 #include <optional>
 
 class QFileSystemWatcher;
@@ -60,13 +62,19 @@ class LiveSettings : public QObject {
     Q_OBJECT
 public:
     LiveSettings(SettingSources sources, PolicyPaths paths, QObject *parent = nullptr);
+    ~LiveSettings() override;
 
     // Startup: reads the policy files and resolves; nothing is pushed yet (attach() does).
     bool start(const QString &endpoint, QString *error);
-    // The registry and broker the result is pushed to (not owned; they outlive this object or
-    // are detached with attach(nullptr, nullptr) first).
+    // The registry and broker the result is pushed to (not owned; held by QPointer, so either
+    // may go first).
     void attach(mcp::ToolRegistry *registry, MutationBroker *broker);
-    // The desktop approval dialog of this process, or null without a UI.
+    // The desktop approval dialog of this process, or null without a UI. When it is a QObject
+    // (DesktopApprover) it is held by QPointer: once it is gone the broker no longer asks it.
+    // Without one, approvals that must go through the desktop (approval.channel: desktop set
+    // by a policy reload in a headless process) fail closed: every confirm is answered
+    // "failed" with the reason, nobody is asked and nothing is sent (never the client's prompt
+    // in its place).
     void setDesktopApprover(Approver *desktop);
 
     // Like KeePassXC's Config::set: a saved value changed (Settings > Save, "Turn on
@@ -86,6 +94,8 @@ public:
     const ResolvedSettings &current() const { return m_current; }
     const BrokerSettings &settings() const { return m_current.settings; }
     const PolicyPaths &paths() const { return m_paths; }
+    // Each policy file's SHA-256 as last read (policyFileDigests), for the relay hello.
+    const QMap<QString, QString> &policyDigests() const { return m_digests; }
     // Whether saving `toolsets` would serve mutate (false: the policy forbids it).
     bool mutateAllowed() const { return !m_current.mutateLock.has_value(); }
 
@@ -96,16 +106,18 @@ private:
     void apply(); // resolve with the current sources and push; emits changed()
     void push();
     void rearm();
-    QMap<QString, QString> fileDigests() const; // path -> sha256 hex ("" when absent)
 
     SettingSources m_sources;
     PolicyPaths m_paths;
     PolicyLoadResult m_policy;
     QString m_endpoint;
     ResolvedSettings m_current;
-    mcp::ToolRegistry *m_registry = nullptr;
-    MutationBroker *m_broker = nullptr;
+    QPointer<mcp::ToolRegistry> m_registry;
+    QPointer<MutationBroker> m_broker;
     Approver *m_desktop = nullptr;
+    QPointer<QObject> m_desktopObject; // m_desktop as a QObject, when it is one
+    bool m_desktopIsObject = false;
+    std::unique_ptr<Approver> m_noDesktop; // the fail-closed answer without a desktop dialog
     QFileSystemWatcher *m_watcher = nullptr;
     QTimer *m_reload = nullptr;
     QMap<QString, QString> m_digests;

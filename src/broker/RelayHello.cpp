@@ -1,9 +1,13 @@
 #include "broker/RelayHello.h"
 
+#include "core/AuditLog.h"
+#include "core/Policy.h"
 #include "core/Sha256.h"
 #include "fabric/FabricClient.h"
 
 #include <QCoreApplication>
+#include <QDir>
+#include <QFile>
 #include <QJsonArray>
 #include <QUrl>
 
@@ -47,6 +51,47 @@ struct Conflict {
     QString instance;
     QString fix;
 };
+
+// A relay's policy file that the instance does not apply, read here (a file of the same user)
+// and merged tighten-only over the instance's policy, for that session only. Returns the
+// toolsets the session may see when the only key it tightens is toolsets.allowed (a narrowing,
+// honoured per session); nullopt with why when it cannot be honoured per session: unreadable,
+// changed since the relay read it, invalid, or stricter (or different) in a key that only the
+// whole instance can enforce.
+std::optional<QStringList> sessionToolsetsUnder(const QString &path, const QString &sha256,
+                                                const Policy &instancePolicy, QString *why)
+{
+    if (sha256 == u"unreadable") {
+        *why = u"unreadable, which refuses mutate"_s;
+        return std::nullopt;
+    }
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly)) {
+        *why = u"unreadable by the instance: "_s + f.errorString();
+        return std::nullopt;
+    }
+    const QByteArray bytes = f.read(64 * 1024 + 1);
+    if (QString::fromLatin1(Sha256::hash(bytes).toHex()) != sha256) {
+        *why = u"changed since this session read it"_s;
+        return std::nullopt;
+    }
+    const PolicyParseResult parsed = parsePolicy(bytes, path);
+    if (!parsed.ok()) {
+        *why = u"invalid, which refuses mutate: "_s + parsed.errors.value(0).left(300);
+        return std::nullopt;
+    }
+    const Policy merged = mergePolicy(instancePolicy, parsed.policy).effective;
+    QStringList others;
+    for (const QString &key : Policy::keys()) {
+        if (key != u"toolsets.allowed" && merged.value(key) != instancePolicy.value(key))
+            others << key;
+    }
+    if (!others.isEmpty()) {
+        *why = u"it sets %1, which only the whole instance can enforce"_s.arg(others.join(u", "_s));
+        return std::nullopt;
+    }
+    return merged.toolsetsAllowed.value_or(QStringList{u"read"_s, u"mutate"_s});
+}
 
 } // namespace
 
@@ -101,6 +146,10 @@ bool RelayRequest::fromCommandLine(const QString &toolsetsOption, bool sandbox,
         if (from.value(limit->id) != SettingSource::Default)
             r.limits.insert(QString(limit->env), settings.valueText(limit->id));
     }
+    r.policyFiles = policyFileDigests(PolicyPaths::fromEnvironment(env));
+    const QString namedLog = env.value(QString::fromLatin1(AuditLog::PathEnvironmentVariable));
+    r.auditLogNamed = !namedLog.isEmpty();
+    r.auditLog = r.auditLogNamed ? namedLog : AuditLog::defaultPath();
     r.pid = QCoreApplication::applicationPid();
     *out = r;
     return true;
@@ -130,6 +179,11 @@ QJsonObject RelayRequest::toJson() const
         l.insert(it.key(), it.value());
     if (!l.isEmpty())
         o.insert(u"limits"_s, l);
+    QJsonArray files;
+    for (auto it = policyFiles.cbegin(); it != policyFiles.cend(); ++it)
+        files.append(QJsonObject{{u"path"_s, it.key()}, {u"sha256"_s, it.value()}});
+    o.insert(u"policyFiles"_s, files);
+    o.insert(u"auditLog"_s, QJsonObject{{u"path"_s, auditLog}, {u"named"_s, auditLogNamed}});
     return o;
 }
 
@@ -157,6 +211,15 @@ RelayRequest RelayRequest::fromJson(const QJsonObject &hello)
         if (limits.contains(name))
             r.limits.insert(name, boundedString(limits.value(name), 24));
     }
+    for (const QJsonValue &v : hello.value(u"policyFiles"_s).toArray()) {
+        const QJsonObject f = v.toObject();
+        const QString path = boundedString(f.value(u"path"_s), 4096);
+        if (r.policyFiles.size() < 3 && !path.isEmpty())
+            r.policyFiles.insert(path, boundedString(f.value(u"sha256"_s), 64));
+    }
+    const QJsonObject log = hello.value(u"auditLog"_s).toObject();
+    r.auditLog = boundedString(log.value(u"path"_s), 4096);
+    r.auditLogNamed = log.value(u"named"_s).toBool() && !r.auditLog.isEmpty();
     r.pid = hello.value(u"pid"_s).toInteger();
     return r;
 }
@@ -224,6 +287,76 @@ mcp::SessionPolicy decideRelayedSession(const RelayRequest &request,
                           u"app's endpoint is used), "_s +
                               separate});
     }
+    // A policy file the relay would apply that the instance does not (other bytes, or a file
+    // the instance does not read): served alone, the relay could be stricter. Where it only
+    // narrows toolsets.allowed the session is served under it (merged tighten-only, for that
+    // session); anything else is refused with the fix, never served under the instance's
+    // policy as if nothing happened. Absent files add nothing.
+    QStringList instanceFiles;
+    for (auto it = instance.policyFiles.cbegin(); it != instance.policyFiles.cend(); ++it) {
+        if (!it.value().isEmpty())
+            instanceFiles << u"%1 (SHA-256 %2)"_s.arg(it.key(), it.value().left(12));
+    }
+    const QList<QString> instanceDigests = instance.policyFiles.values();
+    std::optional<QStringList> policyToolsets;
+    QStringList policyFilesUsed;
+    for (auto it = request.policyFiles.cbegin(); it != request.policyFiles.cend(); ++it) {
+        if (it.value().isEmpty() ||
+            (it.value() != u"unreadable" && instanceDigests.contains(it.value())))
+            continue;
+        QString why;
+        if (const auto allowed =
+                sessionToolsetsUnder(it.key(), it.value(), instance.settings.policy, &why)) {
+            QStringList both;
+            for (const QString &t : *allowed) {
+                if (!policyToolsets || policyToolsets->contains(t))
+                    both << t;
+            }
+            policyToolsets = both;
+            policyFilesUsed << it.key();
+            continue;
+        }
+        conflicts.append(
+            {u"policy file"_s,
+             it.value() == u"unreadable"
+                 ? u"%1 (%2)"_s.arg(it.key(), why)
+                 : u"%1 (SHA-256 %2: %3)"_s.arg(it.key(), it.value().left(12), why),
+             instanceFiles.isEmpty() ? u"no policy file"_s : instanceFiles.join(u", "_s),
+             u"give the running app the same policy (FABRIC_BROKER_POLICY=%1 where it starts, "
+             u"or put these rules in the policy file it reads) and restart it, or remove "
+             u"FABRIC_BROKER_POLICY from this client's env, "_s.arg(it.key()) +
+                 separate});
+    }
+    if (policyToolsets) {
+        QStringList served;
+        for (const QString &t : narrowed.isEmpty() ? instance.toolsets : narrowed) {
+            if (policyToolsets->contains(t))
+                served << t;
+        }
+        if (served.isEmpty())
+            conflicts.append({u"policy file"_s,
+                              u"toolsets.allowed %1 in %2"_s.arg(policyToolsets->join(u','),
+                                                                 policyFilesUsed.join(u", "_s)),
+                              instance.toolsets.join(u','),
+                              u"allow a toolset the running app serves in that file, or remove "
+                              u"FABRIC_BROKER_POLICY from this client's env, "_s +
+                                  separate});
+        else if (served != instance.toolsets)
+            narrowed = served;
+    }
+    // The audit log this client's environment names must be the one the instance writes.
+    if (request.auditLogNamed && !instance.auditLog.isEmpty() &&
+        QDir::cleanPath(QDir(request.auditLog).absolutePath()) !=
+            QDir::cleanPath(QDir(instance.auditLog).absolutePath())) {
+        conflicts.append(
+            {QString::fromLatin1(AuditLog::PathEnvironmentVariable), request.auditLog,
+             instance.auditLog,
+             u"remove %1 from this client's env (the running app records this session in "
+             u"%2), or start the app with %1=%3, "_s.arg(
+                 QString::fromLatin1(AuditLog::PathEnvironmentVariable), instance.auditLog,
+                 request.auditLog) +
+                 separate});
+    }
     if (request.allowUnconfirmedMutations && !instance.settings.allowUnconfirmedMutations) {
         conflicts.append({u"EQUINIX_MCP_ALLOW_UNCONFIRMED_MUTATIONS"_s, u"true"_s, u"false"_s,
                           u"remove EQUINIX_MCP_ALLOW_UNCONFIRMED_MUTATIONS from this client's "
@@ -261,6 +394,11 @@ mcp::SessionPolicy decideRelayedSession(const RelayRequest &request,
     policy.welcome.insert(u"pid"_s, instance.pid);
     if (conflicts.isEmpty()) {
         policy.toolsets = narrowed;
+        // Per session: only a relay that asked itself is exempted from the person.
+        policy.allowUnconfirmedMutations =
+            request.allowUnconfirmedMutations && instance.settings.allowUnconfirmedMutations;
+        policy.welcome.insert(u"allowUnconfirmedMutations"_s, policy.allowUnconfirmedMutations);
+        policy.welcome.insert(u"auditLog"_s, instance.auditLog);
         const QStringList served = narrowed.isEmpty() ? instance.toolsets : narrowed;
         policy.welcome.insert(u"toolsets"_s, QJsonArray::fromStringList(served));
         policy.welcome.insert(u"approvalChannel"_s, instance.approvalChannel);

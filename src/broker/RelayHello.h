@@ -5,11 +5,16 @@
 //  - narrowing is honoured per session: --toolsets read on a read,mutate instance gives that
 //    session only the read tools; EQUINIX_MCP_APPROVAL is honoured when it names the channel the
 //    instance asks through;
+//  - EQUINIX_MCP_ALLOW_UNCONFIRMED_MUTATIONS=true is per session: honoured for the session that
+//    asked when the instance allows it (refused when it does not); a session that did not ask
+//    keeps the person in the loop whatever the instance's own setting;
 //  - anything that would widen or switch what the instance does (--sandbox against a real
 //    endpoint, other credentials or another endpoint, a toolset the instance does not serve,
-//    EQUINIX_MCP_ALLOW_UNCONFIRMED_MUTATIONS, another approval channel, other limits) is refused,
-//    naming each conflict and its fix. Never served with the instance's settings as if nothing
-//    happened.
+//    another approval channel, other limits), a policy file the instance does not apply (the
+//    relay's policy could be stricter; one that only narrows toolsets.allowed narrows the
+//    session instead) and an audit log the relay's environment names that is not the
+//    instance's are refused, naming each conflict and its fix. Never served with the
+//    instance's settings as if nothing happened.
 // Secrets never cross the socket: credentials are compared by a SHA-256 fingerprint.
 #include "broker/BrokerSettings.h"
 #include "mcp/McpServer.h"
@@ -34,6 +39,11 @@ struct RelayRequest {
     QString approval; // EQUINIX_MCP_APPROVAL when set: auto|client|desktop
     bool allowUnconfirmedMutations = false;
     QMap<QString, QString> limits; // EQUINIX_MCP_PROPOSAL_TTL_MS etc. when set, normalized
+    // The policy files the relay would apply (policyFileDigests: path -> SHA-256 hex, "" when
+    // absent, "unreadable"), at most 3.
+    QMap<QString, QString> policyFiles;
+    QString auditLog;           // the audit log it would write
+    bool auditLogNamed = false; // EQUINIX_MCP_AUDIT_LOG names it (else the default location)
     qint64 pid = 0;
 
     // From the relay's own command line (--toolsets value, --sandbox) and environment. Invalid
@@ -52,6 +62,8 @@ struct RelayInstanceFacts {
     QString credentialsFingerprint;
     QString approvalChannel; // "desktop" or "client"
     BrokerSettings settings;
+    QMap<QString, QString> policyFiles; // LiveSettings::policyDigests()
+    QString auditLog;
     qint64 pid = 0;
 };
 

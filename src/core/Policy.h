@@ -11,6 +11,7 @@
 #include <QJsonValue>
 #include <QList>
 #include <QMap>
+#include <QProcessEnvironment>
 #include <QString>
 #include <QStringList>
 #include <optional>
@@ -176,7 +177,14 @@ struct PolicyPaths {
     QString extraAdmin;
     QString user; // FABRIC_BROKER_POLICY, else $XDG_CONFIG_HOME/fabric-broker/policy.json
     static PolicyPaths fromEnvironment();
+    // The same rule over another process's environment (a relayed --stdio's own).
+    static PolicyPaths fromEnvironment(const QProcessEnvironment &env);
+    QStringList all() const; // the non-empty paths: system, extra administrator, user
 };
+
+// Each policy file's SHA-256 (hex) by path: "" when the file is absent, "unreadable" when it is
+// there but cannot be read. What the policy_changed audit record and the relay hello carry.
+QMap<QString, QString> policyFileDigests(const PolicyPaths &paths);
 
 // Why an administrator file may not be trusted (writable by anyone but root, not a regular
 // file), or empty when it may.

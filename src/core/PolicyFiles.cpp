@@ -1,6 +1,7 @@
 // Policy files: where they are, whether an administrator file is safe to trust, and the
 // loader that merges the administrator layer with the user's file.
 #include "core/Policy.h"
+#include "core/Sha256.h"
 
 #include <QDir>
 #include <QFile>
@@ -21,17 +22,48 @@ constexpr qint64 MaxPolicyBytes = 64 * 1024;
 
 PolicyPaths PolicyPaths::fromEnvironment()
 {
-    const QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    return fromEnvironment(QProcessEnvironment::systemEnvironment());
+}
+
+PolicyPaths PolicyPaths::fromEnvironment(const QProcessEnvironment &env)
+{
     PolicyPaths p;
     p.extraAdmin = env.value(u"FABRIC_BROKER_EXTRA_ADMIN_POLICY"_s);
     p.user = env.value(u"FABRIC_BROKER_POLICY"_s);
     if (p.user.isEmpty()) {
         QString config = env.value(u"XDG_CONFIG_HOME"_s);
-        if (config.isEmpty() || !QDir::isAbsolutePath(config))
-            config = QDir::homePath() + u"/.config"_s;
+        if (config.isEmpty() || !QDir::isAbsolutePath(config)) {
+            const QString home = env.value(u"HOME"_s);
+            config = (QDir::isAbsolutePath(home) ? home : QDir::homePath()) + u"/.config"_s;
+        }
         p.user = config + u"/fabric-broker/policy.json"_s;
     }
     return p;
+}
+
+QStringList PolicyPaths::all() const
+{
+    QStringList out;
+    for (const QString &path : {system, extraAdmin, user}) {
+        if (!path.isEmpty())
+            out << path;
+    }
+    return out;
+}
+
+QMap<QString, QString> policyFileDigests(const PolicyPaths &paths)
+{
+    QMap<QString, QString> out;
+    for (const QString &path : paths.all()) {
+        QFile f(path);
+        QString digest;
+        if (f.open(QIODevice::ReadOnly))
+            digest = QString::fromLatin1(Sha256::hash(f.read(MaxPolicyBytes + 1)).toHex());
+        else if (policyFileExists(path))
+            digest = u"unreadable"_s;
+        out.insert(path, digest);
+    }
+    return out;
 }
 
 QString adminFileUnsafeReason(const QString &path)

@@ -120,9 +120,10 @@ const SettingSpec kTable[] = {
      .type = SettingType::ExactBool,
      .relay = RelayRule::NoWiden,
      .policyKey = "allow_unconfirmed_mutations"_L1,
-     .summary = "exactly `true` lets clients without elicitation execute without a person "
-                "(loudly); `false` or unset keeps the person; any other value is a startup "
-                "error"_L1},
+     .summary = "exactly `true` lets the session whose own command line or environment sets "
+                "it execute without a person when its client has no elicitation (loudly; never "
+                "other clients of the same instance); `false` or unset keeps the person; any "
+                "other value is a startup error"_L1},
     {.id = SettingId::AuditLog,
      .name = "audit.log"_L1,
      .env = "EQUINIX_MCP_AUDIT_LOG"_L1,

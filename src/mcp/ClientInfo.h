@@ -19,6 +19,11 @@ struct ClientInfo {
     QJsonObject capabilities;
     qint64 connectedAtMs = 0;
     bool initialized = false; // notifications/initialized received
+    // This session's own command line or environment asked for unconfirmed execution
+    // (EQUINIX_MCP_ALLOW_UNCONFIRMED_MUTATIONS=true): the process's stdio session when its
+    // environment set it, a relayed session whose hello said so and was accepted. Never a
+    // session that did not ask (another relayed client, a socket or HTTP client).
+    bool asksUnconfirmedMutations = false;
 
     static constexpr qsizetype MaxTextLength = 100;
     // Fills name, title and version from the initialize request's clientInfo object.

@@ -30,6 +30,9 @@ struct SessionPolicy {
     QString refusal;
     QJsonObject refusalData;
     QJsonObject welcome; // the welcome line's object
+    // The relay's own environment asked for EQUINIX_MCP_ALLOW_UNCONFIRMED_MUTATIONS=true and
+    // the instance allows it (ClientInfo::asksUnconfirmedMutations).
+    bool allowUnconfirmedMutations = false;
 };
 using RelayHelloHandler = std::function<SessionPolicy(const QJsonObject &hello)>;
 

@@ -72,6 +72,7 @@ ClientInfo clientFor(const ClientInfo &session, const Envelope &envelope)
     client.sessionId = session.sessionId;
     client.transport = session.transport;
     client.connectedAtMs = session.connectedAtMs;
+    client.asksUnconfirmedMutations = session.asksUnconfirmedMutations;
     client.protocolVersion = envelope.version;
     client.capabilities = envelope.capabilities;
     client.setFromInitialize(envelope.clientInfo);

@@ -149,6 +149,8 @@ bool Session::handleRelayHello(const QByteArray &frame)
     m_toolsetLimit = policy.toolsets;
     m_refusal = policy.refusal;
     m_refusalData = policy.refusalData;
+    m_client.asksUnconfirmedMutations =
+        policy.refusal.isEmpty() && policy.allowUnconfirmedMutations;
     if (!m_refusal.isEmpty())
         qCWarning(lcMcpSession).noquote() << "session" << id() << "refused:" << m_refusal;
     else if (!m_toolsetLimit.isEmpty())

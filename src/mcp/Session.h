@@ -45,6 +45,9 @@ public:
     // From a relay's hello line: empty = the instance's toolsets.
     QStringList toolsetLimit() const { return m_toolsetLimit; }
     QString refusal() const { return m_refusal; }
+    // The process's own stdio session: whether its environment asked for unconfirmed
+    // execution (ClientInfo::asksUnconfirmedMutations).
+    void setAsksUnconfirmedMutations(bool asks) { m_client.asksUnconfirmedMutations = asks; }
 
     // Server-to-client request with its own id space (integers from 1). "ping" may be sent at
     // any time; other methods only after notifications/initialized; "elicitation/create" only

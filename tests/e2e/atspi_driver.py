@@ -11,6 +11,9 @@ Every command waits on a condition of the accessibility tree (polled), never on 
       waits until that control exists and is enabled, then does its Press/Click action
   {"cmd": "gone", "window": NAME_REGEX}
       waits until no window matches
+  {"cmd": "text", "window": NAME_REGEX, "contains": REGEX, "timeout": s}
+      waits until a label of that window says REGEX (what a screen reader reads out); returns
+      the window's label texts
 """
 import json
 import re
@@ -140,6 +143,35 @@ def press(window_rx, role, name_rx, timeout):
     raise RuntimeError(f'{role} {node.name} has no press action (only {names})')
 
 
+def label_texts(w):
+    texts = []
+    for node in descendants(w):
+        try:
+            if node.getRoleName() in ('label', 'static', 'text'):
+                texts.append(node.name or node.queryText().getText(0, -1))
+        except Exception:  # noqa: BLE001 - a node that vanished, or one without text
+            continue
+    return texts
+
+
+def text(window_rx, contains_rx, timeout):
+    rx = re.compile(contains_rx)
+    found = {}
+
+    def probe():
+        w = find_window(window_rx)
+        if w is None:
+            return None
+        found['texts'] = label_texts(w)
+        return any(rx.search(t or '') for t in found['texts'])
+
+    try:
+        wait_for(f'no label matching {contains_rx} in {window_rx}', probe, timeout)
+    except TimeoutError as e:
+        raise TimeoutError(f'{e}; its labels: {found.get("texts")}') from None
+    return {'texts': found['texts']}
+
+
 def main():
     for line in sys.stdin:
         if not line.strip():
@@ -151,6 +183,8 @@ def main():
                 out = walk(req['window'], timeout)
             elif req['cmd'] == 'press':
                 out = press(req['window'], req['role'], req['name'], timeout)
+            elif req['cmd'] == 'text':
+                out = text(req['window'], req['contains'], timeout)
             elif req['cmd'] == 'gone':
                 wait_for(f'{req["window"]} still open',
                          lambda: find_window(req['window']) is None, timeout)

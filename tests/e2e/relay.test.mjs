@@ -254,6 +254,38 @@ test('hello: EQUINIX_MCP_ALLOW_UNCONFIRMED_MUTATIONS, another limit or the deskt
   } finally { await inst.stop(); }
 });
 
+test('hello: a relay\'s stricter policy file narrows its session (toolsets.allowed) or is refused with the fix; another named audit log is refused; the same policy bytes are served', async () => {
+  const dir = scratchDir('fb-e2e-relay-policy-');
+  const own = path.join(dir, 'instance-policy.json');
+  fs.writeFileSync(own, '{"spend": {"max_monthly_recurring_per_change": {"amount": 500, "currency": "USD"}}}');
+  const inst = await startInstance({ args: ['--sandbox', '--toolsets', 'read,mutate'], env: { FABRIC_BROKER_POLICY: own } });
+  try {
+    // Stricter in toolsets.allowed only: served under it, read tools only, for that session.
+    const readOnly = path.join(dir, 'read-only.json');
+    fs.writeFileSync(readOnly, '{"toolsets": {"allowed": ["read"]}}');
+    const narrowed = await relayed(inst, { env: { FABRIC_BROKER_POLICY: readOnly } });
+    assert.equal(narrowed.error, null, String(narrowed.error));
+    const names = (await narrowed.client.listTools()).tools.map((t) => t.name);
+    assert.ok(names.includes('fabric_search_connections'), names.join());
+    assert.ok(!names.includes('fabric_propose_change') && !names.includes('fabric_confirm_change'), names.join());
+    await narrowed.close();
+    // Stricter where only the whole instance can enforce it: refused with the fix.
+    const lower = path.join(dir, 'lower-limit.json');
+    fs.writeFileSync(lower, '{"spend": {"max_monthly_recurring_per_change": {"amount": 5, "currency": "USD"}}}');
+    await expectRefused(inst, { env: { FABRIC_BROKER_POLICY: lower } },
+      new RegExp(`policy file: this session asks for ${lower.replace(/[.]/g, '\\.')} \\(SHA-256 [0-9a-f]{12}: it sets spend\\.max_monthly_recurring_per_change, which only the whole instance can enforce\\), but the running Fabric Broker \\(pid \\d+\\) uses ${own.replace(/[.]/g, '\\.')} \\(SHA-256 [0-9a-f]{12}\\)\\. Fix: give the running app the same policy`));
+    await expectRefused(inst, { env: { EQUINIX_MCP_AUDIT_LOG: path.join(dir, 'elsewhere.jsonl') } },
+      /EQUINIX_MCP_AUDIT_LOG: this session asks for .*elsewhere\.jsonl, but the running Fabric Broker \(pid \d+\) uses .*audit\.jsonl\. Fix: remove EQUINIX_MCP_AUDIT_LOG from this client's env/);
+    // The same bytes under another path are the same policy.
+    const copy = path.join(dir, 'copy.json');
+    fs.copyFileSync(own, copy);
+    const same = await relayed(inst, { env: { FABRIC_BROKER_POLICY: copy } });
+    assert.equal(same.error, null, String(same.error));
+    assert.ok((await same.client.listTools()).tools.some((t) => t.name === 'fabric_confirm_change'));
+    await same.close();
+  } finally { await inst.stop(); }
+});
+
 test('hello: Fabric credentials in the env of a session relayed to a sandbox instance are refused', async () => {
   const inst = await startInstance({ args: ['--sandbox'] });
   try {

@@ -4,18 +4,22 @@
 // "Turn on proposals" is not offered (and its slot, if reached, changes nothing), the hint and
 // "Served toolsets" say which rule and who set it, the settings dialog's mutate box is disabled
 // with the same words, a saved read,mutate is shown as overridden, Save does not serve mutate,
-// and a connected MCP session lists no mutate tool. approval.channel locks the channel box and
-// wins over a saved channel.
+// and a connected MCP session lists no mutate tool; after each of those steps a real
+// `fabric-broker --stdio` process (the binary MCP clients spawn, with a client's short
+// environment) relays to this app's socket and lists tools: no mutate tool is served there
+// either. approval.channel locks the channel box and wins over a saved channel.
 #include "../unit/mcp/TestPipe.h"
 #include "broker/Catalog.h"
 #include "broker/MutationBroker.h"
 #include "broker/PolicyApply.h"
+#include "broker/RelayHello.h"
 #include "core/ProposalStore.h"
 #include "fabric/FabricClient.h"
 #include "gui/DesktopPreferences.h"
 #include "gui/DesktopUi.h"
 #include "gui/MainWindow.h"
 #include "gui/SettingsDialog.h"
+#include "mcp/LocalSocketServer.h"
 #include "mcp/McpServer.h"
 #include "mcp/ToolRegistry.h"
 
@@ -23,7 +27,10 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDialogButtonBox>
+#include <QDir>
+#include <QJsonDocument>
 #include <QLabel>
+#include <QProcess>
 #include <QPushButton>
 #include <QSettings>
 #include <QTemporaryDir>
@@ -31,6 +38,10 @@
 
 #include <sys/stat.h>
 #include <unistd.h>
+
+#ifndef FB_BROKER_BIN
+#define FB_BROKER_BIN "" // no app target in this build: the relayed checks fail, saying so
+#endif
 
 using namespace fb;
 using fbtest::TestClient;
@@ -104,6 +115,100 @@ SettingsDialog *openSettingsDialog()
     }
     return nullptr;
 }
+
+// The app's per-user socket, with the relay hello decided as ServerHost decides it (against what
+// the app serves at that moment).
+struct AppSocket {
+    mcp::LocalSocketServer server;
+    QString path;
+    AppSocket(Host &host, LiveSettings *live, const QString &dir)
+        : server(&host.server)
+        , path(dir + QStringLiteral("/fabric-broker.sock"))
+    {
+        host.server.setRelayHelloHandler([&host, live](const QJsonObject &hello) {
+            RelayInstanceFacts facts;
+            facts.toolsets = host.registry.servedToolsets();
+            facts.endpoint = normalizedEndpoint(host.fabric.config().endpoint.toString());
+            facts.credentialsFingerprint = credentialsFingerprint(host.fabric.config());
+            facts.approvalChannel = host.broker.approver()->channel();
+            facts.settings = live->settings();
+            facts.policyFiles = live->policyDigests();
+            facts.pid = QCoreApplication::applicationPid();
+            return decideRelayedSession(RelayRequest::fromJson(hello), facts);
+        });
+        QString error;
+        if (!server.listen(path, &error))
+            qFatal("listen %s: %s", qPrintable(path), qPrintable(error));
+    }
+};
+
+// Spawns the real `fabric-broker --stdio` as an MCP client does (PATH and HOME only), relayed
+// to socket; initializes, lists tools, and ends its input. The event loop keeps running while it
+// waits (the app under test answers in this process).
+QStringList relayedToolNames(const QString &socket, const QString &home)
+{
+    QProcess relay;
+    QProcessEnvironment env;
+    env.insert("PATH", qEnvironmentVariable("PATH"));
+    env.insert("HOME", home);
+    relay.setProcessEnvironment(env);
+    relay.start(QStringLiteral(FB_BROKER_BIN), {"--stdio", "--socket", socket});
+    if (!relay.waitForStarted(10000))
+        return {"not started: " + relay.errorString()};
+    auto line = [](const QJsonObject &o) -> QByteArray {
+        QByteArray bytes = QJsonDocument(o).toJson(QJsonDocument::Compact);
+        bytes.append('\n');
+        return bytes;
+    };
+    relay.write(line(QJsonObject{
+        {"jsonrpc", "2.0"},
+        {"id", 0},
+        {"method", "initialize"},
+        {"params",
+         QJsonObject{{"protocolVersion", "2025-11-25"},
+                     {"capabilities", QJsonObject()},
+                     {"clientInfo", QJsonObject{{"name", "relayed"}, {"version", "1"}}}}}}));
+    relay.write(line(QJsonObject{{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}}));
+    relay.write(line(QJsonObject{{"jsonrpc", "2.0"}, {"id", 1}, {"method", "tools/list"}}));
+    QByteArray out;
+    QJsonObject response;
+    const bool answered = QTest::qWaitFor(
+        [&] {
+            out += relay.readAllStandardOutput();
+            for (const QByteArray &l : out.split('\n')) {
+                const QJsonObject m = QJsonDocument::fromJson(l).object();
+                if (m.value("id") == QJsonValue(1)) {
+                    response = m;
+                    return true;
+                }
+            }
+            return relay.state() == QProcess::NotRunning;
+        },
+        20000);
+    relay.closeWriteChannel();
+    (void)QTest::qWaitFor([&] { return relay.state() == QProcess::NotRunning; }, 10000);
+    if (relay.state() != QProcess::NotRunning)
+        relay.kill();
+    if (!answered || response.isEmpty())
+        return {"no tools/list answer: " + QString::fromUtf8(out) +
+                QString::fromUtf8(relay.readAllStandardError())};
+    QStringList names;
+    for (const QJsonValue &t : response.value("result").toObject().value("tools").toArray())
+        names << t.toObject().value("name").toString();
+    if (names.isEmpty())
+        names << "error: " + QString::fromUtf8(QJsonDocument(response).toJson());
+    return names;
+}
+
+#define VERIFY_NO_MUTATE_RELAYED(socket, home)                                                     \
+    do {                                                                                           \
+        const QStringList relayed = relayedToolNames(socket, home);                                \
+        QVERIFY2(relayed.contains("fabric_list_proposals") ||                                      \
+                     relayed.contains("fabric_search_connections"),                                \
+                 qPrintable(relayed.join(',')));                                                   \
+        QVERIFY2(!relayed.contains("fabric_propose_change"), qPrintable(relayed.join(',')));       \
+        QVERIFY2(!relayed.contains("fabric_confirm_change"), qPrintable(relayed.join(',')));       \
+    } while (false)
 
 void writeFile(const QString &path, const QByteArray &bytes)
 {
@@ -187,6 +292,12 @@ private slots:
         DesktopUi ui(host.context());
         MainWindow *w = ui.mainWindow();
         QCOMPARE(host.registry.servedToolsets(), QStringList{"read"}); // the saved value lost
+        QTemporaryDir socketDir;
+        QVERIFY(socketDir.isValid());
+        QVERIFY(QDir(socketDir.path()).mkdir("home"));
+        const QString home = socketDir.filePath("home");
+        AppSocket socket(host, ui.liveSettings(), socketDir.path());
+        VERIFY_NO_MUTATE_RELAYED(socket.path, home);
         QVERIFY(ui.liveSettings()->current().mutateLock);
         QVERIFY2(ui.liveSettings()->current().mutateLock->text().contains(lock),
                  qPrintable(ui.liveSettings()->current().mutateLock->text()));
@@ -202,6 +313,7 @@ private slots:
         ui.enableProposals();
         QCOMPARE(host.registry.servedToolsets(), QStringList{"read"});
         QVERIFY(w->enableProposalsButton()->isHidden());
+        VERIFY_NO_MUTATE_RELAYED(socket.path, home);
 
         // The settings dialog: the mutate box is disabled with the same words, the saved
         // value is shown as overridden, and Save (even with the box forced on) serves read.
@@ -225,6 +337,7 @@ private slots:
         dialog->findChild<QDialogButtonBox *>("buttonBox")->button(QDialogButtonBox::Save)->click();
         QTRY_VERIFY(!openSettingsDialog());
         QCOMPARE(host.registry.servedToolsets(), QStringList{"read"});
+        VERIFY_NO_MUTATE_RELAYED(socket.path, home);
 
         const QStringList tools = toolNames(client, 1);
         QVERIFY(!tools.isEmpty()); // the read tools

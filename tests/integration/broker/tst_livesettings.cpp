@@ -3,6 +3,7 @@
 // (allowed -> read only -> broken -> fixed, and saved by an editor's rename) changes the served
 // toolsets within 2 s, refuses mutate at once when broken, and is audited as policy_changed with
 // the file's SHA-256.
+#include "broker/Approver.h"
 #include "broker/MutationBroker.h"
 #include "broker/PolicyApply.h"
 #include "core/ProposalStore.h"
@@ -150,6 +151,66 @@ private slots:
         QTRY_COMPARE_WITH_TIMEOUT(audits.size(), n + 1, 2000);
         for (const QJsonValue &f : audits.last().value("files").toArray())
             QCOMPARE(f.toObject().value("sha256"), QJsonValue(QJsonValue::Null));
+    }
+
+    // approval.channel: desktop arriving by a reload in a process without a desktop dialog fails
+    // closed: every confirm is answered "failed" with the reason, never the client's prompt.
+    void desktopChannelWithoutADesktopFailsClosed()
+    {
+        QTemporaryDir dir;
+        const QString user = dir.filePath("policy.json");
+        LiveSettings live({}, PolicyPaths{dir.filePath("none.json"), {}, user});
+        Host host;
+        QString error;
+        QVERIFY(live.start("https://api.equinix.com", &error));
+        live.attach(&host.registry, &host.broker);
+        QCOMPARE(host.broker.approver()->channel(), QStringLiteral("client"));
+        writeInPlace(user, R"({"approval": {"channel": "desktop"}})");
+        live.reloadPolicy();
+        QCOMPARE(host.broker.approver()->channel(), QStringLiteral("desktop"));
+        std::optional<HumanDecision> decision;
+        host.broker.approver()->requestApproval(nullptr, ApprovalContext{},
+                                                [&](const HumanDecision &d) { decision = d; });
+        QVERIFY(decision);
+        QCOMPARE(decision->status, HumanStatus::Failed);
+        QVERIFY2(decision->detail.contains("approval.channel in " + user),
+                 qPrintable(decision->detail));
+        QVERIFY(decision->detail.contains("nothing was sent"));
+        // The policy relaxed again: back to the client's prompt.
+        writeInPlace(user, "{}");
+        live.reloadPolicy();
+        QCOMPARE(host.broker.approver()->channel(), QStringLiteral("client"));
+    }
+
+    // The registry and the broker may go first: LiveSettings holds them by QPointer.
+    void attachedObjectsMayDieFirst()
+    {
+        QTemporaryDir dir;
+        const QString user = dir.filePath("policy.json");
+        LiveSettings live({}, PolicyPaths{dir.filePath("none.json"), {}, user});
+        QString error;
+        QVERIFY(live.start("https://api.equinix.com", &error));
+        {
+            Host host;
+            live.attach(&host.registry, &host.broker);
+            writeInPlace(user, R"({"approval": {"channel": "desktop"}})");
+            live.reloadPolicy();
+        }
+        writeInPlace(user, R"({"toolsets": {"allowed": ["read"]}})");
+        live.reloadPolicy(); // nothing to push to, and no dangling pointer used
+        live.setSaved({{SettingId::Toolsets, "read,mutate"}});
+        QVERIFY(!live.mutateAllowed());
+        // And the broker may outlive LiveSettings: it no longer asks an approver owned there.
+        Host host;
+        {
+            LiveSettings shortLived({}, PolicyPaths{dir.filePath("none.json"), {}, user});
+            QVERIFY(shortLived.start("https://api.equinix.com", &error));
+            writeInPlace(user, R"({"approval": {"channel": "desktop"}})");
+            shortLived.reloadPolicy();
+            shortLived.attach(&host.registry, &host.broker);
+            QCOMPARE(host.broker.approver()->channel(), QStringLiteral("desktop"));
+        }
+        QCOMPARE(host.broker.approver()->channel(), QStringLiteral("client"));
     }
 };
 
