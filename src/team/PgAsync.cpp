@@ -344,8 +344,9 @@ void PgAsync::fail(const QString &reason)
         if (!p.internal)
             completeLater(std::move(p.done), failure(reason));
     if (!m_uri.isEmpty()) {
-        m_reconnect->start(m_delayMs);
-        m_delayMs = std::min(m_delayMs * 2, MaxReconnectDelayMs);
+        const int delay = std::max(m_delayMs, reconnectDelayMs);
+        m_reconnect->start(delay);
+        m_delayMs = std::min(delay * 2, MaxReconnectDelayMs);
     }
     if (wasUsable || !m_reportedDown) {
         m_reportedDown = true;

@@ -150,8 +150,12 @@ void TeamQueue::recover()
     QPointer<TeamQueue> self(this);
     const QList<QByteArray> params{m_identity.osUser.toUtf8(), m_identity.host.toUtf8(), array};
     auto settle = [self, params](const PgResult<PgRows> &member) {
+        if (!self || !member.ok())
+            return;
+        self->m_approver = member.value->value(0, "approver") == "t";
+        emit self->rolesKnown();
         // Only a proposer moves proposals; an approver's app has nothing to settle.
-        if (!self || !member.ok() || member.value->value(0, "proposer") != "t")
+        if (member.value->value(0, "proposer") != "t")
             return;
         self->m_db.query(
             "UPDATE fabric_team.proposals SET state = CASE state WHEN 'sending' THEN 'unknown' "
@@ -174,7 +178,9 @@ void TeamQueue::recover()
                 }
             });
     };
-    m_db.query("SELECT pg_has_role('fabric_proposers', 'MEMBER') AS proposer", {}, settle);
+    m_db.query("SELECT pg_has_role('fabric_proposers', 'MEMBER') AS proposer, "
+               "pg_has_role('fabric_approvers', 'MEMBER') AS approver",
+               {}, settle);
 }
 
 void TeamQueue::publish(const QString &changeType, const QByteArray &request,

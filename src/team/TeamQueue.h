@@ -88,6 +88,8 @@ public:
     bool isAvailable() const { return m_db.isConnected(); }
     QString unavailableReason() const;
     QString role() const { return m_db.role(); }
+    // Whether this role is a member of fabric_approvers (known after rolesKnown()).
+    bool isApprover() const { return m_approver; }
     const TeamIdentity &identity() const { return m_identity; }
     PgAsync &connection() { return m_db; }
 
@@ -126,6 +128,7 @@ signals:
     void availabilityChanged(bool available, const QString &reason);
     void proposalChanged(const QByteArray &id); // a wake-up: read again
     void recovered(const QByteArray &id, const QString &state);
+    void rolesKnown();
 
 private:
     void recover();
@@ -133,6 +136,7 @@ private:
     QString m_uri;
     TeamIdentity m_identity;
     QSet<QByteArray> m_held;
+    bool m_approver = false;
 };
 
 // Parses one proposal row as TeamQueue's statements select it.

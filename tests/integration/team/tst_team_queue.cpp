@@ -12,6 +12,7 @@
 #include <QJsonDocument>
 #include <QSignalSpy>
 #include <QTest>
+#include <QTimer>
 
 using namespace fbtest;
 using namespace fb::team;
@@ -361,6 +362,70 @@ private slots:
         withPassword.start();
         QVERIFY(withPassword.unavailableReason().contains(u"password"_s));
         QVERIFY(!withPassword.unavailableReason().contains(u"secret"_s));
+    }
+
+    void slowDatabaseFailsClosedWithoutBlocking()
+    {
+        auto carol = queueAs(u"carol"_s, u"carol"_s, u"ws-6"_s);
+        QTRY_VERIFY_WITH_TIMEOUT(carol->isAvailable(), 10000);
+        carol->connection().statementTimeoutMs = 300;
+        // The event loop keeps turning while a statement waits on the server.
+        int ticks = 0;
+        QTimer ticker;
+        connect(&ticker, &QTimer::timeout, this, [&] { ++ticks; });
+        ticker.start(10);
+        std::optional<PgResult<PgRows>> slow;
+        carol->connection().query("SELECT pg_sleep(2)", {},
+                                  [&](const PgResult<PgRows> &r) { slow = r; });
+        QSignalSpy availability(carol.get(), &TeamQueue::availabilityChanged);
+        QTRY_VERIFY_WITH_TIMEOUT(slow.has_value(), 10000);
+        QVERIFY(!slow->ok());
+        QVERIFY2(slow->error.message.contains(u"did not answer within 300 ms"_s),
+                 qPrintable(slow->error.message));
+        QVERIFY(ticks >= 5);
+        QVERIFY(!availability.isEmpty());
+        QCOMPARE(availability.first().at(0).toBool(), false);
+        // It reconnects by itself.
+        carol->connection().statementTimeoutMs = 5000;
+        QTRY_VERIFY_WITH_TIMEOUT(carol->isAvailable(), 10000);
+    }
+
+    void fiftyProposalsFromThreeSessionsAreEachConsumedOnce()
+    {
+        std::vector<std::unique_ptr<TeamQueue>> sessions;
+        for (int i = 0; i < 3; ++i)
+            sessions.push_back(queueAs(u"carol"_s, u"carol"_s, u"ws-5%1"_s.arg(i)));
+        QTRY_VERIFY_WITH_TIMEOUT(std::all_of(sessions.begin(), sessions.end(),
+                                             [](const auto &q) { return q->isAvailable(); }),
+                                 10000);
+        int published = 0;
+        for (int i = 0; i < 50; ++i) {
+            TeamQueue &q = *sessions.at(static_cast<size_t>(i % 3));
+            q.publish(u"connection_create"_s, Request, {}, priced(150), "{}",
+                      sha("bulk-" + QByteArray::number(i)), 60000,
+                      [&](const std::optional<QByteArray> &id, const QString &e) {
+                          QVERIFY2(id, qPrintable(e));
+                          ++published;
+                      });
+        }
+        QTRY_COMPARE_WITH_TIMEOUT(published, 50, 20000);
+        // Every token confirmed from all three sessions at once: each is consumed exactly once.
+        QMap<QByteArray, int> wins;
+        int answers = 0;
+        for (int i = 0; i < 50; ++i) {
+            for (const auto &q : sessions) {
+                q->consume(sha("bulk-" + QByteArray::number(i)),
+                           [&](const std::optional<TeamProposal> &p, const QString &) {
+                               if (p)
+                                   ++wins[p->tokenSha256];
+                               ++answers;
+                           });
+            }
+        }
+        QTRY_COMPARE_WITH_TIMEOUT(answers, 150, 30000);
+        QCOMPARE(wins.size(), 50);
+        for (auto it = wins.begin(); it != wins.end(); ++it)
+            QCOMPARE(it.value(), 1);
     }
 
     void crashAfterSendingLeavesUnknownNeverRetried()
