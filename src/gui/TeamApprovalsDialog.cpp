@@ -107,7 +107,8 @@ QString TeamApprovalsDialog::decisionText(const team::TeamProposal &p)
         tr("Price: %1").arg(priceText(p)),
         tr("State: %1").arg(inert(p.state, 16)),
         tr("Expires: %1")
-            .arg(QDateTime::fromMSecsSinceEpoch(p.expiresMs, QTimeZone::utc()).toString(Qt::ISODate)),
+            .arg(QDateTime::fromMSecsSinceEpoch(p.expiresMs, QTimeZone::utc())
+                     .toString(Qt::ISODate)),
         tr("Request SHA-256: %1").arg(inert(QString::fromLatin1(p.requestSha256), 64)),
         tr("Request:")};
     for (const QString &line : body.split(u'\n', Qt::SkipEmptyParts))
