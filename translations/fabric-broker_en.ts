@@ -1315,6 +1315,101 @@ request SHA-256: %2</source>
     </message>
 </context>
 <context>
+    <name>fb::TeamApprovalsDialog</name>
+    <message>
+        <source>unpriced</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 %2 monthly recurring</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Approve</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Deny</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Team approvals</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Team database status</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Open team proposals</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Proposal details</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>team mode is off</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Change: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Proposed by role %1 (OS user %2 on %3)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>MCP client: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Price: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>State: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Expires: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Request SHA-256: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Request:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The team database is unreachable: %1. No decision can be recorded until it is back.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Could not read the queue: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 by %2 (%3), %4</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>This is your own proposal: your approval would not count. You may deny it.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Your decision (%1) is recorded.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Your decision was not recorded: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>fb::TrayIcon</name>
     <message>
         <source>Show Fabric Broker</source>

@@ -21,7 +21,8 @@ const QList<SettingId> &BrokerSettings::ids()
     static const QList<SettingId> rows{
         SettingId::ProposalTtlMs,   SettingId::MaxPending,
         SettingId::ElicitTimeoutMs, SettingId::AllowUnconfirmedMutations,
-        SettingId::Approval,        SettingId::Toolsets};
+        SettingId::Approval,        SettingId::Toolsets,
+        SettingId::TeamDatabase};
     return rows;
 }
 
@@ -50,6 +51,8 @@ QString BrokerSettings::valueText(SettingId id) const
         return approvalModeName(approvalMode);
     case SettingId::Toolsets:
         return toolsets.join(u',');
+    case SettingId::TeamDatabase:
+        return teamDatabase;
     default:
         return {};
     }
@@ -85,6 +88,9 @@ bool BrokerSettings::fromSources(const SettingSources &sources, BrokerSettings *
         }
         case SettingId::Toolsets:
             s.toolsets = v->toStringList();
+            break;
+        case SettingId::TeamDatabase:
+            s.teamDatabase = v->toString();
             break;
         default:
             break;

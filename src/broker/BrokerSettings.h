@@ -20,6 +20,7 @@ struct BrokerSettings {
     bool allowUnconfirmedMutations = false;          // SettingId::AllowUnconfirmedMutations
     ApprovalMode approvalMode = ApprovalMode::Auto;  // SettingId::Approval
     QStringList toolsets = {QStringLiteral("read")}; // SettingId::Toolsets
+    QString teamDatabase;          // SettingId::TeamDatabase; empty: no team mode (docs/team.md)
     int progressIntervalMs = 5000; // progress while waiting for a person (when asked for)
     Policy policy; // the effective operator policy (broker/PolicyApply, docs/policy.md)
 

@@ -93,6 +93,13 @@ QStringList applyPolicy(const PolicyLoadResult &policy, const QString &endpoint,
                                   "uses %3")
                        .arg(p.sources.value(QStringLiteral("fabric.endpoint")), *p.fabricEndpoint,
                             endpoint));
+    if (p.teamDatabase && *p.teamDatabase != settings->teamDatabase) {
+        // The administrator's lock (or the user's own policy file) names the team database;
+        // the URI is not logged (docs/team.md).
+        settings->teamDatabase = *p.teamDatabase;
+        lines << QStringLiteral("policy: the team database is the one team.database (%1) names")
+                     .arg(p.sources.value(QStringLiteral("team.database")));
+    }
     if (p.allowUnconfirmed && !*p.allowUnconfirmed && settings->allowUnconfirmedMutations) {
         settings->allowUnconfirmedMutations = false;
         lines << QStringLiteral("policy: EQUINIX_MCP_ALLOW_UNCONFIRMED_MUTATIONS=true is "

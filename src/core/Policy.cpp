@@ -3,6 +3,7 @@
 #include "core/Policy.h"
 #include "core/NameTable.h"
 #include "core/PolicyKeys.h"
+#include "core/TeamPolicy.h"
 
 #include <QHash>
 #include <QJsonArray>
@@ -89,7 +90,8 @@ QString jsonText(const QJsonValue &v)
 void flatten(const QJsonObject &o, const QString &prefix, QMap<QString, QJsonValue> *out,
              QStringList *errors)
 {
-    static const QStringList groups{u"spend"_s, u"approval"_s, u"toolsets"_s, u"fabric"_s};
+    static const QStringList groups{u"spend"_s, u"approval"_s, u"toolsets"_s, u"fabric"_s,
+                                    u"team"_s};
     for (auto it = o.begin(); it != o.end(); ++it) {
         const QString key = prefix.isEmpty() ? it.key() : prefix + u'.' + it.key();
         if (prefix.isEmpty() && it.key() == u"$schema")
@@ -126,8 +128,9 @@ QString Money::display() const
 
 const QStringList &Policy::keys()
 {
-    static const QStringList k{kPerChange, kPerDay,     kUnpriced, kDesktopAbove, kTypedAbove,
-                               kChannel,   kRevalidate, kToolsets, kUnconfirmed,  kEndpoint};
+    static const QStringList k{kPerChange,   kPerDay,   kUnpriced,     kDesktopAbove,
+                               kTypedAbove,  kChannel,  kRevalidate,   kToolsets,
+                               kUnconfirmed, kEndpoint, kTeamDatabase, kTeamQuorum};
     return k;
 }
 
@@ -140,16 +143,18 @@ const QList<PolicyEnforcement> &policyEnforcement()
 {
     // {key, startup, every change, every confirm, before send}
     static const QList<PolicyEnforcement> table{
-        {kPerChange, true, true, true, false},    // evaluateAtPropose and evaluateAtConfirm
-        {kPerDay, true, true, true, false},       // evaluateAtConfirm, from the audit log
-        {kUnpriced, true, true, true, false},     // evaluateAtPropose and evaluateAtConfirm
-        {kDesktopAbove, true, true, true, false}, // checkDesktopRequired at confirm
-        {kTypedAbove, true, true, true, false},   // typedConfirmationRequired at confirm
-        {kChannel, true, true, true, false},      // the approver of the current settings
-        {kRevalidate, true, true, false, true},   // the dry run again right before sending
-        {kToolsets, true, true, true, false},     // a confirm tool no longer served is refused
-        {kUnconfirmed, true, true, true, false},  // read when the person's answer arrives
-        {kEndpoint, true, true, true, false},     // mutate (and so confirm) not served elsewhere
+        {kPerChange, true, true, true, false},     // evaluateAtPropose and evaluateAtConfirm
+        {kPerDay, true, true, true, false},        // evaluateAtConfirm, from the audit log
+        {kUnpriced, true, true, true, false},      // evaluateAtPropose and evaluateAtConfirm
+        {kDesktopAbove, true, true, true, false},  // checkDesktopRequired at confirm
+        {kTypedAbove, true, true, true, false},    // typedConfirmationRequired at confirm
+        {kChannel, true, true, true, false},       // the approver of the current settings
+        {kRevalidate, true, true, false, true},    // the dry run again right before sending
+        {kToolsets, true, true, true, false},      // a confirm tool no longer served is refused
+        {kUnconfirmed, true, true, true, false},   // read when the person's answer arrives
+        {kEndpoint, true, true, true, false},      // mutate (and so confirm) not served elsewhere
+        {kTeamDatabase, true, true, false, false}, // the setting's value (docs/team.md)
+        {kTeamQuorum, true, true, false, false},   // validated; not yet used by a confirm
     };
     return table;
 }
@@ -191,6 +196,10 @@ QJsonValue Policy::value(const QString &key) const
         return allowUnconfirmed ? QJsonValue(*allowUnconfirmed) : QJsonValue();
     if (key == kEndpoint)
         return fabricEndpoint ? QJsonValue(*fabricEndpoint) : QJsonValue();
+    if (key == kTeamDatabase)
+        return teamDatabase ? QJsonValue(*teamDatabase) : QJsonValue();
+    if (key == kTeamQuorum)
+        return teamQuorum ? QJsonValue(*teamQuorum) : QJsonValue();
     return {};
 }
 
@@ -294,6 +303,16 @@ PolicyParseResult parsePolicy(const QByteArray &json, const QString &source)
                     normalized.setPath(QString());
                 p.fabricEndpoint = normalized.toString();
             }
+        } else if (key == kTeamDatabase) {
+            const QString why =
+                v.isString() ? teamDatabaseUriError(v.toString()) : u"must be a string"_s;
+            if (!why.isEmpty())
+                r.errors.append(u"%1: %2"_s.arg(key, why));
+            else
+                p.teamDatabase = v.toString();
+        } else if (key == kTeamQuorum) {
+            if (const auto q = TeamQuorum::parse(v, key, &r.errors))
+                p.teamQuorum = q->toJson();
         }
         if (r.errors.size() == before)
             p.sources.insert(key, source);
@@ -418,6 +437,30 @@ PolicyMergeResult mergePolicy(const Policy &admin, const Policy &user)
             ignore(kEndpoint, u"the administrator locked the endpoint to %1 (%2)"_s.arg(
                                   *e.fabricEndpoint, admin.sources.value(kEndpoint)));
         }
+    }
+    if (user.teamDatabase) {
+        if (!e.teamDatabase) {
+            e.teamDatabase = user.teamDatabase;
+            take(kTeamDatabase);
+        } else if (*e.teamDatabase != *user.teamDatabase) {
+            ignore(kTeamDatabase, u"the administrator requires the team database set in %1"_s.arg(
+                                      admin.sources.value(kTeamDatabase)));
+        }
+    }
+    if (user.teamQuorum) {
+        QStringList unused;
+        const auto u = TeamQuorum::parse(*user.teamQuorum, kTeamQuorum, &unused);
+        const auto a = e.teamQuorum ? TeamQuorum::parse(*e.teamQuorum, kTeamQuorum, &unused)
+                                    : std::optional<TeamQuorum>();
+        const QJsonArray both = a && u ? TeamQuorum::merged(*a, *u).toJson() : *user.teamQuorum;
+        // The merge is at least as strict as either file for every price; the administrator's
+        // file stays the source named when it set the key.
+        if (!e.teamQuorum)
+            take(kTeamQuorum);
+        else if (both == *e.teamQuorum && *user.teamQuorum != *e.teamQuorum)
+            ignore(kTeamQuorum,
+                   looser.arg(jsonText(*e.teamQuorum), admin.sources.value(kTeamQuorum)));
+        e.teamQuorum = both;
     }
     return r;
 }

@@ -7,6 +7,7 @@
 // Precedence: built-in defaults < administrator (/etc/fabric-broker/policy.json) and, for each
 // key, a user value (FABRIC_BROKER_POLICY, else $XDG_CONFIG_HOME/fabric-broker/policy.json) only
 // where it is at least as strict as the administrator's.
+#include <QJsonArray>
 #include <QJsonObject>
 #include <QJsonValue>
 #include <QList>
@@ -44,6 +45,8 @@ struct Policy {
     std::optional<PolicyChannel> channel;        // approval.channel
     std::optional<bool> allowUnconfirmed;        // allow_unconfirmed_mutations
     std::optional<QString> fabricEndpoint;       // fabric.endpoint
+    std::optional<QString> teamDatabase;         // team.database (core/TeamPolicy.h)
+    std::optional<QJsonArray> teamQuorum;        // team.quorum, validated (core/TeamPolicy.h)
 
     // Where each set key came from (a file path); keys absent here are unset (defaults).
     QMap<QString, QString> sources;

@@ -17,5 +17,7 @@ inline const QString kRevalidate = u"revalidate_before_send_after_ms"_s;
 inline const QString kToolsets = u"toolsets.allowed"_s;
 inline const QString kUnconfirmed = u"allow_unconfirmed_mutations"_s;
 inline const QString kEndpoint = u"fabric.endpoint"_s;
+inline const QString kTeamDatabase = u"team.database"_s;
+inline const QString kTeamQuorum = u"team.quorum"_s;
 
 } // namespace fb::policykeys

@@ -43,6 +43,7 @@ enum class SettingId {
     Socket,
     ForceSandbox,
     HttpAddress,
+    TeamDatabase,
     CredentialsInKeychain,
 };
 

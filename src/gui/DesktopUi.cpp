@@ -13,6 +13,7 @@
 #include "gui/MainWindow.h"
 #include "gui/ProposalTableModel.h"
 #include "gui/SettingsDialog.h"
+#include "gui/TeamDesk.h"
 #include "gui/TrayIcon.h"
 #include "mcp/McpServer.h"
 
@@ -59,6 +60,14 @@ DesktopUi::DesktopUi(DesktopContext context, QObject *parent)
         m_live->attach(m_context.server ? m_context.server->registry() : nullptr, m_context.broker);
         m_live->setDesktopApprover(m_approver.get());
     }
+
+    // Team mode (docs/team.md): the resolved value (environment, or the policy's lock), else the
+    // saved one. Unset: nothing of it exists.
+    QString teamDatabase = m_live->settings().teamDatabase;
+    if (teamDatabase.isEmpty())
+        teamDatabase = QSettings().value(Settings::savedKey(SettingId::TeamDatabase)).toString();
+    if (!teamDatabase.trimmed().isEmpty())
+        new TeamDesk(teamDatabase.trimmed(), this);
 
     m_window = std::make_unique<MainWindow>(m_model, m_clock);
     const bool sandbox =

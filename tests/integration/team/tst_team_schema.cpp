@@ -80,6 +80,7 @@ private slots:
         QCOMPARE(r.fromVersion, 0);
         QCOMPARE(r.toVersion, TeamSchema::knownVersion());
         QCOMPARE(r.applied.first(), QStringLiteral("001_initial"));
+        QCOMPARE(r.applied.last(), QStringLiteral("002_queue"));
         QCOMPARE(TeamSchema::currentVersion(*owner).value_or(-1), TeamSchema::knownVersion());
         const auto tables = owner->exec(
             "SELECT count(*) AS n FROM pg_tables WHERE schemaname = 'fabric_team' AND tablename IN "
@@ -101,7 +102,9 @@ private slots:
         const QStringList init{QStringLiteral("team"), QStringLiteral("init"),
                                fx.cluster.uri(QStringLiteral("fb_owner"), db)};
         QCOMPARE(runBroker(init, &output), 0);
-        QVERIFY2(output.contains("migrated from version 0 to 1"), output.constData());
+        QVERIFY2(output.contains(QByteArray("migrated from version 0 to ")
+                                     .append(QByteArray::number(TeamSchema::knownVersion()))),
+                 output.constData());
         QCOMPARE(runBroker(init, &output), 0);
         QVERIFY2(output.contains("nothing to do"), output.constData());
         QVERIFY2(!output.contains("NOTICE"), output.constData());
@@ -109,7 +112,8 @@ private slots:
                             fx.cluster.uri(QStringLiteral("fb_owner"), db)},
                            &output),
                  0);
-        QVERIFY2(output.contains("schema fabric_team: version 1") &&
+        QVERIFY2(output.contains(QByteArray("schema fabric_team: version ")
+                                     .append(QByteArray::number(TeamSchema::knownVersion()))) &&
                      output.contains("member of neither fabric_proposers nor fabric_approvers"),
                  output.constData());
         QCOMPARE(runBroker({QStringLiteral("team"), QStringLiteral("status"),
@@ -155,6 +159,20 @@ private slots:
                  1);
         QVERIFY2(output.contains("upgrade fabric-broker"), output.constData());
         QCOMPARE(TeamSchema::currentVersion(*owner).value_or(-1), future.version);
+    }
+
+    void migratesFromVersionOne()
+    {
+        const QString db = fx.freshDatabase();
+        auto owner = as(QStringLiteral("fb_owner"), db);
+        QVERIFY(owner);
+        auto r = TeamSchema::migrate(*owner, TeamSchema::builtIn().mid(0, 1));
+        QVERIFY2(r.ok, qPrintable(r.error));
+        QCOMPARE(r.toVersion, 1);
+        r = TeamSchema::migrate(*owner);
+        QVERIFY2(r.ok, qPrintable(r.error));
+        QCOMPARE(r.fromVersion, 1);
+        QCOMPARE(r.applied, QStringList{QStringLiteral("002_queue")});
     }
 
     void refusesAChangedMigrationAndANonOwner()

@@ -4,6 +4,7 @@
 #include "TestEnvironment.h"
 #include "core/JsonSchema.h"
 #include "core/Policy.h"
+#include "core/TeamPolicy.h"
 
 #include <QDateTime>
 #include <QDir>
@@ -73,6 +74,8 @@ private slots:
     void channelRanks();
     void enforcementTableIsTrue();
     void unstattableFilesRefuseMutate();
+    void teamQuorumCounts();
+    void teamDatabaseRefusesPasswords();
 };
 
 void TestPolicy::parsesEveryKey()
@@ -88,7 +91,10 @@ void TestPolicy::parsesEveryKey()
         "revalidate_before_send_after_ms": 30000,
         "toolsets": {"allowed": ["read", "mutate"]},
         "allow_unconfirmed_mutations": false,
-        "fabric": {"endpoint": "https://api.equinix.com/"}
+        "fabric": {"endpoint": "https://api.equinix.com/"},
+        "team": {"database": "postgresql://db.example/team?sslmode=verify-full",
+                 "quorum": [{"above_monthly": {"amount": 500, "currency": "USD"}, "approvals": 2},
+                            {"unpriced": true, "approvals": 3}]}
     })",
                                             QStringLiteral("/etc/x.json"));
     QVERIFY2(r.ok(), qPrintable(r.errors.join('\n')));
@@ -231,7 +237,9 @@ void TestPolicy::mergeIgnoresAndReportsLooserUserValues()
         "revalidate_before_send_after_ms": 30000,
         "toolsets": {"allowed": ["read"]},
         "allow_unconfirmed_mutations": false,
-        "fabric": {"endpoint": "https://api.equinix.com"}
+        "fabric": {"endpoint": "https://api.equinix.com"},
+        "team": {"database": "postgresql://db.example/team",
+                 "quorum": [{"above_monthly": {"amount": 500, "currency": "USD"}, "approvals": 2}]}
     })",
                                  "admin");
     const Policy user = parseOk(R"({
@@ -244,7 +252,10 @@ void TestPolicy::mergeIgnoresAndReportsLooserUserValues()
         "revalidate_before_send_after_ms": 30001,
         "toolsets": {"allowed": ["read", "mutate"]},
         "allow_unconfirmed_mutations": true,
-        "fabric": {"endpoint": "https://sandbox.example"}
+        "fabric": {"endpoint": "https://sandbox.example"},
+        "team": {"database": "postgresql://elsewhere.example/team",
+                 "quorum": [{"above_monthly": {"amount": 600, "currency": "USD"}, "approvals": 2},
+                            {"above_monthly": {"amount": 500, "currency": "USD"}, "approvals": 1}]}
     })",
                                 "user");
     const PolicyMergeResult m = mergePolicy(admin, user);
@@ -258,7 +269,7 @@ void TestPolicy::mergeIgnoresAndReportsLooserUserValues()
         QCOMPARE(lines.size(), 1);
         if (key == u"spend.max_monthly_recurring_per_day")
             QVERIFY(lines.first().contains("cannot be compared"));
-        else if (key != u"fabric.endpoint")
+        else if (key != u"fabric.endpoint" && key != u"team.database")
             QVERIFY2(lines.first().contains("looser"), qPrintable(lines.first()));
     }
 }
@@ -654,3 +665,64 @@ void TestPolicy::unstattableFilesRefuseMutate()
 
 QTEST_GUILESS_MAIN(TestPolicy)
 #include "tst_policy.moc"
+
+void TestPolicy::teamQuorumCounts()
+{
+    const Policy p = parseOk(R"({"team": {"quorum": [
+        {"above_monthly": {"amount": 500, "currency": "USD"}, "approvals": 2},
+        {"above_monthly": {"amount": 5000, "currency": "USD"}, "approvals": 3}]}})");
+    QStringList errors;
+    const auto q = TeamQuorum::parse(*p.teamQuorum, "team.quorum", &errors);
+    QVERIFY2(q, qPrintable(errors.join('\n')));
+    QCOMPARE(q->required(Money{150, "USD"}), 1);
+    QCOMPARE(q->required(Money{500, "USD"}), 1); // exactly at the threshold is not above it
+    QCOMPARE(q->required(Money{500.01, "USD"}), 2);
+    QCOMPARE(q->required(Money{600, "USD"}), 2);
+    QCOMPARE(q->required(Money{6000, "USD"}), 3);
+    QCOMPARE(q->required(Money{1, "EUR"}), 3); // another currency: above every rule
+    QCOMPARE(q->required(std::nullopt), 3);    // unpriced: above every threshold
+    QCOMPARE(TeamQuorum{}.required(std::nullopt), 1);
+    // ...unless the policy says otherwise.
+    const auto withUnpriced = TeamQuorum::parse(
+        QJsonDocument::fromJson(R"([{"above_monthly": {"amount": 500, "currency": "USD"},
+            "approvals": 2}, {"unpriced": true, "approvals": 1}])")
+            .array(),
+        "team.quorum", &errors);
+    QVERIFY(withUnpriced);
+    QCOMPARE(withUnpriced->required(std::nullopt), 1);
+    QCOMPARE(withUnpriced->required(Money{600, "USD"}), 2);
+    // A user's file cannot lower the unpriced count below what the administrator's requires.
+    const TeamQuorum merged = TeamQuorum::merged(*q, *withUnpriced);
+    QCOMPARE(merged.required(std::nullopt), 3);
+    QCOMPARE(merged.required(Money{600, "USD"}), 2);
+    for (const QByteArray &bad :
+         {QByteArray(R"({"team": {"quorum": {"approvals": 2}}})"),
+          QByteArray(R"({"team": {"quorum": [{"approvals": 2}]}})"),
+          QByteArray(R"({"team": {"quorum": [{"above_monthly": {"amount": 5, "currency": "USD"},
+              "approvals": 0}]}})"),
+          QByteArray(R"({"team": {"quorum": [{"above_monthly": {"amount": 5, "currency": "USD"},
+              "approvals": 1.5}]}})"),
+          QByteArray(R"({"team": {"quorum": [{"unpriced": false, "approvals": 1}]}})"),
+          QByteArray(R"({"team": {"quorum": [{"unpriced": true, "approvals": 1},
+              {"unpriced": true, "approvals": 2}]}})")}) {
+        const PolicyParseResult r = parsePolicy(bad, "x");
+        QVERIFY2(!r.ok(), bad.constData());
+        QVERIFY2(r.errors.first().startsWith("team.quorum"), qPrintable(r.errors.first()));
+    }
+}
+
+void TestPolicy::teamDatabaseRefusesPasswords()
+{
+    QVERIFY(
+        teamDatabaseUriError("postgresql://alice@db.example/team?sslmode=verify-full").isEmpty());
+    QVERIFY(teamDatabaseUriError("postgres://h1,h2:5433/team").isEmpty());
+    QVERIFY(teamDatabaseUriError("postgresql://alice@/team?host=%2Frun%2Fpostgresql").isEmpty());
+    QVERIFY(teamDatabaseUriError("postgresql://alice:s3cret@db.example/team").contains("password"));
+    QVERIFY(
+        teamDatabaseUriError("postgresql://db.example/team?password=s3cret").contains("password"));
+    QVERIFY(!teamDatabaseUriError("host=db.example dbname=team").isEmpty());
+    const PolicyParseResult r =
+        parsePolicy(R"({"team": {"database": "postgresql://a:b@h/d"}})", "x");
+    QVERIFY(!r.ok());
+    QVERIFY2(!r.errors.first().contains("a:b"), qPrintable(r.errors.first()));
+}

@@ -1,0 +1,163 @@
+#include "core/TeamPolicy.h"
+
+#include <QJsonObject>
+#include <QRegularExpression>
+#include <QUrlQuery>
+
+#include <algorithm>
+#include <cmath>
+
+using namespace Qt::StringLiterals;
+
+namespace fb {
+
+namespace {
+
+std::optional<Money> quorumMoney(const QJsonValue &v, const QString &where, QStringList *errors)
+{
+    static const QRegularExpression currencyRe(u"^[A-Z]{3}$"_s);
+    const QJsonObject o = v.toObject();
+    const QJsonValue amount = o.value(u"amount"_s);
+    const QJsonValue currency = o.value(u"currency"_s);
+    if (!v.isObject() || o.size() != 2 || !amount.isDouble() || !std::isfinite(amount.toDouble()) ||
+        amount.toDouble() < 0 || !currency.isString() ||
+        !currencyRe.match(currency.toString()).hasMatch()) {
+        errors->append(u"%1: must be an object {\"amount\": <number >= 0>, \"currency\": "
+                       "\"<ISO 4217 code>\"}"_s.arg(where));
+        return std::nullopt;
+    }
+    return Money{amount.toDouble(), currency.toString()};
+}
+
+std::optional<int> quorumApprovals(const QJsonValue &v, const QString &where, QStringList *errors)
+{
+    const double d = v.toDouble(-1);
+    if (!v.isDouble() || d < 1 || d > TeamQuorum::MaxApprovals || d != std::floor(d)) {
+        errors->append(
+            u"%1: must be an integer from 1 to %2"_s.arg(where).arg(TeamQuorum::MaxApprovals));
+        return std::nullopt;
+    }
+    return static_cast<int>(d);
+}
+
+} // namespace
+
+int TeamQuorum::required(const std::optional<Money> &monthly) const
+{
+    int n = 1;
+    if (!monthly) {
+        if (unpriced)
+            return std::max(1, *unpriced);
+        for (const QuorumRule &r : rules)
+            n = std::max(n, r.approvals);
+        return n;
+    }
+    for (const QuorumRule &r : rules) {
+        const bool above =
+            monthly->currency != r.aboveMonthly.currency || monthly->amount > r.aboveMonthly.amount;
+        if (above)
+            n = std::max(n, r.approvals);
+    }
+    return n;
+}
+
+QJsonArray TeamQuorum::toJson() const
+{
+    QJsonArray out;
+    for (const QuorumRule &r : rules)
+        out.append(QJsonObject{{u"above_monthly"_s, r.aboveMonthly.toJson()},
+                               {u"approvals"_s, r.approvals}});
+    if (unpriced)
+        out.append(QJsonObject{{u"unpriced"_s, true}, {u"approvals"_s, *unpriced}});
+    return out;
+}
+
+std::optional<TeamQuorum> TeamQuorum::parse(const QJsonValue &value, const QString &key,
+                                            QStringList *errors)
+{
+    const int before = static_cast<int>(errors->size());
+    if (!value.isArray() || value.toArray().size() > MaxRules) {
+        errors->append(u"%1: must be an array of at most %2 rules such as {\"above_monthly\": "
+                       "{\"amount\": 500, \"currency\": \"USD\"}, \"approvals\": 2}"_s.arg(key)
+                           .arg(MaxRules));
+        return std::nullopt;
+    }
+    TeamQuorum q;
+    const QJsonArray rules = value.toArray();
+    for (qsizetype i = 0; i < rules.size(); ++i) {
+        const QString where = u"%1[%2]"_s.arg(key).arg(i);
+        const QJsonObject o = rules.at(i).toObject();
+        if (!rules.at(i).isObject() || o.size() != 2 || !o.contains(u"approvals"_s)) {
+            errors->append(u"%1: must be {\"above_monthly\": {...}, \"approvals\": n} or "
+                           "{\"unpriced\": true, \"approvals\": n}"_s.arg(where));
+            continue;
+        }
+        const auto n = quorumApprovals(o.value(u"approvals"_s), where + u".approvals"_s, errors);
+        if (o.contains(u"unpriced"_s)) {
+            if (o.value(u"unpriced"_s) != QJsonValue(true) || q.unpriced)
+                errors->append(u"%1.unpriced: must be true, in one rule only"_s.arg(where));
+            else if (n)
+                q.unpriced = *n;
+            continue;
+        }
+        if (!o.contains(u"above_monthly"_s)) {
+            errors->append(u"%1: must have above_monthly or unpriced"_s.arg(where));
+            continue;
+        }
+        const auto m =
+            quorumMoney(o.value(u"above_monthly"_s), where + u".above_monthly"_s, errors);
+        if (m && n)
+            q.rules.append(QuorumRule{*m, *n});
+    }
+    if (errors->size() != before)
+        return std::nullopt;
+    return q;
+}
+
+TeamQuorum TeamQuorum::merged(const TeamQuorum &a, const TeamQuorum &b)
+{
+    TeamQuorum m;
+    // A rule that another of the same currency covers (a lower or equal threshold, at least as
+    // many approvals) adds nothing.
+    auto covered = [](const QuorumRule &r, const QList<QuorumRule> &by) {
+        return std::any_of(by.begin(), by.end(), [&](const QuorumRule &s) {
+            return s.aboveMonthly.currency == r.aboveMonthly.currency &&
+                   s.aboveMonthly.amount <= r.aboveMonthly.amount && s.approvals >= r.approvals;
+        });
+    };
+    m.rules = a.rules;
+    for (const QuorumRule &r : b.rules)
+        if (!covered(r, m.rules))
+            m.rules.append(r);
+    if (a.unpriced || b.unpriced) {
+        m.unpriced = std::max(a.required(std::nullopt), b.required(std::nullopt));
+        TeamQuorum implicit = m;
+        implicit.unpriced.reset();
+        if (!a.unpriced && implicit.required(std::nullopt) == *m.unpriced)
+            m.unpriced.reset();
+    }
+    return m;
+}
+
+QString teamDatabaseUriError(const QString &uri)
+{
+    if (uri.toUtf8().size() > 2048)
+        return u"must be at most 2048 bytes"_s;
+    if (!uri.startsWith(u"postgresql://") && !uri.startsWith(u"postgres://"))
+        return u"must be a libpq connection URI (postgresql://...)"_s;
+    // libpq's URI: postgresql://[userspec@][hostspec][/dbname][?paramspec], userspec being
+    // user[:password]; hostspec may list several hosts, so this is not parsed as a QUrl.
+    const QString rest = uri.mid(uri.indexOf(u"://") + 3);
+    const qsizetype end = rest.indexOf(QRegularExpression(u"[/?]"_s));
+    const QString authority = end < 0 ? rest : rest.left(end);
+    const qsizetype at = authority.lastIndexOf(u'@');
+    const bool passwordInUserinfo = at >= 0 && authority.left(at).contains(u':');
+    const qsizetype q = rest.indexOf(u'?');
+    const QUrlQuery query(q < 0 ? QString() : rest.mid(q + 1));
+    if (passwordInUserinfo || query.hasQueryItem(u"password"_s))
+        return u"must not carry a password: keep it in ~/.pgpass, or use peer or certificate "
+               "authentication (docs/team.md)"_s;
+    return {};
+}
+
+} // namespace fb

@@ -1,0 +1,50 @@
+#pragma once
+// The team mode's policy keys (docs/team.md, docs/policy.md): `team.database`, the libpq URI of
+// the shared database, and `team.quorum`, how many distinct approvers a change needs by its
+// monthly price. Pure functions; core/Policy parses, merges and prints them through these.
+#include "core/Policy.h"
+
+#include <QJsonArray>
+#include <QList>
+#include <QString>
+#include <QStringList>
+#include <optional>
+
+namespace fb {
+
+// One rule of team.quorum: {"above_monthly": {"amount": 500, "currency": "USD"}, "approvals": 2}.
+struct QuorumRule {
+    Money aboveMonthly;
+    int approvals = 1;
+    bool operator==(const QuorumRule &) const = default;
+};
+
+// team.quorum: a JSON array of rules. A priced change needs the largest `approvals` of every rule
+// it is above (a price in another currency than a rule's cannot be compared, so it counts as
+// above it), and at least one. An unpriced change counts as above every threshold, unless the
+// array holds {"unpriced": true, "approvals": n}, which then decides for unpriced changes alone.
+struct TeamQuorum {
+    static constexpr int MaxApprovals = 16;
+    static constexpr int MaxRules = 32;
+
+    QList<QuorumRule> rules;
+    std::optional<int> unpriced; // {"unpriced": true, "approvals": n}
+
+    // The approvals a change of this monthly price (nullopt: unpriced) needs; at least 1.
+    int required(const std::optional<Money> &monthly) const;
+    QJsonArray toJson() const;
+    // Parses the key's value; nullopt with an error naming key when it is not a valid array.
+    static std::optional<TeamQuorum> parse(const QJsonValue &value, const QString &key,
+                                           QStringList *errors);
+    // The stricter of both for every price: the rules of both, and for unpriced changes the
+    // larger of what each alone would require.
+    static TeamQuorum merged(const TeamQuorum &a, const TeamQuorum &b);
+    bool operator==(const TeamQuorum &) const = default;
+};
+
+// Why uri cannot be team.database (empty when it can): a postgresql:// or postgres:// URI of at
+// most 2048 bytes, without a password in it (keep that in ~/.pgpass or use peer or certificate
+// authentication: a saved setting and a policy file are no place for a secret).
+QString teamDatabaseUriError(const QString &uri);
+
+} // namespace fb

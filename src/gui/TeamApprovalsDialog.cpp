@@ -1,0 +1,219 @@
+#include "gui/TeamApprovalsDialog.h"
+
+#include "core/UntrustedText.h"
+#include "team/TeamQueue.h"
+
+#include <QCryptographicHash>
+#include <QDateTime>
+#include <QDialogButtonBox>
+#include <QHBoxLayout>
+#include <QJsonDocument>
+#include <QLabel>
+#include <QListWidget>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QTimeZone>
+#include <QVBoxLayout>
+
+namespace fb {
+
+namespace {
+
+// One line of untrusted text: bounded, invisible and control characters made visible.
+QString inert(const QString &s, qsizetype max = 200)
+{
+    return UntrustedText::escapeInvisible(UntrustedText::bounded(s, max));
+}
+
+QString priceText(const team::TeamProposal &p)
+{
+    if (!p.price)
+        return TeamApprovalsDialog::tr("unpriced");
+    const QJsonObject &o = *p.price;
+    return TeamApprovalsDialog::tr("%1 %2 monthly recurring")
+        .arg(inert(o.value(QStringLiteral("currency")).toString(), 8))
+        .arg(o.value(QStringLiteral("monthly_recurring")).toDouble(), 0, 'f', 2);
+}
+
+} // namespace
+
+struct TeamApprovalsDialog::Rows {
+    QList<team::TeamProposal> proposals;
+};
+
+TeamApprovalsDialog::TeamApprovalsDialog(team::TeamQueue *queue, QWidget *parent)
+    : QDialog(parent)
+    , m_queue(queue)
+    , m_rows(std::make_unique<Rows>())
+    , m_banner(new QLabel(this))
+    , m_list(new QListWidget(this))
+    , m_details(new QPlainTextEdit(this))
+    , m_approve(new QPushButton(tr("&Approve"), this))
+    , m_deny(new QPushButton(tr("&Deny"), this))
+    , m_status(new QLabel(this))
+{
+    setWindowTitle(tr("Team approvals"));
+    setAttribute(Qt::WA_DeleteOnClose);
+    m_banner->setTextFormat(Qt::PlainText);
+    m_banner->setWordWrap(true);
+    m_banner->setStyleSheet(QStringLiteral("background: #fde2e1; padding: 6px;"));
+    m_banner->setAccessibleName(tr("Team database status"));
+    m_banner->hide();
+    m_status->setTextFormat(Qt::PlainText);
+    m_list->setAccessibleName(tr("Open team proposals"));
+    m_details->setReadOnly(true);
+    m_details->setAccessibleName(tr("Proposal details"));
+    auto *buttons = new QDialogButtonBox(QDialogButtonBox::Close, this);
+    buttons->addButton(m_approve, QDialogButtonBox::ActionRole);
+    buttons->addButton(m_deny, QDialogButtonBox::ActionRole);
+    connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+    auto *layout = new QVBoxLayout(this);
+    layout->addWidget(m_banner);
+    auto *panes = new QHBoxLayout;
+    panes->addWidget(m_list, 1);
+    panes->addWidget(m_details, 2);
+    layout->addLayout(panes);
+    layout->addWidget(m_status);
+    layout->addWidget(buttons);
+    resize(900, 480);
+
+    connect(m_list, &QListWidget::currentRowChanged, this, &TeamApprovalsDialog::showSelected);
+    connect(m_approve, &QPushButton::clicked, this,
+            [this] { decideSelected(QStringLiteral("approve")); });
+    connect(m_deny, &QPushButton::clicked, this,
+            [this] { decideSelected(QStringLiteral("deny")); });
+    if (m_queue) {
+        connect(m_queue, &team::TeamQueue::proposalChanged, this, &TeamApprovalsDialog::refresh);
+        connect(m_queue, &team::TeamQueue::availabilityChanged, this,
+                &TeamApprovalsDialog::showAvailability);
+        showAvailability(m_queue->isAvailable(), m_queue->unavailableReason());
+    } else {
+        showAvailability(false, tr("team mode is off"));
+    }
+    showSelected();
+}
+
+TeamApprovalsDialog::~TeamApprovalsDialog() = default;
+
+QString TeamApprovalsDialog::decisionText(const team::TeamProposal &p)
+{
+    const QString body =
+        QString::fromUtf8(QJsonDocument::fromJson(p.request).toJson(QJsonDocument::Indented));
+    QStringList lines{
+        tr("Change: %1").arg(inert(p.changeType, 64)),
+        tr("Proposed by role %1 (OS user %2 on %3)")
+            .arg(inert(p.proposer, 64), inert(p.osUser, 64), inert(p.host, 64)),
+        tr("MCP client: %1").arg(inert(p.mcpClient)),
+        tr("Price: %1").arg(priceText(p)),
+        tr("State: %1").arg(inert(p.state, 16)),
+        tr("Expires: %1")
+            .arg(QDateTime::fromMSecsSinceEpoch(p.expiresMs, QTimeZone::utc())
+                     .toString(Qt::ISODate)),
+        tr("Request SHA-256: %1").arg(inert(QString::fromLatin1(p.requestSha256), 64)),
+        tr("Request:")};
+    for (const QString &line : body.split(u'\n', Qt::SkipEmptyParts))
+        lines << QStringLiteral("  ") + inert(line, 400);
+    return lines.join(u'\n');
+}
+
+void TeamApprovalsDialog::showAvailability(bool available, const QString &reason)
+{
+    m_banner->setVisible(!available);
+    if (!available)
+        m_banner->setText(tr("The team database is unreachable: %1. No decision can be "
+                             "recorded until it is back.")
+                              .arg(inert(reason, 300)));
+    if (available)
+        refresh();
+    showSelected();
+}
+
+void TeamApprovalsDialog::refresh()
+{
+    if (!m_queue || !m_queue->isAvailable())
+        return;
+    if (m_refreshing) {
+        m_refreshAgain = true;
+        return;
+    }
+    m_refreshing = true;
+    QPointer<TeamApprovalsDialog> self(this);
+    m_queue->listOpen(
+        [self](const std::optional<QList<team::TeamProposal>> &list, const QString &error) {
+            if (!self)
+                return;
+            self->m_refreshing = false;
+            if (!list) {
+                self->m_status->setText(tr("Could not read the queue: %1").arg(inert(error, 300)));
+            } else {
+                const QByteArray selected =
+                    self->m_list->currentRow() >= 0 &&
+                            self->m_list->currentRow() < self->m_rows->proposals.size()
+                        ? self->m_rows->proposals.at(self->m_list->currentRow()).id
+                        : QByteArray();
+                self->m_rows->proposals = *list;
+                self->m_list->clear();
+                int keep = -1;
+                for (qsizetype i = 0; i < list->size(); ++i) {
+                    const team::TeamProposal &p = list->at(i);
+                    self->m_list->addItem(tr("%1 by %2 (%3), %4")
+                                              .arg(inert(p.changeType, 64), inert(p.proposer, 64),
+                                                   priceText(p), inert(p.state, 16)));
+                    if (p.id == selected)
+                        keep = static_cast<int>(i);
+                }
+                self->m_list->setCurrentRow(keep >= 0 ? keep : (list->isEmpty() ? -1 : 0));
+                emit self->refreshed(static_cast<int>(list->size()));
+            }
+            self->showSelected();
+            if (self->m_refreshAgain) {
+                self->m_refreshAgain = false;
+                self->refresh();
+            }
+        });
+}
+
+void TeamApprovalsDialog::showSelected()
+{
+    const int row = m_list->currentRow();
+    const bool valid = row >= 0 && row < m_rows->proposals.size();
+    const bool open = valid && (m_rows->proposals.at(row).state == u"pending" ||
+                                m_rows->proposals.at(row).state == u"consumed");
+    m_details->setPlainText(valid ? decisionText(m_rows->proposals.at(row)) : QString());
+    const bool usable = m_queue && m_queue->isAvailable() && open;
+    m_approve->setEnabled(usable && m_rows->proposals.at(row).proposer != m_queue->role());
+    m_deny->setEnabled(usable);
+    if (valid && usable && m_rows->proposals.at(row).proposer == m_queue->role())
+        m_status->setText(tr("This is your own proposal: your approval would not count. You "
+                             "may deny it."));
+}
+
+void TeamApprovalsDialog::decideSelected(const QString &decision)
+{
+    const int row = m_list->currentRow();
+    if (!m_queue || row < 0 || row >= m_rows->proposals.size())
+        return;
+    const team::TeamProposal p = m_rows->proposals.at(row);
+    // The decision is bound to exactly what this dialog shows.
+    const QByteArray shown = decisionText(p).toUtf8();
+    if (m_details->toPlainText().toUtf8() != shown)
+        return;
+    const QByteArray digest = QCryptographicHash::hash(shown, QCryptographicHash::Sha256);
+    m_approve->setEnabled(false);
+    m_deny->setEnabled(false);
+    QPointer<TeamApprovalsDialog> self(this);
+    m_queue->decide(
+        p.id, decision, digest,
+        [self, id = p.id, decision](const std::optional<bool> &ok, const QString &error) {
+            if (!self)
+                return;
+            const bool recorded = ok.value_or(false);
+            self->m_status->setText(
+                recorded ? tr("Your decision (%1) is recorded.").arg(decision)
+                         : tr("Your decision was not recorded: %1").arg(inert(error, 300)));
+            emit self->decisionRecorded(id, decision, recorded);
+            self->refresh();
+        });
+}
+
+} // namespace fb

@@ -1,0 +1,64 @@
+#pragma once
+// TeamApprovalsDialog: an approver's view of the team queue (docs/team.md, "The queue"): the
+// proposals of every workstation still open to a decision, and those left `unknown`, read from
+// the team database and read again on every wake-up (NOTIFY) and reconnect. Approve and Deny
+// record this role's decision with the SHA-256 of the exact text shown. Non-modal: the caller
+// open()s it; it never blocks. Every value is the database's, shown as inert plain text. While
+// the database is unreachable a banner says why and the decision buttons are off.
+#include <QDialog>
+#include <QPointer>
+
+class QLabel;
+class QListWidget;
+class QPlainTextEdit;
+class QPushButton;
+
+namespace fb::team {
+class TeamQueue;
+struct TeamProposal;
+} // namespace fb::team
+
+namespace fb {
+
+class TeamApprovalsDialog : public QDialog {
+    Q_OBJECT
+public:
+    explicit TeamApprovalsDialog(team::TeamQueue *queue, QWidget *parent = nullptr);
+    ~TeamApprovalsDialog() override;
+
+    // The text a decision on proposal p is made on (what the details pane shows).
+    static QString decisionText(const team::TeamProposal &p);
+
+    QLabel *banner() const { return m_banner; }
+    QListWidget *list() const { return m_list; }
+    QPlainTextEdit *details() const { return m_details; }
+    QPushButton *approveButton() const { return m_approve; }
+    QPushButton *denyButton() const { return m_deny; }
+    QLabel *statusLabel() const { return m_status; }
+
+public slots:
+    void refresh();
+
+signals:
+    void refreshed(int count);
+    void decisionRecorded(const QByteArray &id, const QString &decision, bool ok);
+
+private:
+    void showAvailability(bool available, const QString &reason);
+    void showSelected();
+    void decideSelected(const QString &decision);
+
+    struct Rows;
+    QPointer<team::TeamQueue> m_queue;
+    std::unique_ptr<Rows> m_rows;
+    QLabel *m_banner;
+    QListWidget *m_list;
+    QPlainTextEdit *m_details;
+    QPushButton *m_approve;
+    QPushButton *m_deny;
+    QLabel *m_status;
+    bool m_refreshing = false;
+    bool m_refreshAgain = false;
+};
+
+} // namespace fb

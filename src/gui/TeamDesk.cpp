@@ -1,0 +1,68 @@
+#include "gui/TeamDesk.h"
+
+#include "gui/TeamApprovalsDialog.h"
+#include "team/TeamQueue.h"
+
+#include <QHostInfo>
+#include <QLoggingCategory>
+
+Q_LOGGING_CATEGORY(lcTeamDesk, "fabricbroker.gui.team")
+
+namespace fb {
+
+TeamDesk::TeamDesk(const QString &uri, QObject *parent)
+    : QObject(parent)
+{
+    const QString user = qEnvironmentVariable("USER", qEnvironmentVariable("LOGNAME"));
+    m_queue = std::make_unique<team::TeamQueue>(
+        uri, team::TeamIdentity{user.isEmpty() ? QStringLiteral("unknown") : user.left(256),
+                                QHostInfo::localHostName().left(256),
+                                {}});
+    connect(m_queue.get(), &team::TeamQueue::proposalChanged, this, &TeamDesk::lookForNew);
+    connect(m_queue.get(), &team::TeamQueue::rolesKnown, this, &TeamDesk::lookForNew);
+    connect(m_queue.get(), &team::TeamQueue::availabilityChanged, this,
+            [](bool available, const QString &reason) {
+                if (!available)
+                    qCWarning(lcTeamDesk).noquote() << "team database unreachable:" << reason;
+            });
+    m_queue->start();
+}
+
+TeamDesk::~TeamDesk()
+{
+    delete m_dialog;
+}
+
+void TeamDesk::showApprovals(QWidget *parent)
+{
+    if (!m_dialog) {
+        m_dialog = new TeamApprovalsDialog(m_queue.get(), parent);
+        m_dialog->open();
+    }
+    m_dialog->raise();
+    m_dialog->activateWindow();
+}
+
+void TeamDesk::lookForNew()
+{
+    if (!m_queue->isApprover() || m_dialog)
+        return;
+    QPointer<TeamDesk> self(this);
+    m_queue->listOpen(
+        [self](const std::optional<QList<team::TeamProposal>> &list, const QString &) {
+            if (!self || !list)
+                return;
+            bool fresh = false;
+            for (const team::TeamProposal &p : *list) {
+                const bool open = p.state == u"pending" || p.state == u"consumed";
+                if (open && p.proposer != self->m_queue->role() && !self->m_seen.contains(p.id)) {
+                    self->m_seen.insert(p.id);
+                    fresh = true;
+                }
+            }
+            if (fresh)
+                self->showApprovals();
+        });
+}
+
+} // namespace fb

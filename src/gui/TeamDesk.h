@@ -1,0 +1,38 @@
+#pragma once
+// TeamDesk: the desktop app's part in team mode (docs/team.md), present only when the setting
+// team.database is set. It owns this workstation's TeamQueue and, when the role may approve,
+// opens the TeamApprovalsDialog (open(), one at a time) as soon as a proposal of another
+// workstation is waiting for a decision, as approvals pop up in single-user mode.
+#include <QObject>
+#include <QPointer>
+#include <QSet>
+#include <QString>
+#include <memory>
+
+class QWidget;
+
+namespace fb {
+
+class TeamApprovalsDialog;
+namespace team {
+class TeamQueue;
+}
+
+class TeamDesk : public QObject {
+    Q_OBJECT
+public:
+    TeamDesk(const QString &uri, QObject *parent = nullptr);
+    ~TeamDesk() override;
+
+    team::TeamQueue *queue() const { return m_queue.get(); }
+    // Opens (or raises) the dialog.
+    void showApprovals(QWidget *parent = nullptr);
+
+private:
+    void lookForNew();
+    std::unique_ptr<team::TeamQueue> m_queue;
+    QPointer<TeamApprovalsDialog> m_dialog;
+    QSet<QByteArray> m_seen;
+};
+
+} // namespace fb

@@ -1,0 +1,165 @@
+#include "team/TeamConfirm.h"
+
+#include <QDateTime>
+#include <QLoggingCategory>
+
+Q_LOGGING_CATEGORY(lcTeamConfirm, "fabricbroker.team.confirm")
+
+using namespace Qt::StringLiterals;
+
+namespace fb::team {
+
+TeamConfirm::TeamConfirm(TeamQueue *queue, const TeamProposal &consumed, int required,
+                         QObject *parent)
+    : QObject(parent)
+    , m_queue(queue)
+    , m_proposal(consumed)
+{
+    m_count.required = std::max(1, required);
+    m_expiry.setSingleShot(true);
+    connect(&m_expiry, &QTimer::timeout, this, [this] { reread(); });
+    if (m_queue)
+        m_queue->hold(m_proposal.id);
+}
+
+TeamConfirm::~TeamConfirm()
+{
+    // A send that began and has no outcome stays held until this process ends: the recovery of
+    // a later connection must not call it unknown while it may still finish.
+    if (m_queue && m_proposal.state != u"sending")
+        m_queue->release(m_proposal.id);
+}
+
+void TeamConfirm::start()
+{
+    if (!m_queue)
+        return decide(Verdict::Unreachable, u"the team queue is gone"_s);
+    connect(m_queue, &TeamQueue::proposalChanged, this, [this](const QByteArray &id) {
+        if (id == m_proposal.id)
+            reread();
+    });
+    connect(m_queue, &TeamQueue::availabilityChanged, this,
+            [this](bool available, const QString &reason) {
+                if (!available && !m_decided)
+                    decide(Verdict::Unreachable,
+                           u"the team database became unreachable while the approvals were "
+                           "awaited: %1; nothing was sent"_s.arg(reason));
+            });
+    const qint64 left = m_proposal.expiresMs - QDateTime::currentMSecsSinceEpoch();
+    m_expiry.start(static_cast<int>(std::clamp<qint64>(left + 50, 0, 24LL * 3600 * 1000)));
+    reread();
+}
+
+void TeamConfirm::proposerAcknowledged()
+{
+    m_acknowledged = true;
+    m_count.proposerAcknowledged = true;
+}
+
+void TeamConfirm::reread()
+{
+    if (m_decided || !m_queue)
+        return;
+    if (m_reading) {
+        m_readAgain = true; // a wake-up during a read: one more read after it
+        return;
+    }
+    m_reading = true;
+    QPointer<TeamConfirm> self(this);
+    m_queue->read(m_proposal.id, [self](const std::optional<TeamQueue::Snapshot> &s,
+                                        const QString &error) {
+        if (!self)
+            return;
+        self->m_reading = false;
+        if (self->m_decided)
+            return;
+        if (!s)
+            return self->decide(
+                Verdict::Unreachable,
+                u"the approvals could not be read: %1; nothing was sent"_s.arg(error));
+        self->m_count = countQuorum(self->m_proposal, s->approvals, self->m_count.required);
+        self->m_count.proposerAcknowledged = self->m_acknowledged;
+        emit self->progress(self->m_count);
+        if (s->state != u"consumed")
+            return self->decide(Verdict::Denied,
+                                u"the team proposal is %1, no longer waiting"_s.arg(s->state));
+        if (!self->m_count.deniedBy.isEmpty()) {
+            self->m_queue->transition(self->m_proposal.id, u"consumed"_s, u"denied"_s,
+                                      [](const auto &, const QString &) {});
+            return self->decide(Verdict::Denied,
+                                u"denied by %1"_s.arg(self->m_count.deniedBy.left(64)));
+        }
+        if (self->m_count.met())
+            return self->decide(Verdict::Met, {});
+        if (!s->live) {
+            self->m_queue->transition(self->m_proposal.id, u"consumed"_s, u"expired"_s,
+                                      [](const auto &, const QString &) {});
+            return self->decide(Verdict::Expired, u"the proposal expired with %1 of %2 approvals"_s
+                                                      .arg(self->m_count.counted.size())
+                                                      .arg(self->m_count.required));
+        }
+        if (self->m_readAgain) {
+            self->m_readAgain = false;
+            self->reread();
+        }
+    });
+}
+
+void TeamConfirm::decide(Verdict verdict, const QString &reason)
+{
+    if (m_decided)
+        return;
+    m_decided = true;
+    m_expiry.stop();
+    qCInfo(lcTeamConfirm).noquote() << "proposal" << QString::fromLatin1(m_proposal.id)
+                                    << "decided:" << static_cast<int>(verdict) << reason;
+    emit decided(verdict, reason);
+}
+
+void TeamConfirm::beginSend(std::function<void(bool, const QString &)> done)
+{
+    if (!m_queue || !m_count.met())
+        return done(false, u"the quorum is not met"_s);
+    QPointer<TeamConfirm> self(this);
+    // Committed before the caller sends a byte: a crash from here on leaves `sending`, which the
+    // recovery turns into `unknown`, never into a retry.
+    m_queue->transition(
+        m_proposal.id, u"consumed"_s, u"sending"_s,
+        [self, done = std::move(done)](const std::optional<bool> &moved, const QString &error) {
+            if (!self)
+                return;
+            if (!moved || !*moved)
+                return done(false, u"`sending` could not be committed: %1; "
+                                   "nothing was sent"_s.arg(error));
+            self->m_proposal.state = u"sending"_s;
+            done(true, {});
+        });
+}
+
+void TeamConfirm::finish(bool created, std::function<void(bool)> done)
+{
+    if (!m_queue) {
+        if (done)
+            done(false);
+        return;
+    }
+    QPointer<TeamConfirm> self(this);
+    QPointer<TeamQueue> queue = m_queue;
+    const QByteArray id = m_proposal.id;
+    m_queue->transition(id, u"sending"_s, created ? u"created"_s : u"failed"_s,
+                        [self, queue, id, done = std::move(done)](const std::optional<bool> &moved,
+                                                                  const QString &) {
+                            const bool recorded = moved && *moved;
+                            // Not recorded (the database went away): released all the same, so the
+                            // next recovery says `unknown` to the team rather than leaving it
+                            // `sending`.
+                            if (queue)
+                                queue->release(id);
+                            if (self && recorded)
+                                self->m_proposal.state = u"done"_s;
+                            if (done)
+                                done(recorded);
+                        });
+}
+
+} // namespace fb::team

@@ -1,0 +1,61 @@
+#pragma once
+// TeamConfirm: one confirm of a consumed team proposal on the proposing broker (docs/team.md,
+// "The queue"): waits for the quorum, then commits `sending` before the caller sends a byte, then
+// records the outcome. The five confirm_checks are the caller's, evaluated against the consumed
+// row before start(); nothing here changes them.
+//
+//   start()      reads the decisions; again on every wake-up (NOTIFY) and reconnect
+//   decided()    exactly once: met (the caller may send), or denied / expired / unreachable
+//   beginSend()  commits consumed -> sending; its callback says whether the caller may send
+//   finish()     sending -> created | failed
+//
+// The database unreachable while waiting ends it (decided with "unreachable", nothing sent; the
+// row is cancelled by the next recovery). Never a retry: a send that began and has no outcome
+// stays `sending` until the recovery makes it `unknown`.
+#include "team/TeamQueue.h"
+
+#include <QObject>
+#include <QPointer>
+#include <QTimer>
+
+namespace fb::team {
+
+class TeamConfirm : public QObject {
+    Q_OBJECT
+public:
+    enum class Verdict { Met, Denied, Expired, Unreachable };
+    Q_ENUM(Verdict)
+
+    TeamConfirm(TeamQueue *queue, const TeamProposal &consumed, int required,
+                QObject *parent = nullptr);
+    ~TeamConfirm() override;
+
+    void start();
+    // The MCP client's elicitation said "accept": the proposer's acknowledgement, shown in the
+    // result, never counted toward the quorum.
+    void proposerAcknowledged();
+    void beginSend(std::function<void(bool mayProceed, const QString &reason)> done);
+    void finish(bool created, std::function<void(bool recorded)> done = {});
+
+    const TeamProposal &proposal() const { return m_proposal; }
+    const QuorumCount &count() const { return m_count; }
+    bool isDecided() const { return m_decided; }
+
+signals:
+    void decided(fb::team::TeamConfirm::Verdict verdict, const QString &reason);
+    void progress(const fb::team::QuorumCount &count); // after every read
+
+private:
+    void reread();
+    void decide(Verdict verdict, const QString &reason);
+    QPointer<TeamQueue> m_queue;
+    TeamProposal m_proposal;
+    QuorumCount m_count;
+    QTimer m_expiry;
+    bool m_decided = false;
+    bool m_reading = false;
+    bool m_readAgain = false;
+    bool m_acknowledged = false;
+};
+
+} // namespace fb::team

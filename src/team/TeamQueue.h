@@ -1,0 +1,145 @@
+#pragma once
+// TeamQueue: one workstation's view of the team's shared queue (docs/team.md, "The queue"), on
+// one asynchronous connection (PgAsync: never blocks the event loop). GUI-free.
+//
+// The proposing broker publishes each proposal (the token's SHA-256 only, never the token),
+// consumes it atomically at confirm (UPDATE ... WHERE state = 'pending' RETURNING), and moves it
+// on (sending before a byte leaves, then created/failed). Approver apps list the open proposals
+// and record decisions. Every change in the database wakes every app through LISTEN/NOTIFY
+// (proposalChanged); a wake-up is never taken as a fact, the rows are read again.
+//
+// On every (re)connect the queue settles what a crash left behind, for its own role, OS user and
+// host only: a proposal left `sending` by a process that is gone becomes `unknown` (never sent
+// again), one left `consumed` becomes `cancelled` (nothing was sent).
+#include "team/PgAsync.h"
+
+#include <QJsonArray>
+#include <QJsonObject>
+#include <QObject>
+#include <QSet>
+#include <functional>
+
+namespace fb::team {
+
+// Who this workstation is, as it reports itself (the database's role is the identity; these
+// only ever exclude, e.g. an approval from the proposing OS user on the proposing host).
+struct TeamIdentity {
+    QString osUser;
+    QString host;
+    QString mcpClient; // the proposing session's client name and version, at publish
+};
+
+// One row of fabric_team.proposals. Every text is the database's, untrusted for display.
+struct TeamProposal {
+    QByteArray id; // uuid text
+    QString changeType;
+    QByteArray request;       // the canonical JSON body
+    QByteArray requestSha256; // hex
+    QJsonObject binding;
+    std::optional<QJsonObject> price; // nullopt: unpriced
+    QByteArray dryRun;                // JSON text
+    QString proposer;                 // the role that inserted it (current_user)
+    QString osUser;
+    QString host;
+    QString mcpClient;
+    QByteArray tokenSha256; // hex
+    qint64 createdMs = 0;
+    qint64 expiresMs = 0;
+    QString state;
+    bool live = false; // expires_at > now() when read
+};
+
+// One decision of fabric_team.approvals.
+struct TeamApproval {
+    QString approver;
+    QString decision; // approve | deny
+    QString osUser;
+    QString host;
+};
+
+// Which approvals count toward a proposal's quorum, and why the others do not.
+struct QuorumCount {
+    int required = 1;
+    QStringList counted;               // distinct approver roles
+    QJsonArray notCounted;             // [{approver, why}]
+    QString deniedBy;                  // the first deny's role; any deny ends it
+    bool proposerAcknowledged = false; // the MCP client's "accept": shown, never counted
+    bool met() const { return deniedBy.isEmpty() && counted.size() >= required; }
+    // {required, approvals[], not_counted[], denied_by, proposer_acknowledged}
+    QJsonObject toJson() const;
+};
+
+// The quorum rules (pure): an approval counts only once per role, never from the proposer's own
+// role, never from the proposing OS user on the proposing host; a deny from anyone ends it.
+QuorumCount countQuorum(const TeamProposal &proposal, const QList<TeamApproval> &approvals,
+                        int required);
+
+template <typename T>
+using TeamDone = std::function<void(const std::optional<T> &, const QString &)>;
+
+class TeamQueue : public QObject {
+    Q_OBJECT
+public:
+    TeamQueue(const QString &uri, const TeamIdentity &identity, QObject *parent = nullptr);
+    ~TeamQueue() override;
+
+    // Starts connecting (and reconnecting). A URI with a password in it is refused at once.
+    void start();
+    bool isAvailable() const { return m_db.isConnected(); }
+    QString unavailableReason() const;
+    QString role() const { return m_db.role(); }
+    // Whether this role is a member of fabric_approvers (known after rolesKnown()).
+    bool isApprover() const { return m_approver; }
+    const TeamIdentity &identity() const { return m_identity; }
+    PgAsync &connection() { return m_db; }
+
+    // Proposer side. publish: the new row's id. tokenSha256: 32 raw bytes.
+    void publish(const QString &changeType, const QByteArray &request, const QJsonObject &binding,
+                 const std::optional<QJsonObject> &price, const QByteArray &dryRun,
+                 const QByteArray &tokenSha256, qint64 ttlMs, TeamDone<QByteArray> done);
+    // The atomic consume: the row, or nullopt with the reason (unknown, used or expired token,
+    // or the database unreachable).
+    void consume(const QByteArray &tokenSha256, TeamDone<TeamProposal> done);
+    // Moves id from `from` to `to` (one transaction); true when this call moved it.
+    void transition(const QByteArray &id, const QString &from, const QString &to,
+                    TeamDone<bool> done);
+    // The proposal's state, whether it is still live, and its decisions, in one snapshot.
+    struct Snapshot {
+        QString state;
+        bool live = false;
+        QList<TeamApproval> approvals;
+    };
+    void read(const QByteArray &id, TeamDone<Snapshot> done);
+
+    // Approver side: the proposals still open to a decision (and those left unknown in the last
+    // day, for everyone to see), oldest first, at most 200.
+    void listOpen(TeamDone<QList<TeamProposal>> done);
+    // Records this role's decision (approve | deny) on id; dialogSha256: 32 raw bytes of the
+    // SHA-256 of the exact text the dialog showed.
+    void decide(const QByteArray &id, const QString &decision, const QByteArray &dialogSha256,
+                TeamDone<bool> done);
+
+    // Proposals this process is still responsible for (waiting for a quorum or sending): the
+    // crash recovery on reconnect leaves them alone.
+    void hold(const QByteArray &id) { m_held.insert(id); }
+    void release(const QByteArray &id) { m_held.remove(id); }
+
+signals:
+    void availabilityChanged(bool available, const QString &reason);
+    void proposalChanged(const QByteArray &id); // a wake-up: read again
+    void recovered(const QByteArray &id, const QString &state);
+    void rolesKnown();
+
+private:
+    void recover();
+    PgAsync m_db;
+    QString m_uri;
+    TeamIdentity m_identity;
+    QSet<QByteArray> m_held;
+    bool m_approver = false;
+};
+
+// Parses one proposal row as TeamQueue's statements select it.
+std::optional<TeamProposal> proposalFromRow(const PgRows &rows, int row);
+
+} // namespace fb::team
