@@ -11,6 +11,8 @@ Every command waits on a condition of the accessibility tree (polled), never on 
       waits until that control exists and is enabled, then does its Press/Click action
   {"cmd": "gone", "window": NAME_REGEX}
       waits until no window matches
+  {"cmd": "find", "window": NAME_REGEX, "role": ROLE, "name": NAME_REGEX, "timeout": s}
+      waits until that node (any role, e.g. a label) is showing; answers its name and description
 """
 import json
 import re
@@ -140,6 +142,23 @@ def press(window_rx, role, name_rx, timeout):
     raise RuntimeError(f'{role} {node.name} has no press action (only {names})')
 
 
+def find(window_rx, role, name_rx, timeout):
+    rx = re.compile(name_rx)
+
+    def probe():
+        w = find_window(window_rx)
+        if w is None:
+            return None
+        for node in descendants(w):
+            info = label(node)
+            if info['role'] == role and rx.search(info['name']) and \
+                    node.getState().contains(pyatspi.STATE_SHOWING):
+                return info
+        return None
+
+    return wait_for(f'no showing {role} {name_rx} in {window_rx}', probe, timeout)
+
+
 def main():
     for line in sys.stdin:
         if not line.strip():
@@ -151,6 +170,8 @@ def main():
                 out = walk(req['window'], timeout)
             elif req['cmd'] == 'press':
                 out = press(req['window'], req['role'], req['name'], timeout)
+            elif req['cmd'] == 'find':
+                out = find(req['window'], req['role'], req['name'], timeout)
             elif req['cmd'] == 'gone':
                 wait_for(f'{req["window"]} still open',
                          lambda: find_window(req['window']) is None, timeout)
