@@ -844,6 +844,10 @@
         <source>Read-only; Copy puts it on the clipboard.</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>MCP over HTTP at %1. Every request needs the bearer token, which is new at every start of Fabric Broker; none of these snippets holds it. VS Code and Claude Desktop can only be given the token as a literal (VS Code&apos;s inputs keep a pasted one, which goes stale at the next start; Claude Desktop&apos;s config file takes no headers): connect them with the stdio snippets above.</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>fb::CredentialStore</name>
@@ -1101,6 +1105,14 @@
     </message>
     <message>
         <source>policy files changed: served toolsets %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Warning: %1. The HTTP bearer token was replaced; clients using stdio or the local socket are not affected.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Warning: MCP over HTTP is off</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -5,7 +5,9 @@
 #include <QCommandLineParser>
 #include <QCoreApplication>
 #include <QJsonDocument>
+#include <QJsonObject>
 #include <QTextStream>
+#include <QUrl>
 
 namespace fb {
 
@@ -21,6 +23,10 @@ int runClientConfigCommand(const QStringList &args)
         {QStringLiteral("executable"),
          QStringLiteral("The fabric-broker path the snippets start (default: this one)."),
          QStringLiteral("path")},
+        {QStringLiteral("http"),
+         QStringLiteral("Also print the snippets for MCP over HTTP at this URL (e.g.\n"
+                        "http://127.0.0.1:7431/mcp); none holds the token."),
+         QStringLiteral("url")},
     });
     QStringList rest = args;
     if (rest.size() > 1)
@@ -34,22 +40,36 @@ int runClientConfigCommand(const QStringList &args)
     if (parser.isSet(QStringLiteral("help"))) {
         // Qt's first line names argv[0] as typed; say what to type instead.
         const QString help = parser.helpText();
-        QTextStream(stdout) << "Usage: fabric-broker client-config [--json] [--executable PATH]"
-                            << help.mid(help.indexOf(u'\n'));
+        QTextStream(stdout)
+            << "Usage: fabric-broker client-config [--json] [--executable PATH] [--http URL]"
+            << help.mid(help.indexOf(u'\n'));
         return 0;
     }
     const QString exe = parser.isSet(QStringLiteral("executable"))
                             ? parser.value(QStringLiteral("executable"))
                             : QCoreApplication::applicationFilePath();
+    const QString httpUrl = parser.value(QStringLiteral("http"));
+    if (parser.isSet(QStringLiteral("http"))) {
+        const QUrl url(httpUrl, QUrl::StrictMode);
+        if (!url.isValid() || url.scheme() != QStringLiteral("http") || url.host().isEmpty()) {
+            QTextStream(stderr) << "--http needs an http:// URL, e.g. http://127.0.0.1:7431/mcp\n"
+                                << "Try 'fabric-broker client-config --help'.\n";
+            return 2;
+        }
+    }
     QTextStream out(stdout);
     if (parser.isSet(QStringLiteral("json"))) {
-        out << QString::fromUtf8(
-                   QJsonDocument(mcp::ClientSnippets::toJson(exe)).toJson(QJsonDocument::Indented))
-            << Qt::flush;
+        QJsonObject doc = mcp::ClientSnippets::toJson(exe);
+        if (!httpUrl.isEmpty())
+            doc.insert(QStringLiteral("http"), mcp::ClientSnippets::httpJson(httpUrl, exe));
+        out << QString::fromUtf8(QJsonDocument(doc).toJson(QJsonDocument::Indented)) << Qt::flush;
         return 0;
     }
     out << "# " << mcp::ClientSnippets::proposalsNote() << "\n\n";
-    for (const mcp::ClientSnippet &s : mcp::ClientSnippets::all(exe)) {
+    QList<mcp::ClientSnippet> snippets = mcp::ClientSnippets::all(exe);
+    if (!httpUrl.isEmpty())
+        snippets += mcp::ClientSnippets::http(httpUrl, exe);
+    for (const mcp::ClientSnippet &s : std::as_const(snippets)) {
         QString how;
         switch (s.kind) {
         case mcp::ClientSnippet::Kind::Command:
@@ -62,8 +82,13 @@ int runClientConfigCommand(const QStringList &args)
             how = QStringLiteral("open this link");
             break;
         }
-        out << "# " << s.client << " (" << how << ")\n" << s.text << "\n\n";
+        out << "# " << s.client << " (" << how << ")\n";
+        if (!s.note.isEmpty())
+            out << "# " << s.note << "\n";
+        out << s.text << "\n\n";
     }
+    if (!httpUrl.isEmpty())
+        out << "# " << mcp::ClientSnippets::httpNote() << "\n";
     return 0;
 }
 

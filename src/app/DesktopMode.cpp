@@ -132,6 +132,7 @@ private:
             context.sandbox = m_host.isSandbox();
             context.socketPath = m_host.socketPath();
             context.httpUrl = m_host.httpUrl();
+            context.httpWarning = m_host.httpWarning();
             context.executablePath = QCoreApplication::applicationFilePath();
             m_ui = std::make_unique<DesktopUi>(context);
             if (!m_instance.listen(&error))

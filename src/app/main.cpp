@@ -2,6 +2,7 @@
 #include "app/AuditCommand.h"
 #include "app/ClientConfigCommand.h"
 #include "app/CommandLine.h"
+#include "app/HttpHeadersCommand.h"
 #include "app/PolicyCommand.h"
 #include "app/TeamCommand.h"
 
@@ -59,7 +60,8 @@ bool mayShowWindows(int argc, char *argv[])
 {
     if (argc > 1 &&
         (std::strcmp(argv[1], "audit") == 0 || std::strcmp(argv[1], "client-config") == 0 ||
-         std::strcmp(argv[1], "policy") == 0 || std::strcmp(argv[1], "team") == 0))
+         std::strcmp(argv[1], "http-headers") == 0 || std::strcmp(argv[1], "policy") == 0 ||
+         std::strcmp(argv[1], "team") == 0))
         return false;
     for (int i = 1; i < argc; ++i) {
         for (const char *flag : {"--headless", "--sandbox-only", "--print-estate", "--help", "-h",
@@ -99,6 +101,8 @@ int main(int argc, char *argv[])
         return leaving(fb::runAuditCommand(args));
     if (args.size() > 1 && args.at(1) == QStringLiteral("client-config"))
         return leaving(fb::runClientConfigCommand(args));
+    if (args.size() > 1 && args.at(1) == QStringLiteral("http-headers"))
+        return leaving(fb::runHttpHeadersCommand(args));
     if (args.size() > 1 && args.at(1) == QStringLiteral("policy"))
         return leaving(fb::runPolicyCommand(args));
     if (args.size() > 1 && args.at(1) == QStringLiteral("team"))

@@ -203,7 +203,8 @@ QString metroOf(const QJsonObject &requested, const QJsonObject &fabric)
 }
 
 QString connectionSide(const QJsonObject &req, const QJsonObject &val,
-                       const QHash<QString, QString> &names)
+                       const QHash<QString, QString> &names,
+                       const QHash<QString, QString> &providers)
 {
     if (req.contains(u"serviceToken"))
         return entity(QStringLiteral("service token"), sub(req, u"serviceToken"),
@@ -215,8 +216,12 @@ QString connectionSide(const QJsonObject &req, const QJsonObject &val,
         return entity(QStringLiteral("port"), sub(ap, u"port"), sub(vap, u"port"), names) +
                metroOf(ap, vap);
     if (type == u"SP") {
-        const QString text = entity(QStringLiteral("service profile"), sub(ap, u"profile"),
-                                    sub(vap, u"profile"), names);
+        QString text = entity(QStringLiteral("service profile"), sub(ap, u"profile"),
+                              sub(vap, u"profile"), names);
+        // Who provides the service: the catalog's account of the profile, not the seller's
+        // own marketing name.
+        if (const QString org = providers.value(str(sub(ap, u"profile"), u"uuid")); !org.isEmpty())
+            text += QStringLiteral(" (provider ") + quotedName(org) + u')';
         const QString region = str(ap, u"sellerRegion");
         if (region.isEmpty())
             return text + metroOf(ap, vap);
@@ -325,16 +330,40 @@ QList<QPair<QString, QString>> nameLookups(const QJsonObject &request, const QJs
     return out;
 }
 
+QList<QPair<QString, QString>> providerLookups(const QJsonObject &request)
+{
+    static const QRegularExpression isUuid(QRegularExpression::anchoredPattern(
+        QStringLiteral("[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-"
+                       "[0-9a-fA-F]{12}")));
+    QList<QPair<QString, QString>> out;
+    QStringList seen;
+    forEachObject(request, [&](const QJsonObject &o) {
+        const QString uuid = str(sub(o, u"profile"), u"uuid");
+        if (uuid.isEmpty() || !isUuid.match(uuid).hasMatch() || seen.contains(uuid))
+            return;
+        seen << uuid;
+        out.append({uuid, QStringLiteral("/fabric/v4/serviceProfiles/") + uuid});
+    });
+    return out;
+}
+
+QString providerOf(const QJsonObject &profile, const QString &uuid)
+{
+    if (uuid.isEmpty() || str(profile, u"uuid") != uuid)
+        return {};
+    return str(sub(profile, u"account"), u"organizationName");
+}
+
 QString target(ChangeType type, const QJsonObject &request, const QJsonObject &validated,
-               const QHash<QString, QString> &names)
+               const QHash<QString, QString> &names, const QHash<QString, QString> &providers)
 {
     const QString specType = orUnknown(str(request, u"type"));
     switch (type) {
     case ChangeType::ConnectionCreate:
         return specType + u' ' + bandwidth(request.value(u"bandwidth")) + u' ' +
-               connectionSide(sub(request, u"aSide"), sub(validated, u"aSide"), names) +
+               connectionSide(sub(request, u"aSide"), sub(validated, u"aSide"), names, providers) +
                QStringLiteral(" \u2192 ") +
-               connectionSide(sub(request, u"zSide"), sub(validated, u"zSide"), names);
+               connectionSide(sub(request, u"zSide"), sub(validated, u"zSide"), names, providers);
     case ChangeType::NetworkCreate: {
         const QJsonObject location = sub(request, u"location");
         QString where = orUnknown(str(request, u"scope"));

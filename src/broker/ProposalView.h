@@ -48,15 +48,25 @@ QString approvalText(const Proposal &proposal, const CompiledRequest &request, q
 // "AWS Direct Connect" [5e000000…0001] us-west-1'. Every name is escaped and quoted ('"' inside
 // shows as \u0022).
 // `names` (uuid -> name from a catalog lookup at propose time, see nameLookups()) take
-// precedence over the dry run's names.
+// precedence over the dry run's names. `providers` (service profile uuid -> the provider's
+// organisation, `account.organizationName` of the catalog's service profile, see
+// providerLookups()) adds '(provider "AWS Inc")' after the profile, bounded and escaped like
+// every Fabric name; never from the dry run or the agent.
 QString target(ChangeType type, const QJsonObject &request, const QJsonObject &validated,
-               const QHash<QString, QString> &names = {});
+               const QHash<QString, QString> &names = {},
+               const QHash<QString, QString> &providers = {});
 // The catalog reads that name the request's entities: (uuid, GET path) for each port, service
 // profile, network and service token the request identifies by uuid (each uuid once) whose name
 // the dry run response `validated` does not settle: it gives none, or the same name the agent
 // wrote into the request (which an echoing dry run would also give).
 QList<QPair<QString, QString>> nameLookups(const QJsonObject &request,
                                            const QJsonObject &validated);
+// The catalog reads that name each service profile's provider: (uuid, GET path) for every
+// service profile the request identifies by a well-formed uuid (each once).
+QList<QPair<QString, QString>> providerLookups(const QJsonObject &request);
+// The provider organisation in a catalog service profile (`account.organizationName`), or
+// empty when the body is not the profile with that uuid.
+QString providerOf(const QJsonObject &profile, const QString &uuid);
 // An untrusted value as shown in the elicitation message (UntrustedText::escapeForMessage).
 QString displayValue(const QString &value);
 // An untrusted value as shown in plain-text widgets (UntrustedText::escapeInvisible).

@@ -86,23 +86,42 @@ void ProposeOperation::onCancelled(const QString &)
     abortAll();
 }
 
-// Fabric's own name of each entity the dry run did not name for sure, for the Target line:
-// one catalog read each, in parallel. A failed read leaves the dry run's name (or the uuid).
+// Fabric's own name of each entity the dry run did not name for sure, and the provider
+// organisation of each service profile, for the Target line: one catalog read per entity, in
+// parallel. A failed read leaves the dry run's name (or the uuid), and no provider.
 void ProposeOperation::startNameLookups()
 {
     const QJsonObject validated = m_dryRunResult.body.toObject();
-    for (const auto &[uuid, path] : ProposalView::nameLookups(m_spec, validated)) {
+    QList<QPair<QString, QString>> reads = ProposalView::nameLookups(m_spec, validated);
+    QStringList naming;
+    for (const auto &read : std::as_const(reads))
+        naming << read.first;
+    QStringList profiles;
+    for (const auto &read : ProposalView::providerLookups(m_spec)) {
+        profiles << read.first;
+        if (!naming.contains(read.first))
+            reads.append(read);
+    }
+    for (const auto &[uuid, path] : std::as_const(reads)) {
         FabricCall *lookup = context()->fabric()->get(path);
         m_lookups.append(lookup);
-        connect(lookup, &FabricCall::finished, this, [this, uuid = uuid](const FabricResult &r) {
-            const QJsonObject entity = r.body.toObject();
-            const QString name = entity.value(QStringLiteral("name")).toString();
-            if (r.ok() && entity.value(QStringLiteral("uuid")).toString() == uuid &&
-                !name.isEmpty())
-                m_fabricNames.insert(uuid, name);
-            ++m_lookupsDone;
-            maybeFinish();
-        });
+        const bool name = naming.contains(uuid);
+        const bool profile = profiles.contains(uuid);
+        connect(lookup, &FabricCall::finished, this,
+                [this, uuid = uuid, name, profile](const FabricResult &r) {
+                    const QJsonObject entity = r.body.toObject();
+                    const QString fabricName = entity.value(QStringLiteral("name")).toString();
+                    if (r.ok() && name && entity.value(QStringLiteral("uuid")).toString() == uuid &&
+                        !fabricName.isEmpty())
+                        m_fabricNames.insert(uuid, fabricName);
+                    if (r.ok() && profile) {
+                        if (const QString org = ProposalView::providerOf(entity, uuid);
+                            !org.isEmpty())
+                            m_providers.insert(uuid, org);
+                    }
+                    ++m_lookupsDone;
+                    maybeFinish();
+                });
     }
 }
 
@@ -163,7 +182,7 @@ void ProposeOperation::maybeFinish()
 
     const QJsonObject validated = m_dryRunResult.body.toObject();
     // Fabric's names for the uuids of the request, never the agent's labels.
-    m_target = ProposalView::target(m_type, m_spec, validated, m_fabricNames);
+    m_target = ProposalView::target(m_type, m_spec, validated, m_fabricNames, m_providers);
 
     Proposal p;
     p.changeType = m_type;

@@ -39,6 +39,7 @@ private:
     QList<QPointer<FabricCall>> m_lookups;
     qsizetype m_lookupsDone = 0;
     QHash<QString, QString> m_fabricNames; // uuid -> name, from the lookups
+    QHash<QString, QString> m_providers;   // service profile uuid -> provider organisation
     QPointer<FabricCall> m_dryRun;
     QPointer<FabricCall> m_price;
     FabricResult m_dryRunResult;

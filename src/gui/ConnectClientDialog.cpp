@@ -2,7 +2,6 @@
 
 #include "gui/Accessibility.h"
 #include "mcp/ClientSnippets.h"
-#include "transport/http/HttpToken.h"
 #include "ui_ConnectClientDialog.h"
 
 #include <QClipboard>
@@ -55,15 +54,28 @@ ConnectClientDialog::ConnectClientDialog(const QString &executablePath, QWidget 
 
     QGroupBox *group = nullptr;
     QGridLayout *grid = nullptr;
+    // Over HTTP no snippet holds the token (it rotates at every start): each client gets it
+    // from `fabric-broker http-headers` or an environment variable that command fills.
     QList<mcp::ClientSnippet> snippets = mcp::ClientSnippets::all(executablePath);
+    QLabel *httpNote = nullptr; // placed before the first HTTP snippet
     if (!httpUrl.isEmpty()) {
-        QString error;
-        const QByteArray token =
-            mcp::HttpToken::loadOrCreate(mcp::HttpToken::defaultPath(), &error);
-        if (!token.isEmpty())
-            snippets += mcp::ClientSnippets::http(httpUrl, QString::fromLatin1(token));
+        httpNote = plainLabel(
+            tr("MCP over HTTP at %1. Every request needs the bearer token, which is new at every "
+               "start of Fabric Broker; none of these snippets holds it. VS Code and Claude "
+               "Desktop can only be given the token as a literal (VS Code's inputs keep a pasted "
+               "one, which goes stale at the next start; Claude Desktop's config file takes no "
+               "headers): connect them with the stdio snippets above.")
+                .arg(httpUrl),
+            ui->clientsWidget);
+        httpNote->setObjectName(QStringLiteral("httpNote"));
+        snippets += mcp::ClientSnippets::http(httpUrl, executablePath);
     }
     for (const mcp::ClientSnippet &s : std::as_const(snippets)) {
+        if (httpNote && s.id == QStringLiteral("claude-code-http")) {
+            ui->clientsLayout->addWidget(httpNote);
+            httpNote = nullptr;
+            group = nullptr;
+        }
         if (!group || group->title() != s.client) {
             group = new QGroupBox(s.client, ui->clientsWidget);
             grid = new QGridLayout(group);
@@ -127,6 +139,12 @@ ConnectClientDialog::ConnectClientDialog(const QString &executablePath, QWidget 
         m_edits.insert(s.id, edit);
         grid->addWidget(edit, row + 1, 0, 1, 2);
         grid->addWidget(copy, row + 1, 2, Qt::AlignTop);
+        if (!s.note.isEmpty()) {
+            QLabel *snippetNote = plainLabel(s.note, group);
+            snippetNote->setObjectName(s.id + QStringLiteral("Note"));
+            snippetNote->setTextInteractionFlags(Qt::TextSelectableByMouse);
+            grid->addWidget(snippetNote, row + 2, 0, 1, 3);
+        }
     }
     ui->clientsLayout->addStretch();
     connect(ui->buttonBox, &QDialogButtonBox::rejected, this, &QDialog::reject);

@@ -18,8 +18,8 @@ namespace fb {
 class ConnectClientDialog : public QDialog {
     Q_OBJECT
 public:
-    // httpUrl: the running loopback HTTP endpoint, if any: its snippets (with the bearer token
-    // from HttpToken) are shown too.
+    // httpUrl: the running loopback HTTP endpoint, if any: its snippets are shown too (none
+    // holds the bearer token: mcp::ClientSnippets::http).
     explicit ConnectClientDialog(const QString &executablePath, QWidget *parent = nullptr,
                                  const QString &httpUrl = QString());
     ~ConnectClientDialog() override;

@@ -81,6 +81,7 @@ DesktopUi::DesktopUi(DesktopContext context, QObject *parent)
                               ? m_context.server->registry()->servedToolsets()
                               : m_context.settings.toolsets);
     m_window->setSocketPath(m_context.socketPath);
+    m_window->setHttpWarning(m_context.httpWarning);
 
     if (m_context.broker)
         connect(m_context.broker, &MutationBroker::auditEvent, m_window.get(),

@@ -38,6 +38,7 @@ struct DesktopContext {
     bool sandbox = false;
     QString socketPath;
     QString httpUrl;        // the loopback HTTP endpoint; empty when off
+    QString httpWarning;    // why HTTP is off although asked for (ServerHost::httpWarning())
     QString executablePath; // QCoreApplication::applicationFilePath() of the installation
     Clock *clock = nullptr; // null: Clock::system()
     // The one path from a setting to the running broker (broker/PolicyApply). Null: DesktopUi

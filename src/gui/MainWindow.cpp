@@ -62,6 +62,16 @@ MainWindow::MainWindow(ProposalTableModel *model, Clock *clock, QWidget *parent)
     ui->sandboxBanner->setStyleSheet(QStringLiteral(
         "QLabel { background: #f5c542; color: #1d1d1d; font-weight: bold; padding: 6px; "
         "border-radius: 4px; }"));
+    m_httpWarning = new QLabel(ui->centralWidget);
+    m_httpWarning->setObjectName(QStringLiteral("httpWarningBanner"));
+    m_httpWarning->setTextFormat(Qt::PlainText);
+    m_httpWarning->setWordWrap(true);
+    m_httpWarning->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_httpWarning->setStyleSheet(QStringLiteral(
+        "QLabel { background: #f8d7da; color: #58151c; padding: 6px; border-radius: 4px; }"));
+    m_httpWarning->setVisible(false);
+    ui->centralLayout->insertWidget(ui->centralLayout->indexOf(ui->sandboxBanner) + 1,
+                                    m_httpWarning);
 
     ui->proposalsView->setModel(model);
     QHeaderView *header = ui->proposalsView->horizontalHeader();
@@ -310,6 +320,26 @@ QPlainTextEdit *MainWindow::activityLog() const
 {
     return ui->activityLog;
 }
+void MainWindow::setHttpWarning(const QString &warning)
+{
+    const QString text =
+        warning.isEmpty()
+            ? QString()
+            : tr("Warning: %1. The HTTP bearer token was replaced; clients using stdio or the "
+                 "local socket are not affected.")
+                  .arg(warning);
+    m_httpWarning->setText(text);
+    m_httpWarning->setAccessibleName(warning.isEmpty() ? QString()
+                                                       : tr("Warning: MCP over HTTP is off"));
+    m_httpWarning->setAccessibleDescription(text);
+    m_httpWarning->setVisible(!warning.isEmpty());
+}
+
+QLabel *MainWindow::httpWarningBanner() const
+{
+    return m_httpWarning;
+}
+
 QLabel *MainWindow::sandboxBanner() const
 {
     return ui->sandboxBanner;

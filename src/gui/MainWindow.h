@@ -39,6 +39,9 @@ public:
     // proposals" is not offered and the hint and "Served toolsets" say who locked it.
     void setMutateLock(const QString &lock);
     void setSocketPath(const QString &path);
+    // Why MCP over HTTP is off (ServerHost::httpWarning(): a taken port, a token file refused),
+    // shown as a plain-text warning under the sandbox banner; empty hides it.
+    void setHttpWarning(const QString &warning);
     // When true, closing the window hides it (the tray keeps serving); otherwise closing asks
     // to quit (quitRequested).
     void setHideOnClose(bool hide);
@@ -52,6 +55,7 @@ public:
     QTreeWidget *clientsTree() const;
     QPlainTextEdit *activityLog() const;
     QLabel *sandboxBanner() const;
+    QLabel *httpWarningBanner() const;
     // Shown instead of the empty proposals table: how to connect a client, and (when mutate is
     // off) a button that turns proposals on.
     QWidget *emptyHint() const;
@@ -90,6 +94,7 @@ private:
     bool m_mutate = false;
     QStringList m_toolsets;
     QString m_mutateLock;
+    QLabel *m_httpWarning = nullptr;
 };
 
 } // namespace fb

@@ -154,25 +154,89 @@ QList<ClientSnippet> ClientSnippets::all(const QString &exe)
     };
 }
 
-QList<ClientSnippet> ClientSnippets::http(const QString &url, const QString &token)
+QString ClientSnippets::httpTokenVariable()
+{
+    return u"FABRIC_BROKER_HTTP_TOKEN"_s;
+}
+
+QString ClientSnippets::httpNote()
+{
+    return u"Over HTTP every request needs the bearer token, which is new at every start of "
+           u"the broker; no snippet holds it. VS Code and Claude Desktop can only be given the "
+           u"token as a literal (VS Code's inputs keep a pasted one, which goes stale at the "
+           u"next start; Claude Desktop's config file takes no headers): connect them with the "
+           u"stdio snippets instead."_s;
+}
+
+QList<ClientSnippet> ClientSnippets::http(const QString &url, const QString &exe)
 {
     const QString name = serverName();
-    const QString header = u"Authorization: Bearer "_s + token;
-    const QJsonObject server{
-        {u"type"_s, u"http"_s},
+    const QString var = httpTokenVariable();
+    const QString headersCommand = shellQuote(exe) + u" http-headers"_s;
+    const QString tokenCommand = headersCommand + u" --token"_s;
+    // Run in the shell that starts the client: the token goes into the client's environment
+    // (readable only by this user), never onto a command line or into shell history.
+    const QString exportLine = u"export %1=\"$(%2)\""_s.arg(var, tokenCommand);
+    const QString envNote =
+        u"Start it from a shell where you first ran: %1 (again after each start of the broker, "
+        u"which makes a new token)."_s.arg(exportLine);
+    const QJsonObject claude{
+        {u"type"_s, u"http"_s}, {u"url"_s, url}, {u"headersHelper"_s, headersCommand}};
+    const QJsonObject gemini{
+        {u"httpUrl"_s, url},
+        {u"headers"_s, QJsonObject{{u"Authorization"_s, QString(u"Bearer $"_s + var)}}},
+        {u"trust"_s, false}};
+    const QJsonObject cursor{
         {u"url"_s, url},
-        {u"headers"_s, QJsonObject{{u"Authorization"_s, QString(u"Bearer "_s + token)}}}};
+        {u"headers"_s,
+         QJsonObject{{u"Authorization"_s, QString(u"Bearer ${env:"_s + var + u'}')}}}};
     using K = ClientSnippet::Kind;
     return {
+        // headersHelper: Claude Code runs the command at every connection and sends the headers
+        // it prints, so a rotated token is picked up by a reconnect.
         {u"claude-code-http"_s,
+         u"Claude Code over HTTP"_s,
+         K::Command,
+         {},
+         u"claude mcp add-json --scope user %1 %2"_s.arg(name, shellQuote(compact(claude))),
+         u"Claude Code runs %1 at each connection to get the current token."_s.arg(headersCommand)},
+        {u"codex-http"_s, u"Codex over HTTP"_s, K::File, u"~/.codex/config.toml"_s,
+         u"[mcp_servers.%1]\nurl = %2\nbearer_token_env_var = %3\n# a person approves changes: "
+         u"give them time\ntool_timeout_sec = %4"_s.arg(name, tomlString(url), tomlString(var),
+                                                        QString::number(toolTimeoutSeconds())),
+         envNote},
+        {u"gemini-http"_s, u"Gemini CLI over HTTP"_s, K::File, u"~/.gemini/settings.json"_s,
+         indented(QJsonObject{{u"mcpServers"_s, QJsonObject{{name, gemini}}}}), envNote},
+        {u"cursor-http"_s, u"Cursor over HTTP"_s, K::File, u"~/.cursor/mcp.json"_s,
+         indented(QJsonObject{{u"mcpServers"_s, QJsonObject{{name, cursor}}}}), envNote},
+        {u"http-headers"_s,
          u"Any client over HTTP"_s,
          K::Command,
          {},
-         u"claude mcp add --scope user --transport http %1 %2 --header %3"_s.arg(
-             name, shellQuote(url), shellQuote(header))},
-        {u"http-json"_s, u"Any client over HTTP"_s, K::File, u"the client's MCP servers file"_s,
-         indented(QJsonObject{{u"mcpServers"_s, QJsonObject{{name, server}}}})},
+         headersCommand,
+         u"Prints the header every request to %1 needs, as JSON (--token: the token alone). "
+         u"Give it to the client through a file or a helper, never on a command line."_s.arg(url)},
     };
+}
+
+QJsonObject ClientSnippets::httpJson(const QString &url, const QString &executable)
+{
+    QJsonArray snippets;
+    for (const ClientSnippet &s : http(url, executable)) {
+        QJsonObject o{{u"id"_s, s.id},
+                      {u"client"_s, s.client},
+                      {u"kind"_s, kindName(s.kind)},
+                      {u"text"_s, s.text}};
+        if (!s.where.isEmpty())
+            o.insert(u"where"_s, s.where);
+        if (!s.note.isEmpty())
+            o.insert(u"note"_s, s.note);
+        snippets.append(o);
+    }
+    return QJsonObject{{u"url"_s, url},
+                       {u"token_variable"_s, httpTokenVariable()},
+                       {u"note"_s, httpNote()},
+                       {u"snippets"_s, snippets}};
 }
 
 QJsonObject ClientSnippets::toJson(const QString &executable)

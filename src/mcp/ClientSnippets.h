@@ -16,8 +16,9 @@ struct ClientSnippet {
     QString id;     // stable: "claude-code", "claude-code-json", "claude-desktop", "vscode", ...
     QString client; // "Claude Code"
     Kind kind = Kind::Command;
-    QString where; // File: the file to edit; Command/Link: empty
-    QString text;  // exactly what to run, paste or open
+    QString where;     // File: the file to edit; Command/Link: empty
+    QString text;      // exactly what to run, paste or open
+    QString note = {}; // optional: what else the snippet needs (plain text)
 };
 
 class ClientSnippets {
@@ -33,10 +34,16 @@ public:
     static QString proposalsNote();
 
     static QList<ClientSnippet> all(const QString &executable);
-    // For clients that speak Streamable HTTP: the loopback endpoint's URL with the bearer
-    // token in an Authorization header. The token is a secret: shown only to the user
-    // (Connect a client), never logged; not part of all() or `client-config`.
-    static QList<ClientSnippet> http(const QString &url, const QString &token);
+    // For clients that speak Streamable HTTP: the loopback endpoint's URL, and how each client
+    // gets the bearer token without it ever being written as a literal (the token rotates at
+    // every start): Claude Code runs `<executable> http-headers` as its headersHelper; Codex,
+    // Gemini CLI and Cursor read it from an environment variable (httpTokenVariable()) that
+    // `<executable> http-headers --token` fills. No snippet holds the token itself.
+    static QList<ClientSnippet> http(const QString &url, const QString &executable);
+    static QString httpTokenVariable(); // "FABRIC_BROKER_HTTP_TOKEN"
+    // Shown beside the HTTP snippets: the clients that can only take a literal token.
+    static QString httpNote();
+    static QJsonObject httpJson(const QString &url, const QString &executable);
     static QJsonObject toJson(const QString &executable);
     static QString kindName(ClientSnippet::Kind kind); // "command", "file", "link"
 

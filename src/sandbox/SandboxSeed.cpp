@@ -197,9 +197,10 @@ void SandboxEstate::seedProfiles()
         }
         return out;
     };
-    const auto profile = [&](QLatin1String uuid, const char *name, const char *description,
-                             QJsonArray bandwidths, bool authKey, const char *authLabel,
-                             QJsonArray metrosJson, const char *tag) {
+    // org: the provider's organisation (account.organizationName), which the Target line shows.
+    const auto profile = [&](QLatin1String uuid, const char *name, const char *org,
+                             const char *description, QJsonArray bandwidths, bool authKey,
+                             const char *authLabel, QJsonArray metrosJson, const char *tag) {
         QJsonObject config = obj(
             {{"uuid",
               QUuid::createUuidV5(QUuid(QString(uuid)), u"COLO"_s).toString(QUuid::WithoutBraces)},
@@ -236,10 +237,11 @@ void SandboxEstate::seedProfiles()
                                {"metros", metrosJson},
                                {"selfProfile", false},
                                {"account", obj({{"accountNumber", 200001},
-                                                {"accountName", u"%1 Provider"_s.arg(L1(name))}})},
+                                                {"accountName", u"%1 Provider"_s.arg(L1(name))},
+                                                {"organizationName", L1(org)}})},
                                {"changeLog", changeLog(seedTime(2))}}));
     };
-    profile(Ids::ProfileAwsDirectConnect, "AWS Direct Connect",
+    profile(Ids::ProfileAwsDirectConnect, "AWS Direct Connect", "Sandbox Cloud Provider A",
             "Sandbox cloud profile modelled on AWS Direct Connect (needs the AWS account id)",
             ints({50, 100, 200, 300, 400, 500, 1000, 2000, 5000, 10000}), true, "AWS Account ID",
             serviceMetros({{"SV", {{"us-west-1", "US West (N. California)"}}},
@@ -248,7 +250,7 @@ void SandboxEstate::seedProfiles()
                            {"LD", {{"eu-west-2", "Europe (London)"}}},
                            {"AM", {{"eu-central-1", "Europe (Frankfurt)"}}}}),
             "Cloud");
-    profile(Ids::ProfileAzureExpressRoute, "Azure ExpressRoute",
+    profile(Ids::ProfileAzureExpressRoute, "Azure ExpressRoute", "Sandbox Cloud Provider B",
             "Sandbox cloud profile modelled on Azure ExpressRoute (needs the service key)",
             ints({50, 100, 200, 500, 1000, 2000, 5000, 10000}), true, "ExpressRoute Service Key",
             serviceMetros({{"SV", {{"westus", "West US"}}},
@@ -257,7 +259,7 @@ void SandboxEstate::seedProfiles()
                            {"LD", {{"uksouth", "UK South"}}},
                            {"SG", {{"southeastasia", "Southeast Asia"}}}}),
             "Cloud");
-    profile(Ids::ProfileGenericL2, "Sandbox Managed Services L2",
+    profile(Ids::ProfileGenericL2, "Sandbox Managed Services L2", "Sandbox Managed Services",
             "Generic layer 2 service provider without an authentication key",
             ints({10, 50, 100, 500, 1000}), false, "Not used",
             serviceMetros({{"SV", {}}, {"NY", {}}, {"LD", {}}, {"SG", {}}}), "Managed Services");

@@ -14,6 +14,8 @@ Every command waits on a condition of the accessibility tree (polled), never on 
   {"cmd": "text", "window": NAME_REGEX, "contains": REGEX, "timeout": s}
       waits until a label of that window says REGEX (what a screen reader reads out); returns
       the window's label texts
+  {"cmd": "find", "window": NAME_REGEX, "role": ROLE, "name": NAME_REGEX, "timeout": s}
+      waits until that node (any role, e.g. a label) is showing; answers its name and description
 """
 import json
 import re
@@ -172,6 +174,23 @@ def text(window_rx, contains_rx, timeout):
     return {'texts': found['texts']}
 
 
+def find(window_rx, role, name_rx, timeout):
+    rx = re.compile(name_rx)
+
+    def probe():
+        w = find_window(window_rx)
+        if w is None:
+            return None
+        for node in descendants(w):
+            info = label(node)
+            if info['role'] == role and rx.search(info['name']) and \
+                    node.getState().contains(pyatspi.STATE_SHOWING):
+                return info
+        return None
+
+    return wait_for(f'no showing {role} {name_rx} in {window_rx}', probe, timeout)
+
+
 def main():
     for line in sys.stdin:
         if not line.strip():
@@ -185,6 +204,8 @@ def main():
                 out = press(req['window'], req['role'], req['name'], timeout)
             elif req['cmd'] == 'text':
                 out = text(req['window'], req['contains'], timeout)
+            elif req['cmd'] == 'find':
+                out = find(req['window'], req['role'], req['name'], timeout)
             elif req['cmd'] == 'gone':
                 wait_for(f'{req["window"]} still open',
                          lambda: find_window(req['window']) is None, timeout)

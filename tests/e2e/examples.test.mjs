@@ -18,8 +18,8 @@ test('README example: propose, approve, create, replay refused', async () => {
   assert.deepEqual(fs.readdirSync(tmp), [], 'the example left files in its temporary folder');
   assert.ok(!fs.existsSync(legacy) || fs.statSync(legacy).mtimeMs < started, `the example wrote ${legacy}`);
   assert.match(stdout, /"confirm_token": "chg-[0-9a-f]{32}"/);
-  assert.match(stdout, /"target": "EVPL_VC 50 Mbps port \\"SV-DOT1Q-PRI\\" \[50000000…0001\] \(SV\) → service profile \\"AWS Direct Connect\\" \[5e000000…0001\] us-west-1"/);
-  assert.match(stdout, /^Target: EVPL_VC 50 Mbps port "SV-DOT1Q-PRI" \[50000000…0001\] \(SV\) → service profile "AWS Direct Connect" \[5e000000…0001\] us-west-1$/m);
+  assert.match(stdout, /"target": "EVPL_VC 50 Mbps port \\"SV-DOT1Q-PRI\\" \[50000000…0001\] \(SV\) → service profile \\"AWS Direct Connect\\" \[5e000000…0001\] \(provider \\"Sandbox Cloud Provider A\\"\) us-west-1"/);
+  assert.match(stdout, /^Target: EVPL_VC 50 Mbps port "SV-DOT1Q-PRI" \[50000000…0001\] \(SV\) → service profile "AWS Direct Connect" \[5e000000…0001\] \(provider "Sandbox Cloud Provider A"\) us-west-1$/m);
   assert.match(stdout, /"status": "accepted"/);
   assert.match(stdout, /"outcome": "created"/);
   assert.match(stdout, /"not_previously_used": false/);

@@ -130,7 +130,7 @@ test('a misleading profile label: the Target shows the name Fabric gives that uu
     assert.equal(p.isError, undefined, JSON.stringify(p));
     const target = p.structuredContent.target;
     assert.equal(target, 'EVPL_VC 50 Mbps port "SV-DOT1Q-PRI" [50000000…0001] (SV) → '
-      + 'service profile "Sandbox Managed Services L2" [5e000000…0003] (SV)');
+      + 'service profile "Sandbox Managed Services L2" [5e000000…0003] (provider "Sandbox Managed Services") (SV)');
     assert.ok(!target.includes('AWS') && !target.includes('Trusted-Port'));
     await b.call('fabric_confirm_change', { confirm_token: p.structuredContent.confirm_token });
     const message = rec.messages[0];

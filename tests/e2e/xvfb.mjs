@@ -10,15 +10,27 @@ const have = (cmd) => { try { execFileSync('which', [cmd], { stdio: 'ignore' });
 // A reason to skip, or false when Xvfb and xdotool are installed.
 export const xvfbSkip = !have('Xvfb') || !have('xdotool') ? 'Xvfb and xdotool are required (apt-get install xvfb xdotool)' : false;
 
-// Starts Xvfb on the first free display in [from, to) (each test file has its own range, so
-// files running in parallel do not collide) and gives it 800 ms to come up.
+// Starts Xvfb and resolves once it accepts clients: Xvfb itself picks a free display at or
+// above `from` and writes its number to -displayfd only when it is ready, so neither a loaded
+// machine (slow start) nor another test file starting a server at the same moment (the same
+// number) can hand a test a display that is not there. `to` bounds the wait's failure message
+// only; 60 s for a server that never gets ready.
 export async function startXvfb(from, to) {
-  let display;
-  for (let n = from; n < to; n++) if (!fs.existsSync(`/tmp/.X${n}-lock`)) { display = `:${n}`; break; }
-  if (!display) throw new Error(`no free X display in :${from}..:${to - 1}`);
-  const proc = spawn('Xvfb', [display, '-screen', '0', '1280x800x24', '-nolisten', 'tcp'], { stdio: 'ignore' });
-  await sleep(800);
-  return new Xvfb(display, proc);
+  const proc = spawn('Xvfb', ['-displayfd', '3', '-screen', '0', '1280x800x24', '-nolisten', 'tcp'],
+    { stdio: ['ignore', 'ignore', 'pipe', 'pipe'] });
+  let err = '';
+  proc.stderr.on('data', (d) => { err += d.toString(); });
+  let out = '';
+  const number = await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => { proc.kill('SIGKILL'); reject(new Error(`Xvfb did not start within 60 s: ${err}`)); }, 60000);
+    proc.stdio[3].on('data', (d) => {
+      out += d.toString();
+      if (out.includes('\n')) { clearTimeout(timer); resolve(out.trim()); }
+    });
+    proc.once('exit', (code, signal) => { clearTimeout(timer); reject(new Error(`Xvfb exited (${code ?? signal}) before it was ready (wanted a display from :${from}, below :${to}): ${err}`)); });
+  });
+  proc.stdio[3].destroy();
+  return new Xvfb(`:${number}`, proc);
 }
 
 export class Xvfb {

@@ -57,6 +57,28 @@ private slots:
         QVERIFY(proposed.contains(guitest::fakeSha('e').left(12)));
     }
 
+    void httpWarningBanner()
+    {
+        // ServerHost::httpWarning() in the window: plain text, named and described for a
+        // screen reader, hidden when there is nothing to say.
+        ManualClock clock;
+        ProposalTableModel model(&clock);
+        MainWindow window(&model, &clock);
+        QLabel *banner = window.httpWarningBanner();
+        QVERIFY(banner);
+        QVERIFY(!banner->isVisibleTo(&window));
+        const QString why = QStringLiteral("MCP over HTTP is off: cannot listen on "
+                                           "127.0.0.1:7431: the address is already in use <b>");
+        window.setHttpWarning(why);
+        QVERIFY(banner->isVisibleTo(&window));
+        QCOMPARE(banner->textFormat(), Qt::PlainText);
+        QVERIFY(banner->text().startsWith(QStringLiteral("Warning: ") + why));
+        QCOMPARE(banner->accessibleName(), QStringLiteral("Warning: MCP over HTTP is off"));
+        QCOMPARE(banner->accessibleDescription(), banner->text());
+        window.setHttpWarning(QString());
+        QVERIFY(!banner->isVisibleTo(&window));
+    }
+
     void clientsPanelAndSandbox()
     {
         ManualClock clock;
@@ -133,8 +155,8 @@ private slots:
 
     void connectClientHttpSnippets()
     {
-        // With the loopback HTTP endpoint on, the dialog adds its URL and the bearer header
-        // (the token from the runtime directory), after the stdio snippets.
+        // With the loopback HTTP endpoint on, the dialog adds its snippets after the stdio ones;
+        // none holds the bearer token (it rotates at every start), even when a token file exists.
         QTemporaryDir runtime;
         QVERIFY(QFile::setPermissions(runtime.path(), QFileDevice::ReadOwner |
                                                           QFileDevice::WriteOwner |
@@ -145,7 +167,7 @@ private slots:
         const QByteArray token =
             mcp::HttpToken::loadOrCreate(mcp::HttpToken::defaultPath(), &error);
         QVERIFY2(!token.isEmpty(), qPrintable(error));
-        const QString exe = QStringLiteral("/usr/bin/fabric-broker");
+        const QString exe = QStringLiteral("/opt/Fabric Broker/bin/fabric-broker");
         const QString url = QStringLiteral("http://127.0.0.1:7431/mcp");
         ConnectClientDialog dialog(exe, nullptr, url);
         dialog.setAttribute(Qt::WA_DeleteOnClose, false);
@@ -153,26 +175,37 @@ private slots:
         QStringList ids;
         for (const mcp::ClientSnippet &s : mcp::ClientSnippets::all(exe))
             ids << s.id;
-        ids << QStringLiteral("claude-code-http") << QStringLiteral("http-json");
+        const QList<mcp::ClientSnippet> http = mcp::ClientSnippets::http(url, exe);
+        for (const mcp::ClientSnippet &s : http)
+            ids << s.id;
         QCOMPARE(dialog.snippetIds(), ids);
+        for (const mcp::ClientSnippet &s : http) {
+            const QString shown = dialog.snippet(s.id)->toPlainText();
+            QCOMPARE(shown, s.text);
+            QVERIFY2(!shown.contains(QString::fromLatin1(token)), qPrintable(s.id));
+            if (!s.note.isEmpty()) {
+                auto *note = dialog.findChild<QLabel *>(s.id + QStringLiteral("Note"));
+                QVERIFY(note);
+                QCOMPARE(note->text(), s.note);
+                QCOMPARE(note->textFormat(), Qt::PlainText);
+            }
+        }
         const QString command = dialog.snippet("claude-code-http")->toPlainText();
-        QVERIFY2(command.contains("--transport http fabric-broker " + url), qPrintable(command));
-        QVERIFY(command.contains("'Authorization: Bearer " + QString::fromLatin1(token) + "'"));
-        const QJsonObject server =
-            QJsonDocument::fromJson(dialog.snippet("http-json")->toPlainText().toUtf8())
-                .object()
-                .value("mcpServers")
-                .toObject()
-                .value("fabric-broker")
-                .toObject();
-        QCOMPARE(server.value("url").toString(), url);
-        QCOMPARE(server.value("type").toString(), QString("http"));
-        QCOMPARE(server.value("headers").toObject().value("Authorization").toString(),
-                 "Bearer " + QString::fromLatin1(token));
+        QVERIFY2(command.startsWith("claude mcp add-json --scope user fabric-broker '"),
+                 qPrintable(command));
+        QVERIFY2(
+            command.contains(
+                R"("headersHelper":"'\''/opt/Fabric Broker/bin/fabric-broker'\'' http-headers")"),
+            qPrintable(command));
+        auto *httpNote = dialog.findChild<QLabel *>(QStringLiteral("httpNote"));
+        QVERIFY(httpNote);
+        QVERIFY(httpNote->text().contains(url));
+        QVERIFY(httpNote->text().contains(QStringLiteral("stdio")));
         // Without the endpoint: no HTTP snippet (and the stdio list is unchanged).
         ConnectClientDialog plain(exe);
         plain.setAttribute(Qt::WA_DeleteOnClose, false);
-        QVERIFY(!plain.snippetIds().contains("http-json"));
+        QVERIFY(!plain.snippetIds().contains("claude-code-http"));
+        QVERIFY(!plain.findChild<QLabel *>(QStringLiteral("httpNote")));
     }
 
     void trayBadge()

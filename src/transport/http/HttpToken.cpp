@@ -97,6 +97,34 @@ QByteArray store(const QString &path, QString *error)
     return token;
 }
 
+// The token stored at path: opened without following a symlink, then checked on the
+// descriptor itself (no race between a check by path and the open). Empty when the file is
+// missing (*missing), not this user's private regular file (*error says so) or damaged (no
+// error).
+QByteArray readPrivate(const QString &path, bool *missing, QString *error)
+{
+    const int fd = ::open(QFile::encodeName(path).constData(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0 && errno == ENOENT) {
+        *missing = true;
+        return {};
+    }
+    struct stat st = {};
+    if (fd < 0 || ::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != ::getuid() ||
+        (st.st_mode & 077) != 0) {
+        if (fd >= 0)
+            ::close(fd);
+        if (error)
+            *error = u"%1 is not a private file of this user (expected mode 0600); remove it to "
+                     "get a new token"_s.arg(path);
+        return {};
+    }
+    char buffer[512];
+    const ssize_t n = ::read(fd, buffer, sizeof buffer);
+    ::close(fd);
+    const QByteArray token = QByteArray(buffer, n > 0 ? static_cast<qsizetype>(n) : 0).trimmed();
+    return validToken(token) ? token : QByteArray();
+}
+
 } // namespace
 
 QString HttpToken::fileName()
@@ -118,27 +146,37 @@ QByteArray HttpToken::generate()
 
 QByteArray HttpToken::loadOrCreate(const QString &path, QString *error)
 {
-    // Opened without following a symlink, then checked on the descriptor itself (no race
-    // between a check by path and the open).
-    const int fd = ::open(QFile::encodeName(path).constData(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0 && errno == ENOENT)
-        return store(path, error);
-    struct stat st = {};
-    if (fd < 0 || ::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != ::getuid() ||
-        (st.st_mode & 077) != 0) {
-        if (fd >= 0)
-            ::close(fd);
+    bool missing = false;
+    QString refused;
+    const QByteArray token = readPrivate(path, &missing, &refused);
+    if (!refused.isEmpty()) {
         if (error)
-            *error = u"%1 is not a private file of this user (expected mode 0600); remove it to "
-                     "get a new token"_s.arg(path);
+            *error = refused;
         return {};
     }
-    char buffer[512];
-    const ssize_t n = ::read(fd, buffer, sizeof buffer);
-    ::close(fd);
-    const QByteArray token = QByteArray(buffer, n > 0 ? static_cast<qsizetype>(n) : 0).trimmed();
-    if (!validToken(token))
-        return store(path, error); // damaged: replaced
+    if (missing || token.isEmpty())
+        return store(path, error); // missing, or damaged: replaced
+    return token;
+}
+
+QByteArray HttpToken::read(const QString &path, QString *error)
+{
+    const QString dir = QFileInfo(path).absolutePath();
+    QString why;
+    if (!SocketDirectory::checkPrivateDirectory(dir, ::getuid(), false, &why)) {
+        if (error)
+            *error = why;
+        return {};
+    }
+    bool missing = false;
+    QString reason;
+    const QByteArray token = readPrivate(path, &missing, &reason);
+    if (token.isEmpty() && error) {
+        *error = missing
+                     ? u"no token at %1: is Fabric Broker running with MCP over HTTP?"_s.arg(path)
+                 : reason.isEmpty() ? u"%1 does not hold a valid token"_s.arg(path)
+                                    : reason;
+    }
     return token;
 }
 

@@ -21,6 +21,10 @@ public:
     // The token stored at path, or a new one written there (0600, directory private). Empty with
     // a reason when the file cannot be read or written, or is open to group/others.
     static QByteArray loadOrCreate(const QString &path, QString *error);
+    // The stored token, read-only (what `fabric-broker http-headers` hands a client): the
+    // directory must be private (0700, this user's), the file is opened O_NOFOLLOW and must be
+    // this user's 0600 regular file (fstat on the descriptor). Empty with a reason otherwise.
+    static QByteArray read(const QString &path, QString *error);
     // A new token replaces the stored one (clients must be given the new one).
     static QByteArray rotate(const QString &path, QString *error);
     // A fresh token (not stored).

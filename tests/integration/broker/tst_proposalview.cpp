@@ -344,6 +344,43 @@ private slots:
         QVERIFY(!t.contains(QString(101, u's')));
     }
 
+    // A service profile shows its provider organisation, from the catalog's service profile
+    // (account.organizationName) only: bounded to 100 code points and escaped like every name.
+    void targetShowsTheProvidersOrganisation()
+    {
+        const QJsonObject s = spec("c", QString(), QString());
+        const QString plain = ProposalView::target(ChangeType::ConnectionCreate, s,
+                                                   validated("SV-DOT1Q-PRI", "AWS Direct Connect"));
+        QVERIFY(!plain.contains("provider"));
+        const QString t = ProposalView::target(ChangeType::ConnectionCreate, s,
+                                               validated("SV-DOT1Q-PRI", "AWS Direct Connect"), {},
+                                               {{kProfile, "Amazon \"Web\" Services\n<b>"}});
+        QCOMPARE(t, QStringLiteral(
+                        "EVPL_VC 50 Mbps port \"SV-DOT1Q-PRI\" [50000000\u20260001] (SV) \u2192 "
+                        "service profile \"AWS Direct Connect\" [5e000000\u20260001] (provider "
+                        "\"Amazon \\u0022Web\\u0022 Services\\n\\u003Cb\\u003E\") us-west-1"));
+        // An organisation for another uuid (the port) is not this profile's.
+        QVERIFY(!ProposalView::target(ChangeType::ConnectionCreate, s,
+                                      validated("SV-DOT1Q-PRI", "AWS"), {}, {{kPort, "Org"}})
+                     .contains("Org"));
+        const QString longOrg = QString(100, u'o') + QString(50, u'x');
+        const QString bounded = ProposalView::target(
+            ChangeType::ConnectionCreate, s, validated("P", "S"), {}, {{kProfile, longOrg}});
+        QVERIFY2(bounded.contains(QStringLiteral("(provider \"") + QString(100, u'o') +
+                                  QStringLiteral("\u2026\")")),
+                 qPrintable(bounded));
+        QVERIFY(!bounded.contains(u'x'));
+        // One read per service profile; the organisation only from the profile with that uuid.
+        QCOMPARE(
+            ProposalView::providerLookups(s),
+            (QList<QPair<QString, QString>>{{kProfile, "/fabric/v4/serviceProfiles/" + kProfile}}));
+        const QJsonObject profile{{"uuid", kProfile},
+                                  {"account", QJsonObject{{"organizationName", "AWS Inc"}}}};
+        QCOMPARE(ProposalView::providerOf(profile, kProfile), QStringLiteral("AWS Inc"));
+        QVERIFY(ProposalView::providerOf(profile, kPort).isEmpty());
+        QVERIFY(ProposalView::providerOf(QJsonObject{}, kProfile).isEmpty());
+    }
+
     void otherTargets()
     {
         const QJsonObject network{{"type", "EVPLAN"},

@@ -1,0 +1,62 @@
+#include "app/HttpHeadersCommand.h"
+
+#include "transport/http/HttpToken.h"
+
+#include <QCommandLineParser>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTextStream>
+
+namespace fb {
+
+int runHttpHeadersCommand(const QStringList &args)
+{
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral(
+        "Prints the Authorization header of the loopback MCP over HTTP endpoint as JSON, for\n"
+        "Claude Code's headersHelper (or, with --token, the bearer token alone). The token is\n"
+        "read from the file the running broker writes; it changes at every start."));
+    parser.addHelpOption();
+    parser.addOptions({
+        {QStringLiteral("token"), QStringLiteral("Print only the token.")},
+        {QStringLiteral("token-file"),
+         QStringLiteral("The token file (default: %1).").arg(mcp::HttpToken::defaultPath()),
+         QStringLiteral("path")},
+    });
+    QStringList rest = args;
+    if (rest.size() > 1)
+        rest.removeAt(1); // "http-headers"
+    if (!parser.parse(rest) || !parser.positionalArguments().isEmpty()) {
+        QTextStream(stderr) << (parser.errorText().isEmpty() ? QStringLiteral("Unexpected argument")
+                                                             : parser.errorText())
+                            << "\nTry 'fabric-broker http-headers --help'.\n";
+        return 2;
+    }
+    if (parser.isSet(QStringLiteral("help"))) {
+        const QString help = parser.helpText();
+        QTextStream(stdout) << "Usage: fabric-broker http-headers [--token] [--token-file PATH]"
+                            << help.mid(help.indexOf(u'\n'));
+        return 0;
+    }
+    const QString path = parser.isSet(QStringLiteral("token-file"))
+                             ? parser.value(QStringLiteral("token-file"))
+                             : mcp::HttpToken::defaultPath();
+    QString error;
+    const QByteArray token = mcp::HttpToken::read(path, &error);
+    if (token.isEmpty()) {
+        QTextStream(stderr) << "fabric-broker http-headers: " << error << "\n";
+        return 1;
+    }
+    QTextStream out(stdout);
+    if (parser.isSet(QStringLiteral("token"))) {
+        out << QString::fromLatin1(token) << "\n" << Qt::flush;
+        return 0;
+    }
+    const QJsonObject headers{{QStringLiteral("Authorization"),
+                               QString(QStringLiteral("Bearer ") + QString::fromLatin1(token))}};
+    out << QString::fromUtf8(QJsonDocument(headers).toJson(QJsonDocument::Compact)) << "\n"
+        << Qt::flush;
+    return 0;
+}
+
+} // namespace fb
