@@ -2,8 +2,10 @@
 #include "mcp/Logging.h"
 #include "mcp/Protocol.h"
 #include "transport/http/HttpMessages.h"
+#include "transport/http/SseStream.h"
 
 #include <QDateTime>
+#include <QPointer>
 #include <QSocketNotifier>
 #include <QTimer>
 
@@ -68,6 +70,19 @@ void logFromMhd(void *, const char *format, va_list args)
     qCDebug(lcMcpTransport) << "HTTP (libmicrohttpd):" << QByteArray(line).trimmed();
 }
 
+ssize_t readStream(void *cls, uint64_t, char *buf, size_t max)
+{
+    auto *pair = static_cast<std::pair<HttpDaemon *, quint64> *>(cls);
+    return static_cast<ssize_t>(pair->first->onStreamRead(pair->second, buf, max));
+}
+
+void freeStream(void *cls)
+{
+    auto *pair = static_cast<std::pair<HttpDaemon *, quint64> *>(cls);
+    pair->first->onStreamFreed(pair->second);
+    delete pair;
+}
+
 QByteArray rawResponse(const HttpResponse &r)
 {
     QByteArray out = "HTTP/1.1 " + QByteArray::number(r.status) + ' ' +
@@ -93,6 +108,17 @@ struct HttpDaemon::Conn {
     QSocketNotifier *hangup = nullptr;
 };
 
+// One text/event-stream response: the connection that carries an SseStream.
+struct HttpDaemon::Stream {
+    MHD_Connection *mhd = nullptr;
+    int fd = -1;
+    std::shared_ptr<SseStream> stream;
+    quint64 epoch = 0;
+    bool suspended = false;
+    bool gone = false; // the client closed the connection
+    QSocketNotifier *hangup = nullptr;
+};
+
 HttpDaemon::HttpDaemon(HttpLimits limits, Screen screen, Handler handler, QObject *parent)
     : QObject(parent)
     , m_limits(limits)
@@ -112,6 +138,14 @@ HttpDaemon::~HttpDaemon()
     m_stopping = true;
     for (Conn *conn : std::as_const(m_connections))
         delete conn->hangup;
+    // MHD must not be stopped with suspended connections: the streams end.
+    for (Stream *s : std::as_const(m_streams)) {
+        delete std::exchange(s->hangup, nullptr);
+        s->gone = true;
+        s->stream->setWake({});
+        if (std::exchange(s->suspended, false))
+            MHD_resume_connection(s->mhd);
+    }
     if (m_daemon)
         MHD_stop_daemon(m_daemon);
     qDeleteAll(m_connections);
@@ -200,10 +234,24 @@ void HttpDaemon::run()
     schedule();
 }
 
+// A connection was resumed (or shut down): MHD must run again soon. Inside MHD_run, schedule()
+// would otherwise replace the immediate run by MHD's own timeout, which knows nothing of it.
+void HttpDaemon::runSoon()
+{
+    if (m_inRun)
+        m_runAgain = true;
+    else
+        m_timer->start(0);
+}
+
 void HttpDaemon::schedule()
 {
     if (!m_daemon)
         return;
+    if (std::exchange(m_runAgain, false)) {
+        m_timer->start(0);
+        return;
+    }
     MHD_UNSIGNED_LONG_LONG timeout = 0;
     if (MHD_get_timeout(m_daemon, &timeout) == MHD_YES)
         m_timer->start(static_cast<int>(qMin<MHD_UNSIGNED_LONG_LONG>(timeout, 60 * 1000)));
@@ -271,8 +319,7 @@ void HttpDaemon::refuseRaw(Conn *conn, const HttpResponse &response)
                                 MSG_NOSIGNAL | MSG_DONTWAIT);
     Q_UNUSED(sent); // best effort: the peer may be gone
     ::shutdown(conn->fd, SHUT_RDWR);
-    if (!m_inRun)
-        m_timer->start(0);
+    runSoon();
 }
 
 void HttpDaemon::sweep()
@@ -369,12 +416,16 @@ int HttpDaemon::onAccess(MHD_Connection *connection, const char *url, const char
 int HttpDaemon::queue(MHD_Connection *connection, Conn *conn, HttpExchange *exchange)
 {
     const HttpResponse &r = exchange->response();
-    MHD_Response *response = MHD_create_response_from_buffer(static_cast<size_t>(r.body.size()),
-                                                             const_cast<char *>(r.body.constData()),
-                                                             MHD_RESPMEM_MUST_COPY);
+    MHD_Response *response =
+        r.stream ? streamResponse(connection, r)
+                 : MHD_create_response_from_buffer(static_cast<size_t>(r.body.size()),
+                                                   const_cast<char *>(r.body.constData()),
+                                                   MHD_RESPMEM_MUST_COPY);
     if (!response)
         return 0;
-    if (!r.body.isEmpty())
+    if (r.stream)
+        MHD_add_response_header(response, "Content-Type", "text/event-stream");
+    else if (!r.body.isEmpty())
         MHD_add_response_header(response, "Content-Type", r.contentType.constData());
     MHD_add_response_header(response, "Cache-Control", "no-store");
     for (const auto &[key, value] : r.headers)
@@ -396,8 +447,7 @@ void HttpDaemon::suspend(MHD_Connection *connection, Conn *conn, HttpExchange *e
     exchange->setOnAnswered([this, connection, conn] {
         delete std::exchange(conn->hangup, nullptr);
         MHD_resume_connection(connection);
-        if (!m_inRun)
-            m_timer->start(0);
+        runSoon();
     });
 }
 
@@ -429,8 +479,7 @@ void HttpDaemon::watchForHangup(Conn *conn, HttpExchange *exchange)
             conn->hangup = nullptr;
         notifier->deleteLater();
         MHD_resume_connection(conn->mhd);
-        if (!m_inRun)
-            m_timer->start(0);
+        runSoon();
     });
 }
 
@@ -449,6 +498,101 @@ void HttpDaemon::onCompleted(MHD_Connection *connection, void **context, int rea
     if (!m_stopping)
         exchange->finish(reason != MHD_REQUEST_TERMINATED_COMPLETED_OK);
     exchange->deleteLater();
+}
+
+MHD_Response *HttpDaemon::streamResponse(MHD_Connection *connection, const HttpResponse &r)
+{
+    auto *stream = new Stream;
+    stream->mhd = connection;
+    stream->stream = r.stream;
+    stream->epoch = r.epoch;
+    const MHD_ConnectionInfo *info =
+        MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+    stream->fd = info ? info->connect_fd : -1;
+    const quint64 id = ++m_nextStream;
+    m_streams.insert(id, stream);
+    auto *cls = new std::pair<HttpDaemon *, quint64>(this, id);
+    MHD_Response *response = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 16 * 1024,
+                                                               &readStream, cls, &freeStream);
+    if (!response)
+        freeStream(cls);
+    return response;
+}
+
+long long HttpDaemon::onStreamRead(quint64 streamId, char *buf, size_t max)
+{
+    Stream *s = m_streams.value(streamId);
+    if (!s || s->gone)
+        return MHD_CONTENT_READER_END_WITH_ERROR;
+    qsizetype n = 0;
+    switch (s->stream->read(s->epoch, buf, static_cast<qsizetype>(max), &n)) {
+    case SseStream::Read::Data:
+        return n;
+    case SseStream::Read::End:
+        return MHD_CONTENT_READER_END_OF_STREAM;
+    case SseStream::Read::Error:
+        qCWarning(lcMcpTransport).noquote()
+            << "HTTP: closed an event stream:" << s->stream->failure();
+        return MHD_CONTENT_READER_END_WITH_ERROR;
+    case SseStream::Read::Wait:
+        break;
+    }
+    // Nothing to send now: the connection sleeps until the stream has more.
+    s->suspended = true;
+    MHD_suspend_connection(s->mhd);
+    QPointer<HttpDaemon> self(this);
+    s->stream->setWake([self, streamId] {
+        if (self)
+            self->wakeStream(streamId);
+    });
+    if (s->fd >= 0 && !s->hangup) {
+        // MHD does not watch a suspended connection: a client that closes is noticed here.
+        s->hangup = new QSocketNotifier(s->fd, QSocketNotifier::Read);
+        connect(s->hangup, &QSocketNotifier::activated, this, [this, streamId] {
+            Stream *st = m_streams.value(streamId);
+            if (!st || !st->hangup)
+                return;
+            char byte = 0;
+            const ssize_t got = ::recv(st->fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+            if (got > 0 || (got < 0 && (errno == EAGAIN || errno == EINTR))) {
+                st->hangup->setEnabled(false); // a pipelined request: read after the stream
+                return;
+            }
+            qCDebug(lcMcpTransport) << "HTTP: the client closed an event stream";
+            st->gone = true;
+            st->stream->detach(st->epoch);
+            wakeStream(streamId);
+        });
+    }
+    return 0;
+}
+
+void HttpDaemon::wakeStream(quint64 streamId)
+{
+    Stream *s = m_streams.value(streamId);
+    if (!s || !s->suspended)
+        return;
+    s->suspended = false;
+    if (s->hangup) {
+        s->hangup->setEnabled(false);
+        s->hangup->deleteLater();
+        s->hangup = nullptr;
+    }
+    MHD_resume_connection(s->mhd);
+    runSoon();
+}
+
+void HttpDaemon::onStreamFreed(quint64 streamId)
+{
+    Stream *s = m_streams.take(streamId);
+    if (!s)
+        return;
+    if (s->hangup) {
+        s->hangup->setEnabled(false);
+        s->hangup->deleteLater();
+    }
+    s->stream->detach(s->epoch);
+    delete s;
 }
 
 } // namespace fb::mcp
