@@ -2,10 +2,8 @@
 #include "mcp/Logging.h"
 #include "mcp/Protocol.h"
 #include "transport/http/HttpMessages.h"
-#include "transport/http/SseStream.h"
 
 #include <QDateTime>
-#include <QPointer>
 #include <QSocketNotifier>
 #include <QTimer>
 
@@ -70,19 +68,6 @@ void logFromMhd(void *, const char *format, va_list args)
     qCDebug(lcMcpTransport) << "HTTP (libmicrohttpd):" << QByteArray(line).trimmed();
 }
 
-ssize_t readStream(void *cls, uint64_t, char *buf, size_t max)
-{
-    auto *pair = static_cast<std::pair<HttpDaemon *, quint64> *>(cls);
-    return static_cast<ssize_t>(pair->first->onStreamRead(pair->second, buf, max));
-}
-
-void freeStream(void *cls)
-{
-    auto *pair = static_cast<std::pair<HttpDaemon *, quint64> *>(cls);
-    pair->first->onStreamFreed(pair->second);
-    delete pair;
-}
-
 QByteArray rawResponse(const HttpResponse &r)
 {
     QByteArray out = "HTTP/1.1 " + QByteArray::number(r.status) + ' ' +
@@ -108,17 +93,6 @@ struct HttpDaemon::Conn {
     QSocketNotifier *hangup = nullptr;
 };
 
-// One text/event-stream response: the connection that carries an SseStream.
-struct HttpDaemon::Stream {
-    MHD_Connection *mhd = nullptr;
-    int fd = -1;
-    std::shared_ptr<SseStream> stream;
-    quint64 epoch = 0;
-    bool suspended = false;
-    bool gone = false; // the client closed the connection
-    QSocketNotifier *hangup = nullptr;
-};
-
 HttpDaemon::HttpDaemon(HttpLimits limits, Screen screen, Handler handler, QObject *parent)
     : QObject(parent)
     , m_limits(limits)
@@ -138,18 +112,12 @@ HttpDaemon::~HttpDaemon()
     m_stopping = true;
     for (Conn *conn : std::as_const(m_connections))
         delete conn->hangup;
-    // MHD must not be stopped with suspended connections: the streams end.
-    for (Stream *s : std::as_const(m_streams)) {
-        delete std::exchange(s->hangup, nullptr);
-        s->gone = true;
-        s->stream->setWake({});
-        if (std::exchange(s->suspended, false))
-            MHD_resume_connection(s->mhd);
-    }
+    endStreams(); // MHD must not be stopped with suspended connections
     if (m_daemon)
-        MHD_stop_daemon(m_daemon);
+        MHD_stop_daemon(std::exchange(m_daemon, nullptr));
     qDeleteAll(m_connections);
     m_connections.clear();
+    endStreams(); // MHD freed its responses when it stopped: nothing should be left
 }
 
 HttpResponse HttpDaemon::refusal(int status, const QString &message, bool close)
@@ -498,101 +466,6 @@ void HttpDaemon::onCompleted(MHD_Connection *connection, void **context, int rea
     if (!m_stopping)
         exchange->finish(reason != MHD_REQUEST_TERMINATED_COMPLETED_OK);
     exchange->deleteLater();
-}
-
-MHD_Response *HttpDaemon::streamResponse(MHD_Connection *connection, const HttpResponse &r)
-{
-    auto *stream = new Stream;
-    stream->mhd = connection;
-    stream->stream = r.stream;
-    stream->epoch = r.epoch;
-    const MHD_ConnectionInfo *info =
-        MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
-    stream->fd = info ? info->connect_fd : -1;
-    const quint64 id = ++m_nextStream;
-    m_streams.insert(id, stream);
-    auto *cls = new std::pair<HttpDaemon *, quint64>(this, id);
-    MHD_Response *response = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 16 * 1024,
-                                                               &readStream, cls, &freeStream);
-    if (!response)
-        freeStream(cls);
-    return response;
-}
-
-long long HttpDaemon::onStreamRead(quint64 streamId, char *buf, size_t max)
-{
-    Stream *s = m_streams.value(streamId);
-    if (!s || s->gone)
-        return MHD_CONTENT_READER_END_WITH_ERROR;
-    qsizetype n = 0;
-    switch (s->stream->read(s->epoch, buf, static_cast<qsizetype>(max), &n)) {
-    case SseStream::Read::Data:
-        return n;
-    case SseStream::Read::End:
-        return MHD_CONTENT_READER_END_OF_STREAM;
-    case SseStream::Read::Error:
-        qCWarning(lcMcpTransport).noquote()
-            << "HTTP: closed an event stream:" << s->stream->failure();
-        return MHD_CONTENT_READER_END_WITH_ERROR;
-    case SseStream::Read::Wait:
-        break;
-    }
-    // Nothing to send now: the connection sleeps until the stream has more.
-    s->suspended = true;
-    MHD_suspend_connection(s->mhd);
-    QPointer<HttpDaemon> self(this);
-    s->stream->setWake([self, streamId] {
-        if (self)
-            self->wakeStream(streamId);
-    });
-    if (s->fd >= 0 && !s->hangup) {
-        // MHD does not watch a suspended connection: a client that closes is noticed here.
-        s->hangup = new QSocketNotifier(s->fd, QSocketNotifier::Read);
-        connect(s->hangup, &QSocketNotifier::activated, this, [this, streamId] {
-            Stream *st = m_streams.value(streamId);
-            if (!st || !st->hangup)
-                return;
-            char byte = 0;
-            const ssize_t got = ::recv(st->fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT);
-            if (got > 0 || (got < 0 && (errno == EAGAIN || errno == EINTR))) {
-                st->hangup->setEnabled(false); // a pipelined request: read after the stream
-                return;
-            }
-            qCDebug(lcMcpTransport) << "HTTP: the client closed an event stream";
-            st->gone = true;
-            st->stream->detach(st->epoch);
-            wakeStream(streamId);
-        });
-    }
-    return 0;
-}
-
-void HttpDaemon::wakeStream(quint64 streamId)
-{
-    Stream *s = m_streams.value(streamId);
-    if (!s || !s->suspended)
-        return;
-    s->suspended = false;
-    if (s->hangup) {
-        s->hangup->setEnabled(false);
-        s->hangup->deleteLater();
-        s->hangup = nullptr;
-    }
-    MHD_resume_connection(s->mhd);
-    runSoon();
-}
-
-void HttpDaemon::onStreamFreed(quint64 streamId)
-{
-    Stream *s = m_streams.take(streamId);
-    if (!s)
-        return;
-    if (s->hangup) {
-        s->hangup->setEnabled(false);
-        s->hangup->deleteLater();
-    }
-    s->stream->detach(s->epoch);
-    delete s;
 }
 
 } // namespace fb::mcp

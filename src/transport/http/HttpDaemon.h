@@ -88,6 +88,7 @@ private:
     void watchForHangup(Conn *conn, HttpExchange *exchange);
     MHD_Response *streamResponse(MHD_Connection *connection, const HttpResponse &r);
     void wakeStream(quint64 streamId);
+    void endStreams();
 
     HttpLimits m_limits;
     Screen m_screen;
