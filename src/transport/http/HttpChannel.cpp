@@ -129,7 +129,18 @@ quint64 HttpChannel::postStreamed(const QJsonValue &message, std::shared_ptr<Sse
         return 0;
     const QJsonValue token =
         object.value("params"_L1).toObject().value("_meta"_L1).toObject().value("progressToken"_L1);
-    return postTicket(message, Ticket{{}, {}, false, std::move(stream), token});
+    const bool listen = object.value("method"_L1) == "subscriptions/listen"_L1;
+    SseStream *raw = stream.get();
+    const quint64 ticket = postTicket(message, Ticket{{}, {}, false, std::move(stream), token});
+    if (listen && ticket && m_tickets.contains(ticket)) {
+        // A listen stream is not resumed: its connection gone, the subscription ends.
+        QPointer<HttpChannel> self(this);
+        raw->setOnDetach([self, ticket] {
+            if (self)
+                self->abandon(ticket);
+        });
+    }
+    return ticket;
 }
 
 std::shared_ptr<SseStream> HttpChannel::newStream(bool get)
@@ -213,6 +224,27 @@ SseStream *HttpChannel::routeFor(const QJsonObject &message)
     if (m_getStream && !m_getStream->isFinished() && !m_getStream->hasFailed())
         return m_getStream.get();
     return nullptr;
+}
+
+// A notification of a 2026-07-28 subscriptions/listen: the stream of that request, with the
+// client's own id in _meta (the Session knows only the channel's).
+bool HttpChannel::routeSubscription(QJsonObject message)
+{
+    static const QString key = u"io.modelcontextprotocol/subscriptionId"_s;
+    QJsonObject params = message.value("params"_L1).toObject();
+    QJsonObject meta = params.value("_meta"_L1).toObject();
+    const QString internal = meta.value(key).toString();
+    const auto pending = internal.isEmpty() ? m_pending.constEnd() : m_pending.constFind(internal);
+    if (pending == m_pending.constEnd())
+        return false;
+    const auto ticket = m_tickets.constFind(pending->ticket);
+    if (ticket == m_tickets.constEnd() || !ticket->stream)
+        return true; // its POST is gone: nowhere to deliver it
+    meta.insert(key, pending->originalId);
+    params.insert(u"_meta"_s, meta);
+    message.insert(u"params"_s, params);
+    ticket->stream->push(compact(message));
+    return true;
 }
 
 quint64 HttpChannel::postTicket(const QJsonValue &message, Ticket ticketData)
@@ -392,6 +424,8 @@ void HttpChannel::onFrame(const QByteArray &frame)
     }
     QJsonObject message = doc.object();
     if (message.contains("method"_L1)) {
+        if (routeSubscription(message))
+            return;
         if (SseStream *stream = routeFor(message)) {
             stream->push(frame);
             return;

@@ -100,6 +100,7 @@ private:
     void onSessionClosed();
     quint64 postTicket(const QJsonValue &message, Ticket ticket);
     SseStream *routeFor(const QJsonObject &message);
+    bool routeSubscription(QJsonObject message);
     void keepFinished(const std::shared_ptr<SseStream> &stream);
 
     McpServer *m_server;

@@ -330,7 +330,8 @@ void HttpServer::handlePost(const Request &req, HttpExchange *exchange)
             writeTooManySessions(exchange, replyId, req.close);
             return;
         }
-        dispatch(channel, message, exchange, req.close, {}, true);
+        if (!dispatchStreamed(channel, message, http, exchange, {}))
+            dispatch(channel, message, exchange, req.close, {}, true);
         return;
     }
     if (!versionHeader.isEmpty() && isModernVersion(QString::fromLatin1(versionHeader)) &&

@@ -51,15 +51,25 @@ bool HttpServer::dispatchStreamed(HttpChannel *channel, const QJsonValue &messag
                                   const HttpRequest &http, HttpExchange *exchange,
                                   const QByteArray &sessionHeader)
 {
-    // Only what can lead to progress, log messages or a server request while it runs.
-    if (!message.isObject() || message.toObject().value("method"_L1) != "tools/call"_L1 ||
-        !message.toObject().contains("id"_L1) ||
-        !http.value("accept").toLower().contains("text/event-stream"))
+    // Only what can lead to progress, log messages or a server request while it runs (2025),
+    // and the 2026-07-28 subscriptions/listen, which is a stream.
+    const QString method = message.toObject().value("method"_L1).toString();
+    const bool listen = channel->isStateless() && method == "subscriptions/listen"_L1;
+    if (!message.isObject() || !message.toObject().contains("id"_L1) ||
+        (method != "tools/call"_L1 && !listen) ||
+        (method == "tools/call"_L1 && channel->isStateless()))
         return false;
+    if (!http.value("accept").toLower().contains("text/event-stream")) {
+        if (!listen)
+            return false;
+        refuse(exchange, 406, u"Not Acceptable: subscriptions/listen answers text/event-stream"_s,
+               {});
+        return true;
+    }
     std::shared_ptr<SseStream> stream = channel->newStream(false);
     QString why;
     const quint64 epoch = stream->attach(std::nullopt, &why);
-    if (primes(http.value("mcp-protocol-version")))
+    if (!listen && primes(http.value("mcp-protocol-version")))
         stream->prime();
     if (channel->postStreamed(message, stream) == 0)
         return false;

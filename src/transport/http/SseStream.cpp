@@ -149,8 +149,13 @@ quint64 SseStream::attach(std::optional<quint64> afterSeq, QString *why)
 
 void SseStream::detach(quint64 epoch)
 {
-    if (epoch == m_attached)
-        m_attached = 0;
+    if (epoch != m_attached || epoch == 0)
+        return;
+    m_attached = 0;
+    if (!m_finished && m_onDetach) {
+        const auto hook = std::exchange(m_onDetach, {});
+        hook();
+    }
 }
 
 SseStream::Read SseStream::read(quint64 epoch, char *out, qsizetype max, qsizetype *n)

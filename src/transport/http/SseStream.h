@@ -59,8 +59,10 @@ public:
     // after afterSeq are no longer all kept, or the stream failed. A previous connection's reads
     // then answer End.
     quint64 attach(std::optional<quint64> afterSeq, QString *why);
-    // The connection went away; the events stay for a resumption.
+    // The connection went away; the events stay for a resumption. onDetach (if set) runs when
+    // the attached connection leaves before the stream ended (a listen stream is then over).
     void detach(quint64 epoch);
+    void setOnDetach(std::function<void()> onDetach) { m_onDetach = std::move(onDetach); }
     bool isAttached() const { return m_attached != 0; }
 
     // Copies up to max bytes for the connection with this epoch.
@@ -91,6 +93,7 @@ private:
     bool m_finished = false;
     QString m_failure;
     std::function<void()> m_wake;
+    std::function<void()> m_onDetach;
 };
 
 } // namespace fb::mcp

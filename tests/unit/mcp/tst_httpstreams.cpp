@@ -274,6 +274,7 @@ private slots:
     void jsonWhenNotAccepted();
     void resumeReplaysMissedEventsOnce();
     void getStream();
+    void modernListen();
 };
 
 void TestHttpStreams::framing()
@@ -522,6 +523,51 @@ void TestHttpStreams::getStream()
     auto del = f.open("DELETE", {}, f.headers(sid));
     QVERIFY(del->waitEnd());
     QVERIFY(get->waitEnd());
+}
+
+void TestHttpStreams::modernListen()
+{
+    Fixture f;
+    QJsonObject params{
+        {"notifications", QJsonObject{{"toolsListChanged", true}, {"promptsListChanged", true}}},
+        {"_meta", QJsonObject{{"io.modelcontextprotocol/protocolVersion", "2026-07-28"},
+                              {"io.modelcontextprotocol/clientCapabilities", QJsonObject()}}}};
+    const QByteArray body = rpc("listen:1", "subscriptions/listen", params);
+    auto h = f.headers();
+    h[4].second = "2026-07-28";
+    h.append(qMakePair(QByteArray("Mcp-Method"), QByteArray("subscriptions/listen")));
+    auto listen = f.open("POST", body, h);
+    QVERIFY(listen->waitEvents(1));
+    QCOMPARE(listen->status, 200);
+    QCOMPARE(listen->headers.value("content-type"), QByteArray("text/event-stream"));
+    QCOMPARE(listen->headers.value("mcp-session-id"), QByteArray()); // stateless
+    // The acknowledgement first: only what this server has (tools), with the client's id.
+    QJsonObject ack = listen->events()[0].json();
+    QCOMPARE(ack.value("method").toString(), QString("notifications/subscriptions/acknowledged"));
+    QCOMPARE(at(ack, {"params", "_meta", "io.modelcontextprotocol/subscriptionId"}).toString(),
+             QString("listen:1"));
+    QCOMPARE(at(ack, {"params", "notifications"}).toObject(),
+             QJsonObject({{"toolsListChanged", true}}));
+    // A change of the tool list reaches it.
+    f.registry.setServedToolsets({"read", "mutate"});
+    QVERIFY(listen->waitEvents(2));
+    const QJsonObject changed = listen->events()[1].json();
+    QCOMPARE(changed.value("method").toString(), QString("notifications/tools/list_changed"));
+    QCOMPARE(at(changed, {"params", "_meta", "io.modelcontextprotocol/subscriptionId"}).toString(),
+             QString("listen:1"));
+    QVERIFY(!listen->ended);
+    // Closing the stream ends the subscription: the same id can listen again.
+    listen->abort();
+    QTest::qWait(200);
+    auto again = f.open("POST", body, h);
+    QVERIFY(again->waitEvents(1));
+    QCOMPARE(again->events()[0].json().value("method").toString(),
+             QString("notifications/subscriptions/acknowledged"));
+    // Without text/event-stream in Accept: 406.
+    h[3].second = "application/json";
+    auto json = f.open("POST", body, h);
+    QVERIFY(json->waitEnd());
+    QCOMPARE(json->status, 406);
 }
 
 QTEST_GUILESS_MAIN(TestHttpStreams)
