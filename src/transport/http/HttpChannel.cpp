@@ -131,7 +131,8 @@ quint64 HttpChannel::postStreamed(const QJsonValue &message, std::shared_ptr<Sse
         object.value("params"_L1).toObject().value("_meta"_L1).toObject().value("progressToken"_L1);
     const bool listen = object.value("method"_L1) == "subscriptions/listen"_L1;
     SseStream *raw = stream.get();
-    const quint64 ticket = postTicket(message, Ticket{{}, {}, false, std::move(stream), token});
+    const quint64 ticket =
+        postTicket(message, Ticket{{}, {}, false, std::move(stream), token, listen});
     if (listen && ticket && m_tickets.contains(ticket)) {
         // A listen stream is not resumed: its connection gone, the subscription ends.
         QPointer<HttpChannel> self(this);
@@ -204,7 +205,7 @@ SseStream *HttpChannel::routeFor(const QJsonObject &message)
     SseStream *latest = nullptr;
     quint64 latestTicket = 0;
     for (auto it = m_tickets.cbegin(); it != m_tickets.cend(); ++it) {
-        if (!it->stream || it->stream->isFinished() || it->stream->hasFailed())
+        if (!it->stream || it->listen || it->stream->isFinished() || it->stream->hasFailed())
             continue;
         if (method == "notifications/progress"_L1) {
             if (!token.isUndefined() && it->progressToken == token)

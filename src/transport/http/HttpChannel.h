@@ -82,6 +82,7 @@ private:
         bool batch = false;
         std::shared_ptr<SseStream> stream; // answered as text/event-stream
         QJsonValue progressToken;
+        bool listen = false; // 2026-07-28 subscriptions/listen: only its own notifications
     };
     struct Pending {
         QJsonValue originalId;
