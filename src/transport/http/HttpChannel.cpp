@@ -144,11 +144,15 @@ quint64 HttpChannel::postStreamed(const QJsonValue &message, std::shared_ptr<Sse
     return ticket;
 }
 
+void HttpChannel::setStreamLimits(const SseLimits &limits)
+{
+    m_limits = std::make_unique<SseLimits>(limits);
+}
+
 std::shared_ptr<SseStream> HttpChannel::newStream(bool get)
 {
-    SseLimits limits;
     return std::make_shared<SseStream>((get ? "g" : "p") + QByteArray::number(++m_nextStream),
-                                       limits);
+                                       m_limits ? *m_limits : SseLimits());
 }
 
 std::shared_ptr<SseStream> HttpChannel::openGetStream(QString *why)

@@ -67,6 +67,7 @@ public:
     std::shared_ptr<SseStream> resume(const QByteArray &lastEventId, quint64 *epoch, QString *why);
     // initialize from a client that accepts text/event-stream keeps its client capabilities.
     void setClientStreams(bool streams) { m_clientStreams = streams; }
+    void setStreamLimits(const SseLimits &limits);
     // The POST's connection closed: its requests are cancelled and reply is never called.
     void abandon(quint64 ticket);
     // Ends the Session (DELETE, idle expiry, shutdown); pending POSTs are answered with an error.
@@ -117,6 +118,7 @@ private:
     QList<std::shared_ptr<SseStream>> m_finished; // the last few ended POST streams, for replay
     quint64 m_nextStream = 0;
     bool m_clientStreams = false;
+    std::unique_ptr<SseLimits> m_limits; // null: SseLimits' defaults
     quint64 m_nextTicket = 0;
     quint64 m_nextId = 0;
     qint64 m_lastActivityMs = 0;

@@ -462,6 +462,7 @@ HttpChannel *HttpServer::createSession()
         delete channel;
         return nullptr;
     }
+    channel->setStreamLimits(m_options.streams);
     m_sessions.insert(channel->id(), channel);
     connect(channel, &HttpChannel::closed, this, [this, channel] {
         if (m_sessions.value(channel->id()) == channel) {
@@ -483,6 +484,7 @@ HttpChannel *HttpServer::statelessChannel()
         delete channel;
         return nullptr;
     }
+    channel->setStreamLimits(m_options.streams);
     m_stateless = channel;
     return channel;
 }

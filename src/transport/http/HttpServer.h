@@ -20,6 +20,7 @@
 //    the session's stream for server-initiated messages, or, with Last-Event-ID, resumes the
 //    stream it names (the missed events once, then the rest). Everything else is JSON.
 #include "transport/http/HttpDaemon.h"
+#include "transport/http/SseStream.h"
 
 #include <QByteArray>
 #include <QHash>
@@ -47,6 +48,7 @@ struct HttpServerOptions {
     HttpDaemon::PeerCheck peerCheck;       // the peer's uid (HttpPeer), checked on accept
     int maxSessions = 32;                  // 2025-era sessions
     qint64 idleTimeoutMs = 60 * 60 * 1000; // a session nobody used for this long ends
+    SseLimits streams;                     // each event stream's backlog and replay caps
 };
 
 class HttpServer : public QObject {

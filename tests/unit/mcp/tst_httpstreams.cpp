@@ -14,6 +14,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QPointer>
+#include <QRegularExpression>
 #include <QTcpSocket>
 #include <QTest>
 #include <memory>
@@ -163,6 +164,7 @@ public:
             10000);
     }
     void abort() { m_socket.abort(); }
+    bool closed() const { return m_socket.state() == QAbstractSocket::UnconnectedState; }
 
     int status = 0;
     QHash<QByteArray, QByteArray> headers;
@@ -182,7 +184,7 @@ struct Fixture {
     QPointer<ToolCall> call;
     QStringList cancelled;
 
-    Fixture()
+    explicit Fixture(HttpServerOptions options = {})
     {
         registry.registerTool({"wait",
                                "Wait",
@@ -209,7 +211,6 @@ struct Fixture {
                                [](ToolCall *c) { c->finishError("no"); }});
         registry.setServedToolsets({"read"});
         server = std::make_unique<McpServer>(&registry, ServerOptions{});
-        HttpServerOptions options;
         options.token = token;
         http = std::make_unique<HttpServer>(server.get(), options);
         QString error;
@@ -275,6 +276,7 @@ private slots:
     void resumeReplaysMissedEventsOnce();
     void getStream();
     void modernListen();
+    void slowReaderLosesItsStream();
 };
 
 void TestHttpStreams::framing()
@@ -568,6 +570,41 @@ void TestHttpStreams::modernListen()
     auto json = f.open("POST", body, h);
     QVERIFY(json->waitEnd());
     QCOMPARE(json->status, 406);
+}
+
+void TestHttpStreams::slowReaderLosesItsStream()
+{
+    HttpServerOptions options;
+    options.streams.maxBacklogBytes = 256 * 1024;
+    Fixture f(options);
+    const QByteArray sid = f.initialize();
+    auto post = f.open("POST", f.waitCall(), f.headers(sid));
+    QTRY_VERIFY(f.call);
+    // The client reads nothing: the socket buffers fill, then the stream's backlog, whose cap
+    // ends the stream (the connection is closed) instead of growing the server's memory.
+    QTest::ignoreMessage(QtWarningMsg, QRegularExpression("closed an event stream: the client read "
+                                                          "the event stream too slowly"));
+    const QString pad(400, QChar(u'x'));
+    for (int i = 1; i <= 40000 && f.call; ++i) {
+        f.call->progress(i, -1, pad);
+        if (i % 500 == 0)
+            QCoreApplication::processEvents(); // MHD writes what the socket takes
+    }
+    // The client finds its connection closed once it reads what the buffers held.
+    QVERIFY(QTest::qWaitFor(
+        [&] {
+            post->pump();
+            return post->closed();
+        },
+        20000));
+    QVERIFY(!post->ended); // no clean end of the chunked body: an error
+    // The stream cannot be resumed, and says why.
+    auto h = f.headers(sid, "text/event-stream");
+    h.append(qMakePair(QByteArray("Last-Event-ID"), post->events().value(0).id));
+    auto resume = f.open("GET", {}, h);
+    QVERIFY(resume->waitEnd());
+    QCOMPARE(resume->status, 409);
+    QVERIFY2(resume->body.contains("too slowly"), resume->body.constData());
 }
 
 QTEST_GUILESS_MAIN(TestHttpStreams)
