@@ -37,6 +37,20 @@ def med(values):
     return statistics.median(values) if values else None
 
 
+def spread(rows, server, path):
+    """min and max of a warm-phase value over the rounds (None when absent)."""
+    vals = []
+    for r in rows:
+        if r['kind'] != 'warm' or r['server'] != server:
+            continue
+        v = r
+        for k in path:
+            v = v.get(k) if isinstance(v, dict) else None
+        if v is not None and v >= 0:
+            vals.append(v)
+    return (min(vals), max(vals), len(vals)) if vals else None
+
+
 def cold(rows, server, key):
     return med([r[key] for r in rows if r['kind'] == 'cold' and r['server'] == server])
 
@@ -219,7 +233,9 @@ w('## Streamable HTTP: fabric-broker --http vs the TypeScript SDK\'s HTTP server
 w('')
 w('Both on 127.0.0.1 with the same tools and Fabric endpoint: `fabric-broker --headless --http '
   '127.0.0.1:PORT` and `bench/ts-reference/http-server.mjs` (the SDK\'s '
-  '`StreamableHTTPServerTransport`, one per session, JSON responses, its DNS-rebinding '
+  '`StreamableHTTPServerTransport`, one per session, JSON responses (fabric-broker answers a '
+  '`tools/call` from a client that accepts `text/event-stream`, as this one does, as an event '
+  'stream: its catalog-call figures include that framing), its DNS-rebinding '
   'protection, the same bearer check and body bound). One 2025-06-18 session per round; '
   'sequential POSTs on one keep-alive connection; throughput = pings over '
   f"{next((r.get('connections') for r in http_rows), '?')} keep-alive connections with one "
@@ -246,6 +262,21 @@ hthr = [warm(http_rows, s, ['concurrent_ping_per_s']) for s in HS]
 hrow('concurrent ping throughput (req/s)', hthr, lambda v: num(v, '/s'))
 hrow('concurrent ping: server CPU per request', [warm(http_rows, s, ['concurrent_server_cpu_us_per_req']) for s in HS])
 hrow('peak RSS (VmHWM)', [warm(http_rows, s, ['vmhwm_kb']) for s in HS], lambda v: num(v, ' kB'))
+w('')
+# The spread over the rounds (each round: a fresh session, servers interleaved), so a median is
+# read beside how far the rounds were apart on this (shared) machine.
+w('Spread over the rounds (min – max of the per-round values; the table above gives medians):')
+w('')
+w('| measure | fabric-broker | TS SDK |')
+w('|---|---|---|')
+for path, label, fmt in [(['ping', 'p50_us'], 'ping p50', us), (['tools_list', 'p50_us'], 'tools/list p50', us),
+                         (['tools_call_metros', 'p50_us'], 'tools/call fabric_list_metros p50', us),
+                         (['concurrent_ping_per_s'], 'concurrent ping throughput', lambda v: num(v, '/s'))]:
+    cells = []
+    for srv in HS:
+        sp = spread(http_rows, srv, path)
+        cells.append('n/a' if sp is None else f'{fmt(sp[0])} – {fmt(sp[1])} ({sp[2]} rounds)')
+    w(f'| {label} | {cells[0]} | {cells[1]} |')
 w('')
 for m, label in [('ping', 'ping'), ('tools_list', 'tools/list'), ('tools_call_metros', 'catalog call')]:
     target(f'issue 18, HTTP: {label} p50 ours/TS SDK', ratio(hseq[(m, 'p50_us')][0], hseq[(m, 'p50_us')][1]), 0.5, 'le')

@@ -96,12 +96,12 @@ QJsonObject serverInfo(const ServerOptions &options)
 
 QJsonObject discoverResult(const ServerOptions &options)
 {
-    // No listChanged and no logging capability here: this era delivers list changes only on
-    // subscriptions/listen, which is not served, and logs only per request (logLevel).
+    // tools.listChanged: delivered on subscriptions/listen (SessionSubscriptions.cpp). No
+    // logging capability: this era logs only per request (logLevel).
     QJsonObject result{
         {u"resultType"_s, u"complete"_s},
         {u"supportedVersions"_s, QJsonArray::fromStringList(allVersions())},
-        {u"capabilities"_s, QJsonObject{{u"tools"_s, QJsonObject()}}},
+        {u"capabilities"_s, QJsonObject{{u"tools"_s, QJsonObject{{u"listChanged"_s, true}}}}},
         {u"ttlMs"_s, CacheTtlMs},
         {u"cacheScope"_s, QLatin1StringView(CacheScope)},
         {u"_meta"_s, QJsonObject{{QLatin1StringView(ServerInfoKey), serverInfo(options)}}},

@@ -348,6 +348,10 @@ void Session::handleModernRequest(const QString &method, const QJsonValue &id,
         respond(id, modern::discoverResult(m_server->options()), batch);
         return;
     }
+    if (method == "subscriptions/listen"_L1) {
+        handleListen(id, params, batch);
+        return;
+    }
     if (method != "tools/list"_L1 && method != "tools/call"_L1) {
         respondError(id, protocol::MethodNotFound, u"Method not found: %1"_s.arg(method), batch);
         return;
@@ -450,6 +454,7 @@ void Session::notifyToolsListChanged()
 {
     if (m_client.initialized)
         sendNotification(u"notifications/tools/list_changed"_s, QJsonObject());
+    notifyListeners(u"notifications/tools/list_changed"_s);
 }
 
 void Session::respond(const QJsonValue &id, const QJsonObject &result, const BatchPtr &batch)

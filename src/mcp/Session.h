@@ -116,6 +116,10 @@ private:
                          const modern::Envelope *envelope = nullptr);
     void handleSetLevel(const QJsonValue &id, const QJsonObject &params, const BatchPtr &batch);
     void handleCancelled(const QJsonObject &params);
+    // 2026-07-28 subscriptions/listen (SessionSubscriptions.cpp).
+    void handleListen(const QJsonValue &id, const QJsonObject &params, const BatchPtr &batch);
+    bool endListen(const QJsonValue &requestId);
+    void notifyListeners(const QString &method);
     void startQueuedCalls();
     void onClientRequestTimeout(qint64 id, int timeoutMs);
 
@@ -145,6 +149,7 @@ private:
     bool m_initializeAnswered = false;
     bool m_firstFrame = true;
     bool m_modernSeen = false; // a 2026-07-28 request was served: no requests to the client
+    QHash<QString, QJsonValue> m_listens; // open subscriptions/listen (tools list changes), by id
     QStringList m_toolsetLimit;
     QString m_refusal;
     QJsonObject m_refusalData;

@@ -157,6 +157,8 @@ void Session::handleCancelled(const QJsonObject &params)
     const QJsonValue requestId = params.value("requestId"_L1);
     if (!protocol::isValidRequestId(requestId))
         return;
+    if (endListen(requestId))
+        return;
     auto it = m_inFlight.find(protocol::idKey(requestId));
     if (it == m_inFlight.end() || !it->call) {
         // Unknown, already answered, or the initialize request: ignored per the spec.

@@ -3,6 +3,7 @@
 #include "mcp/McpServer.h"
 #include "mcp/Protocol.h"
 #include "mcp/Session.h"
+#include "transport/http/SseStream.h"
 
 #include <QDateTime>
 #include <QIODevice>
@@ -118,6 +119,141 @@ Session *HttpChannel::session() const
 
 quint64 HttpChannel::post(const QJsonValue &message, Reply reply)
 {
+    return postTicket(message, Ticket{std::move(reply), {}, message.isArray(), {}, {}});
+}
+
+quint64 HttpChannel::postStreamed(const QJsonValue &message, std::shared_ptr<SseStream> stream)
+{
+    const QJsonObject object = message.toObject();
+    if (!message.isObject() || !isRequest(object) || !stream)
+        return 0;
+    const QJsonValue token =
+        object.value("params"_L1).toObject().value("_meta"_L1).toObject().value("progressToken"_L1);
+    const bool listen = object.value("method"_L1) == "subscriptions/listen"_L1;
+    SseStream *raw = stream.get();
+    const quint64 ticket =
+        postTicket(message, Ticket{{}, {}, false, std::move(stream), token, listen});
+    if (listen && ticket && m_tickets.contains(ticket)) {
+        // A listen stream is not resumed: its connection gone, the subscription ends.
+        QPointer<HttpChannel> self(this);
+        raw->setOnDetach([self, ticket] {
+            if (self)
+                self->abandon(ticket);
+        });
+    }
+    return ticket;
+}
+
+void HttpChannel::setStreamLimits(const SseLimits &limits)
+{
+    m_limits = std::make_unique<SseLimits>(limits);
+}
+
+std::shared_ptr<SseStream> HttpChannel::newStream(bool get)
+{
+    return std::make_shared<SseStream>((get ? "g" : "p") + QByteArray::number(++m_nextStream),
+                                       m_limits ? *m_limits : SseLimits());
+}
+
+std::shared_ptr<SseStream> HttpChannel::openGetStream(QString *why)
+{
+    if (m_getStream && m_getStream->isAttached() && !m_getStream->hasFailed() &&
+        !m_getStream->isFinished()) {
+        *why = u"Conflict: only one GET stream per session"_s;
+        return nullptr;
+    }
+    if (m_getStream)
+        m_getStream->finish();
+    m_getStream = isOpen() ? newStream(true) : nullptr;
+    if (!m_getStream)
+        *why = u"the session ended"_s;
+    return m_getStream;
+}
+
+std::shared_ptr<SseStream> HttpChannel::resume(const QByteArray &lastEventId, quint64 *epoch,
+                                               QString *why)
+{
+    const auto id = SseStream::parseId(lastEventId.trimmed());
+    std::shared_ptr<SseStream> found;
+    if (id) {
+        QList<std::shared_ptr<SseStream>> all = m_finished;
+        all.append(m_getStream);
+        for (const Ticket &t : std::as_const(m_tickets))
+            all.append(t.stream);
+        for (const auto &s : std::as_const(all)) {
+            if (s && s->key() == id->first)
+                found = s;
+        }
+    }
+    if (!found) {
+        *why = u"Last-Event-ID names no event stream of this session"_s;
+        return nullptr;
+    }
+    *epoch = found->attach(id->second, why);
+    return *epoch ? found : nullptr;
+}
+
+void HttpChannel::keepFinished(const std::shared_ptr<SseStream> &stream)
+{
+    m_finished.append(stream);
+    while (m_finished.size() > 4)
+        m_finished.removeFirst();
+}
+
+// Where a server-initiated message goes: its request's stream (progress), the stream of the
+// latest streamed request still open (log messages, server requests), else the GET stream.
+SseStream *HttpChannel::routeFor(const QJsonObject &message)
+{
+    const QString method = message.value("method"_L1).toString();
+    const QJsonValue token = message.value("params"_L1).toObject().value("progressToken"_L1);
+    SseStream *latest = nullptr;
+    quint64 latestTicket = 0;
+    for (auto it = m_tickets.cbegin(); it != m_tickets.cend(); ++it) {
+        if (!it->stream || it->listen || it->stream->isFinished() || it->stream->hasFailed())
+            continue;
+        if (method == "notifications/progress"_L1) {
+            if (!token.isUndefined() && it->progressToken == token)
+                return it->stream.get();
+            continue;
+        }
+        if (it.key() > latestTicket) {
+            latestTicket = it.key();
+            latest = it->stream.get();
+        }
+    }
+    if (method == "notifications/progress"_L1)
+        return nullptr; // a request answered with JSON: its progress has nowhere to go
+    const bool requestBound = message.contains("id"_L1) || method == "notifications/message"_L1;
+    if (requestBound && latest)
+        return latest;
+    if (m_getStream && !m_getStream->isFinished() && !m_getStream->hasFailed())
+        return m_getStream.get();
+    return nullptr;
+}
+
+// A notification of a 2026-07-28 subscriptions/listen: the stream of that request, with the
+// client's own id in _meta (the Session knows only the channel's).
+bool HttpChannel::routeSubscription(QJsonObject message)
+{
+    static const QString key = u"io.modelcontextprotocol/subscriptionId"_s;
+    QJsonObject params = message.value("params"_L1).toObject();
+    QJsonObject meta = params.value("_meta"_L1).toObject();
+    const QString internal = meta.value(key).toString();
+    const auto pending = internal.isEmpty() ? m_pending.constEnd() : m_pending.constFind(internal);
+    if (pending == m_pending.constEnd())
+        return false;
+    const auto ticket = m_tickets.constFind(pending->ticket);
+    if (ticket == m_tickets.constEnd() || !ticket->stream)
+        return true; // its POST is gone: nowhere to deliver it
+    meta.insert(key, pending->originalId);
+    params.insert(u"_meta"_s, meta);
+    message.insert(u"params"_s, params);
+    ticket->stream->push(compact(message));
+    return true;
+}
+
+quint64 HttpChannel::postTicket(const QJsonValue &message, Ticket ticketData)
+{
     m_lastActivityMs = QDateTime::currentMSecsSinceEpoch();
     if (!isOpen())
         return 0;
@@ -142,7 +278,7 @@ quint64 HttpChannel::post(const QJsonValue &message, Reply reply)
         bytes = compact(hasRequests ? rewriteRequest(object, ticket) : rewriteNotification(object));
     }
     if (hasRequests)
-        m_tickets.insert(ticket, Ticket{std::move(reply), {}, message.isArray()});
+        m_tickets.insert(ticket, std::move(ticketData));
     // rewriteRequest recorded the keys under the ticket number before it existed: collect them.
     if (hasRequests) {
         Ticket &t = m_tickets[ticket];
@@ -160,7 +296,7 @@ QJsonObject HttpChannel::rewriteRequest(QJsonObject message, quint64 ticket)
     const QString internal = u"fbh-%1"_s.arg(++m_nextId);
     m_pending.insert(internal, Pending{message.value("id"_L1), ticket});
     message.insert(u"id"_s, internal);
-    if (!m_stateless && message.value("method"_L1) == "initialize"_L1) {
+    if (!m_stateless && !m_clientStreams && message.value("method"_L1) == "initialize"_L1) {
         // No stream: the Session could never send these requests to the client.
         QJsonObject params = message.value("params"_L1).toObject();
         QJsonObject caps = params.value("capabilities"_L1).toObject();
@@ -293,6 +429,12 @@ void HttpChannel::onFrame(const QByteArray &frame)
     }
     QJsonObject message = doc.object();
     if (message.contains("method"_L1)) {
+        if (routeSubscription(message))
+            return;
+        if (SseStream *stream = routeFor(message)) {
+            stream->push(frame);
+            return;
+        }
         if (message.contains("id"_L1)) {
             // A server-to-client request cannot reach the client without a stream.
             qCDebug(lcMcpTransport) << "HTTP: answering a server request the client cannot see"
@@ -323,9 +465,15 @@ void HttpChannel::finishTicket(quint64 ticket, const QByteArray &body)
         return; // not possible for a single request; kept for safety
     }
     Reply reply = std::move(it->reply);
+    const std::shared_ptr<SseStream> stream = std::move(it->stream);
     m_tickets.erase(it);
-    if (reply)
+    if (stream) {
+        stream->push(body);
+        stream->finish();
+        keepFinished(stream);
+    } else if (reply) {
         reply(200, body);
+    }
 }
 
 void HttpChannel::close(const QString &reason)
@@ -346,6 +494,11 @@ void HttpChannel::onSessionClosed()
         for (const QString &key : it->keys)
             errors.append(errorResponse(pending.value(key).originalId, protocol::InternalError,
                                         u"the session ended before the answer"_s));
+        if (it->stream) {
+            it->stream->push(compact(errors.isEmpty() ? QJsonObject() : errors.first().toObject()));
+            it->stream->finish();
+            continue;
+        }
         if (!it->reply)
             continue;
         if (it->batch)
@@ -353,6 +506,8 @@ void HttpChannel::onSessionClosed()
         else
             it->reply(200, compact(errors.isEmpty() ? QJsonObject() : errors.first().toObject()));
     }
+    if (m_getStream)
+        m_getStream->finish();
     if (!wasClosed)
         emit closed();
 }

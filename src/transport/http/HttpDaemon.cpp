@@ -112,10 +112,12 @@ HttpDaemon::~HttpDaemon()
     m_stopping = true;
     for (Conn *conn : std::as_const(m_connections))
         delete conn->hangup;
+    endStreams(); // MHD must not be stopped with suspended connections
     if (m_daemon)
-        MHD_stop_daemon(m_daemon);
+        MHD_stop_daemon(std::exchange(m_daemon, nullptr));
     qDeleteAll(m_connections);
     m_connections.clear();
+    endStreams(); // MHD freed its responses when it stopped: nothing should be left
 }
 
 HttpResponse HttpDaemon::refusal(int status, const QString &message, bool close)
@@ -200,10 +202,24 @@ void HttpDaemon::run()
     schedule();
 }
 
+// A connection was resumed (or shut down): MHD must run again soon. Inside MHD_run, schedule()
+// would otherwise replace the immediate run by MHD's own timeout, which knows nothing of it.
+void HttpDaemon::runSoon()
+{
+    if (m_inRun)
+        m_runAgain = true;
+    else
+        m_timer->start(0);
+}
+
 void HttpDaemon::schedule()
 {
     if (!m_daemon)
         return;
+    if (std::exchange(m_runAgain, false)) {
+        m_timer->start(0);
+        return;
+    }
     MHD_UNSIGNED_LONG_LONG timeout = 0;
     if (MHD_get_timeout(m_daemon, &timeout) == MHD_YES)
         m_timer->start(static_cast<int>(qMin<MHD_UNSIGNED_LONG_LONG>(timeout, 60 * 1000)));
@@ -271,8 +287,7 @@ void HttpDaemon::refuseRaw(Conn *conn, const HttpResponse &response)
                                 MSG_NOSIGNAL | MSG_DONTWAIT);
     Q_UNUSED(sent); // best effort: the peer may be gone
     ::shutdown(conn->fd, SHUT_RDWR);
-    if (!m_inRun)
-        m_timer->start(0);
+    runSoon();
 }
 
 void HttpDaemon::sweep()
@@ -369,12 +384,16 @@ int HttpDaemon::onAccess(MHD_Connection *connection, const char *url, const char
 int HttpDaemon::queue(MHD_Connection *connection, Conn *conn, HttpExchange *exchange)
 {
     const HttpResponse &r = exchange->response();
-    MHD_Response *response = MHD_create_response_from_buffer(static_cast<size_t>(r.body.size()),
-                                                             const_cast<char *>(r.body.constData()),
-                                                             MHD_RESPMEM_MUST_COPY);
+    MHD_Response *response =
+        r.stream ? streamResponse(connection, r)
+                 : MHD_create_response_from_buffer(static_cast<size_t>(r.body.size()),
+                                                   const_cast<char *>(r.body.constData()),
+                                                   MHD_RESPMEM_MUST_COPY);
     if (!response)
         return 0;
-    if (!r.body.isEmpty())
+    if (r.stream)
+        MHD_add_response_header(response, "Content-Type", "text/event-stream");
+    else if (!r.body.isEmpty())
         MHD_add_response_header(response, "Content-Type", r.contentType.constData());
     MHD_add_response_header(response, "Cache-Control", "no-store");
     for (const auto &[key, value] : r.headers)
@@ -396,8 +415,7 @@ void HttpDaemon::suspend(MHD_Connection *connection, Conn *conn, HttpExchange *e
     exchange->setOnAnswered([this, connection, conn] {
         delete std::exchange(conn->hangup, nullptr);
         MHD_resume_connection(connection);
-        if (!m_inRun)
-            m_timer->start(0);
+        runSoon();
     });
 }
 
@@ -429,8 +447,7 @@ void HttpDaemon::watchForHangup(Conn *conn, HttpExchange *exchange)
             conn->hangup = nullptr;
         notifier->deleteLater();
         MHD_resume_connection(conn->mhd);
-        if (!m_inRun)
-            m_timer->start(0);
+        runSoon();
     });
 }
 

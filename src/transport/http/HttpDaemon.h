@@ -14,6 +14,9 @@
 //  - body: a Content-Length over maxBodyBytes is refused at once (413); a body that grows over it
 //    (chunked) is cut off (413); a body not complete after bodyTimeoutMs is aborted (408);
 //  - idle keep-alive connections are closed after idleTimeoutSec (MHD's connection timeout).
+// A response with an SseStream is sent from a content-reader callback (chunked): when the stream
+// has nothing to send the connection is suspended, and resumed by the stream's wake callback; a
+// client that closes meanwhile detaches the stream (kept for a resumption with Last-Event-ID).
 #include "transport/http/HttpExchange.h"
 
 #include <QHash>
@@ -29,6 +32,7 @@ QT_END_NAMESPACE
 
 struct MHD_Daemon;
 struct MHD_Connection;
+struct MHD_Response;
 
 namespace fb::mcp {
 
@@ -67,17 +71,24 @@ public:
                  const char *upload, size_t *uploadSize, void **context);
     void onCompleted(MHD_Connection *connection, void **context, int reason);
     void onConnection(MHD_Connection *connection, void **socketContext, int code);
+    long long onStreamRead(quint64 streamId, char *buf, size_t max);
+    void onStreamFreed(quint64 streamId);
 
 private:
     struct Conn;
+    struct Stream;
     void run();
     void schedule();
+    void runSoon();
     void sweep();
     bool evictOne(const Conn *except);
     void refuseRaw(Conn *conn, const HttpResponse &response);
     int queue(MHD_Connection *connection, Conn *conn, HttpExchange *exchange);
     void suspend(MHD_Connection *connection, Conn *conn, HttpExchange *exchange);
     void watchForHangup(Conn *conn, HttpExchange *exchange);
+    MHD_Response *streamResponse(MHD_Connection *connection, const HttpResponse &r);
+    void wakeStream(quint64 streamId);
+    void endStreams();
 
     HttpLimits m_limits;
     Screen m_screen;
@@ -88,8 +99,11 @@ private:
     QTimer *m_timer = nullptr;
     QTimer *m_sweeper = nullptr;
     QHash<MHD_Connection *, Conn *> m_connections;
+    QHash<quint64, Stream *> m_streams; // text/event-stream responses being sent
+    quint64 m_nextStream = 0;
     quint16 m_port = 0;
     bool m_inRun = false;
+    bool m_runAgain = false;
     bool m_stopping = false;
 };
 

@@ -10,8 +10,11 @@
 #include <QObject>
 #include <QPair>
 #include <functional>
+#include <memory>
 
 namespace fb::mcp {
+
+class SseStream;
 
 struct HttpRequest {
     QByteArray method;                     // "POST", "GET", ...
@@ -31,6 +34,10 @@ struct HttpResponse {
     QByteArray contentType = QByteArrayLiteral("application/json");
     QList<QPair<QByteArray, QByteArray>> headers;
     bool close = false; // Connection: close
+    // text/event-stream: the body is this stream's events, for the connection attached with
+    // this epoch (SseStream::attach), until the stream ends.
+    std::shared_ptr<SseStream> stream;
+    quint64 epoch = 0;
 };
 
 class HttpExchange : public QObject {

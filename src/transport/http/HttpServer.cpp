@@ -227,12 +227,16 @@ std::optional<HttpResponse> HttpServer::screen(const HttpRequest &http) const
     }
     if (http.method == "DELETE")
         return std::nullopt;
-    // No SSE stream (see HttpServer.h): GET is not offered, as the transport allows.
+    if (http.method == "GET") {
+        if (!http.value("accept").toLower().contains("text/event-stream"))
+            return refusal(406, rpcError(QJsonValue::Null, protocol::InvalidRequest,
+                                         u"Not Acceptable: GET answers text/event-stream"_s));
+        return std::nullopt;
+    }
     return refusal(405,
                    rpcError(QJsonValue::Null, protocol::InvalidRequest,
-                            u"Method Not Allowed: POST JSON-RPC messages; this server offers "
-                            "no SSE stream"_s),
-                   {{"Allow", "POST, DELETE"}});
+                            u"Method Not Allowed: POST JSON-RPC messages, GET the event stream"_s),
+                   {{"Allow", "GET, POST, DELETE"}});
 }
 
 void HttpServer::handle(HttpExchange *exchange)
@@ -241,6 +245,8 @@ void HttpServer::handle(HttpExchange *exchange)
     Request req{http, http.wantsClose()};
     if (http.method == "DELETE")
         handleDelete(req, exchange);
+    else if (http.method == "GET")
+        handleGet(http, exchange);
     else
         handlePost(req, exchange);
 }
@@ -324,7 +330,8 @@ void HttpServer::handlePost(const Request &req, HttpExchange *exchange)
             writeTooManySessions(exchange, replyId, req.close);
             return;
         }
-        dispatch(channel, message, exchange, req.close, {}, true);
+        if (!dispatchStreamed(channel, message, http, exchange, {}))
+            dispatch(channel, message, exchange, req.close, {}, true);
         return;
     }
     if (!versionHeader.isEmpty() && isModernVersion(QString::fromLatin1(versionHeader)) &&
@@ -348,6 +355,7 @@ void HttpServer::handlePost(const Request &req, HttpExchange *exchange)
             writeTooManySessions(exchange, replyId, req.close);
             return;
         }
+        channel->setClientStreams(http.value("accept").toLower().contains("text/event-stream"));
         dispatch(channel, message, exchange, req.close, channel->id().toLatin1());
         return;
     }
@@ -378,7 +386,8 @@ void HttpServer::handlePost(const Request &req, HttpExchange *exchange)
                 req.close);
         return;
     }
-    dispatch(channel, message, exchange, req.close, sessionId);
+    if (!dispatchStreamed(channel, message, http, exchange, sessionId))
+        dispatch(channel, message, exchange, req.close, sessionId);
 }
 
 void HttpServer::dispatch(HttpChannel *channel, const QJsonValue &message, HttpExchange *exchange,
@@ -453,6 +462,7 @@ HttpChannel *HttpServer::createSession()
         delete channel;
         return nullptr;
     }
+    channel->setStreamLimits(m_options.streams);
     m_sessions.insert(channel->id(), channel);
     connect(channel, &HttpChannel::closed, this, [this, channel] {
         if (m_sessions.value(channel->id()) == channel) {
@@ -474,6 +484,7 @@ HttpChannel *HttpServer::statelessChannel()
         delete channel;
         return nullptr;
     }
+    channel->setStreamLimits(m_options.streams);
     m_stateless = channel;
     return channel;
 }

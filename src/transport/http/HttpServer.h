@@ -14,9 +14,13 @@
 //    The server is HttpDaemon (libmicrohttpd): Host, Origin, Authorization, the path, the method
 //    and the media types are checked on the headers alone (screen()), before any body is read;
 //    bodies over maxBodyBytes (the frame limit): 413; strict JSON (400).
-//  - Responses are application/json only (GET answers 405; server notifications are dropped;
-//    see HttpChannel.h).
+//  - Streams (HttpStreams.cpp, SseStream): a 2025-era tools/call from a client that accepts
+//    text/event-stream is answered with an event stream (a priming event with id and retry for
+//    2025-11-25, then its progress, log messages, server requests and its response); GET opens
+//    the session's stream for server-initiated messages, or, with Last-Event-ID, resumes the
+//    stream it names (the missed events once, then the rest). Everything else is JSON.
 #include "transport/http/HttpDaemon.h"
+#include "transport/http/SseStream.h"
 
 #include <QByteArray>
 #include <QHash>
@@ -44,6 +48,7 @@ struct HttpServerOptions {
     HttpDaemon::PeerCheck peerCheck;       // the peer's uid (HttpPeer), checked on accept
     int maxSessions = 32;                  // 2025-era sessions
     qint64 idleTimeoutMs = 60 * 60 * 1000; // a session nobody used for this long ends
+    SseLimits streams;                     // each event stream's backlog and replay caps
 };
 
 class HttpServer : public QObject {
@@ -71,6 +76,10 @@ private:
     void handle(HttpExchange *exchange);
     void handlePost(const Request &req, HttpExchange *exchange);
     void handleDelete(const Request &req, HttpExchange *exchange);
+    void handleGet(const HttpRequest &http, HttpExchange *exchange);
+    // A tools/call answered as text/event-stream; false when it is not to be streamed.
+    bool dispatchStreamed(HttpChannel *channel, const QJsonValue &message, const HttpRequest &http,
+                          HttpExchange *exchange, const QByteArray &sessionHeader);
     bool hostAllowed(const QByteArray &host) const;
     bool originAllowed(const QByteArray &origin) const;
     HttpChannel *createSession();

@@ -360,9 +360,13 @@ void TestHttpTransport::sessionRules()
     QCOMPARE(r.headers.value("mcp-session-id"), sid);
     QCOMPARE(r.json().value("id").toString(), QString("list-1")); // the client's id, restored
     QCOMPARE(r.json().value("result").toObject().value("tools").toArray().size(), 2);
-    r = f.post(
+    // A client that accepts JSON only gets its tools/call as JSON (tst_httpstreams: the stream).
+    auto jsonOnly = f.headers(sid);
+    jsonOnly[3].second = "application/json";
+    r = exchange(
+        f.http->port(), "POST",
         rpc(3, "tools/call", QJsonObject{{"name", "echo"}, {"arguments", QJsonObject{{"a", 1}}}}),
-        sid);
+        jsonOnly);
     QCOMPARE(r.status, 200);
     QCOMPARE(r.json().value("id").toInt(), 3);
     QCOMPARE(at(r.json(), {"result", "structuredContent", "args", "a"}).toInt(), 1);
@@ -370,10 +374,13 @@ void TestHttpTransport::sessionRules()
     auto h = f.headers(sid);
     h.append(qMakePair(QByteArray("MCP-Protocol-Version"), QByteArray("1999-01-01")));
     QCOMPARE(exchange(f.http->port(), "POST", rpc(4, "ping"), h).status, 400);
-    // No SSE stream.
-    r = exchange(f.http->port(), "GET", {}, f.headers(sid));
+    // GET is the event stream (tst_httpstreams): a client that does not accept it gets 406;
+    // other methods 405.
+    r = exchange(f.http->port(), "GET", {}, jsonOnly);
+    QCOMPARE(r.status, 406);
+    r = exchange(f.http->port(), "PUT", {}, f.headers(sid));
     QCOMPARE(r.status, 405);
-    QVERIFY(r.headers.value("allow").contains("POST"));
+    QVERIFY(r.headers.value("allow").contains("GET, POST"));
     // DELETE ends it.
     QCOMPARE(exchange(f.http->port(), "DELETE", {}, f.headers(sid)).status, 200);
     QCOMPARE(f.http->sessionCount(), 0);
@@ -411,8 +418,11 @@ void TestHttpTransport::closedConnectionCancels()
         socket.connectToHost(QHostAddress::LocalHost, f.http->port());
         QVERIFY(socket.waitForConnected(5000));
         const QByteArray body = rpc(7, "tools/call", QJsonObject{{"name", "slow"}});
+        // A JSON response (an event stream outlives its connection: tst_httpstreams).
+        auto h = f.headers(sid);
+        h[3].second = "application/json";
         QByteArray out = "POST /mcp HTTP/1.1\r\n";
-        for (const auto &[k, v] : f.headers(sid))
+        for (const auto &[k, v] : h)
             out += k + ": " + v + "\r\n";
         out += "Content-Length: " + QByteArray::number(body.size()) + "\r\n\r\n" + body;
         socket.write(out);

@@ -1,0 +1,611 @@
+// The event streams of the Streamable HTTP transport: SseStream's framing, resumption buffer and
+// caps (pure), and over real HTTP: a tools/call answered as text/event-stream (priming event,
+// progress, an elicitation request answered by a POST, the response), its resumption with
+// Last-Event-ID after the connection dropped (the missed events once and only once), and the
+// session's GET stream (list_changed, one at a time).
+#include "mcp/McpServer.h"
+#include "mcp/ToolCall.h"
+#include "mcp/ToolRegistry.h"
+#include "transport/http/HttpServer.h"
+#include "transport/http/HttpToken.h"
+#include "transport/http/SseStream.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QPointer>
+#include <QRegularExpression>
+#include <QTcpSocket>
+#include <QTest>
+#include <memory>
+
+using namespace fb::mcp;
+
+namespace {
+
+struct Event {
+    QByteArray id;
+    QByteArray data;
+    int retry = -1;
+    QJsonObject json() const { return QJsonDocument::fromJson(data).object(); }
+};
+
+// Reads everything of one SSE stream (SseStream::read until End).
+QList<Event> parse(const QByteArray &text)
+{
+    QList<Event> events;
+    Event current;
+    bool any = false;
+    for (const QByteArray &line : text.split('\n')) {
+        if (line.isEmpty()) {
+            if (any)
+                events.append(current);
+            current = {};
+            any = false;
+            continue;
+        }
+        any = true;
+        if (line.startsWith("id: "))
+            current.id = line.mid(4);
+        else if (line.startsWith("retry: "))
+            current.retry = line.mid(7).toInt();
+        else if (line.startsWith("data: "))
+            current.data +=
+                (current.data.isEmpty() ? QByteArray() : QByteArray("\n")) + line.mid(6);
+    }
+    return events;
+}
+
+QByteArray drain(SseStream &s, quint64 epoch, SseStream::Read *last = nullptr)
+{
+    QByteArray out;
+    char buf[7]; // small on purpose: events cross reads
+    for (;;) {
+        qsizetype n = 0;
+        const SseStream::Read r = s.read(epoch, buf, sizeof buf, &n);
+        out.append(buf, n);
+        if (r != SseStream::Read::Data) {
+            if (last)
+                *last = r;
+            return out;
+        }
+    }
+}
+
+QJsonValue at(const QJsonObject &o, const QStringList &path)
+{
+    QJsonValue v = o;
+    for (const QString &k : path)
+        v = v.toObject().value(k);
+    return v;
+}
+
+QByteArray rpc(const QJsonValue &id, const QString &method, const QJsonObject &params = {})
+{
+    QJsonObject m{{"jsonrpc", "2.0"}, {"method", method}, {"params", params}};
+    if (!id.isUndefined())
+        m.insert("id", id);
+    return QJsonDocument(m).toJson(QJsonDocument::Compact);
+}
+
+// One HTTP/1.1 request on its own connection; the response (chunked or not) is read as it comes.
+class Conn {
+public:
+    Conn(quint16 port, const QByteArray &method, const QByteArray &requestBody,
+         const QList<QPair<QByteArray, QByteArray>> &requestHeaders)
+    {
+        m_socket.connectToHost(QHostAddress::LocalHost, port);
+        if (!m_socket.waitForConnected(5000))
+            return;
+        QByteArray out = method + " /mcp HTTP/1.1\r\n";
+        for (const auto &[k, v] : requestHeaders)
+            out += k + ": " + v + "\r\n";
+        if (method == "POST")
+            out += "Content-Length: " + QByteArray::number(requestBody.size()) + "\r\n";
+        m_socket.write(out + "\r\n" + requestBody);
+    }
+    void pump()
+    {
+        m_raw += m_socket.readAll();
+        if (status == 0) {
+            const qsizetype end = m_raw.indexOf("\r\n\r\n");
+            if (end < 0)
+                return;
+            const QList<QByteArray> lines = m_raw.left(end).split('\n');
+            status = lines.value(0).split(' ').value(1).toInt();
+            for (qsizetype i = 1; i < lines.size(); ++i) {
+                const qsizetype colon = lines[i].indexOf(':');
+                headers.insert(lines[i].left(colon).trimmed().toLower(),
+                               lines[i].mid(colon + 1).trimmed());
+            }
+            m_raw.remove(0, end + 4);
+        }
+        if (headers.value("transfer-encoding") != "chunked") {
+            body += std::exchange(m_raw, {});
+            const qint64 length = headers.value("content-length", "-1").toLongLong();
+            ended = length >= 0 && body.size() >= length;
+            return;
+        }
+        for (;;) {
+            const qsizetype eol = m_raw.indexOf("\r\n");
+            if (eol < 0)
+                return;
+            bool ok = false;
+            const qint64 size = m_raw.left(eol).toLongLong(&ok, 16);
+            if (!ok || m_raw.size() < eol + 2 + size + 2)
+                return;
+            if (size == 0) {
+                ended = true;
+                return;
+            }
+            body += m_raw.mid(eol + 2, size);
+            m_raw.remove(0, eol + 2 + size + 2);
+        }
+    }
+    QList<Event> events() const { return parse(body); }
+    // Waits until at least n events arrived (or the stream ended).
+    bool waitEvents(int n)
+    {
+        return QTest::qWaitFor(
+                   [&] {
+                       pump();
+                       return events().size() >= n || ended;
+                   },
+                   10000) &&
+               events().size() >= n;
+    }
+    bool waitEnd()
+    {
+        return QTest::qWaitFor(
+            [&] {
+                pump();
+                return ended;
+            },
+            10000);
+    }
+    void abort() { m_socket.abort(); }
+    bool closed() const { return m_socket.state() == QAbstractSocket::UnconnectedState; }
+
+    int status = 0;
+    QHash<QByteArray, QByteArray> headers;
+    QByteArray body;
+    bool ended = false;
+
+private:
+    QTcpSocket m_socket;
+    QByteArray m_raw;
+};
+
+struct Fixture {
+    ToolRegistry registry;
+    std::unique_ptr<McpServer> server;
+    std::unique_ptr<HttpServer> http;
+    QByteArray token = HttpToken::generate();
+    QPointer<ToolCall> call;
+    QStringList cancelled;
+
+    explicit Fixture(HttpServerOptions options = {})
+    {
+        registry.registerTool({"wait",
+                               "Wait",
+                               "Waits for the test",
+                               QJsonObject{{"type", "object"}},
+                               {},
+                               {},
+                               "read",
+                               [this](ToolCall *c) {
+                                   call = c;
+                                   QObject::connect(
+                                       c, &ToolCall::cancelled, c, [this, c](const QString &r) {
+                                           cancelled << r;
+                                           c->finishStructured(QJsonObject(), QString());
+                                       });
+                               }});
+        registry.registerTool({"other",
+                               "Other",
+                               "In another toolset",
+                               QJsonObject{{"type", "object"}},
+                               {},
+                               {},
+                               "write",
+                               [](ToolCall *c) { c->finishError("no"); }});
+        registry.setServedToolsets({"read"});
+        server = std::make_unique<McpServer>(&registry, ServerOptions{});
+        options.token = token;
+        http = std::make_unique<HttpServer>(server.get(), options);
+        QString error;
+        if (!http->listen(&error))
+            qFatal("listen: %s", qPrintable(error));
+    }
+    QList<QPair<QByteArray, QByteArray>>
+    headers(const QByteArray &session = {},
+            const QByteArray &accept = "application/json, text/event-stream") const
+    {
+        QList<QPair<QByteArray, QByteArray>> h{
+            {"Host", "127.0.0.1:" + QByteArray::number(http->port())},
+            {"Authorization", "Bearer " + token},
+            {"Content-Type", "application/json"},
+            {"Accept", accept},
+            {"MCP-Protocol-Version", "2025-11-25"}};
+        if (!session.isEmpty())
+            h.append(qMakePair(QByteArray("Mcp-Session-Id"), session));
+        return h;
+    }
+    std::unique_ptr<Conn> open(const QByteArray &method, const QByteArray &body,
+                               const QList<QPair<QByteArray, QByteArray>> &h)
+    {
+        return std::make_unique<Conn>(http->port(), method, body, h);
+    }
+    QByteArray initialize()
+    {
+        auto c = open(
+            "POST",
+            rpc(1, "initialize",
+                QJsonObject{{"protocolVersion", "2025-11-25"},
+                            {"capabilities",
+                             QJsonObject{{"elicitation", QJsonObject{{"form", QJsonObject()}}}}},
+                            {"clientInfo", QJsonObject{{"name", "t"}, {"version", "1"}}}}),
+            headers());
+        if (!c->waitEnd() || c->status != 200)
+            return {};
+        const QByteArray sid = c->headers.value("mcp-session-id");
+        auto n = open("POST", rpc(QJsonValue(QJsonValue::Undefined), "notifications/initialized"),
+                      headers(sid));
+        return n->waitEnd() && n->status == 202 ? sid : QByteArray();
+    }
+    QByteArray waitCall()
+    {
+        return rpc(7, "tools/call",
+                   QJsonObject{{"name", "wait"},
+                               {"arguments", QJsonObject()},
+                               {"_meta", QJsonObject{{"progressToken", "tok"}}}});
+    }
+};
+
+} // namespace
+
+class TestHttpStreams : public QObject {
+    Q_OBJECT
+private slots:
+    void framing();
+    void resumeBuffer();
+    void backlogCapFailsTheStream();
+    void retentionIsBounded();
+    void postAnsweredAsStream();
+    void jsonWhenNotAccepted();
+    void resumeReplaysMissedEventsOnce();
+    void getStream();
+    void modernListen();
+    void slowReaderLosesItsStream();
+};
+
+void TestHttpStreams::framing()
+{
+    QCOMPARE(SseStream::frame("p1.3", R"({"a":1})"), QByteArray("id: p1.3\ndata: {\"a\":1}\n\n"));
+    QCOMPARE(SseStream::frame("p1.0", {}, 1000), QByteArray("id: p1.0\nretry: 1000\ndata: \n\n"));
+    // A line break in the data never ends the event early: each line is a data field.
+    QCOMPARE(SseStream::frame("g2.1", "a\nb\r\nc\rd"),
+             QByteArray("id: g2.1\ndata: a\ndata: b\ndata: c\ndata: d\n\n"));
+    const auto id = SseStream::parseId("p12.34");
+    QVERIFY(id);
+    QCOMPARE(id->first, QByteArray("p12"));
+    QCOMPARE(id->second, 34u);
+    for (const char *bad : {"", "p1", ".3", "p1.", "p1.x", "p1.-1", "p1.99999999999999999999999"})
+        QVERIFY2(!SseStream::parseId(bad), bad);
+}
+
+void TestHttpStreams::resumeBuffer()
+{
+    SseStream s("p1");
+    QString why;
+    const quint64 first = s.attach(std::nullopt, &why);
+    QVERIFY(first);
+    s.prime();
+    for (int i = 1; i <= 3; ++i)
+        QVERIFY(s.push(QByteArray("{\"n\":") + QByteArray::number(i) + '}'));
+    SseStream::Read last;
+    QList<Event> events = parse(drain(s, first, &last));
+    QCOMPARE(last, SseStream::Read::Wait);
+    QCOMPARE(events.size(), 4);
+    QCOMPARE(events[0].id, QByteArray("p1.0"));
+    QCOMPARE(events[0].retry, 1000);
+    QCOMPARE(events[0].data, QByteArray());
+    QCOMPARE(events[3].id, QByteArray("p1.3"));
+    // The client saw up to p1.1 and reconnects: p1.2 and p1.3 again, nothing before, once.
+    const quint64 second = s.attach(1, &why);
+    QVERIFY(second && second != first);
+    QCOMPARE(drain(s, first, &last), QByteArray()); // the old connection lost the stream
+    QCOMPARE(last, SseStream::Read::End);
+    events = parse(drain(s, second, &last));
+    QCOMPARE(events.size(), 2);
+    QCOMPARE(events[0].id, QByteArray("p1.2"));
+    QCOMPARE(events[1].json().value("n").toInt(), 3);
+    QCOMPARE(drain(s, second), QByteArray());
+    // A wake when there is more, once per wait.
+    int woken = 0;
+    s.setWake([&] { ++woken; });
+    s.push("{}");
+    s.push("{}");
+    QCOMPARE(woken, 1);
+    QCOMPARE(parse(drain(s, second)).size(), 2);
+    // An id never sent is refused.
+    QVERIFY(!s.attach(99, &why));
+    QVERIFY(why.contains("never sent"));
+    s.finish();
+    QVERIFY(!s.push("{}"));
+    drain(s, second, &last);
+    QCOMPARE(last, SseStream::Read::End);
+    s.detach(second);
+    QVERIFY(!s.isAttached());
+}
+
+void TestHttpStreams::backlogCapFailsTheStream()
+{
+    SseLimits limits;
+    limits.maxBacklogBytes = 1000;
+    SseStream s("p1", limits);
+    QString why;
+    const quint64 epoch = s.attach(std::nullopt, &why);
+    const QByteArray event(100, 'x');
+    int pushed = 0;
+    while (s.push(event))
+        ++pushed;
+    QVERIFY(pushed >= 8 && pushed <= 10);
+    QVERIFY(s.hasFailed());
+    QVERIFY2(s.failure().contains("too slowly"), qPrintable(s.failure()));
+    QCOMPARE(s.backlogBytes(), 0); // the memory is released
+    QCOMPARE(s.retainedBytes(), 0);
+    SseStream::Read last;
+    drain(s, epoch, &last);
+    QCOMPARE(last, SseStream::Read::Error);
+    QVERIFY(!s.attach(0, &why)); // cannot be resumed: the client learns why
+    QVERIFY(why.contains("too slowly"));
+    QVERIFY(!s.push("{}"));
+}
+
+void TestHttpStreams::retentionIsBounded()
+{
+    SseLimits limits;
+    limits.maxRetainedBytes = 300;
+    SseStream s("p1", limits);
+    QString why;
+    const quint64 epoch = s.attach(std::nullopt, &why);
+    for (int i = 0; i < 20; ++i) {
+        QVERIFY(s.push(QByteArray(40, 'a')));
+        drain(s, epoch);
+        QVERIFY(s.retainedBytes() <= 300);
+    }
+    QVERIFY(!s.attach(0, &why)); // the early events are gone
+    QVERIFY(why.contains("no longer kept"));
+    const quint64 again = s.attach(s.lastSeq() - 1, &why);
+    QVERIFY(again);
+    QCOMPARE(parse(drain(s, again)).size(), 1);
+}
+
+void TestHttpStreams::postAnsweredAsStream()
+{
+    Fixture f;
+    const QByteArray sid = f.initialize();
+    QVERIFY(!sid.isEmpty());
+    auto post = f.open("POST", f.waitCall(), f.headers(sid));
+    QVERIFY(post->waitEvents(1));
+    QCOMPARE(post->status, 200);
+    QCOMPARE(post->headers.value("content-type"), QByteArray("text/event-stream"));
+    QCOMPARE(post->headers.value("mcp-session-id"), sid);
+    QList<Event> events = post->events();
+    QCOMPARE(events[0].retry, 1000); // the priming event: an id, retry, no data
+    QVERIFY(!events[0].id.isEmpty());
+    QVERIFY(events[0].data.isEmpty());
+    QTRY_VERIFY(f.call);
+    // Progress while the call waits.
+    f.call->progress(1, 10, "waiting");
+    QVERIFY(post->waitEvents(2));
+    QCOMPARE(post->events()[1].json().value("method").toString(),
+             QString("notifications/progress"));
+    QCOMPARE(at(post->events()[1].json(), {"params", "progressToken"}).toString(), QString("tok"));
+    // An elicitation on the same stream; the client answers with a POST.
+    QJsonObject answer;
+    f.call->sendClientRequest(
+        "elicitation/create",
+        QJsonObject{
+            {"message", "ok?"},
+            {"requestedSchema", QJsonObject{{"type", "object"}, {"properties", QJsonObject()}}}},
+        10000, [&](const ClientReply &r) { answer = r.result; });
+    QVERIFY(post->waitEvents(3));
+    const QJsonObject request = post->events()[2].json();
+    QCOMPARE(request.value("method").toString(), QString("elicitation/create"));
+    auto reply = f.open(
+        "POST",
+        QJsonDocument(
+            QJsonObject{{"jsonrpc", "2.0"},
+                        {"id", request.value("id")},
+                        {"result", QJsonObject{{"action", "accept"}, {"content", QJsonObject()}}}})
+            .toJson(QJsonDocument::Compact),
+        f.headers(sid));
+    QVERIFY(reply->waitEnd());
+    QCOMPARE(reply->status, 202);
+    QTRY_COMPARE(answer.value("action").toString(), QString("accept"));
+    // The response is the last event, then the stream ends.
+    f.call->finishStructured(QJsonObject{{"done", true}}, "done");
+    QVERIFY(post->waitEnd());
+    events = post->events();
+    QCOMPARE(events.size(), 4);
+    QCOMPARE(events[3].json().value("id").toInt(), 7); // the client's id
+    QCOMPARE(at(events[3].json(), {"result", "structuredContent", "done"}).toBool(), true);
+    QSet<QByteArray> ids;
+    for (const Event &e : events)
+        ids.insert(e.id);
+    QCOMPARE(ids.size(), 4); // every event has its own id
+}
+
+void TestHttpStreams::jsonWhenNotAccepted()
+{
+    Fixture f;
+    const QByteArray sid = f.initialize();
+    // A client that accepts JSON only gets JSON, and its call is cancelled when it leaves.
+    auto post = f.open("POST", f.waitCall(), f.headers(sid, "application/json"));
+    QTRY_VERIFY(f.call);
+    f.call->progress(1, 10); // nowhere to go: dropped
+    post->abort();
+    QTRY_COMPARE(f.cancelled.size(), 1);
+    // tools/list never streams.
+    auto list = f.open("POST", rpc(2, "tools/list"), f.headers(sid));
+    QVERIFY(list->waitEnd());
+    QCOMPARE(list->headers.value("content-type"), QByteArray("application/json"));
+}
+
+void TestHttpStreams::resumeReplaysMissedEventsOnce()
+{
+    Fixture f;
+    const QByteArray sid = f.initialize();
+    auto post = f.open("POST", f.waitCall(), f.headers(sid));
+    QTRY_VERIFY(f.call);
+    f.call->progress(1, 10);
+    QVERIFY(post->waitEvents(2));
+    const QByteArray seen = post->events()[1].id;
+    post->abort(); // the connection drops; the call goes on
+    QTest::qWait(100);
+    f.call->progress(2, 10);
+    f.call->progress(3, 10);
+    QVERIFY(f.cancelled.isEmpty());
+    auto h = f.headers(sid, "text/event-stream");
+    h.append(qMakePair(QByteArray("Last-Event-ID"), seen));
+    auto get = f.open("GET", {}, h);
+    QVERIFY(get->waitEvents(2));
+    QCOMPARE(get->status, 200);
+    QCOMPARE(get->headers.value("content-type"), QByteArray("text/event-stream"));
+    QList<Event> events = get->events();
+    QCOMPARE(at(events[0].json(), {"params", "progress"}).toInt(), 2);
+    QCOMPARE(at(events[1].json(), {"params", "progress"}).toInt(), 3);
+    // Live events follow on the resumed stream, then the response ends it.
+    f.call->progress(4, 10);
+    f.call->finishStructured(QJsonObject{{"done", true}}, "done");
+    QVERIFY(get->waitEnd());
+    events = get->events();
+    QCOMPARE(events.size(), 4); // 2, 3, 4, the response: none twice
+    QCOMPARE(at(events[2].json(), {"params", "progress"}).toInt(), 4);
+    QCOMPARE(events[3].json().value("id").toInt(), 7);
+    // A second resumption from the same point replays the same events, again once each.
+    auto again = f.open("GET", {}, h);
+    QVERIFY(again->waitEnd());
+    QCOMPARE(again->events().size(), 4);
+    QCOMPARE(again->events()[3].json().value("id").toInt(), 7);
+    // An unknown stream, or another session's id: refused.
+    h.last().second = "p999.1";
+    auto unknown = f.open("GET", {}, h);
+    QVERIFY(unknown->waitEnd());
+    QCOMPARE(unknown->status, 409);
+    QVERIFY(f.cancelled.isEmpty());
+}
+
+void TestHttpStreams::getStream()
+{
+    Fixture f;
+    const QByteArray sid = f.initialize();
+    auto json = f.open("GET", {}, f.headers(sid, "application/json"));
+    QVERIFY(json->waitEnd());
+    QCOMPARE(json->status, 406);
+    auto noSession = f.open("GET", {}, f.headers({}, "text/event-stream"));
+    QVERIFY(noSession->waitEnd());
+    QCOMPARE(noSession->status, 400);
+    auto get = f.open("GET", {}, f.headers(sid, "text/event-stream"));
+    QVERIFY(get->waitEvents(1));
+    QCOMPARE(get->status, 200);
+    QCOMPARE(get->events()[0].retry, 1000);
+    // One GET stream per session at a time.
+    auto second = f.open("GET", {}, f.headers(sid, "text/event-stream"));
+    QVERIFY(second->waitEnd());
+    QCOMPARE(second->status, 409);
+    // A server-initiated notification goes to it.
+    f.registry.setServedToolsets({"read", "mutate"});
+    QVERIFY(get->waitEvents(2));
+    QCOMPARE(get->events()[1].json().value("method").toString(),
+             QString("notifications/tools/list_changed"));
+    // DELETE ends the session and its stream.
+    auto del = f.open("DELETE", {}, f.headers(sid));
+    QVERIFY(del->waitEnd());
+    QVERIFY(get->waitEnd());
+}
+
+void TestHttpStreams::modernListen()
+{
+    Fixture f;
+    QJsonObject params{
+        {"notifications", QJsonObject{{"toolsListChanged", true}, {"promptsListChanged", true}}},
+        {"_meta", QJsonObject{{"io.modelcontextprotocol/protocolVersion", "2026-07-28"},
+                              {"io.modelcontextprotocol/clientCapabilities", QJsonObject()}}}};
+    const QByteArray body = rpc("listen:1", "subscriptions/listen", params);
+    auto h = f.headers();
+    h[4].second = "2026-07-28";
+    h.append(qMakePair(QByteArray("Mcp-Method"), QByteArray("subscriptions/listen")));
+    auto listen = f.open("POST", body, h);
+    QVERIFY(listen->waitEvents(1));
+    QCOMPARE(listen->status, 200);
+    QCOMPARE(listen->headers.value("content-type"), QByteArray("text/event-stream"));
+    QCOMPARE(listen->headers.value("mcp-session-id"), QByteArray()); // stateless
+    // The acknowledgement first: only what this server has (tools), with the client's id.
+    QJsonObject ack = listen->events()[0].json();
+    QCOMPARE(ack.value("method").toString(), QString("notifications/subscriptions/acknowledged"));
+    QCOMPARE(at(ack, {"params", "_meta", "io.modelcontextprotocol/subscriptionId"}).toString(),
+             QString("listen:1"));
+    QCOMPARE(at(ack, {"params", "notifications"}).toObject(),
+             QJsonObject({{"toolsListChanged", true}}));
+    // A change of the tool list reaches it.
+    f.registry.setServedToolsets({"read", "mutate"});
+    QVERIFY(listen->waitEvents(2));
+    const QJsonObject changed = listen->events()[1].json();
+    QCOMPARE(changed.value("method").toString(), QString("notifications/tools/list_changed"));
+    QCOMPARE(at(changed, {"params", "_meta", "io.modelcontextprotocol/subscriptionId"}).toString(),
+             QString("listen:1"));
+    QVERIFY(!listen->ended);
+    // Closing the stream ends the subscription: the same id can listen again.
+    listen->abort();
+    QTest::qWait(200);
+    auto again = f.open("POST", body, h);
+    QVERIFY(again->waitEvents(1));
+    QCOMPARE(again->events()[0].json().value("method").toString(),
+             QString("notifications/subscriptions/acknowledged"));
+    // Without text/event-stream in Accept: 406.
+    h[3].second = "application/json";
+    auto json = f.open("POST", body, h);
+    QVERIFY(json->waitEnd());
+    QCOMPARE(json->status, 406);
+}
+
+void TestHttpStreams::slowReaderLosesItsStream()
+{
+    HttpServerOptions options;
+    options.streams.maxBacklogBytes = 256 * 1024;
+    Fixture f(options);
+    const QByteArray sid = f.initialize();
+    auto post = f.open("POST", f.waitCall(), f.headers(sid));
+    QTRY_VERIFY(f.call);
+    // The client reads nothing: the socket buffers fill, then the stream's backlog, whose cap
+    // ends the stream (the connection is closed) instead of growing the server's memory.
+    QTest::ignoreMessage(QtWarningMsg, QRegularExpression("closed an event stream: the client read "
+                                                          "the event stream too slowly"));
+    const QString pad(400, QChar(u'x'));
+    for (int i = 1; i <= 40000 && f.call; ++i) {
+        f.call->progress(i, -1, pad);
+        if (i % 500 == 0)
+            QCoreApplication::processEvents(); // MHD writes what the socket takes
+    }
+    // The client finds its connection closed once it reads what the buffers held.
+    QVERIFY(QTest::qWaitFor(
+        [&] {
+            post->pump();
+            return post->closed();
+        },
+        20000));
+    QVERIFY(!post->ended); // no clean end of the chunked body: an error
+    // The stream cannot be resumed, and says why.
+    auto h = f.headers(sid, "text/event-stream");
+    h.append(qMakePair(QByteArray("Last-Event-ID"), post->events().value(0).id));
+    auto resume = f.open("GET", {}, h);
+    QVERIFY(resume->waitEnd());
+    QCOMPARE(resume->status, 409);
+    QVERIFY2(resume->body.contains("too slowly"), resume->body.constData());
+}
+
+QTEST_GUILESS_MAIN(TestHttpStreams)
+#include "tst_httpstreams.moc"
