@@ -40,7 +40,7 @@ CommandLine::CommandLine()
             "  fabric-broker policy reset-ledger --reason TEXT\n"
             "                                       start the daily spend count over (audited)\n"
             "  fabric-broker team init|status URI   create or migrate the team database's schema\n"
-            "                                       (docs/team.md; not used by the app yet)\n"
+            "                                       (docs/team.md; confirms do not use it yet)\n"
             "\n"
             "Without credentials the embedded sandbox is used.\n"
             "\n"
