@@ -184,6 +184,16 @@ struct Fixture {
     QPointer<ToolCall> call;
     QStringList cancelled;
 
+    // The server goes first: closing its sessions cancels the waiting call, whose handler
+    // appends to `cancelled`, a member that would otherwise be destroyed before the server.
+    ~Fixture()
+    {
+        http.reset();
+        server.reset();
+    }
+    Fixture(const Fixture &) = delete;
+    Fixture &operator=(const Fixture &) = delete;
+
     explicit Fixture(HttpServerOptions options = {})
     {
         registry.registerTool({"wait",
