@@ -13,7 +13,7 @@
 // (FabricClient::setConfig -> FabricBinding::changesSince -> denyAllOpen).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, execFileSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import readline from 'node:readline';
 import fs from 'node:fs';
@@ -22,33 +22,13 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { BIN, baseEnv, connectionSpec, sleep, startSandboxProcess } from './lib.mjs';
-import { startXvfb, xvfbSkip } from './xvfb.mjs';
+import { startXvfb } from './xvfb.mjs';
+import { PYTHON, atspiSkip, startSessionBus } from './atspi.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const PYTHON = '/usr/bin/python3';
-
-function whySkip() {
-  if (xvfbSkip) return xvfbSkip;
-  try { execFileSync('which', ['dbus-run-session'], { stdio: 'ignore' }); } catch {
-    return 'dbus-run-session is required (apt-get install dbus dbus-x11)';
-  }
-  try { execFileSync(PYTHON, ['-c', 'import pyatspi'], { stdio: 'ignore' }); } catch {
-    return 'python3-pyatspi is required (apt-get install at-spi2-core python3-pyatspi)';
-  }
-  if (!fs.existsSync('/usr/share/dbus-1/services/org.a11y.Bus.service')) return 'at-spi2-core is required (apt-get install at-spi2-core)';
-  return false;
-}
-const skip = whySkip();
+const skip = atspiSkip();
 
 let xvfb; let bus; let app; let env; let driver; let answers; let sandbox; let appLog = '';
-
-async function startSessionBus(runtime) {
-  const proc = spawn('dbus-run-session', ['--', 'sh', '-c', 'printf "%s\\n" "$DBUS_SESSION_BUS_ADDRESS"; exec cat >/dev/null'],
-    { env: { PATH: process.env.PATH, HOME: process.env.HOME ?? runtime, XDG_RUNTIME_DIR: runtime }, stdio: ['pipe', 'pipe', 'inherit'] });
-  const [line] = await once(readline.createInterface({ input: proc.stdout }), 'line');
-  if (!line.startsWith('unix:')) throw new Error(`dbus-run-session printed ${line}`);
-  return { proc, address: line };
-}
 
 async function atspi(req) {
   driver.stdin.write(`${JSON.stringify(req)}\n`);

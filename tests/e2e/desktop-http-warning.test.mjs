@@ -7,7 +7,7 @@
 // dbus-run-session or python3-pyatspi.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, execFileSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import net from 'node:net';
 import readline from 'node:readline';
@@ -15,31 +15,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BIN, baseEnv } from './lib.mjs';
-import { startXvfb, xvfbSkip } from './xvfb.mjs';
+import { startXvfb } from './xvfb.mjs';
+import { PYTHON, atspiSkip, startSessionBus } from './atspi.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const PYTHON = '/usr/bin/python3';
-
-function atspiSkip() {
-  if (xvfbSkip) return xvfbSkip;
-  try { execFileSync('which', ['dbus-run-session'], { stdio: 'ignore' }); } catch {
-    return 'dbus-run-session is required (apt-get install dbus dbus-x11)';
-  }
-  try { execFileSync(PYTHON, ['-c', 'import pyatspi'], { stdio: 'ignore' }); } catch {
-    return 'python3-pyatspi is required (apt-get install at-spi2-core python3-pyatspi)';
-  }
-  if (!fs.existsSync('/usr/share/dbus-1/services/org.a11y.Bus.service')) return 'at-spi2-core is required (apt-get install at-spi2-core)';
-  return false;
-}
 const skip = atspiSkip();
-
-async function startSessionBus(runtime) {
-  const proc = spawn('dbus-run-session', ['--', 'sh', '-c', 'printf "%s\\n" "$DBUS_SESSION_BUS_ADDRESS"; exec cat >/dev/null'],
-    { env: { PATH: process.env.PATH, HOME: process.env.HOME ?? runtime, XDG_RUNTIME_DIR: runtime }, stdio: ['pipe', 'pipe', 'inherit'] });
-  const [line] = await once(readline.createInterface({ input: proc.stdout }), 'line');
-  if (!line.startsWith('unix:')) throw new Error(`dbus-run-session printed ${line}`);
-  return { proc, address: line };
-}
 
 test('the port taken: the desktop app starts, its window says HTTP is off, the token rotated', { skip }, async () => {
   const holder = net.createServer(() => {});
