@@ -158,13 +158,15 @@ test('other credentials saved in Settings while the approval dialog is open: den
     // The dialog is denied at once (not when the client's wait runs out), and the client told.
     await waitForWindow('^Denied - Approve: Create connection');
     const result = (await pending).structuredContent;
-    const why = new RegExp(`the credentials changed from client id ${escape(FIRST.id)} to client id ${escape(OTHER.id)} while this approval was open; nothing was sent`);
+    const changed = `the credentials changed from client id ${escape(FIRST.id)} to client id ${escape(OTHER.id)}`;
+    const why = new RegExp(`${changed} while this approval was open; nothing was sent`);
     assert.equal(result.executed, false, JSON.stringify(result).slice(0, 2000));
     assert.equal(result.confirm_checks.request_matches_binding, false);
     assert.equal(result.execution.reason, 'binding_mismatch');
     assert.equal(result.human_confirmation.status, 'declined');
     assert.match(result.human_confirmation.detail, why);
     assert.doesNotMatch(result.human_confirmation.detail, /endpoint/, 'only the credentials changed');
+    assert.match(result.message, new RegExp(`^Refused: ${changed} .*Nothing was created`));
 
     // The dialog says why, where the person looks (and a screen reader reads).
     const said = await atspi({ cmd: 'text', window: '^Denied - Approve', contains: why.source });
