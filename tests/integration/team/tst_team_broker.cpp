@@ -83,6 +83,17 @@ class TstTeamBroker : public QObject {
         return id;
     }
 
+    // The MCP client's form: "accept" (the proposer's acknowledgement).
+    static void acceptElicitation(BrokerHarness &h)
+    {
+        const QJsonObject elicit = h.waitFor(
+            [](const QJsonObject &m) { return m.value("method") == "elicitation/create"; });
+        h.send({{"jsonrpc", "2.0"},
+                {"id", elicit.value("id")},
+                {"result",
+                 QJsonObject{{"action", "accept"}, {"content", QJsonObject{{"confirm", true}}}}}});
+    }
+
     static bool answered(BrokerHarness &h, int id)
     {
         for (const QJsonObject &m : std::as_const(h.received))
@@ -161,12 +172,7 @@ private slots:
         const int call = startConfirm(*h, token);
         // The client is asked only for the proposer's acknowledgement: its accept counts for
         // nothing.
-        const QJsonObject elicit = h->waitFor(
-            [](const QJsonObject &m) { return m.value("method") == "elicitation/create"; });
-        h->send({{"jsonrpc", "2.0"},
-                 {"id", elicit.value("id")},
-                 {"result",
-                  QJsonObject{{"action", "accept"}, {"content", QJsonObject{{"confirm", true}}}}}});
+        acceptElicitation(*h);
         QTRY_COMPARE_WITH_TIMEOUT(stateOfToken(token), QByteArray("consumed"), 10000);
         QTest::qWait(300);
         QVERIFY(!answered(*h, call));
@@ -204,12 +210,7 @@ private slots:
         const QString token = proposed.value("confirm_token").toString();
         const QString id = proposed.value("team").toObject().value("proposal_id").toString();
         const int call = startConfirm(*h, token);
-        const QJsonObject elicit = h->waitFor(
-            [](const QJsonObject &m) { return m.value("method") == "elicitation/create"; });
-        h->send({{"jsonrpc", "2.0"},
-                 {"id", elicit.value("id")},
-                 {"result",
-                  QJsonObject{{"action", "accept"}, {"content", QJsonObject{{"confirm", true}}}}}});
+        acceptElicitation(*h);
         QTRY_COMPARE_WITH_TIMEOUT(stateOfToken(token), QByteArray("consumed"), 10000);
         // dave approves his own proposal (he is an approver too): it does not count.
         QVERIFY(decide(*dave, id, u"approve"_s));
