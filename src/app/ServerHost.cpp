@@ -142,10 +142,10 @@ bool ServerHost::start(const Options &options, QString *error)
     }
     qCInfo(lcHost).noquote() << "audit log" << auditPath;
 
-    FabricConfig config = FabricConfig::fromEnvironment();
-    if (!config.hasCredentials() && options.savedFabricConfig &&
-        options.savedFabricConfig->hasCredentials())
-        config = *options.savedFabricConfig;
+    FabricConfig config = FabricConfig::withSaved(QProcessEnvironment::systemEnvironment(),
+                                                  options.savedFabricConfig);
+    const bool savedCredentials =
+        !FabricConfig::fromEnvironment().hasCredentials() && config.hasCredentials();
     if (options.forceSandbox || !config.hasCredentials()) {
         m_sandbox = std::make_unique<FabricSandbox>();
         if (!m_sandbox->listen(0)) {
@@ -163,7 +163,9 @@ bool ServerHost::start(const Options &options, QString *error)
             << "- nothing real is created";
     } else {
         qCInfo(lcHost).noquote() << "Fabric endpoint" << config.endpoint.toString() << "with"
-                                 << config.credentialSource();
+                                 << (savedCredentials
+                                         ? QStringLiteral("client credentials (the keychain)")
+                                         : config.credentialSource());
     }
     if (!m_live->start(MutationBroker::fabricBinding(config).endpoint, error))
         return false;

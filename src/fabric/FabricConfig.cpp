@@ -42,6 +42,28 @@ FabricConfig FabricConfig::fromEnvironment(const QProcessEnvironment &env)
     return c;
 }
 
+FabricConfig FabricConfig::withSaved(const QProcessEnvironment &env,
+                                     const std::optional<FabricConfig> &saved)
+{
+    const FabricConfig fromEnv = fromEnvironment(env);
+    if (fromEnv.hasCredentials() || !saved || !saved->hasCredentials())
+        return fromEnv;
+    SettingSources sources;
+    sources.environment = env;
+    const auto isSet = [&sources](SettingId id) {
+        return !Settings::rawValue(Settings::spec(id), SettingSource::Environment, sources)
+                    .value_or(QString())
+                    .trimmed()
+                    .isEmpty();
+    };
+    FabricConfig c = *saved;
+    if (isSet(SettingId::FabricEndpoint))
+        c.endpoint = fromEnv.endpoint;
+    if (isSet(SettingId::FabricTimeoutMs))
+        c.timeoutMs = fromEnv.timeoutMs;
+    return c;
+}
+
 bool FabricConfig::hasCredentials() const
 {
     return (!clientId.isEmpty() && !clientSecret.isEmpty()) || !staticToken.isEmpty();

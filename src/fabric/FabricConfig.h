@@ -4,6 +4,7 @@
 #include <QProcessEnvironment>
 #include <QString>
 #include <QUrl>
+#include <optional>
 
 namespace fb {
 
@@ -23,6 +24,11 @@ struct FabricConfig {
     // With sandbox=true and no credentials, requests go without an Authorization header.
     static FabricConfig
     fromEnvironment(const QProcessEnvironment &env = QProcessEnvironment::systemEnvironment());
+    // The environment over the desktop app's saved configuration (flag > environment > saved):
+    // the saved credentials apply only when the environment has none, and then the
+    // environment's endpoint and timeout, where it sets them, still win over the saved ones.
+    static FabricConfig withSaved(const QProcessEnvironment &env,
+                                  const std::optional<FabricConfig> &saved);
     bool hasCredentials() const;
     // "client credentials (EQUINIX_API_CLIENTID)", "static token (EQUINIX_API_TOKEN)", "none".
     QString credentialSource() const;
