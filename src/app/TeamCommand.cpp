@@ -199,6 +199,8 @@ int verify(const QString &uri, const QStringList &options)
             if (!t.isValid())
                 t = QDateTime::fromString(options.at(i + 1) + QStringLiteral("T00:00:00Z"),
                                           Qt::ISODate);
+            if (t.isValid() && t.timeSpec() == Qt::LocalTime)
+                t.setTimeSpec(Qt::UTC); // no zone given: UTC, as documented
             if (!t.isValid() || since) {
                 err(QStringLiteral("fabric-broker team verify: --since must be an ISO 8601 date "
                                    "or time (2026-12-01, 2026-12-01T08:00:00Z)\n"));

@@ -27,8 +27,7 @@ const QStringList &memberNames()
 
 QString timeText(qint64 ms)
 {
-    return QDateTime::fromMSecsSinceEpoch(ms, Qt::UTC)
-        .toString(u"yyyy-MM-ddTHH:mm:ss.zzz'Z'"_s);
+    return QDateTime::fromMSecsSinceEpoch(ms, Qt::UTC).toString(u"yyyy-MM-ddTHH:mm:ss.zzz'Z'"_s);
 }
 
 std::optional<qint64> timeFromText(const QString &text)

@@ -6,6 +6,31 @@ using namespace Qt::StringLiterals;
 
 namespace fb::team {
 
+std::optional<SignedDecision> signDecision(const TeamProposal &proposal, const QString &decision,
+                                           const QByteArray &dialogSha256, const QString &role,
+                                           const QByteArray &privateKey, qint64 nowMs)
+{
+    ApprovalStatement s;
+    s.proposalId = proposal.id;
+    s.changeType = proposal.changeType;
+    s.requestSha256 = proposal.requestSha256.toLower();
+    s.dryRunSha256 = canonicalJsonSha256Hex(proposal.dryRun);
+    s.dialogSha256 = dialogSha256.toHex();
+    s.decision = decision;
+    s.approver = role;
+    s.decidedMs = nowMs;
+    s.expiresMs = proposal.expiresMs;
+    SignedDecision d;
+    d.statement = s.canonical();
+    const auto signature = ApprovalKeys::sign(privateKey, d.statement);
+    const auto publicKey = ApprovalKeys::publicKeyOf(privateKey);
+    if (!signature || !publicKey)
+        return std::nullopt;
+    d.signature = *signature;
+    d.publicKey = *publicKey;
+    return d;
+}
+
 ApprovalCheck verifyApproval(const TeamProposal &proposal, const SignedApproval &approval,
                              const QList<ApproverKey> &policyKeys)
 {

@@ -28,6 +28,20 @@ struct ApprovalCheck {
     std::optional<ApprovalStatement> statement;
 };
 
+// What an approver's app stores with its decision: the statement of what it showed, signed.
+struct SignedDecision {
+    QByteArray statement; // canonical
+    QByteArray signature; // 64 bytes
+    QByteArray publicKey; // 32 bytes
+};
+
+// The statement for role's decision on proposal, its dialog having shown the text whose SHA-256
+// is dialogSha256 (32 raw bytes), at nowMs, signed with privateKey; nullopt when privateKey is
+// not an Ed25519 key.
+std::optional<SignedDecision> signDecision(const TeamProposal &proposal, const QString &decision,
+                                           const QByteArray &dialogSha256, const QString &role,
+                                           const QByteArray &privateKey, qint64 nowMs);
+
 // Counts only when: the statement parses strictly; its signature verifies with a key the policy
 // lists for the row's approver role; it names this proposal (not another: no replay), the row's
 // role and decision; and its hashes equal the proposal's request, dry run and the row's dialog

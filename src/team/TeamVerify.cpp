@@ -1,5 +1,6 @@
 #include "team/TeamVerify.h"
 
+#include "core/Sha256.h"
 #include "core/UntrustedText.h"
 #include "team/ApprovalKeys.h"
 #include "team/TeamAudit.h"
@@ -284,8 +285,16 @@ TeamVerifyReport verifyHistory(const TeamHistory &history, const QList<ApproverK
     }
     QHash<QByteArray, QList<QString>> approvedBy;
     QHash<QByteArray, const TeamProposal *> byId;
-    for (const TeamProposal &p : history.proposals)
+    for (const TeamProposal &p : history.proposals) {
+        // The database checks this (a CHECK constraint); a bundle is only a file.
+        if (Sha256::hash(p.request).toHex() != p.requestSha256.toLower())
+            r.failures.append(
+                u"proposal %1: its request_sha256 is not the SHA-256 of its request"_s.arg(
+                    shown(p.id)));
+        if (byId.contains(p.id))
+            r.failures.append(u"proposal %1: listed twice"_s.arg(shown(p.id)));
         byId.insert(p.id, &p);
+    }
     for (const HistoryApproval &a : history.approvals) {
         const QString row = u"approval %1 (proposal %2, %3, %4)"_s.arg(
             shown(a.id), shown(a.proposalId), shown(a.row.approver), shown(a.row.decision));

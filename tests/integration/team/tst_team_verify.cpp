@@ -208,6 +208,14 @@ private slots:
         f.close();
         QCOMPARE(verify({QStringLiteral("--bundle"), bundle}, &output), 1);
         QVERIFY2(output.contains("FAIL: approval "), output.constData());
+        // Nor can a bundle's request be changed under its recorded hash.
+        text.replace("vc-1", "vc-2");
+        QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        f.write(text);
+        f.close();
+        QCOMPARE(verify({QStringLiteral("--bundle"), bundle}, &output), 1);
+        QVERIFY2(output.contains("request_sha256 is not the SHA-256 of its request"),
+                 output.constData());
         QVERIFY(QFile::remove(bundle));
         // --since after every proposal: nothing to report, nothing fails.
         QCOMPARE(

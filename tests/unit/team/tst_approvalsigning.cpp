@@ -274,6 +274,34 @@ private slots:
         QVERIFY(!verifyApproval(proposal(), unsignedRow, policyKeys()).counts);
     }
 
+    void signDecisionMakesWhatCounts()
+    {
+        const TeamProposal p = proposal();
+        const auto d = signDecision(p, QStringLiteral("approve"), Sha256::hash("dialog text"),
+                                    QStringLiteral("alice"), kSeed, statement().decidedMs);
+        QVERIFY(d);
+        QCOMPARE(d->statement, kCanonical); // the very statement of the fixed vector
+        QCOMPARE(d->signature, kSignature);
+        QCOMPARE(d->publicKey, kPub);
+        SignedApproval row{QStringLiteral("alice"),
+                           QStringLiteral("approve"),
+                           Sha256::hash("dialog text"),
+                           d->statement,
+                           d->signature,
+                           d->publicKey};
+        QVERIFY(verifyApproval(p, row, policyKeys()).counts);
+        // Signed over another dialog text than the row records: does not count.
+        const auto other = signDecision(p, QStringLiteral("approve"), Sha256::hash("other text"),
+                                        QStringLiteral("alice"), kSeed, statement().decidedMs);
+        row.statement = other->statement;
+        row.signature = other->signature;
+        const ApprovalCheck c = verifyApproval(p, row, policyKeys());
+        QVERIFY(!c.counts);
+        QVERIFY2(c.reason.contains(QStringLiteral("dialog_sha256")), qPrintable(c.reason));
+        QVERIFY(!signDecision(p, QStringLiteral("approve"), Sha256::hash("dialog text"),
+                              QStringLiteral("alice"), QByteArray(32, '\0').left(31), 0));
+    }
+
     void policyKeysParse()
     {
         QStringList errors;
