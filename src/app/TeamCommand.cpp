@@ -1,9 +1,22 @@
 #include "app/TeamCommand.h"
 
 #include "app/ConsoleOutput.h"
+#include "core/Policy.h"
+#include "core/TeamPolicy.h"
+#include "team/ApprovalKeys.h"
 #include "team/PgConnection.h"
 #include "team/TeamAudit.h"
 #include "team/TeamSchema.h"
+#include "team/TeamVerify.h"
+#ifdef HAVE_FABRICBROKER_GUI
+#include "gui/ApproverKeyStore.h"
+#include "gui/CredentialStore.h"
+#endif
+
+#include <QCoreApplication>
+#include <QDateTime>
+#include <QFile>
+#include <QSaveFile>
 
 #include <cstdio>
 #include <memory>
@@ -21,21 +34,33 @@ using console::out;
 QString help()
 {
     return QStringLiteral(
-        "Usage: fabric-broker team <command> URI\n"
+        "Usage: fabric-broker team <command> [URI]\n"
         "Team mode's shared PostgreSQL database (docs/team.md).\n"
         "\n"
         "Commands:\n"
         "  init URI     create or migrate the schema fabric_team; run it as the role that owns\n"
         "               (or will own) the schema; idempotent; refuses a newer schema\n"
         "  status URI   the schema version and the role this connection is\n"
+        "  key          this operator's Ed25519 approval key (made in the OS keychain on first\n"
+        "               use): prints its public key and fingerprint for the administrator's\n"
+        "               team.approver_keys, never the private key\n"
+        "  verify URI [--since DATE] [--export FILE]\n"
+        "               verify the team audit chain and every approval's signed statement against\n"
+        "               its proposal and the policy's team.approver_keys; one line per create;\n"
+        "               --since: proposals created from DATE (ISO 8601, UTC); --export: also\n"
+        "               write a bundle that verifies without the database\n"
+        "  verify --bundle FILE\n"
+        "               verify an exported bundle offline (against the policy's "
+        "team.approver_keys,\n"
+        "               or the bundle's own keys when the policy lists none)\n"
         "\n"
         "URI is a libpq connection URI, e.g. postgresql://fb_owner@db.example.com/fabric?"
         "sslmode=verify-full\n"
         "Keep passwords out of it (a command line is visible to other local users): use\n"
         "~/.pgpass, peer or certificate authentication.\n"
         "Verify the team audit chain with 'fabric-broker audit verify --team URI'.\n"
-        "Exit codes: 0 = done, 1 = refused by the database or schema mismatch, 2 = usage error\n"
-        "or no connection.\n");
+        "Exit codes: 0 = done, 1 = refused by the database, schema mismatch or a verify\n"
+        "failure, 2 = usage error, no connection or no keychain.\n");
 }
 
 std::unique_ptr<PgConnection> connect(const QString &command, const QString &uri)
@@ -110,6 +135,160 @@ int status(const QString &uri)
     return *version > TeamSchema::knownVersion() ? 1 : 0;
 }
 
+std::optional<QList<ApproverKey>> policyKeys()
+{
+    const PolicyLoadResult policy = loadPolicy(PolicyPaths::fromEnvironment());
+    for (const QString &e : policy.errors)
+        err(QStringLiteral("fabric-broker team verify: policy: %1\n").arg(e));
+    if (!policy.effective.teamApproverKeys)
+        return std::nullopt;
+    QStringList errors;
+    return ApproverKey::parse(*policy.effective.teamApproverKeys,
+                              QStringLiteral("team.approver_keys"), &errors)
+        .value_or(QList<ApproverKey>{});
+}
+
+int report(const team::TeamVerifyReport &r, const QString &what)
+{
+    for (const QString &line : r.creates)
+        out(line + u'\n');
+    for (const QString &f : r.failures)
+        out(QStringLiteral("FAIL: ") + f + u'\n');
+    if (!r.ok()) {
+        out(QStringLiteral("BROKEN: %1: %2 failure(s)\n").arg(what).arg(r.failures.size()));
+        return 1;
+    }
+    out(QStringLiteral("OK: %1: %2 create(s), every approval verified\n")
+            .arg(what)
+            .arg(r.creates.size()));
+    return 0;
+}
+
+int verifyBundle(const QString &path)
+{
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly) || f.size() > team::TeamHistory::MaxBundleBytes) {
+        err(QStringLiteral("fabric-broker team verify: cannot read %1 (%2)\n")
+                .arg(path, f.errorString()));
+        return 2;
+    }
+    QString why;
+    const auto history = team::TeamHistory::fromBundle(f.readAll(), &why);
+    if (!history) {
+        out(QStringLiteral("BROKEN: bundle %1: %2\n").arg(path, why));
+        return 1;
+    }
+    auto keys = policyKeys();
+    if (!keys) {
+        out(QStringLiteral("note: the policy lists no team.approver_keys; verifying against the "
+                           "bundle's own keys, compare their fingerprints:\n"));
+        for (const ApproverKey &k : history->keys)
+            out(QStringLiteral("  %1 %2\n").arg(k.role, k.fingerprint));
+        keys = history->keys;
+    }
+    return report(team::verifyHistory(*history, *keys), QStringLiteral("bundle ") + path);
+}
+
+int verify(const QString &uri, const QStringList &options)
+{
+    std::optional<qint64> since;
+    QString exportPath;
+    for (qsizetype i = 0; i + 1 < options.size(); i += 2) {
+        if (options.at(i) == u"--since") {
+            QDateTime t = QDateTime::fromString(options.at(i + 1), Qt::ISODateWithMs);
+            if (!t.isValid())
+                t = QDateTime::fromString(options.at(i + 1) + QStringLiteral("T00:00:00Z"),
+                                          Qt::ISODate);
+            if (t.isValid() && t.timeSpec() == Qt::LocalTime)
+                t.setTimeSpec(Qt::UTC); // no zone given: UTC, as documented
+            if (!t.isValid() || since) {
+                err(QStringLiteral("fabric-broker team verify: --since must be an ISO 8601 date "
+                                   "or time (2026-12-01, 2026-12-01T08:00:00Z)\n"));
+                return 2;
+            }
+            since = t.toMSecsSinceEpoch();
+        } else if (options.at(i) == u"--export" && exportPath.isEmpty()) {
+            exportPath = options.at(i + 1);
+        } else {
+            err(QStringLiteral("fabric-broker team verify: unknown option %1\n")
+                    .arg(options.at(i)));
+            return 2;
+        }
+    }
+    if (options.size() % 2 != 0) {
+        err(QStringLiteral("fabric-broker team verify: %1 needs a value\n").arg(options.last()));
+        return 2;
+    }
+    const auto keys = policyKeys();
+    if (!keys) {
+        err(QStringLiteral("fabric-broker team verify: the policy sets no team.approver_keys: "
+                           "there is no key to verify approvals against (docs/team-signing.md)\n"));
+        return 2;
+    }
+    const auto db = connect(QStringLiteral("team verify"), uri);
+    if (!db)
+        return 2;
+    const team::TeamAuditVerifyResult chain = team::TeamAudit::verify(*db);
+    if (chain.dbError) {
+        err(QStringLiteral("fabric-broker team verify: %1\n").arg(chain.problem));
+        return 2;
+    }
+    QString why;
+    auto history = team::TeamHistory::read(*db, since, &why);
+    if (!history) {
+        err(QStringLiteral("fabric-broker team verify: %1\n").arg(why));
+        return 2;
+    }
+    history->keys = *keys;
+    team::TeamVerifyReport r = team::verifyHistory(*history, *keys);
+    if (!chain.ok)
+        r.failures.prepend(QStringLiteral("team audit chain: ") + chain.problem);
+    if (!exportPath.isEmpty()) {
+        QSaveFile f(exportPath);
+        if (!f.open(QIODevice::WriteOnly) || f.write(history->toBundle()) < 0 || !f.commit()) {
+            err(QStringLiteral("fabric-broker team verify: cannot write %1 (%2)\n")
+                    .arg(exportPath, f.errorString()));
+            return 2;
+        }
+        out(QStringLiteral("exported %1 proposal(s), %2 approval(s), %3 audit row(s) to %4\n")
+                .arg(history->proposals.size())
+                .arg(history->approvals.size())
+                .arg(history->audit.size())
+                .arg(exportPath));
+    }
+    return report(r, QStringLiteral("team history"));
+}
+
+int key()
+{
+#ifdef HAVE_FABRICBROKER_GUI
+    ApproverKeyStore store(QString::fromLatin1(CredentialStore::DefaultService));
+    int code = 2;
+    store.load(true, [&code](bool ok, const QByteArray &privateKey, bool created,
+                             const QString &error) {
+        if (!ok) {
+            err(QStringLiteral("fabric-broker team key: %1\n").arg(error));
+        } else {
+            const QByteArray pub =
+                team::ApprovalKeys::publicKeyOf(privateKey).value_or(QByteArray());
+            if (created)
+                err(QStringLiteral("fabric-broker team key: made a new approval key in the "
+                                   "keychain (entry %1)\n")
+                        .arg(QString::fromLatin1(ApproverKeyStore::EntryName)));
+            out(QStringLiteral("public_key  %1\nfingerprint %2\n")
+                    .arg(team::ApprovalKeys::toBase64(pub), team::ApprovalKeys::fingerprint(pub)));
+            code = 0;
+        }
+        QCoreApplication::exit(code);
+    });
+    QCoreApplication::exec();
+    return code;
+#else
+    err(QStringLiteral("fabric-broker team key: this build has no keychain support\n"));
+    return 2;
+#endif
+}
+
 } // namespace
 
 int runTeamAuditVerify(const QString &uri)
@@ -148,6 +327,12 @@ int runTeamCommand(const QStringList &args)
         return rest.isEmpty() ? 2 : 0;
     }
     const QString command = rest.takeFirst();
+    if (command == u"key" && rest.isEmpty())
+        return key();
+    if (command == u"verify" && rest.size() == 2 && rest.first() == u"--bundle")
+        return verifyBundle(rest.last());
+    if (command == u"verify" && !rest.isEmpty() && !rest.first().startsWith(u'-'))
+        return verify(rest.first(), rest.mid(1));
     if (rest.size() == 1 && !rest.first().startsWith(u'-')) {
         if (command == u"init")
             return init(rest.first());

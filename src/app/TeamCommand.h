@@ -3,11 +3,14 @@
 //
 //   fabric-broker team init URI    create or migrate the schema fabric_team (as its owner)
 //   fabric-broker team status URI  the schema version and who this connection is
+//   fabric-broker team key         this operator's approval key: public key and fingerprint
+//   fabric-broker team verify URI [--since DATE] [--export FILE] | --bundle FILE
+//                                  signed approvals and the audit chain (docs/team-signing.md)
 //
 // URI is a libpq connection URI (postgresql://...); keep passwords out of it (use .pgpass, peer or
 // certificate authentication): a command line is visible to every local user.
-// Exit codes: 0 = done, 1 = the database refused or the schema is not what this binary knows,
-// 2 = usage error or no connection.
+// Exit codes: 0 = done, 1 = the database refused, the schema is not what this binary knows or a
+// verify failed, 2 = usage error, no connection or no keychain.
 #include <QStringList>
 
 namespace fb {

@@ -128,9 +128,10 @@ QString Money::display() const
 
 const QStringList &Policy::keys()
 {
-    static const QStringList k{kPerChange,   kPerDay,   kUnpriced,     kDesktopAbove,
-                               kTypedAbove,  kChannel,  kRevalidate,   kToolsets,
-                               kUnconfirmed, kEndpoint, kTeamDatabase, kTeamQuorum};
+    static const QStringList k{kPerChange,       kPerDay,   kUnpriced,     kDesktopAbove,
+                               kTypedAbove,      kChannel,  kRevalidate,   kToolsets,
+                               kUnconfirmed,     kEndpoint, kTeamDatabase, kTeamQuorum,
+                               kTeamApproverKeys};
     return k;
 }
 
@@ -155,6 +156,7 @@ const QList<PolicyEnforcement> &policyEnforcement()
         {kEndpoint, true, true, true, false},      // mutate (and so confirm) not served elsewhere
         {kTeamDatabase, true, true, false, false}, // the setting's value (docs/team.md)
         {kTeamQuorum, true, true, false, false},   // validated; not yet used by a confirm
+        {kTeamApproverKeys, true, true, false, false}, // `team verify`; not yet by a confirm
     };
     return table;
 }
@@ -200,6 +202,8 @@ QJsonValue Policy::value(const QString &key) const
         return teamDatabase ? QJsonValue(*teamDatabase) : QJsonValue();
     if (key == kTeamQuorum)
         return teamQuorum ? QJsonValue(*teamQuorum) : QJsonValue();
+    if (key == kTeamApproverKeys)
+        return teamApproverKeys ? QJsonValue(*teamApproverKeys) : QJsonValue();
     return {};
 }
 
@@ -313,6 +317,9 @@ PolicyParseResult parsePolicy(const QByteArray &json, const QString &source)
         } else if (key == kTeamQuorum) {
             if (const auto q = TeamQuorum::parse(v, key, &r.errors))
                 p.teamQuorum = q->toJson();
+        } else if (key == kTeamApproverKeys) {
+            if (const auto k = ApproverKey::parse(v, key, &r.errors))
+                p.teamApproverKeys = ApproverKey::toJson(*k);
         }
         if (r.errors.size() == before)
             p.sources.insert(key, source);
@@ -461,6 +468,28 @@ PolicyMergeResult mergePolicy(const Policy &admin, const Policy &user)
             ignore(kTeamQuorum,
                    looser.arg(jsonText(*e.teamQuorum), admin.sources.value(kTeamQuorum)));
         e.teamQuorum = both;
+    }
+    if (user.teamApproverKeys) {
+        // Set, the key says whose signed approvals count; a user's file may only remove trust:
+        // alone it restricts (unset, approvals are not required to be signed), beside the
+        // administrator's it keeps only the keys both list.
+        QStringList unused;
+        const auto u = ApproverKey::parse(*user.teamApproverKeys, kTeamApproverKeys, &unused);
+        if (!e.teamApproverKeys) {
+            e.teamApproverKeys = user.teamApproverKeys;
+            take(kTeamApproverKeys);
+        } else if (const auto a =
+                       ApproverKey::parse(*e.teamApproverKeys, kTeamApproverKeys, &unused);
+                   a && u) {
+            const QList<ApproverKey> both = ApproverKey::merged(*a, *u);
+            if (both.size() < u->size()) // it lists a key (or role) the administrator's does not
+                ignore(kTeamApproverKeys, looser.arg(jsonText(*e.teamApproverKeys),
+                                                     admin.sources.value(kTeamApproverKeys)));
+            if (both.size() < a->size()) {
+                e.teamApproverKeys = ApproverKey::toJson(both);
+                take(kTeamApproverKeys);
+            }
+        }
     }
     return r;
 }

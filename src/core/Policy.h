@@ -47,6 +47,7 @@ struct Policy {
     std::optional<QString> fabricEndpoint;       // fabric.endpoint
     std::optional<QString> teamDatabase;         // team.database (core/TeamPolicy.h)
     std::optional<QJsonArray> teamQuorum;        // team.quorum, validated (core/TeamPolicy.h)
+    std::optional<QJsonArray> teamApproverKeys;  // team.approver_keys, validated (ditto)
 
     // Where each set key came from (a file path); keys absent here are unset (defaults).
     QMap<QString, QString> sources;

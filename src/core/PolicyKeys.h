@@ -19,5 +19,6 @@ inline const QString kUnconfirmed = u"allow_unconfirmed_mutations"_s;
 inline const QString kEndpoint = u"fabric.endpoint"_s;
 inline const QString kTeamDatabase = u"team.database"_s;
 inline const QString kTeamQuorum = u"team.quorum"_s;
+inline const QString kTeamApproverKeys = u"team.approver_keys"_s;
 
 } // namespace fb::policykeys

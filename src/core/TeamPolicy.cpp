@@ -1,5 +1,7 @@
 #include "core/TeamPolicy.h"
 
+#include "core/Sha256.h"
+
 #include <QJsonObject>
 #include <QRegularExpression>
 #include <QUrlQuery>
@@ -137,6 +139,87 @@ TeamQuorum TeamQuorum::merged(const TeamQuorum &a, const TeamQuorum &b)
             m.unpriced.reset();
     }
     return m;
+}
+
+QJsonObject ApproverKey::toJson() const
+{
+    return QJsonObject{{u"role"_s, role},
+                       {u"fingerprint"_s, fingerprint},
+                       {u"public_key"_s, QString::fromLatin1(publicKey.toBase64())}};
+}
+
+QJsonArray ApproverKey::toJson(const QList<ApproverKey> &keys)
+{
+    QJsonArray out;
+    for (const ApproverKey &k : keys)
+        out.append(k.toJson());
+    return out;
+}
+
+std::optional<QList<ApproverKey>> ApproverKey::parse(const QJsonValue &value, const QString &key,
+                                                     QStringList *errors)
+{
+    static const QRegularExpression roleRe(u"^[^\\x00-\\x1f\\x7f]{1,63}$"_s);
+    static const QRegularExpression keyRe(u"^[A-Za-z0-9+/]{43}=$"_s);
+    const int before = static_cast<int>(errors->size());
+    if (!value.isArray() || value.toArray().size() > MaxKeys) {
+        errors->append(u"%1: must be an array of at most %2 entries such as {\"role\": \"alice\", "
+                       "\"fingerprint\": \"SHA256:...\", \"public_key\": \"<base64>\"}"_s.arg(key)
+                           .arg(MaxKeys));
+        return std::nullopt;
+    }
+    QList<ApproverKey> out;
+    const QJsonArray entries = value.toArray();
+    for (qsizetype i = 0; i < entries.size(); ++i) {
+        const QString where = u"%1[%2]"_s.arg(key).arg(i);
+        const QJsonObject o = entries.at(i).toObject();
+        const QString role = o.value(u"role"_s).toString();
+        const QString fp = o.value(u"fingerprint"_s).toString();
+        const QString pub = o.value(u"public_key"_s).toString();
+        if (!entries.at(i).isObject() || o.size() != 3 || !o.value(u"role"_s).isString() ||
+            !o.value(u"fingerprint"_s).isString() || !o.value(u"public_key"_s).isString()) {
+            errors->append(u"%1: must be {\"role\": ..., \"fingerprint\": ..., \"public_key\": "
+                           "...}, three strings"_s.arg(where));
+            continue;
+        }
+        if (!roleRe.match(role).hasMatch() || role.toUtf8().size() > 63) {
+            errors->append(
+                u"%1.role: must be a PostgreSQL role name of 1 to 63 bytes"_s.arg(where));
+            continue;
+        }
+        const QByteArray raw = QByteArray::fromBase64(pub.toLatin1());
+        if (!keyRe.match(pub).hasMatch() || raw.size() != 32 ||
+            QString::fromLatin1(raw.toBase64()) != pub) {
+            errors->append(
+                u"%1.public_key: must be the base64 of a raw 32-byte Ed25519 key"_s.arg(where));
+            continue;
+        }
+        ApproverKey k{role,
+                      u"SHA256:"_s +
+                          QString::fromLatin1(Sha256::hash(raw).toBase64(
+                              QByteArray::Base64Encoding | QByteArray::OmitTrailingEquals)),
+                      raw};
+        if (fp != k.fingerprint) {
+            errors->append(u"%1.fingerprint: is not the fingerprint of public_key (%2)"_s.arg(
+                where, k.fingerprint));
+            continue;
+        }
+        if (!out.contains(k))
+            out.append(k);
+    }
+    if (errors->size() != before)
+        return std::nullopt;
+    return out;
+}
+
+QList<ApproverKey> ApproverKey::merged(const QList<ApproverKey> &admin,
+                                       const QList<ApproverKey> &user)
+{
+    QList<ApproverKey> out;
+    for (const ApproverKey &k : admin)
+        if (user.contains(k))
+            out.append(k);
+    return out;
 }
 
 QString teamDatabaseUriError(const QString &uri)

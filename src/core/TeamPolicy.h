@@ -42,6 +42,27 @@ struct TeamQuorum {
     bool operator==(const TeamQuorum &) const = default;
 };
 
+// One entry of team.approver_keys: {"role": "alice", "fingerprint": "SHA256:...", "public_key":
+// "<base64 of the raw 32-byte Ed25519 key>"} (docs/team-signing.md). The public key
+// itself is in the policy so that anyone can verify offline; the fingerprint is what a person
+// compares with `fabric-broker team key` on the approver's workstation, and must be the key's.
+struct ApproverKey {
+    static constexpr int MaxKeys = 256;
+
+    QString role;
+    QString fingerprint;  // "SHA256:" + unpadded base64 of the SHA-256 of the raw key
+    QByteArray publicKey; // the raw 32 bytes
+    QJsonObject toJson() const;
+    // The key's value; nullopt with errors naming key when it is not a valid array.
+    static std::optional<QList<ApproverKey>> parse(const QJsonValue &value, const QString &key,
+                                                   QStringList *errors);
+    static QJsonArray toJson(const QList<ApproverKey> &keys);
+    // A user's file may only remove trust: the administrator's entries that the user's list too.
+    static QList<ApproverKey> merged(const QList<ApproverKey> &admin,
+                                     const QList<ApproverKey> &user);
+    bool operator==(const ApproverKey &) const = default;
+};
+
 // Why uri cannot be team.database (empty when it can): a postgresql:// or postgres:// URI of at
 // most 2048 bytes, without a password in it (keep that in ~/.pgpass or use peer or certificate
 // authentication: a saved setting and a policy file are no place for a secret).

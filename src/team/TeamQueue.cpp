@@ -92,6 +92,11 @@ QuorumCount countQuorum(const TeamProposal &proposal, const QList<TeamApproval> 
     return q;
 }
 
+QByteArray proposalColumns()
+{
+    return Columns;
+}
+
 std::optional<TeamProposal> proposalFromRow(const PgRows &rows, int row)
 {
     if (row < 0 || row >= rows.rowCount())

@@ -193,5 +193,7 @@ private:
 
 // Parses one proposal row as TeamQueue's statements select it.
 std::optional<TeamProposal> proposalFromRow(const PgRows &rows, int row);
+// The select list those statements use (from fabric_team.proposals), for proposalFromRow.
+QByteArray proposalColumns();
 
 } // namespace fb::team

@@ -5,6 +5,7 @@
 #include "TestEnvironment.h"
 #include "team/TeamAudit.h"
 
+#include <QCryptographicHash>
 #include <QProcess>
 #include <QTest>
 
@@ -80,7 +81,7 @@ private slots:
         QCOMPARE(r.fromVersion, 0);
         QCOMPARE(r.toVersion, TeamSchema::knownVersion());
         QCOMPARE(r.applied.first(), QStringLiteral("001_initial"));
-        QCOMPARE(r.applied.last(), QStringLiteral("003_team_day"));
+        QCOMPARE(r.applied.last(), QStringLiteral("004_signed_approvals"));
         QCOMPARE(TeamSchema::currentVersion(*owner).value_or(-1), TeamSchema::knownVersion());
         const auto tables = owner->exec(
             "SELECT count(*) AS n FROM pg_tables WHERE schemaname = 'fabric_team' AND tablename IN "
@@ -173,7 +174,8 @@ private slots:
         QVERIFY2(r.ok, qPrintable(r.error));
         QCOMPARE(r.fromVersion, 1);
         QCOMPARE(r.applied,
-                 (QStringList{QStringLiteral("002_queue"), QStringLiteral("003_team_day")}));
+                 (QStringList{QStringLiteral("002_queue"), QStringLiteral("003_team_day"),
+                              QStringLiteral("004_signed_approvals")}));
     }
 
     void refusesAChangedMigrationAndANonOwner()
@@ -285,6 +287,42 @@ private slots:
                        "INSERT INTO fabric_team.approvals (proposal_id, decision, dialog_sha256) "
                        "VALUES ($1, 'approve', sha256('dialog text'))",
                        {id});
+    }
+
+    void signedApprovalColumns()
+    {
+        // 004: statement, signature and public key are written together by the approver, in
+        // their forms only (whether one counts is the workstation's policy's business), and the
+        // audit chain records the statement's SHA-256 and the key with the decision.
+        const QString db = fx.initializedDatabase();
+        auto carol = as(QStringLiteral("carol"), db);
+        auto alice = as(QStringLiteral("alice"), db);
+        auto bob = as(QStringLiteral("bob"), db);
+        QVERIFY(carol && alice && bob);
+        const QByteArray id = propose(*carol, "tok-1");
+        const char *insert =
+            "INSERT INTO fabric_team.approvals (proposal_id, decision, dialog_sha256, statement, "
+            "signature, public_key) VALUES ($1, 'approve', sha256('dialog text'), $2, "
+            "decode($3, 'hex'), decode($4, 'hex'))";
+        const QByteArray sig(128, 'a');
+        const QByteArray key(64, 'b');
+        FB_SQL_REFUSED(*bob, "23514", insert, {id, "{}", sig.left(126), key});
+        FB_SQL_REFUSED(*bob, "23514", insert, {id, "{}", sig, key.left(62)});
+        FB_SQL_REFUSED(*bob, "23514", insert, {id, QByteArray(2049, 'x'), sig, key});
+        FB_SQL_REFUSED(*bob, "23514",
+                       "INSERT INTO fabric_team.approvals (proposal_id, decision, dialog_sha256, "
+                       "statement) VALUES ($1, 'approve', sha256('dialog text'), '{}')",
+                       {id});
+        FB_SQL(*alice, insert, {id, "{\"a\":1}", sig, key});
+        const auto audit = alice->exec(
+            "SELECT detail::jsonb ->> 'statement_sha256' AS s, detail::jsonb ->> 'public_key' AS k "
+            "FROM fabric_team.team_audit WHERE event = 'approval_recorded'");
+        QVERIFY(audit.ok());
+        QCOMPARE(audit.value->rowCount(), 1);
+        QCOMPARE(audit.value->value(0, "s"),
+                 QCryptographicHash::hash("{\"a\":1}", QCryptographicHash::Sha256).toHex());
+        QCOMPARE(audit.value->value(0, "k"), QByteArray::fromHex(key).toBase64());
+        FB_SQL_REFUSED(*alice, "42501", "UPDATE fabric_team.approvals SET statement = '{}'");
     }
 
     void nobodyButTheOwnerChangesApprovalsOrAudit()

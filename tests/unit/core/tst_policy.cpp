@@ -75,6 +75,7 @@ private slots:
     void enforcementTableIsTrue();
     void unstattableFilesRefuseMutate();
     void teamQuorumCounts();
+    void teamApproverKeysMerge();
     void teamDatabaseRefusesPasswords();
 };
 
@@ -94,7 +95,10 @@ void TestPolicy::parsesEveryKey()
         "fabric": {"endpoint": "https://api.equinix.com/"},
         "team": {"database": "postgresql://db.example/team?sslmode=verify-full",
                  "quorum": [{"above_monthly": {"amount": 500, "currency": "USD"}, "approvals": 2},
-                            {"unpriced": true, "approvals": 3}]}
+                            {"unpriced": true, "approvals": 3}],
+                 "approver_keys": [{"role": "alice",
+                     "fingerprint": "SHA256:If4x36FUomFia/hUBG/SJxt77UtqvkWqWId+9H+XIbk",
+                     "public_key": "11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo="}]}
     })",
                                             QStringLiteral("/etc/x.json"));
     QVERIFY2(r.ok(), qPrintable(r.errors.join('\n')));
@@ -239,7 +243,10 @@ void TestPolicy::mergeIgnoresAndReportsLooserUserValues()
         "allow_unconfirmed_mutations": false,
         "fabric": {"endpoint": "https://api.equinix.com"},
         "team": {"database": "postgresql://db.example/team",
-                 "quorum": [{"above_monthly": {"amount": 500, "currency": "USD"}, "approvals": 2}]}
+                 "quorum": [{"above_monthly": {"amount": 500, "currency": "USD"}, "approvals": 2}],
+                 "approver_keys": [{"role": "alice",
+                     "fingerprint": "SHA256:If4x36FUomFia/hUBG/SJxt77UtqvkWqWId+9H+XIbk",
+                     "public_key": "11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo="}]}
     })",
                                  "admin");
     const Policy user = parseOk(R"({
@@ -255,7 +262,13 @@ void TestPolicy::mergeIgnoresAndReportsLooserUserValues()
         "fabric": {"endpoint": "https://sandbox.example"},
         "team": {"database": "postgresql://elsewhere.example/team",
                  "quorum": [{"above_monthly": {"amount": 600, "currency": "USD"}, "approvals": 2},
-                            {"above_monthly": {"amount": 500, "currency": "USD"}, "approvals": 1}]}
+                            {"above_monthly": {"amount": 500, "currency": "USD"}, "approvals": 1}],
+                 "approver_keys": [{"role": "alice",
+                     "fingerprint": "SHA256:If4x36FUomFia/hUBG/SJxt77UtqvkWqWId+9H+XIbk",
+                     "public_key": "11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo="},
+                     {"role": "carol",
+                     "fingerprint": "SHA256:OfcT0KZEJT8EUpQhufUbmwiXnQgpWVnE85kO5hf1E58",
+                     "public_key": "PUAXw+hDiVqStwqnTRt+vJyYLM8uxJaMwM1V8Sr0Zgw="}]}
     })",
                                 "user");
     const PolicyMergeResult m = mergePolicy(admin, user);
@@ -725,4 +738,60 @@ void TestPolicy::teamDatabaseRefusesPasswords()
         parsePolicy(R"({"team": {"database": "postgresql://a:b@h/d"}})", "x");
     QVERIFY(!r.ok());
     QVERIFY2(!r.errors.first().contains("a:b"), qPrintable(r.errors.first()));
+}
+
+void TestPolicy::teamApproverKeysMerge()
+{
+    // Two keys as `fabric-broker team key` prints them (RFC 8032's test keys 1 and 2).
+    const QByteArray alice =
+        R"({"role": "alice", "fingerprint": "SHA256:If4x36FUomFia/hUBG/SJxt77UtqvkWqWId+9H+XIbk",
+            "public_key": "11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo="})";
+    const QByteArray carol =
+        R"({"role": "carol", "fingerprint": "SHA256:OfcT0KZEJT8EUpQhufUbmwiXnQgpWVnE85kO5hf1E58",
+            "public_key": "PUAXw+hDiVqStwqnTRt+vJyYLM8uxJaMwM1V8Sr0Zgw="})";
+    auto file = [](const QByteArray &entries) {
+        return parseOk("{\"team\": {\"approver_keys\": [" + entries + "]}}");
+    };
+    const Policy both = file(alice + "," + carol);
+    QCOMPARE(both.teamApproverKeys->size(), 2);
+    QStringList errors;
+    const auto keys = ApproverKey::parse(*both.teamApproverKeys, "team.approver_keys", &errors);
+    QVERIFY2(keys, qPrintable(errors.join('\n')));
+    QCOMPARE(keys->at(1).publicKey.toHex(),
+             QByteArray("3d4017c3e843895a92b70aa74d1b7ebc9c982ccf2ec4968cc0cd55f12af4660c"));
+    // A user's file alone restricts (unset, approvals need not be signed): taken.
+    PolicyMergeResult m = mergePolicy(Policy{}, file(alice));
+    QCOMPARE(m.effective.teamApproverKeys->size(), 1);
+    // Beside the administrator's it can remove a key...
+    m = mergePolicy(both, file(carol));
+    QCOMPARE(m.effective.teamApproverKeys->size(), 1);
+    QCOMPARE(m.effective.teamApproverKeys->first().toObject().value("role").toString(), "carol");
+    QVERIFY(m.ignored.isEmpty());
+    // ...never add one: the administrator's list stays, and the addition is reported.
+    m = mergePolicy(file(alice), file(alice + "," + carol));
+    QCOMPARE(m.effective.teamApproverKeys->size(), 1);
+    QCOMPARE(m.effective.teamApproverKeys->first().toObject().value("role").toString(), "alice");
+    QCOMPARE(m.ignored.size(), 1);
+    QVERIFY2(m.ignored.first().startsWith("team.approver_keys"), qPrintable(m.ignored.first()));
+    // A key listed for another role is another entry: moving alice's key to carol adds trust.
+    QByteArray aliceAsCarol = alice;
+    aliceAsCarol.replace("\"alice\"", "\"carol\"");
+    m = mergePolicy(file(alice), file(aliceAsCarol));
+    QCOMPARE(m.effective.teamApproverKeys->size(), 0);
+    for (const QByteArray &bad :
+         {QByteArray(R"({"team": {"approver_keys": {"role": "alice"}}})"),
+          QByteArray(R"({"team": {"approver_keys": [{"role": "alice"}]}})"),
+          QByteArray(R"({"team": {"approver_keys": [{"role": "alice", "fingerprint":
+              "SHA256:ZoS1YTxFt+0tkwdqH1jhPDxKCPcqbmK5RXW1LzhK6O0",
+              "public_key": "11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo="}]}})"),
+          QByteArray(R"({"team": {"approver_keys": [{"role": "", "fingerprint":
+              "SHA256:If4x36FUomFia/hUBG/SJxt77UtqvkWqWId+9H+XIbk",
+              "public_key": "11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo="}]}})"),
+          QByteArray(R"({"team": {"approver_keys": [{"role": "alice", "fingerprint":
+              "SHA256:If4x36FUomFia/hUBG/SJxt77UtqvkWqWId+9H+XIbk",
+              "public_key": "11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo"}]}})")}) {
+        const PolicyParseResult r = parsePolicy(bad, "bad");
+        QVERIFY2(!r.ok(), bad.constData());
+        QVERIFY2(r.errors.first().startsWith("team.approver_keys"), qPrintable(r.errors.first()));
+    }
 }

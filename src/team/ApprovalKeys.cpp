@@ -1,0 +1,138 @@
+#include "team/ApprovalKeys.h"
+
+#include "core/Sha256.h"
+
+#include <QRegularExpression>
+
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+
+#include <memory>
+
+using namespace Qt::StringLiterals;
+
+namespace fb::team {
+
+namespace {
+
+struct PkeyFree {
+    void operator()(EVP_PKEY *k) const { EVP_PKEY_free(k); }
+};
+struct MdCtxFree {
+    void operator()(EVP_MD_CTX *c) const { EVP_MD_CTX_free(c); }
+};
+using Pkey = std::unique_ptr<EVP_PKEY, PkeyFree>;
+using MdCtx = std::unique_ptr<EVP_MD_CTX, MdCtxFree>;
+
+const unsigned char *bytes(const QByteArray &b)
+{
+    return reinterpret_cast<const unsigned char *>(b.constData());
+}
+
+Pkey privateKey(const QByteArray &raw)
+{
+    if (raw.size() != ApprovalKeys::KeyBytes)
+        return nullptr;
+    return Pkey(EVP_PKEY_new_raw_private_key(EVP_PKEY_ED25519, nullptr, bytes(raw),
+                                             static_cast<size_t>(raw.size())));
+}
+
+Pkey publicKey(const QByteArray &raw)
+{
+    if (raw.size() != ApprovalKeys::KeyBytes)
+        return nullptr;
+    return Pkey(EVP_PKEY_new_raw_public_key(EVP_PKEY_ED25519, nullptr, bytes(raw),
+                                            static_cast<size_t>(raw.size())));
+}
+
+} // namespace
+
+std::optional<QByteArray> ApprovalKeys::generate()
+{
+    Pkey key(EVP_PKEY_Q_keygen(nullptr, nullptr, "ED25519"));
+    if (!key)
+        return std::nullopt;
+    QByteArray raw(KeyBytes, '\0');
+    size_t len = static_cast<size_t>(raw.size());
+    if (EVP_PKEY_get_raw_private_key(key.get(), reinterpret_cast<unsigned char *>(raw.data()),
+                                     &len) != 1 ||
+        len != static_cast<size_t>(KeyBytes)) {
+        OPENSSL_cleanse(raw.data(), static_cast<size_t>(raw.size()));
+        return std::nullopt;
+    }
+    return raw;
+}
+
+std::optional<QByteArray> ApprovalKeys::publicKeyOf(const QByteArray &raw)
+{
+    const Pkey key = privateKey(raw);
+    if (!key)
+        return std::nullopt;
+    QByteArray pub(KeyBytes, '\0');
+    size_t len = static_cast<size_t>(pub.size());
+    if (EVP_PKEY_get_raw_public_key(key.get(), reinterpret_cast<unsigned char *>(pub.data()),
+                                    &len) != 1 ||
+        len != static_cast<size_t>(KeyBytes))
+        return std::nullopt;
+    return pub;
+}
+
+std::optional<QByteArray> ApprovalKeys::sign(const QByteArray &raw, const QByteArray &message)
+{
+    const Pkey key = privateKey(raw);
+    const MdCtx ctx(EVP_MD_CTX_new());
+    if (!key || !ctx || EVP_DigestSignInit(ctx.get(), nullptr, nullptr, nullptr, key.get()) != 1)
+        return std::nullopt;
+    QByteArray sig(SignatureBytes, '\0');
+    size_t len = static_cast<size_t>(sig.size());
+    if (EVP_DigestSign(ctx.get(), reinterpret_cast<unsigned char *>(sig.data()), &len,
+                       bytes(message), static_cast<size_t>(message.size())) != 1 ||
+        len != static_cast<size_t>(SignatureBytes))
+        return std::nullopt;
+    return sig;
+}
+
+bool ApprovalKeys::verify(const QByteArray &pub, const QByteArray &message,
+                          const QByteArray &signature)
+{
+    if (signature.size() != SignatureBytes)
+        return false;
+    const Pkey key = publicKey(pub);
+    const MdCtx ctx(EVP_MD_CTX_new());
+    if (!key || !ctx || EVP_DigestVerifyInit(ctx.get(), nullptr, nullptr, nullptr, key.get()) != 1)
+        return false;
+    return EVP_DigestVerify(ctx.get(), bytes(signature), static_cast<size_t>(signature.size()),
+                            bytes(message), static_cast<size_t>(message.size())) == 1;
+}
+
+QString ApprovalKeys::fingerprint(const QByteArray &pub)
+{
+    return u"SHA256:"_s + QString::fromLatin1(Sha256::hash(pub).toBase64(
+                              QByteArray::Base64Encoding | QByteArray::OmitTrailingEquals));
+}
+
+QString ApprovalKeys::toBase64(const QByteArray &pub)
+{
+    return QString::fromLatin1(pub.toBase64());
+}
+
+std::optional<QByteArray> ApprovalKeys::fromBase64(const QString &text)
+{
+    static const QRegularExpression re(u"^[A-Za-z0-9+/]{43}=$"_s);
+    if (!re.match(text).hasMatch())
+        return std::nullopt;
+    const auto decoded =
+        QByteArray::fromBase64Encoding(text.toLatin1(), QByteArray::AbortOnBase64DecodingErrors);
+    if (!decoded || decoded.decoded.size() != KeyBytes || !publicKey(decoded.decoded) ||
+        toBase64(decoded.decoded) != text)
+        return std::nullopt;
+    return decoded.decoded;
+}
+
+bool ApprovalKeys::isFingerprint(const QString &text)
+{
+    static const QRegularExpression re(u"^SHA256:[A-Za-z0-9+/]{43}$"_s);
+    return re.match(text).hasMatch();
+}
+
+} // namespace fb::team

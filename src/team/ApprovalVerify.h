@@ -1,0 +1,52 @@
+#pragma once
+// Whether one approval row counts, from its signed statement alone (issue #26,
+// docs/team-signing.md): pure, GUI-free, no database. The trust anchor is the administrator's
+// policy (team.approver_keys), never a key the database holds.
+#include "core/TeamPolicy.h"
+#include "team/ApprovalStatement.h"
+#include "team/TeamQueue.h"
+
+#include <QList>
+#include <optional>
+
+namespace fb::team {
+
+// One approval row as stored, with its signature.
+struct SignedApproval {
+    QString approver;        // the row's role (current_user when it was inserted)
+    QString decision;        // the row's decision
+    QByteArray dialogSha256; // the row's 32 raw bytes
+    QByteArray statement;    // the canonical statement text as stored
+    QByteArray signature;    // 64 raw bytes
+    QByteArray publicKey;    // the raw key the row says signed it (a hint; the policy decides)
+};
+
+struct ApprovalCheck {
+    bool counts = false;
+    QString reason;      // why it does not count (empty when it counts)
+    QString fingerprint; // of the policy key whose signature verified (when one did)
+    std::optional<ApprovalStatement> statement;
+};
+
+// What an approver's app stores with its decision: the statement of what it showed, signed.
+struct SignedDecision {
+    QByteArray statement; // canonical
+    QByteArray signature; // 64 bytes
+    QByteArray publicKey; // 32 bytes
+};
+
+// The statement for role's decision on proposal, its dialog having shown the text whose SHA-256
+// is dialogSha256 (32 raw bytes), at nowMs, signed with privateKey; nullopt when privateKey is
+// not an Ed25519 key.
+std::optional<SignedDecision> signDecision(const TeamProposal &proposal, const QString &decision,
+                                           const QByteArray &dialogSha256, const QString &role,
+                                           const QByteArray &privateKey, qint64 nowMs);
+
+// Counts only when: the statement parses strictly; its signature verifies with a key the policy
+// lists for the row's approver role; it names this proposal (not another: no replay), the row's
+// role and decision; and its hashes equal the proposal's request, dry run and the row's dialog
+// text, its change type and expiry the proposal's, and it was made before that expiry.
+ApprovalCheck verifyApproval(const TeamProposal &proposal, const SignedApproval &approval,
+                             const QList<ApproverKey> &policyKeys);
+
+} // namespace fb::team

@@ -1,0 +1,334 @@
+// `fabric-broker team verify` on a real PostgreSQL 15 (a private cluster, TeamFixture.h), the
+// binary spawned as an operator would run it: an honest signed history verifies (from the
+// database and from an exported bundle, offline); a single byte changed in a stored statement, an
+// approval the schema owner forged with SQL (unsigned, or signed with a key the policy does not
+// list) and a signature replayed onto another proposal each fail, naming the row.
+#include "TeamFixture.h"
+#include "TestEnvironment.h"
+#include "core/Sha256.h"
+#include "team/ApprovalKeys.h"
+#include "team/ApprovalStatement.h"
+#include "team/TeamQueue.h"
+
+#include <QDateTime>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace fbtest;
+using fb::Sha256;
+using fb::team::ApprovalKeys;
+using fb::team::ApprovalStatement;
+using fb::team::TeamProposal;
+
+namespace {
+
+QByteArray propose(PgConnection &carol, const QByteArray &token)
+{
+    const auto r = carol.exec(
+        "INSERT INTO fabric_team.proposals (change_type, request, request_sha256, binding, price, "
+        "dry_run, os_user, host, mcp_client, token_sha256, expires_at) VALUES "
+        "('connection_create', '{\"name\":\"vc-1\"}', sha256(convert_to('{\"name\":\"vc-1\"}', "
+        "'UTF8')), '{}', NULL, '{\"uuid\": \"x\", \"state\": \"PROVISIONED\"}', 'carol', "
+        "'ws-1', 'claude-code 1.0', sha256($1::bytea), now() + interval '10 minutes') "
+        "RETURNING id",
+        {token});
+    if (!r.ok())
+        qWarning("propose: %s", qUtf8Printable(r.error.text()));
+    return r.ok() ? r.value->value(0, "id") : QByteArray();
+}
+
+std::optional<TeamProposal> readProposal(PgConnection &c, const QByteArray &id)
+{
+    const auto r = c.exec("SELECT " + fb::team::proposalColumns() +
+                              " FROM fabric_team.proposals WHERE id = $1",
+                          {id});
+    if (!r.ok() || r.value->rowCount() != 1)
+        return std::nullopt;
+    return fb::team::proposalFromRow(*r.value, 0);
+}
+
+// What the approver's app signs for proposal id.
+ApprovalStatement statementFor(const TeamProposal &p, const QString &role)
+{
+    ApprovalStatement s;
+    s.proposalId = p.id;
+    s.changeType = p.changeType;
+    s.requestSha256 = p.requestSha256;
+    s.dryRunSha256 = fb::team::canonicalJsonSha256Hex(p.dryRun);
+    s.dialogSha256 = Sha256::hash(QByteArray("the dialog " + role.toUtf8() + " saw")).toHex();
+    s.decision = QStringLiteral("approve");
+    s.approver = role;
+    s.decidedMs = QDateTime::currentMSecsSinceEpoch();
+    s.expiresMs = p.expiresMs;
+    return s;
+}
+
+// As the approver: the database fills in approver (current_user).
+const char *InsertOwn =
+    "INSERT INTO fabric_team.approvals (proposal_id, decision, dialog_sha256, statement, "
+    "signature, public_key) VALUES ($1, $2, decode($3, 'hex'), $4, decode($5, 'hex'), "
+    "decode($6, 'hex')) RETURNING id";
+// As the schema owner, in anyone's name.
+const char *InsertSigned =
+    "INSERT INTO fabric_team.approvals (proposal_id, approver, decision, dialog_sha256, "
+    "statement, signature, public_key) VALUES ($1, $2, $3, decode($4, 'hex'), $5, "
+    "decode($6, 'hex'), decode($7, 'hex')) RETURNING id";
+
+} // namespace
+
+class TstTeamVerify : public QObject {
+    Q_OBJECT
+
+private:
+    TeamFixture fx;
+    QTemporaryDir scratch;
+    QString policyPath;
+    QByteArray aliceKey, bobKey;
+
+    std::unique_ptr<PgConnection> as(const QString &role, const QString &db)
+    {
+        return connectAs(fx.cluster, role, db);
+    }
+
+    int verify(const QStringList &args, QByteArray *output, const QString &policy = {})
+    {
+        QProcess p;
+        p.setProcessChannelMode(QProcess::MergedChannels);
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("FABRIC_BROKER_POLICY"), policy.isEmpty() ? policyPath : policy);
+        p.setProcessEnvironment(env);
+        p.start(brokerBinary(),
+                QStringList{QStringLiteral("team"), QStringLiteral("verify")} + args);
+        if (!p.waitForFinished(60000))
+            return -1;
+        *output = p.readAll();
+        return p.exitCode();
+    }
+
+    // Signs and inserts role's approval of id (as role itself, as the app would); its row id.
+    QByteArray approve(const QString &db, const QString &role, const QByteArray &key,
+                       const QByteArray &id)
+    {
+        auto c = as(role, db);
+        const auto p = readProposal(*c, id);
+        if (!p)
+            return {};
+        const ApprovalStatement s = statementFor(*p, role);
+        const QByteArray text = s.canonical();
+        const auto r = c->exec(InsertOwn, {id, "approve", s.dialogSha256, text,
+                                           ApprovalKeys::sign(key, text)->toHex(),
+                                           ApprovalKeys::publicKeyOf(key)->toHex()});
+        if (!r.ok())
+            qWarning("approve: %s", qUtf8Printable(r.error.text()));
+        return r.ok() ? r.value->value(0, "id") : QByteArray();
+    }
+
+    // A database with one proposal carol made, alice and bob approved and carol created.
+    QString honestHistory(QByteArray *proposalId, QByteArray *aliceRow)
+    {
+        const QString db = fx.initializedDatabase();
+        auto carol = as(QStringLiteral("carol"), db);
+        *proposalId = propose(*carol, "tok-1");
+        *aliceRow = approve(db, QStringLiteral("alice"), aliceKey, *proposalId);
+        approve(db, QStringLiteral("bob"), bobKey, *proposalId);
+        for (const char *state : {"consumed", "sending", "created"})
+            carol->exec("UPDATE fabric_team.proposals SET state = $2 WHERE id = $1",
+                        {*proposalId, state});
+        return db;
+    }
+
+    QString uri(const QString &db) { return fx.cluster.uri(QStringLiteral("alice"), db); }
+
+private slots:
+    void initTestCase()
+    {
+        QVERIFY2(fx.setUp(), "PostgreSQL did not start (see the warning above)");
+        QVERIFY(scratch.isValid());
+        aliceKey = *ApprovalKeys::generate();
+        bobKey = *ApprovalKeys::generate();
+        QJsonArray keys;
+        for (const auto &[role, key] : {std::pair{QStringLiteral("alice"), aliceKey},
+                                        std::pair{QStringLiteral("bob"), bobKey}}) {
+            const QByteArray pub = *ApprovalKeys::publicKeyOf(key);
+            keys.append(QJsonObject{{QStringLiteral("role"), role},
+                                    {QStringLiteral("fingerprint"), ApprovalKeys::fingerprint(pub)},
+                                    {QStringLiteral("public_key"), ApprovalKeys::toBase64(pub)}});
+        }
+        policyPath = scratch.filePath(QStringLiteral("policy.json"));
+        QFile f(policyPath);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(QJsonDocument(QJsonObject{{QStringLiteral("team"),
+                                           QJsonObject{{QStringLiteral("approver_keys"), keys}}}})
+                    .toJson());
+    }
+
+    void honestHistoryVerifiesAndExports()
+    {
+        QByteArray id, aliceRow;
+        const QString db = honestHistory(&id, &aliceRow);
+        QVERIFY(!aliceRow.isEmpty());
+        QByteArray output;
+        const QString bundle = scratch.filePath(QStringLiteral("bundle.jsonl"));
+        QCOMPARE(verify({uri(db), QStringLiteral("--export"), bundle}, &output), 0);
+        const QString alicePrint = ApprovalKeys::fingerprint(*ApprovalKeys::publicKeyOf(aliceKey));
+        QVERIFY2(
+            output.contains("OK: team history: 1 create(s)") &&
+                output.contains(QByteArray("proposal " + id +
+                                           " connection_create (created, proposed "
+                                           "by carol")) &&
+                output.contains(QByteArray("approved by alice [" + alicePrint.toUtf8() + "]")) &&
+                output.contains("approved by bob [") &&
+                output.contains(Sha256::hash("the dialog alice saw").toHex().left(16)),
+            output.constData());
+        // Offline: the bundle verifies with the policy's keys, and with its own when the policy
+        // lists none (then it prints them to compare).
+        QVERIFY2(verify({QStringLiteral("--bundle"), bundle}, &output) == 0 &&
+                     output.contains("OK: bundle "),
+                 output.constData());
+        QCOMPARE(verify({QStringLiteral("--bundle"), bundle}, &output,
+                        scratch.filePath(QStringLiteral("absent.json"))),
+                 0);
+        QVERIFY2(output.contains("the bundle's own keys") && output.contains(alicePrint.toUtf8()),
+                 output.constData());
+        // One byte changed in the bundle's copy of a statement fails offline too.
+        QFile f(bundle);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QByteArray text = f.readAll();
+        f.close();
+        const qsizetype at = text.indexOf("\\\"decision\\\":\\\"approve\\\"");
+        QVERIFY(at > 0);
+        text[at + 15] = 'A'; // approve -> Approve: the statement no longer parses or verifies
+        QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        f.write(text);
+        f.close();
+        QCOMPARE(verify({QStringLiteral("--bundle"), bundle}, &output), 1);
+        QVERIFY2(output.contains("FAIL: approval "), output.constData());
+        // Nor can a bundle's request be changed under its recorded hash.
+        text.replace("vc-1", "vc-2");
+        QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        f.write(text);
+        f.close();
+        QCOMPARE(verify({QStringLiteral("--bundle"), bundle}, &output), 1);
+        QVERIFY2(output.contains("request_sha256 is not the SHA-256 of its request"),
+                 output.constData());
+        QVERIFY(QFile::remove(bundle));
+        // --since after every proposal: nothing to report, nothing fails.
+        QCOMPARE(
+            verify({uri(db), QStringLiteral("--since"), QStringLiteral("2999-01-01")}, &output), 0);
+        QVERIFY2(output.contains("0 create(s)"), output.constData());
+    }
+
+    void aSingleByteChangedInAStatementFailsNamingTheRow()
+    {
+        QByteArray id, aliceRow;
+        const QString db = honestHistory(&id, &aliceRow);
+        auto owner = as(QStringLiteral("fb_owner"), db);
+        const auto before =
+            owner->exec("SELECT statement FROM fabric_team.approvals WHERE id = $1", {aliceRow});
+        QByteArray statement = before.value->value(0, "statement");
+        QByteArray changed = statement;
+        const qsizetype at = changed.indexOf("\"decided_at\":\"") + 14 + 22; // a millisecond digit
+        changed[at] = changed[at] == '0' ? '1' : '0';
+        FB_SQL(*owner, "UPDATE fabric_team.approvals SET statement = $2 WHERE id = $1",
+               {aliceRow, changed});
+        QByteArray output;
+        QCOMPARE(verify({uri(db)}, &output), 1);
+        QVERIFY2(output.contains(QByteArray("FAIL: approval " + aliceRow + " (proposal " + id +
+                                            ", alice, approve): the signature is invalid")),
+                 output.constData());
+        QVERIFY2(output.contains("BROKEN: team history: 1 failure(s)"), output.constData());
+        // That byte alone: put back, the history verifies again.
+        FB_SQL(*owner, "UPDATE fabric_team.approvals SET statement = $2 WHERE id = $1",
+               {aliceRow, statement});
+        QCOMPARE(verify({uri(db)}, &output), 0);
+    }
+
+    void forgedApprovalsAreReported()
+    {
+        QByteArray id, aliceRow;
+        const QString db = honestHistory(&id, &aliceRow);
+        auto carol = as(QStringLiteral("carol"), db);
+        const QByteArray second = propose(*carol, "tok-2");
+        auto owner = as(QStringLiteral("fb_owner"), db);
+        // The schema owner writes approvals in alice's and bob's names: one unsigned, one signed
+        // with a key of its own (which the database would happily hold).
+        FB_SQL(*owner,
+               "INSERT INTO fabric_team.approvals (proposal_id, approver, decision, dialog_sha256) "
+               "VALUES ($1, 'alice', 'approve', sha256('forged'))",
+               {second});
+        const QByteArray ownerKey = *ApprovalKeys::generate();
+        const auto p = readProposal(*owner, second);
+        QVERIFY(p);
+        const ApprovalStatement s = statementFor(*p, QStringLiteral("bob"));
+        const auto forged =
+            owner->exec(InsertSigned, {second, "bob", "approve", s.dialogSha256, s.canonical(),
+                                       ApprovalKeys::sign(ownerKey, s.canonical())->toHex(),
+                                       ApprovalKeys::publicKeyOf(ownerKey)->toHex()});
+        QVERIFY2(forged.ok(), qPrintable(forged.error.text()));
+        const QByteArray forgedRow = forged.value->value(0, "id");
+        // And replays alice's real signature of the first proposal onto the second.
+        const auto replay = owner->exec(
+            "INSERT INTO fabric_team.approvals (proposal_id, approver, decision, dialog_sha256, "
+            "statement, signature, public_key) SELECT $2, 'dave', decision, dialog_sha256, "
+            "statement, signature, public_key FROM fabric_team.approvals WHERE id = $1 "
+            "RETURNING id",
+            {aliceRow, second});
+        QVERIFY2(replay.ok(), qPrintable(replay.error.text()));
+        QByteArray output;
+        QCOMPARE(verify({uri(db)}, &output), 1);
+        QVERIFY2(output.contains(QByteArray("(proposal " + second +
+                                            ", alice, approve): the approval is not "
+                                            "signed")),
+                 output.constData());
+        QVERIFY2(output.contains(QByteArray(
+                     "FAIL: approval " + forgedRow + " (proposal " + second +
+                     ", bob, approve): signed with key " +
+                     ApprovalKeys::fingerprint(*ApprovalKeys::publicKeyOf(ownerKey)).toUtf8() +
+                     ", which the policy (team.approver_keys) does not list for "
+                     "role bob")),
+                 output.constData());
+        QVERIFY2(output.contains(QByteArray("(proposal " + second + ", dave, approve): ")),
+                 output.constData());
+        QVERIFY2(output.contains("BROKEN: team history: 3 failure(s)"), output.constData());
+        // The honest create is still reported as it was.
+        QVERIFY2(output.contains("approved by alice ["), output.constData());
+    }
+
+    void replayedStatementUnderTheSameRoleIsReported()
+    {
+        QByteArray id, aliceRow;
+        const QString db = honestHistory(&id, &aliceRow);
+        auto carol = as(QStringLiteral("carol"), db);
+        const QByteArray second = propose(*carol, "tok-2");
+        auto owner = as(QStringLiteral("fb_owner"), db);
+        FB_SQL(*owner,
+               "INSERT INTO fabric_team.approvals (proposal_id, approver, decision, dialog_sha256, "
+               "statement, signature, public_key) SELECT $2, approver, decision, dialog_sha256, "
+               "statement, signature, public_key FROM fabric_team.approvals WHERE id = $1",
+               {aliceRow, second});
+        QByteArray output;
+        QCOMPARE(verify({uri(db)}, &output), 1);
+        QVERIFY2(output.contains(QByteArray("(proposal " + second +
+                                            ", alice, approve): the statement is for "
+                                            "another proposal (" +
+                                            id + ")")),
+                 output.constData());
+    }
+
+    void withoutPolicyKeysThereIsNothingToVerifyAgainst()
+    {
+        QByteArray id, aliceRow;
+        const QString db = honestHistory(&id, &aliceRow);
+        QByteArray output;
+        QCOMPARE(verify({uri(db)}, &output, scratch.filePath(QStringLiteral("absent.json"))), 2);
+        QVERIFY2(output.contains("sets no team.approver_keys"), output.constData());
+    }
+};
+
+QTEST_GUILESS_MAIN(TstTeamVerify)
+#include "tst_team_verify.moc"
