@@ -61,6 +61,9 @@ TeamApprovalsDialog::TeamApprovalsDialog(team::TeamQueue *queue, QWidget *parent
     m_banner->hide();
     m_status->setTextFormat(Qt::PlainText);
     m_list->setAccessibleName(tr("Open team proposals"));
+    // Each item ends with the state (pending, unknown, ...): wrapped, never cut off.
+    m_list->setWordWrap(true);
+    m_list->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     m_details->setReadOnly(true);
     m_details->setAccessibleName(tr("Proposal details"));
     auto *buttons = new QDialogButtonBox(QDialogButtonBox::Close, this);
