@@ -24,7 +24,7 @@ import { BIN, baseEnv, connectionSpec, startSandboxProcess } from './lib.mjs';
 import { startTeamDatabase } from './pg.mjs';
 import {
   teamDesktopSkip, startWorkstation, proposerEnv, startProposer, waitForState, proposalRow,
-  decisions, createsNamed, until,
+  decisions, createsNamed, hasDecided, until,
 } from './team.mjs';
 
 const skip = teamDesktopSkip();
@@ -48,6 +48,8 @@ after(async () => {
 
 const sha256hex = (s) => crypto.createHash('sha256').update(s, 'utf8').digest('hex');
 const escapeRx = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+// The details pane shows the request's name as "name": "...".
+const named = (spec) => escapeRx(`"name": "${spec.name}"`);
 
 async function proposer() {
   if (!carol) carol = await startProposer(carolEnv, { name: 'team-e2e-carol' });
@@ -91,7 +93,7 @@ test('approver side: a proposal carol\'s workstation publishes shows in alice\'s
     alice.screenshot(path.join(process.env.FB_E2E_SCREENSHOT_DIR, 'team-approvals-alice.png'), await alice.dialog());
   }
 
-  const text = await alice.decide(escapeRx(name), 'Approve');
+  const text = await alice.decide(escapeRx(name), 'Approve', () => hasDecided(team, id, 'alice'));
   assert.equal(text, shown);
   await alice.atspi({ cmd: 'text', window: '^Team approvals', contains: 'Your decision \\(approve\\) is recorded' });
   const d = await decisions(team, id);
@@ -102,7 +104,7 @@ test('approver side: a proposal carol\'s workstation publishes shows in alice\'s
   assert.equal(d[0].dialog_sha256, sha256hex(shown), 'the decision is bound to the text the screen reader read');
 
   // bob, on the other workstation, denies it: his own row, under his own role.
-  await bob.decide(escapeRx(name), 'Deny');
+  await bob.decide(escapeRx(name), 'Deny', () => hasDecided(team, id, 'bob'));
   const both = await decisions(team, id);
   assert.deepEqual(both.map((x) => [x.approver, x.decision]).sort(), [['alice', 'approve'], ['bob', 'deny']]);
   // Nobody confirms this token; end it so the next tests' dialogs list only their proposals.
@@ -121,7 +123,7 @@ test('a USD 150 proposal approved on another workstation executes once', { skip,
   const pending = c.confirm(p.confirm_token, progress);
   await waitForState(team, id, 'consumed');
 
-  const shown = await alice.decide(escapeRx(spec.name), 'Approve');
+  const shown = await alice.decide(named(spec), 'Approve', () => hasDecided(team, id, 'alice'));
   assert.match(shown, /Price: USD 150\.00 monthly recurring/);
   const r = await pending;
   const s = r.structuredContent;
@@ -148,7 +150,7 @@ test('a USD 600 proposal needs both approvers', { skip, timeout: 180000 }, async
   let settled = false;
   const pending = c.confirm(p.confirm_token).finally(() => { settled = true; });
   await waitForState(team, id, 'consumed');
-  const shown = await alice.decide(escapeRx(spec.name), 'Approve');
+  const shown = await alice.decide(named(spec), 'Approve', () => hasDecided(team, id, 'alice'));
   assert.match(shown, /Price: USD 600\.00 monthly recurring/);
   // One approval of two: still waiting, nothing sent.
   await until(async () => (await decisions(team, id)).length === 1, 10000, 'alice\'s decision');
@@ -156,7 +158,7 @@ test('a USD 600 proposal needs both approvers', { skip, timeout: 180000 }, async
   assert.equal(settled, false, 'the confirm ended with one approval of two');
   assert.equal((await createsNamed(sandbox, spec.name)).length, 0);
 
-  await bob.decide(escapeRx(spec.name), 'Approve');
+  await bob.decide(named(spec), 'Approve', () => hasDecided(team, id, 'bob'));
   const s = (await pending).structuredContent;
   assert.equal(s.executed, true, JSON.stringify(s).slice(0, 2000));
   assert.deepEqual([...s.team.approvals].sort(), ['alice', 'bob']);
@@ -182,7 +184,7 @@ test('the proposer\'s own approval does not count', { skip, timeout: 180000 }, a
     await waitForState(team, id, 'consumed', 2000);
     assert.equal(settled, false, 'the proposer\'s own approval completed the quorum');
 
-    await alice.decide(escapeRx(spec.name), 'Approve');
+    await alice.decide(named(spec), 'Approve', () => hasDecided(team, id, 'alice'));
     const s = (await pending).structuredContent;
     assert.equal(s.executed, true, JSON.stringify(s).slice(0, 2000));
     assert.deepEqual(s.team.approvals, ['alice']);
@@ -198,7 +200,7 @@ test('a deny from either approver ends it, nothing sent', { skip, timeout: 18000
   const p1 = await propose(c, one);
   const pending1 = c.confirm(p1.confirm_token);
   await waitForState(team, p1.team.proposal_id, 'consumed');
-  await alice.decide(escapeRx(one.name), 'Deny');
+  await alice.decide(named(one), 'Deny', () => hasDecided(team, p1.team.proposal_id, 'alice'));
   const s1 = (await pending1).structuredContent;
   assert.equal(s1.executed, false, JSON.stringify(s1).slice(0, 2000));
   assert.equal(s1.team.denied_by, 'alice');
@@ -209,8 +211,8 @@ test('a deny from either approver ends it, nothing sent', { skip, timeout: 18000
   const p2 = await propose(c, two);
   const pending2 = c.confirm(p2.confirm_token);
   await waitForState(team, p2.team.proposal_id, 'consumed');
-  await alice.decide(escapeRx(two.name), 'Approve');
-  await bob.decide(escapeRx(two.name), 'Deny');
+  await alice.decide(named(two), 'Approve', () => hasDecided(team, p2.team.proposal_id, 'alice'));
+  await bob.decide(named(two), 'Deny', () => hasDecided(team, p2.team.proposal_id, 'bob'));
   const s2 = (await pending2).structuredContent;
   assert.equal(s2.executed, false, JSON.stringify(s2).slice(0, 2000));
   assert.equal(s2.team.denied_by, 'bob');
@@ -233,7 +235,7 @@ test('the client\'s elicitation "accept" does not count: it is the proposer\'s a
     assert.equal(settled, false, 'the client\'s accept completed the quorum');
     assert.equal((await createsNamed(sandbox, spec.name)).length, 0);
 
-    await alice.decide(escapeRx(spec.name), 'Approve');
+    await alice.decide(named(spec), 'Approve', () => hasDecided(team, id, 'alice'));
     const s = (await pending).structuredContent;
     assert.equal(s.executed, true, JSON.stringify(s).slice(0, 2000));
     assert.deepEqual(s.team.approvals, ['alice']);

@@ -17,7 +17,7 @@ import { BIN, baseEnv, connectionSpec, sleep, startSandboxProcess } from './lib.
 import { startTeamDatabase } from './pg.mjs';
 import {
   teamDesktopSkip, startWorkstation, proposerEnv, startProposer, waitForState, proposalRow,
-  decisions, createsNamed,
+  decisions, createsNamed, hasDecided,
 } from './team.mjs';
 
 const skip = teamDesktopSkip();
@@ -38,6 +38,8 @@ after(async () => {
 });
 
 const escapeRx = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+// The details pane shows the request's name as "name": "...".
+const named = (spec) => escapeRx(`"name": "${spec.name}"`);
 
 async function propose(client, spec) {
   const p = await client.call('fabric_propose_change', { change_type: 'connection_create', spec });
@@ -59,7 +61,7 @@ test('the proposer killed after sending: unknown in the other workstation\'s app
     // The create will hang in the sandbox (every Fabric response delayed), so that the broker is
     // caught between `sending` and an outcome.
     await sandbox.admin('POST', '/sandbox/v1/faults', { latencyMs: 20000 });
-    await alice.decide(escapeRx(spec.name), 'Approve');
+    await alice.decide(named(spec), 'Approve', () => hasDecided(team, id, 'alice'));
     await waitForState(team, id, 'sending', 60000);
     process.kill(pid, 'SIGKILL');
     await pending;
@@ -69,7 +71,7 @@ test('the proposer killed after sending: unknown in the other workstation\'s app
     await waitForState(team, id, 'unknown', 60000);
     const names = await alice.items('connection_create by carol \\(USD 150\\.00 monthly recurring\\), unknown', 30);
     assert.ok(names.some((n) => /unknown/.test(n)), names.join(' | '));
-    const shown = await alice.choose(escapeRx(spec.name));
+    const shown = await alice.choose(named(spec));
     assert.match(shown, /State: unknown/);
     if (process.env.FB_E2E_SCREENSHOT_DIR) alice.screenshot(path.join(process.env.FB_E2E_SCREENSHOT_DIR, 'team-unknown-alice.png'), await alice.dialog());
     // Nothing to decide on it.
@@ -96,7 +98,7 @@ test('the database restarted while the approval waits: nothing lost, the approva
     let settled = false;
     const pending = carol.confirm(p.confirm_token).finally(() => { settled = true; });
     await waitForState(team, id, 'consumed');
-    await alice.choose(escapeRx(spec.name));
+    await alice.choose(named(spec));
 
     await team.cluster.restart();
     // alice's dialog said so while it was down, or notices now; either way it comes back.
@@ -104,7 +106,7 @@ test('the database restarted while the approval waits: nothing lost, the approva
     assert.equal((await proposalRow(team, id)).state, 'consumed', 'the restart lost the wait');
     assert.equal(settled, false, 'the restart ended the confirm');
 
-    await alice.decide(escapeRx(spec.name), 'Approve');
+    await alice.decide(named(spec), 'Approve', () => hasDecided(team, id, 'alice'));
     assert.equal((await decisions(team, id)).length, 1);
     const s = (await pending).structuredContent;
     assert.equal(s.executed, true, JSON.stringify(s).slice(0, 2000));

@@ -64,6 +64,11 @@ export async function proposalRow(team, id) {
   return { state: rows[0][0], proposer: rows[0][1], price: rows[0][2] };
 }
 
+// Whether role has decided on proposal id.
+export async function hasDecided(team, id, role) {
+  return (await decisions(team, id)).some((d) => d.approver === role);
+}
+
 export async function waitForState(team, id, state, ms = 30000) {
   return until(async () => { const r = await proposalRow(team, id); return r && r.state === state ? r : null; }, ms,
     async () => `proposal ${id} is not ${state}: ${JSON.stringify(await proposalRow(team, id))}`);
@@ -123,12 +128,14 @@ export async function startWorkstation(role, team, { extraEnv = {} } = {}) {
   };
 
   // Picks the proposal and presses Approve or Deny (decision: 'Approve' | 'Deny'); waits until
-  // the dialog says the decision is recorded. Returns the text the decision was made on.
-  ws.decide = async (shows, decision) => {
+  // recorded() (e.g. the row is in the database) and the dialog says so. Returns the text the
+  // decision was made on.
+  ws.decide = async (shows, decision, recorded) => {
     const text = await ws.choose(shows);
     await ws.atspi({ cmd: 'press', window: '^Team approvals', role: 'push button', name: `^&?${decision}$` });
+    if (recorded) await until(recorded, 20000, `${role}'s ${decision} was not recorded; app log:\n${log.slice(-2000)}`);
     const word = decision === 'Approve' ? 'approve' : 'deny';
-    await ws.atspi({ cmd: 'text', window: '^Team approvals', contains: `Your decision \\(${word}\\) is recorded|Your decision was not recorded` });
+    await ws.atspi({ cmd: 'text', window: '^Team approvals', contains: `Your decision \\(${word}\\) is recorded` });
     return text;
   };
 
