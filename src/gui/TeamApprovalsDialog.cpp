@@ -81,6 +81,14 @@ TeamApprovalsDialog::TeamApprovalsDialog(team::TeamQueue *queue, QWidget *parent
     resize(900, 480);
 
     connect(m_list, &QListWidget::currentRowChanged, this, &TeamApprovalsDialog::showSelected);
+    // Assistive technologies select an item (AT-SPI Selection) without moving the current one:
+    // the details and the buttons must follow what is selected, or a screen reader user would
+    // decide on another proposal than the one they chose.
+    connect(m_list, &QListWidget::itemSelectionChanged, this, [this] {
+        const QList<QListWidgetItem *> selected = m_list->selectedItems();
+        if (!selected.isEmpty() && m_list->currentItem() != selected.constFirst())
+            m_list->setCurrentItem(selected.constFirst());
+    });
     connect(m_approve, &QPushButton::clicked, this,
             [this] { decideSelected(QStringLiteral("approve")); });
     connect(m_deny, &QPushButton::clicked, this,

@@ -20,7 +20,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import path from 'node:path';
-import { BIN, baseEnv, connectionSpec, startSandboxProcess } from './lib.mjs';
+import { BIN, baseEnv, connectionSpec, sleep, startSandboxProcess } from './lib.mjs';
 import { startTeamDatabase } from './pg.mjs';
 import {
   teamDesktopSkip, startWorkstation, proposerEnv, startProposer, waitForState, proposalRow,
@@ -50,6 +50,17 @@ const sha256hex = (s) => crypto.createHash('sha256').update(s, 'utf8').digest('h
 const escapeRx = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 // The details pane shows the request's name as "name": "...".
 const named = (spec) => escapeRx(`"name": "${spec.name}"`);
+
+// The confirm's "N of M team approvals" progress notifications.
+const counts = (progress) => progress.filter((n) => /team approvals/.test(n.message ?? ''));
+
+// Resolves once the broker sent a count after the first `before` ones (it re-read the
+// decisions), or after 3 s: a count lower than the keep-alive progress already sent is dropped
+// (progress must increase), so it may never come.
+async function readByBroker(progress, before) {
+  const deadline = Date.now() + 3000;
+  while (counts(progress).length <= before && Date.now() < deadline) await sleep(50);
+}
 
 async function proposer() {
   if (!carol) carol = await startProposer(carolEnv, { name: 'team-e2e-carol' });
@@ -100,7 +111,7 @@ test('approver side: a proposal carol\'s workstation publishes shows in alice\'s
   assert.equal(d.length, 1, JSON.stringify(d));
   assert.equal(d[0].approver, 'alice');
   assert.equal(d[0].decision, 'approve');
-  assert.equal(d[0].os_user, 'alice');
+  assert.equal(d[0].host, 'ws-alice', 'her workstation\'s host name');
   assert.equal(d[0].dialog_sha256, sha256hex(shown), 'the decision is bound to the text the screen reader read');
 
   // bob, on the other workstation, denies it: his own row, under his own role.
@@ -148,12 +159,14 @@ test('a USD 600 proposal needs both approvers', { skip, timeout: 180000 }, async
   const id = p.team.proposal_id;
   assert.equal(p.team.required, 2);
   let settled = false;
-  const pending = c.confirm(p.confirm_token).finally(() => { settled = true; });
+  const progress = [];
+  const pending = c.confirm(p.confirm_token, progress).finally(() => { settled = true; });
   await waitForState(team, id, 'consumed');
   const shown = await alice.decide(named(spec), 'Approve', () => hasDecided(team, id, 'alice'));
   assert.match(shown, /Price: USD 600\.00 monthly recurring/);
-  // One approval of two: still waiting, nothing sent.
-  await until(async () => (await decisions(team, id)).length === 1, 10000, 'alice\'s decision');
+  // One approval of two: once the broker read it, it still waits, nothing sent.
+  await readByBroker(progress, 0);
+  assert.ok(!counts(progress).some((n) => n.progress >= 2), JSON.stringify(progress));
   await waitForState(team, id, 'consumed', 2000);
   assert.equal(settled, false, 'the confirm ended with one approval of two');
   assert.equal((await createsNamed(sandbox, spec.name)).length, 0);
@@ -175,12 +188,16 @@ test('the proposer\'s own approval does not count', { skip, timeout: 180000 }, a
     const p = await propose(dave, spec);
     const id = p.team.proposal_id;
     let settled = false;
-    const pending = dave.confirm(p.confirm_token).finally(() => { settled = true; });
+    const progress = [];
+    const pending = dave.confirm(p.confirm_token, progress).finally(() => { settled = true; });
     await waitForState(team, id, 'consumed');
+    const before = counts(progress).length;
     // dave approves his own proposal as a member of fabric_approvers (his dialog would not let
     // him: Approve is off for the role's own proposals; the database accepts the row).
     await team.query('dave', "INSERT INTO fabric_team.approvals (proposal_id, decision, dialog_sha256, os_user, host) VALUES (:'id'::uuid, 'approve', sha256('x'), 'dave', 'ws-dave')", { id });
-    await until(async () => (await decisions(team, id)).length === 1, 10000, 'dave\'s decision');
+    // Once the broker read it, it counted nothing.
+    await readByBroker(progress, before);
+    assert.ok(!counts(progress).some((n) => n.progress >= 1), JSON.stringify(progress));
     await waitForState(team, id, 'consumed', 2000);
     assert.equal(settled, false, 'the proposer\'s own approval completed the quorum');
 
@@ -231,6 +248,10 @@ test('the client\'s elicitation "accept" does not count: it is the proposer\'s a
     let settled = false;
     const pending = c.confirm(p.confirm_token).finally(() => { settled = true; });
     await until(() => asked > 0, 30000, 'the client was never asked');
+    // The accept went back before this ping (one connection, in order); a wrong count would
+    // send right after it.
+    await c.client.ping();
+    await sleep(500);
     await waitForState(team, id, 'consumed', 2000);
     assert.equal(settled, false, 'the client\'s accept completed the quorum');
     assert.equal((await createsNamed(sandbox, spec.name)).length, 0);

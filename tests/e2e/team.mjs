@@ -43,8 +43,19 @@ png = b'\\x89PNG\\r\\n\\x1a\\n' + chunk(b'IHDR', struct.pack('>IIBBBBB', w, h, 8
 open(sys.argv[2], 'wb').write(png)
 `;
 
+// Each workstation is its own host: its app runs in a UTS namespace with a host name of its own
+// (as root: unshare --uts; otherwise in a user namespace too). On one machine, as one OS user,
+// every app would otherwise be "the proposing OS user on the proposing host", whose approvals
+// never count.
+const UNSHARE = process.getuid() === 0 ? ['--uts'] : ['--user', '--map-root-user', '--uts'];
+function ownHostSkip() {
+  try { execFileSync('unshare', [...UNSHARE, 'true'], { stdio: 'ignore' }); return false; } catch {
+    return `each workstation needs a host name of its own: unshare ${UNSHARE.join(' ')} (util-linux) does not work here`;
+  }
+}
+
 // A reason to skip the tests with desktop apps, or false.
-export function teamDesktopSkip() { return pgSkip() || atspiSkip(); }
+export function teamDesktopSkip() { return pgSkip() || atspiSkip() || ownHostSkip(); }
 
 // Waits until probe() returns something truthy (polled every 50 ms); throws what() after ms.
 export async function until(probe, ms, what) {
@@ -91,9 +102,12 @@ export async function startWorkstation(role, team, { extraEnv = {} } = {}) {
     QT_LINUX_ACCESSIBILITY_ALWAYS_ON: '1', FABRIC_BROKER_TEAM_DATABASE: team.uri(role), ...extraEnv };
   delete env.QT_QPA_PLATFORM; // a real X display, not offscreen
   let log = '';
-  const app = spawn(BIN, ['--sandbox', '--toolsets', 'read,mutate'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  const host = `ws-${role}`;
+  // unshare and sh exec: the process is the app itself.
+  const app = spawn('unshare', [...UNSHARE, 'sh', '-c', 'hostname "$0" && exec "$@"', host, BIN, '--sandbox', '--toolsets', 'read,mutate'],
+    { env, stdio: ['ignore', 'ignore', 'pipe'] });
   app.stderr.on('data', (d) => { log += d.toString(); });
-  const ws = { role, xvfb, bus, app, env, get log() { return log; } };
+  const ws = { role, host, xvfb, bus, app, env, get log() { return log; } };
   await xvfb.waitForWindow('^Fabric Broker( - SANDBOX)?$', 30000, () => `${role}'s app log:\n${log.slice(-3000)}`);
   const driver = spawn(PYTHON, [path.join(here, 'atspi_driver.py')], {
     env: { PATH: env.PATH, HOME: home, XDG_RUNTIME_DIR: env.XDG_RUNTIME_DIR, DISPLAY: env.DISPLAY, DBUS_SESSION_BUS_ADDRESS: bus.address, LANG: 'C.UTF-8' },
