@@ -51,6 +51,8 @@ export const SUPERUSER = 'fb_super';
 // Clusters this process started and has not stopped: stopped (immediate) and removed when the
 // process exits however the test ended, so that a failed or timed-out test leaves no server.
 const live = new Set();
+// A signal (a runner's timeout) ends the process through exit, so that the handler runs.
+for (const sig of ['SIGTERM', 'SIGINT', 'SIGHUP']) process.once(sig, () => process.exit(128 + os.constants.signals[sig]));
 process.on('exit', () => {
   for (const c of live) {
     const program = path.join(PG_BINDIR, 'pg_ctl');
