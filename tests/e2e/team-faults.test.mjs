@@ -73,6 +73,10 @@ test('the proposer killed after sending: unknown in the other workstation\'s app
     assert.ok(names.some((n) => /unknown/.test(n)), names.join(' | '));
     const shown = await alice.choose(named(spec));
     assert.match(shown, /State: unknown/);
+    // ...with the catalog call that finds it, where a person (and a screen reader) reads.
+    const said = await alice.atspi({ cmd: 'text', window: '^Team approvals', contains: 'never sent again' });
+    const lookup = `fabric_search_connections {"name":"${spec.name}"}`;
+    assert.ok(said.texts.some((t) => t.includes(lookup)), said.texts.join(' | '));
     if (process.env.FB_E2E_SCREENSHOT_DIR) alice.screenshot(path.join(process.env.FB_E2E_SCREENSHOT_DIR, 'team-unknown-alice.png'), await alice.dialog());
     // Nothing to decide on it.
     const buttons = await alice.atspi({ cmd: 'walk', window: '^Team approvals' });

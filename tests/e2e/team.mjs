@@ -149,7 +149,8 @@ export async function startWorkstation(role, team, { extraEnv = {} } = {}) {
     await ws.atspi({ cmd: 'press', window: '^Team approvals', role: 'push button', name: `^&?${decision}$` });
     if (recorded) await until(recorded, 20000, `${role}'s ${decision} was not recorded; app log:\n${log.slice(-2000)}`);
     const word = decision === 'Approve' ? 'approve' : 'deny';
-    await ws.atspi({ cmd: 'text', window: '^Team approvals', contains: `Your decision \\(${word}\\) is recorded` });
+    // The dialog says so, unless the proposal already moved on to being sent (it then says that).
+    await ws.atspi({ cmd: 'text', window: '^Team approvals', contains: `Your decision \\(${word}\\) is recorded|never sent again` });
     return text;
   };
 
