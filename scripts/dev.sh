@@ -14,7 +14,7 @@ APT_PACKAGES=(
   qtkeychain-qt6-dev libgl-dev libqt6svg6 qt6-qpa-plugins
   libbenchmark-dev clang libclang-rt-14-dev libfuzzer-14-dev
   nodejs npm xvfb xdotool xauth
-  dbus at-spi2-core python3-pyatspi
+  dbus at-spi2-core python3-pyatspi gnome-keyring
   libpq-dev postgresql
 )
 

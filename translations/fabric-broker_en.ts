@@ -213,6 +213,10 @@
         <source>The latest events of the broker, newest last. Read-only.</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>&amp;Team approvals...</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>SettingsDialog</name>
@@ -988,6 +992,10 @@
         <source>Proposals stay off: the toolsets come from the command line or the environment (%1).</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>not connected</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>fb::MainWindow</name>
@@ -1113,6 +1121,14 @@
     </message>
     <message>
         <source>Warning: MCP over HTTP is off</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Warning: the team database is unreachable (%1). Proposals and confirms are refused until it is back; reads keep working, and a confirm already waiting for approvals waits on.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Warning: the team database is unreachable</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

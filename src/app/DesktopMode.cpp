@@ -80,6 +80,8 @@ public:
             const DesktopPreferences prefs = DesktopPreferences::load(QSettings());
             m_options.savedToolsets = prefs.toolsets;
             m_options.savedApprovalMode = prefs.approvalMode;
+            m_options.savedTeamDatabase =
+                QSettings().value(Settings::savedKey(SettingId::TeamDatabase)).toString().trimmed();
             if (m_options.http.isEmpty())
                 m_options.http = prefs.httpAddress; // --http wins over the saved setting
             const bool envCredentials = FabricConfig::fromEnvironment().hasCredentials();

@@ -14,6 +14,7 @@
 #include "mcp/StdioDiscoverGate.h"
 #include "mcp/ToolRegistry.h"
 #include "sandbox/FabricSandbox.h"
+#include "team/TeamQueue.h"
 #include "transport/http/HttpServer.h"
 #include "transport/http/HttpToken.h"
 
@@ -121,6 +122,8 @@ bool ServerHost::start(const Options &options, QString *error)
     if (options.savedApprovalMode)
         sources.saved.insert(SettingId::Approval,
                              BrokerSettings::approvalModeName(*options.savedApprovalMode));
+    if (!options.savedTeamDatabase.isEmpty())
+        sources.saved.insert(SettingId::TeamDatabase, options.savedTeamDatabase);
     m_live = std::make_unique<LiveSettings>(sources, PolicyPaths::fromEnvironment());
     // The environment and flags are checked before anything starts; the policy comes once
     // the Fabric endpoint is known.
@@ -171,6 +174,25 @@ bool ServerHost::start(const Options &options, QString *error)
     m_catalog = std::make_unique<Catalog>(m_fabric.get(), m_store.get(), Clock::system());
     m_broker = std::make_unique<MutationBroker>(m_store.get(), m_fabric.get(), m_settings);
     m_broker->setAuditSink(m_audit.get());
+    // Team mode (docs/team.md): every proposal goes through the team's queue. The URI is never
+    // logged (it may name certificate files); the queue says what it connects to.
+    if (const QString uri = m_settings.teamDatabase.trimmed(); !uri.isEmpty()) {
+        m_team = std::make_unique<team::TeamQueue>(uri, team::TeamIdentity::local());
+        m_team->setRecoversOwn(true);
+        connect(m_team.get(), &team::TeamQueue::availabilityChanged, this,
+                [](bool available, const QString &reason) {
+                    if (available)
+                        qCInfo(lcHost) << "team mode: connected to the team database";
+                    else
+                        qCWarning(lcHost).noquote()
+                            << "team mode: the team database is unreachable; proposals and "
+                               "confirms are refused until it is back:"
+                            << reason;
+                });
+        m_team->start();
+        m_broker->setTeam(m_team.get());
+        qCInfo(lcHost) << "team mode: proposals are published to the team database";
+    }
     auditProposalEvents(m_store.get(), m_audit.get());
     m_catalog->registerTools(m_registry.get());
     m_broker->registerTools(m_registry.get());

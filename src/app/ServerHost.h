@@ -18,6 +18,9 @@ class ProposalStore;
 class MutationBroker;
 class Catalog;
 class LiveSettings;
+namespace team {
+class TeamQueue;
+}
 namespace mcp {
 class McpServer;
 class ToolRegistry;
@@ -42,6 +45,7 @@ public:
         std::optional<FabricConfig> savedFabricConfig;
         QStringList savedToolsets;
         std::optional<ApprovalMode> savedApprovalMode;
+        QString savedTeamDatabase; // team/database (docs/team.md)
         // Appended to initialize.instructions (e.g. that no desktop app runs).
         QString instructionsNote;
         // Also appended when the mutate toolset is not served (how to turn proposals on).
@@ -69,6 +73,8 @@ public:
     // Why --http / the HTTP setting is not served (the port was taken, ...); empty otherwise.
     QString httpWarning() const { return m_httpWarning; }
     AuditLog *auditLog() const;
+    // Team mode's queue (the broker's connection to the team database), or null.
+    team::TeamQueue *team() const { return m_team.get(); }
     // The one path from a setting (saved, policy) to the running broker.
     LiveSettings *liveSettings() const;
 
@@ -112,6 +118,7 @@ private:
     std::unique_ptr<ProposalStore> m_store;
     std::unique_ptr<mcp::ToolRegistry> m_registry;
     std::unique_ptr<MutationBroker> m_broker;
+    std::unique_ptr<team::TeamQueue> m_team; // team mode only
     std::unique_ptr<Catalog> m_catalog;
     std::unique_ptr<mcp::McpServer> m_server;
     std::unique_ptr<mcp::LocalSocketServer> m_socketServer;

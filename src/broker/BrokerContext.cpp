@@ -5,6 +5,7 @@
 #include "core/AuditLog.h"
 #include "core/Sha256.h"
 #include "fabric/FabricClient.h"
+#include "team/TeamQueue.h"
 
 #include <QLoggingCategory>
 
@@ -238,6 +239,16 @@ void BrokerContext::abandonInFlight(const QString &reason)
         }
     }
     m_executing.removeAll(QPointer<ConfirmOperation>());
+}
+
+team::TeamQueue *BrokerContext::team() const
+{
+    return qobject_cast<team::TeamQueue *>(m_team.data());
+}
+
+void BrokerContext::setTeam(team::TeamQueue *queue)
+{
+    m_team = queue;
 }
 
 } // namespace fb

@@ -29,6 +29,9 @@ namespace fb {
 class FabricClient;
 struct FabricConfig;
 class ConfirmOperation;
+namespace team {
+class TeamQueue;
+}
 
 // Where a create goes and as whom, recorded with each proposal and compared at confirm: the
 // endpoint URL (no user info, no trailing slash) and the credential identity ("client id <id>",
@@ -70,6 +73,9 @@ public:
     void setAuditSink(AuditSink *sink);
     // The last 24 hours of creates and the reservations of confirms waiting for a person.
     SpendLedger *ledger() { return &m_ledger; }
+    // Team mode (docs/team.md): the team's queue, or null (single-user). Not owned.
+    team::TeamQueue *team() const;
+    void setTeam(team::TeamQueue *queue);
     // The multi-round-trip confirms waiting for their retry (2026-07-28 era).
     ConfirmStateStore *confirmStates() { return &m_confirmStates; }
 
@@ -125,7 +131,8 @@ private:
     bool m_shuttingDown = false;
     ConfirmStateStore m_confirmStates;
     SpendLedger m_ledger;
-    FabricBinding m_binding; // the Fabric client's, as last seen
+    FabricBinding m_binding;  // the Fabric client's, as last seen
+    QPointer<QObject> m_team; // a team::TeamQueue
 };
 
 } // namespace fb

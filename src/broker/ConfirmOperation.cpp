@@ -56,6 +56,17 @@ void ConfirmOperation::start()
         return finishNotExecuted(m_state.checks, e.kind, e.message,
                                  humanConfirmationJson(QStringLiteral("not_requested"), {}));
     }
+    m_unknownArguments = unknown;
+    if (context()->team())
+        return consumeInTeam(); // the row's checks, then checkConsumed()
+    checkConsumed();
+}
+
+// The token is consumed (here, and in team mode in the team's queue too): the arguments, the
+// recompiled request and its binding, the policy, then Fabric's dry run once more.
+void ConfirmOperation::checkConsumed()
+{
+    const QStringList &unknown = m_unknownArguments;
     if (!unknown.isEmpty()) {
         return finishNotExecuted(
             m_state.checks, QStringLiteral("invalid_arguments"),
@@ -113,7 +124,8 @@ void ConfirmOperation::start()
     enter(ConfirmStage::Policy);
     context()->audit(AuditEventType::Policy, m_state.policyRecord());
     const QString channel = context()->approver()->channel();
-    if (policy.denied() || (policy.desktopRequired() && channel != u"desktop"))
+    // In team mode the approvals are native dialogs on the approvers' workstations.
+    if (policy.denied() || (policy.desktopRequired() && channel != u"desktop" && !m_teamRow))
         return finishNotExecuted(
             m_state.checks,
             policy.denied() ? QStringLiteral("policy_denied")
@@ -246,6 +258,8 @@ void ConfirmOperation::askPerson()
                                      context()->nowMs()});
     if (!spendAllows(false))
         return;
+    if (m_teamRow)
+        return askTeam();
 
     ApprovalContext ctx{m_state.proposal, m_state.request, call()->client(),
                         context()->settings().elicitTimeoutMs};
@@ -433,11 +447,16 @@ void ConfirmOperation::execute()
     }
     if (!spendAllows(true))
         return;
+    // Team mode: `sending` is committed in the team's database (with the team's day) before a
+    // byte leaves; then these checks run once more and the create goes.
+    if (m_teamConfirm && !m_teamSendCommitted)
+        return beginTeamSend();
     // From here on the client must learn the outcome even if it cancels.
     call()->setReportEvenIfCancelled(true);
     const bool durable = context()->audit(AuditEventType::Sending, m_state.sendingRecord());
     if (!durable) {
         call()->setReportEvenIfCancelled(false);
+        finishTeam(QStringLiteral("failed")); // committed as sending, but nothing was sent
         return finishNotExecuted(m_state.checks, QStringLiteral("audit_unavailable"),
                                  QStringLiteral("Approved, but the audit log could not record "
                                                 "it durably, so nothing was sent. The "
@@ -462,6 +481,8 @@ void ConfirmOperation::execute()
 // that the create is on its way and the result reports its outcome.
 void ConfirmOperation::onCancelled(const QString &reason)
 {
+    if (m_teamConfirm && !m_teamConfirm->isDecided())
+        m_teamConfirm->withdraw(QStringLiteral("the client cancelled the tool call: ") + reason);
     if (m_create && !m_create->isFinished()) {
         const QString before = std::exchange(m_state.endReason, reason);
         if (!m_create->abortIfNotSent())
@@ -493,6 +514,9 @@ void ConfirmOperation::executed(const FabricResult &r)
     const ExecutionReport report =
         executionReport(r, m_state.proposal, m_state.endReason, m_state.unconfirmed);
     ctx->audit(AuditEventType::Executed, report.record);
+    finishTeam(report.outcome == u"created" || report.outcome == u"unknown"
+                   ? report.outcome
+                   : QStringLiteral("failed"));
     ctx->reportExecutionFinished(m_state.proposal, report.executed, report.outcome);
     if (report.outcome == u"created" || report.outcome == u"unknown") {
         // It may exist: the day counts it from now on (a restart reads its "sending" record).
@@ -535,6 +559,7 @@ void ConfirmOperation::finishNotExecuted(const ConfirmChecks &checks, const QStr
 void ConfirmOperation::finishWith(ConfirmOutcome outcome)
 {
     releaseSpend(); // every outcome but created/unknown (those were committed)
+    endTeam(outcome);
     enter(ConfirmStage::Outcome);
     outcome.proposal = m_state.proposal;
     outcome.unconfirmed = m_state.unconfirmed;

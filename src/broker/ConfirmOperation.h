@@ -9,6 +9,7 @@
 #include "broker/ToolOperation.h"
 #include "core/CompiledRequest.h"
 #include "core/Policy.h"
+#include "team/TeamConfirm.h"
 
 #include <QPointer>
 
@@ -58,10 +59,32 @@ private:
     void finishNotExecuted(const ConfirmChecks &checks, const QString &kind, const QString &message,
                            const QJsonObject &human);
     void finishWith(ConfirmOutcome outcome);
+    void checkConsumed();
+
+    // Team mode (ConfirmOperationTeam.cpp, docs/team.md): the token consumed in the team's
+    // database too and the confirm_checks evaluated against the row; the quorum awaited instead
+    // of a local prompt (the MCP client, when it can, asked only for the proposer's
+    // acknowledgement); `sending` committed in the database before the create; the outcome
+    // written back.
+    void consumeInTeam();
+    void teamConsumed(const team::TeamConsumeReply &reply);
+    void askTeam();
+    void teamDecided(team::TeamConfirm::Verdict verdict, const QString &reason);
+    void beginTeamSend();
+    // The create's outcome (created | failed | unknown) into the team's row, once.
+    void finishTeam(const QString &outcome);
+    // At the result: the team's part of it, and a consumed row that will not be sent cancelled.
+    void endTeam(ConfirmOutcome &outcome);
 
     ConfirmState m_state;
     QPointer<FabricCall> m_create; // the real create, while it is in flight
     QTimer *m_progressTimer = nullptr;
+    QStringList m_unknownArguments;
+    std::optional<team::TeamProposal> m_teamRow; // the consumed row, in team mode
+    QPointer<team::TeamConfirm> m_teamConfirm;
+    QJsonObject m_team; // the result's "team"
+    bool m_teamSendCommitted = false;
+    bool m_teamFinished = false;
 };
 
 } // namespace fb

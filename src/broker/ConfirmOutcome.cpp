@@ -245,6 +245,8 @@ QJsonObject ConfirmOutcome::toJson() const
             : QJsonObject{{QStringLiteral("ran"), false},
                           {QStringLiteral("reason"),
                            QStringLiteral("not needed: the confirm stopped before it")}});
+    if (!team.isEmpty())
+        structured.insert(QStringLiteral("team"), team);
     return structured;
 }
 

@@ -69,6 +69,9 @@ struct ConfirmOutcome {
     bool unconfirmed = false; // unconfirmed_execution
     QJsonValue policy;        // PolicyVerdict::toJson(), null when the policy was not evaluated
     QJsonObject revalidation; // {ran, ok, fabric_errors, before_send}, empty when none ran
+    // Team mode: {proposal_id, required, approvals[], not_counted[], denied_by,
+    // proposer_acknowledged}; empty (absent from the result) in single-user mode.
+    QJsonObject team;
 
     // execution for a confirm that sent nothing: {outcome: "not_sent", reason}.
     static QJsonObject notSentExecution(const QString &reason);

@@ -88,6 +88,11 @@ void MutationBroker::setAuditSink(AuditSink *sink)
     m_context->setAuditSink(sink);
 }
 
+void MutationBroker::setTeam(team::TeamQueue *queue)
+{
+    m_context->setTeam(queue);
+}
+
 bool MutationBroker::audit(AuditEventType type, const QJsonObject &record)
 {
     return m_context->audit(type, record);
@@ -188,6 +193,7 @@ QJsonObject MutationBroker::proposeOutputSchema()
              {QStringLiteral("sandbox"),
               QJsonObject{{QStringLiteral("type"), QStringLiteral("boolean")}}},
              {QStringLiteral("next_step"), str},
+             {QStringLiteral("team"), anyObj}, // team mode only: {proposal_id, required}
              {QStringLiteral("error"), anyObj}}}};
 }
 
@@ -258,7 +264,11 @@ QJsonObject MutationBroker::confirmOutputSchema()
              {QStringLiteral("target"), str},
              {QStringLiteral("request_sha256"), str},
              {QStringLiteral("unconfirmed_execution"),
-              QJsonObject{{QStringLiteral("type"), QStringLiteral("boolean")}}}}},
+              QJsonObject{{QStringLiteral("type"), QStringLiteral("boolean")}}},
+             // Team mode only (docs/team.md): {proposal_id, required, approvals[],
+             // not_counted[], denied_by, proposer_acknowledged}.
+             {QStringLiteral("team"),
+              QJsonObject{{QStringLiteral("type"), QStringLiteral("object")}}}}},
         {QStringLiteral("required"),
          QJsonArray{QStringLiteral("confirm_checks"), QStringLiteral("human_confirmation"),
                     QStringLiteral("executed"), QStringLiteral("execution"),

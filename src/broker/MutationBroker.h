@@ -22,6 +22,9 @@ class ToolCall;
 namespace fb {
 
 class FabricClient;
+namespace team {
+class TeamQueue;
+}
 struct FabricConfig;
 
 class MutationBroker : public QObject {
@@ -39,6 +42,9 @@ public:
     void setCompiler(const ChangeCompiler *compiler);
     // Durable audit trail; not owned. Without one, audit events are only emitted as signals.
     void setAuditSink(AuditSink *sink);
+    // Team mode (docs/team.md): proposals are published to and confirmed through this queue;
+    // not owned. Null: single-user.
+    void setTeam(team::TeamQueue *queue);
     // Records one audit event (sink first, then the auditEvent signal). False when the sink
     // could not make it durable.
     bool audit(AuditEventType type, const QJsonObject &record);

@@ -5,6 +5,7 @@
 #include "broker/ResultJson.h"
 #include "fabric/FabricClient.h"
 #include "mcp/ToolCall.h"
+#include "team/TeamQueue.h"
 
 #include <QJsonArray>
 
@@ -196,7 +197,19 @@ void ProposeOperation::maybeFinish()
                  {QStringLiteral("client"), call()->client().toJson()},
                  {QStringLiteral("dry_run_correlation_id"), m_dryRunResult.correlationId},
                  {QStringLiteral("policy"), policy.toJson()}};
-    const AddResult added = context()->store()->add(p);
+    if (const team::TeamQueue *team = context()->team(); team && !team->isAvailable())
+        return failTeam(team->unavailableReason());
+    m_policy = policy.toJson();
+    m_added = context()->store()->add(p);
+    if (context()->team())
+        return publishToTeam(); // then finishProposed()
+    finishProposed();
+}
+
+void ProposeOperation::finishProposed()
+{
+    const AddResult &added = m_added;
+    const QJsonObject validated = m_dryRunResult.body.toObject();
     const qint64 now = context()->nowMs();
 
     QJsonArray evicted;
@@ -216,7 +229,7 @@ void ProposeOperation::maybeFinish()
         {QStringLiteral("request_sha256"), stored.requestSha256},
         {QStringLiteral("validated"), validated},
         {QStringLiteral("price"), m_priceResult},
-        {QStringLiteral("policy"), policy.toJson()},
+        {QStringLiteral("policy"), m_policy},
         {QStringLiteral("proposed_at"), ProposalView::isoTime(stored.proposedAtMs)},
         {QStringLiteral("expires_at"), ProposalView::isoTime(stored.expiresAtMs)},
         {QStringLiteral("evicted_proposals"), evicted},
@@ -226,6 +239,9 @@ void ProposeOperation::maybeFinish()
                         "fabric_confirm_change with confirm_token. The user approves in a "
                         "prompt; the token works once and expires at expires_at.")}};
 
+    if (!m_team.isEmpty())
+        structured.insert(QStringLiteral("team"), m_team);
+
     QJsonObject audit{{QStringLiteral("change_type"), changeTypeName(m_type)},
                       {QStringLiteral("target"), m_target},
                       {QStringLiteral("request"), m_request.toJson()},
@@ -233,11 +249,13 @@ void ProposeOperation::maybeFinish()
                       {QStringLiteral("token_sha256"), tokenDigest(stored.token)},
                       {QStringLiteral("dry_run"), m_dryRunResult.toJson()},
                       {QStringLiteral("price"), m_priceResult},
-                      {QStringLiteral("policy"), policy.toJson()},
+                      {QStringLiteral("policy"), m_policy},
                       {QStringLiteral("client"), call()->client().toJson()},
                       {QStringLiteral("fabric_endpoint"), m_binding.endpoint},
                       {QStringLiteral("credential_identity"), m_binding.identity},
                       {QStringLiteral("expires_at"), ProposalView::isoTime(stored.expiresAtMs)}};
+    if (!m_team.isEmpty())
+        audit.insert(QStringLiteral("team"), m_team);
     // The proposals this add evicted each have their own "evicted" record (the store reports
     // them to the audit log, core/AuditProposalEvents.h): not repeated here.
     context()->audit(AuditEventType::Proposed, audit);

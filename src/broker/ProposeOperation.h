@@ -5,6 +5,7 @@
 #include "broker/ToolOperation.h"
 #include "core/ChangeSpec.h"
 #include "core/CompiledRequest.h"
+#include "core/ProposalStore.h"
 #include "fabric/FabricResult.h"
 
 #include <QHash>
@@ -30,6 +31,12 @@ private:
     void failInvalid(const QList<SpecViolation> &violations);
     void maybeFinish();
     void failDryRun();
+    // After the token is minted: the rest of the result, the audit record.
+    void finishProposed();
+    // Team mode (ProposeOperationTeam.cpp): publish the proposal, then finishProposed(); or
+    // refuse, with no token, when the team database cannot take it.
+    void publishToTeam();
+    void failTeam(const QString &reason);
 
     ChangeType m_type = ChangeType::ConnectionCreate;
     QJsonObject m_spec;
@@ -47,6 +54,9 @@ private:
     bool m_haveDryRun = false;
     bool m_havePrice = false;
     bool m_finished = false;
+    QJsonObject m_policy;
+    AddResult m_added;
+    QJsonObject m_team; // {proposal_id, required} once published
 };
 
 } // namespace fb

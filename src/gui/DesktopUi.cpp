@@ -16,6 +16,7 @@
 #include "gui/TeamDesk.h"
 #include "gui/TrayIcon.h"
 #include "mcp/McpServer.h"
+#include "team/TeamQueue.h"
 
 #include <QApplication>
 #include <QLoggingCategory>
@@ -67,7 +68,7 @@ DesktopUi::DesktopUi(DesktopContext context, QObject *parent)
     if (teamDatabase.isEmpty())
         teamDatabase = QSettings().value(Settings::savedKey(SettingId::TeamDatabase)).toString();
     if (!teamDatabase.trimmed().isEmpty())
-        new TeamDesk(teamDatabase.trimmed(), this);
+        m_teamDesk = new TeamDesk(teamDatabase.trimmed(), this);
 
     m_window = std::make_unique<MainWindow>(m_model, m_clock);
     const bool sandbox =
@@ -82,6 +83,21 @@ DesktopUi::DesktopUi(DesktopContext context, QObject *parent)
                               : m_context.settings.toolsets);
     m_window->setSocketPath(m_context.socketPath);
     m_window->setHttpWarning(m_context.httpWarning);
+    if (m_teamDesk) {
+        m_window->setTeamMode(true);
+        connect(m_window.get(), &MainWindow::teamApprovalsRequested, this,
+                [this] { m_teamDesk->showApprovals(m_window.get()); });
+        // The banner follows this workstation's connection to the team database (the
+        // broker's own queue reconnects on the same schedule).
+        connect(m_teamDesk->queue(), &team::TeamQueue::availabilityChanged, m_window.get(),
+                [this](bool available, const QString &reason) {
+                    m_window->setTeamWarning(
+                        available ? QString() : (reason.isEmpty() ? tr("not connected") : reason));
+                });
+        // It may have failed already (a connect refused at once).
+        if (const team::TeamQueue *q = m_teamDesk->queue(); !q->isAvailable())
+            m_window->setTeamWarning(q->unavailableReason());
+    }
 
     if (m_context.broker)
         connect(m_context.broker, &MutationBroker::auditEvent, m_window.get(),

@@ -25,6 +25,7 @@ class FabricClient;
 class LiveSettings;
 class MainWindow;
 class MutationBroker;
+class TeamDesk;
 class ProposalStore;
 class ProposalTableModel;
 class TrayIcon;
@@ -103,6 +104,7 @@ private:
     QPointer<LiveSettings> m_live;
     ProposalTableModel *m_model;
     std::unique_ptr<MainWindow> m_window;
+    QPointer<TeamDesk> m_teamDesk; // team mode only
     TrayIcon *m_tray = nullptr;
     CredentialStore *m_credentials;
     std::function<bool(int, int)> m_quitQuestion;

@@ -72,6 +72,14 @@ MainWindow::MainWindow(ProposalTableModel *model, Clock *clock, QWidget *parent)
     m_httpWarning->setVisible(false);
     ui->centralLayout->insertWidget(ui->centralLayout->indexOf(ui->sandboxBanner) + 1,
                                     m_httpWarning);
+    m_teamWarning = new QLabel(ui->centralWidget);
+    m_teamWarning->setObjectName(QStringLiteral("teamWarningBanner"));
+    m_teamWarning->setTextFormat(Qt::PlainText);
+    m_teamWarning->setWordWrap(true);
+    m_teamWarning->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_teamWarning->setStyleSheet(m_httpWarning->styleSheet());
+    m_teamWarning->setVisible(false);
+    ui->centralLayout->insertWidget(ui->centralLayout->indexOf(m_httpWarning) + 1, m_teamWarning);
 
     ui->proposalsView->setModel(model);
     QHeaderView *header = ui->proposalsView->horizontalHeader();
@@ -93,6 +101,8 @@ MainWindow::MainWindow(ProposalTableModel *model, Clock *clock, QWidget *parent)
     connect(ui->actionConnectClient, &QAction::triggered, this,
             &MainWindow::connectClientRequested);
     connect(ui->actionAuditLog, &QAction::triggered, this, &MainWindow::auditLogRequested);
+    connect(ui->actionTeamApprovals, &QAction::triggered, this,
+            &MainWindow::teamApprovalsRequested);
     connect(ui->actionQuit, &QAction::triggered, this, &MainWindow::quitRequested);
     connect(ui->emptyConnectButton, &QPushButton::clicked, this,
             &MainWindow::connectClientRequested);
@@ -333,6 +343,33 @@ void MainWindow::setHttpWarning(const QString &warning)
                                                        : tr("Warning: MCP over HTTP is off"));
     m_httpWarning->setAccessibleDescription(text);
     m_httpWarning->setVisible(!warning.isEmpty());
+}
+
+void MainWindow::setTeamMode(bool team)
+{
+    ui->actionTeamApprovals->setVisible(team);
+}
+
+QAction *MainWindow::teamApprovalsAction() const
+{
+    return ui->actionTeamApprovals;
+}
+
+void MainWindow::setTeamWarning(const QString &reason)
+{
+    const QString text =
+        reason.isEmpty()
+            ? QString()
+            : tr("Warning: the team database is unreachable (%1). Proposals and confirms are "
+                 "refused until it is back; reads keep working, and a confirm already waiting "
+                 "for approvals waits on.")
+                  .arg(reason.left(300));
+    m_teamWarning->setText(text);
+    m_teamWarning->setAccessibleName(reason.isEmpty() ? QString()
+                                                      : tr("Warning: the team database is "
+                                                           "unreachable"));
+    m_teamWarning->setAccessibleDescription(text);
+    m_teamWarning->setVisible(!reason.isEmpty());
 }
 
 QLabel *MainWindow::httpWarningBanner() const

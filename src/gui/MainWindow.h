@@ -14,6 +14,7 @@
 class QTableView;
 class QTreeWidget;
 class QPlainTextEdit;
+class QAction;
 class QLabel;
 class QPushButton;
 
@@ -42,6 +43,11 @@ public:
     // Why MCP over HTTP is off (ServerHost::httpWarning(): a taken port, a token file refused),
     // shown as a plain-text warning under the sandbox banner; empty hides it.
     void setHttpWarning(const QString &warning);
+    // Team mode (docs/team.md): offers File > Team approvals.
+    void setTeamMode(bool team);
+    // Why the team database is unreachable (proposals and confirms are refused meanwhile), as a
+    // plain-text warning; empty hides it.
+    void setTeamWarning(const QString &reason);
     // When true, closing the window hides it (the tray keeps serving); otherwise closing asks
     // to quit (quitRequested).
     void setHideOnClose(bool hide);
@@ -56,6 +62,8 @@ public:
     QPlainTextEdit *activityLog() const;
     QLabel *sandboxBanner() const;
     QLabel *httpWarningBanner() const;
+    QLabel *teamWarningBanner() const { return m_teamWarning; }
+    QAction *teamApprovalsAction() const;
     // Shown instead of the empty proposals table: how to connect a client, and (when mutate is
     // off) a button that turns proposals on.
     QWidget *emptyHint() const;
@@ -75,6 +83,7 @@ signals:
     void settingsRequested();
     void connectClientRequested();
     void auditLogRequested();
+    void teamApprovalsRequested();
     void quitRequested();
     void hiddenToTray();
     // "Turn on proposals" in the empty-table hint: serve read,mutate from now on.
@@ -95,6 +104,7 @@ private:
     QStringList m_toolsets;
     QString m_mutateLock;
     QLabel *m_httpWarning = nullptr;
+    QLabel *m_teamWarning = nullptr;
 };
 
 } // namespace fb

@@ -3,7 +3,6 @@
 #include "gui/TeamApprovalsDialog.h"
 #include "team/TeamQueue.h"
 
-#include <QHostInfo>
 #include <QLoggingCategory>
 
 Q_LOGGING_CATEGORY(lcTeamDesk, "fabricbroker.gui.team")
@@ -13,11 +12,7 @@ namespace fb {
 TeamDesk::TeamDesk(const QString &uri, QObject *parent)
     : QObject(parent)
 {
-    const QString user = qEnvironmentVariable("USER", qEnvironmentVariable("LOGNAME"));
-    m_queue = std::make_unique<team::TeamQueue>(
-        uri, team::TeamIdentity{user.isEmpty() ? QStringLiteral("unknown") : user.left(256),
-                                QHostInfo::localHostName().left(256),
-                                {}});
+    m_queue = std::make_unique<team::TeamQueue>(uri, team::TeamIdentity::local());
     connect(m_queue.get(), &team::TeamQueue::proposalChanged, this, &TeamDesk::lookForNew);
     connect(m_queue.get(), &team::TeamQueue::rolesKnown, this, &TeamDesk::lookForNew);
     connect(m_queue.get(), &team::TeamQueue::availabilityChanged, this,

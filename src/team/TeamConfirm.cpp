@@ -40,10 +40,17 @@ void TeamConfirm::start()
     });
     connect(m_queue, &TeamQueue::availabilityChanged, this,
             [this](bool available, const QString &reason) {
-                if (!available && !m_decided)
-                    decide(Verdict::Unreachable,
-                           u"the team database became unreachable while the approvals were "
-                           "awaited: %1; nothing was sent"_s.arg(reason));
+                if (m_decided)
+                    return;
+                if (!available) {
+                    qCWarning(lcTeamConfirm).noquote()
+                        << "proposal" << QString::fromLatin1(m_proposal.id)
+                        << "waits on; the team database is unreachable:" << reason;
+                    emit connectionChanged(reason.isEmpty() ? u"unreachable"_s : reason);
+                    return;
+                }
+                emit connectionChanged({});
+                reread(); // decisions made while it was away
             });
     const qint64 left = m_proposal.expiresMs - QDateTime::currentMSecsSinceEpoch();
     m_expiry.start(static_cast<int>(std::clamp<qint64>(left + 50, 0, 24LL * 3600 * 1000)));
@@ -60,6 +67,15 @@ void TeamConfirm::reread()
 {
     if (m_decided || !m_queue)
         return;
+    if (!m_queue->isAvailable()) {
+        // Nothing can be read; the TTL still holds.
+        if (QDateTime::currentMSecsSinceEpoch() >= m_proposal.expiresMs)
+            decide(Verdict::Expired,
+                   u"the proposal expired while the team database was "
+                   "unreachable, with %1 of %2 approvals"_s.arg(m_count.counted.size())
+                       .arg(m_count.required));
+        return;
+    }
     if (m_reading) {
         m_readAgain = true; // a wake-up during a read: one more read after it
         return;
@@ -73,6 +89,8 @@ void TeamConfirm::reread()
         self->m_reading = false;
         if (self->m_decided)
             return;
+        if (!s && self->m_queue && !self->m_queue->isAvailable())
+            return; // the connection went away: read again when it is back
         if (!s)
             return self->decide(
                 Verdict::Unreachable,
@@ -116,27 +134,47 @@ void TeamConfirm::decide(Verdict verdict, const QString &reason)
     emit decided(verdict, reason);
 }
 
+void TeamConfirm::withdraw(const QString &reason)
+{
+    if (m_decided)
+        return;
+    if (m_queue)
+        m_queue->transition(m_proposal.id, u"consumed"_s, u"cancelled"_s,
+                            [](const auto &, const QString &) {});
+    decide(Verdict::Denied, reason);
+}
+
 void TeamConfirm::beginSend(std::function<void(bool, const QString &)> done)
+{
+    beginSend(std::nullopt, std::move(done));
+}
+
+void TeamConfirm::beginSend(const std::optional<Money> &dayLimit,
+                            std::function<void(bool, const QString &)> done)
 {
     if (!m_queue || !m_count.met())
         return done(false, u"the quorum is not met"_s);
     QPointer<TeamConfirm> self(this);
-    // Committed before the caller sends a byte: a crash from here on leaves `sending`, which the
+    // Committed before the caller sends a byte: a crash from here on leaves `sending`, which a
     // recovery turns into `unknown`, never into a retry.
-    m_queue->transition(
-        m_proposal.id, u"consumed"_s, u"sending"_s,
-        [self, done = std::move(done)](const std::optional<bool> &moved, const QString &error) {
-            if (!self)
-                return;
-            if (!moved || !*moved)
-                return done(false, u"`sending` could not be committed: %1; "
-                                   "nothing was sent"_s.arg(error));
-            self->m_proposal.state = u"sending"_s;
-            done(true, {});
-        });
+    m_queue->beginSend(m_proposal.id, dayLimit,
+                       [self, done = std::move(done)](const TeamSendReply &r) {
+                           if (!self)
+                               return;
+                           if (!r.moved)
+                               return done(false, u"`sending` could not be committed: %1; "
+                                                  "nothing was sent"_s.arg(r.reason));
+                           self->m_proposal.state = u"sending"_s;
+                           done(true, {});
+                       });
 }
 
 void TeamConfirm::finish(bool created, std::function<void(bool)> done)
+{
+    finish(created ? u"created"_s : u"failed"_s, std::move(done));
+}
+
+void TeamConfirm::finish(const QString &outcome, std::function<void(bool)> done)
 {
     if (!m_queue) {
         if (done)
@@ -146,12 +184,12 @@ void TeamConfirm::finish(bool created, std::function<void(bool)> done)
     QPointer<TeamConfirm> self(this);
     QPointer<TeamQueue> queue = m_queue;
     const QByteArray id = m_proposal.id;
-    m_queue->transition(id, u"sending"_s, created ? u"created"_s : u"failed"_s,
+    m_queue->finishSend(id, outcome,
                         [self, queue, id, done = std::move(done)](const std::optional<bool> &moved,
                                                                   const QString &) {
                             const bool recorded = moved && *moved;
-                            // Not recorded (the database went away): released all the same, so the
-                            // next recovery says `unknown` to the team rather than leaving it
+                            // Not recorded (the database went away): released all the same, so a
+                            // recovery says `unknown` to the team rather than leaving it
                             // `sending`.
                             if (queue)
                                 queue->release(id);

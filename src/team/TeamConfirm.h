@@ -9,9 +9,10 @@
 //   beginSend()  commits consumed -> sending; its callback says whether the caller may send
 //   finish()     sending -> created | failed
 //
-// The database unreachable while waiting ends it (decided with "unreachable", nothing sent; the
-// row is cancelled by the next recovery). Never a retry: a send that began and has no outcome
-// stays `sending` until the recovery makes it `unknown`.
+// The database unreachable while waiting does not end it: the wait goes on (the proposal is held,
+// so no recovery cancels it) and the decisions are read again on reconnect, until the TTL. A read
+// that fails on a live connection ends it ("unreachable", nothing sent). Never a retry: a send
+// that began and has no outcome stays `sending` until a recovery makes it `unknown`.
 #include "team/TeamQueue.h"
 
 #include <QObject>
@@ -34,8 +35,17 @@ public:
     // The MCP client's elicitation said "accept": the proposer's acknowledgement, shown in the
     // result, never counted toward the quorum.
     void proposerAcknowledged();
+    // The proposer withdrew (its client declined, the call was cancelled): consumed -> cancelled,
+    // decided Denied with reason.
+    void withdraw(const QString &reason);
     void beginSend(std::function<void(bool mayProceed, const QString &reason)> done);
+    // The same, with the team's day: refused when this create would take the team's creates of
+    // the last 24 hours above dayLimit (fabric_team.begin_send, one transaction).
+    void beginSend(const std::optional<Money> &dayLimit,
+                   std::function<void(bool mayProceed, const QString &reason)> done);
     void finish(bool created, std::function<void(bool recorded)> done = {});
+    // outcome: created | failed | unknown.
+    void finish(const QString &outcome, std::function<void(bool recorded)> done = {});
 
     const TeamProposal &proposal() const { return m_proposal; }
     const QuorumCount &count() const { return m_count; }
@@ -44,6 +54,8 @@ public:
 signals:
     void decided(fb::team::TeamConfirm::Verdict verdict, const QString &reason);
     void progress(const fb::team::QuorumCount &count); // after every read
+    // The database went away while waiting (reason) or came back (empty reason).
+    void connectionChanged(const QString &reason);
 
 private:
     void reread();

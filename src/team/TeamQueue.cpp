@@ -5,6 +5,10 @@
 #include <QJsonDocument>
 #include <QLoggingCategory>
 #include <QPointer>
+#include <QSysInfo>
+
+#include <pwd.h>
+#include <unistd.h>
 
 Q_LOGGING_CATEGORY(lcTeamQueue, "fabricbroker.team.queue")
 
@@ -37,6 +41,19 @@ QString failed(const PgResult<PgRows> &r)
 }
 
 } // namespace
+
+TeamIdentity TeamIdentity::local()
+{
+    QString user;
+    if (const passwd *pw = getpwuid(geteuid()); pw && pw->pw_name)
+        user = QString::fromLocal8Bit(pw->pw_name);
+    if (user.isEmpty())
+        user = u"uid %1"_s.arg(geteuid());
+    QString host = QSysInfo::machineHostName();
+    if (host.isEmpty())
+        host = u"localhost"_s;
+    return TeamIdentity{user.left(128), host.left(128), {}};
+}
 
 QJsonObject QuorumCount::toJson() const
 {
@@ -109,12 +126,13 @@ TeamQueue::TeamQueue(const QString &uri, const TeamIdentity &identity, QObject *
     , m_uri(uri)
     , m_identity(identity)
 {
-    connect(&m_db, &PgAsync::connected, this, [this] {
-        emit availabilityChanged(true, {});
-        recover();
+    m_settle = new QTimer(this);
+    connect(m_settle, &QTimer::timeout, this, &TeamQueue::settleOrphans);
+    connect(&m_db, &PgAsync::connected, this, [this] { recover(); });
+    connect(&m_db, &PgAsync::disconnected, this, [this](const QString &reason) {
+        m_settle->stop();
+        emit availabilityChanged(false, reason);
     });
-    connect(&m_db, &PgAsync::disconnected, this,
-            [this](const QString &reason) { emit availabilityChanged(false, reason); });
     connect(&m_db, &PgAsync::notified, this, [this](const QString &, const QByteArray &payload) {
         // A uuid and nothing else; anything longer is not ours to pass on.
         if (payload.size() == 36)
@@ -138,25 +156,64 @@ void TeamQueue::start()
 QString TeamQueue::unavailableReason() const
 {
     const QString why = teamDatabaseUriError(m_uri);
-    return why.isEmpty() ? m_db.unavailableReason() : u"team.database "_s + why;
+    if (!why.isEmpty())
+        return u"team.database "_s + why;
+    if (m_db.isConnected() && !m_schemaError.isEmpty())
+        return m_schemaError;
+    return m_db.isConnected() ? QString() : m_db.unavailableReason();
 }
 
 void TeamQueue::recover()
 {
+    QPointer<TeamQueue> self(this);
+    m_schemaError = u"connected; the team database's schema is being checked"_s;
+    // The schema first: a database this binary cannot use is no team queue at all.
+    m_db.query("SELECT coalesce(max(version), 0) AS v FROM fabric_team.schema_migrations", {},
+               [self](const PgResult<PgRows> &r) {
+                   if (!self)
+                       return;
+                   const int version = r.ok() ? r.value->value(0, "v").toInt() : 0;
+                   if (version < RequiredSchemaVersion) {
+                       self->m_schemaError =
+                           r.ok() ? u"the team database's schema is version %1; this "
+                                    "fabric-broker needs %2: the schema owner runs "
+                                    "`fabric-broker team init URI`"_s.arg(version)
+                                        .arg(RequiredSchemaVersion)
+                                  : u"the team schema cannot be read: "_s + failed(r);
+                       qCWarning(lcTeamQueue).noquote() << self->m_schemaError;
+                       emit self->availabilityChanged(false, self->m_schemaError);
+                       return;
+                   }
+                   self->m_schemaError.clear();
+                   emit self->availabilityChanged(true, {});
+               });
+    // A reconnect lost the session's sending locks: take those still in flight again.
+    if (!m_sending.isEmpty()) {
+        QStringList ids;
+        for (const QByteArray &id : std::as_const(m_sending))
+            ids << QString::fromLatin1(id);
+        m_db.query("SELECT pg_advisory_lock(fabric_team.sending_lock_key(id)) FROM "
+                   "unnest($1::uuid[]) AS id",
+                   {"{" + ids.join(u',').toLatin1() + "}"}, [](const PgResult<PgRows> &r) {
+                       if (!r.ok())
+                           qCWarning(lcTeamQueue).noquote() << "sending locks:" << failed(r);
+                   });
+    }
     QStringList held;
     for (const QByteArray &id : std::as_const(m_held))
         held << QString::fromLatin1(id);
     const QByteArray array = "{" + held.join(u',').toLatin1() + "}";
-    QPointer<TeamQueue> self(this);
     const QList<QByteArray> params{m_identity.osUser.toUtf8(), m_identity.host.toUtf8(), array};
     auto settle = [self, params](const PgResult<PgRows> &member) {
-        if (!self || !member.ok())
+        if (!self)
             return;
+        if (!member.ok())
+            return self->settleOrphans();
         self->m_approver = member.value->value(0, "approver") == "t";
         emit self->rolesKnown();
-        // Only a proposer moves proposals; an approver's app has nothing to settle.
-        if (member.value->value(0, "proposer") != "t")
-            return;
+        // Only a proposer moves its own proposals; anyone settles those of sessions gone.
+        if (member.value->value(0, "proposer") != "t" || !self->m_recoversOwn)
+            return self->settleOrphans();
         self->m_db.query(
             "UPDATE fabric_team.proposals SET state = CASE state WHEN 'sending' THEN 'unknown' "
             "ELSE 'cancelled' END WHERE proposer = current_user AND os_user = $1 AND host = $2 "
@@ -177,48 +234,135 @@ void TeamQueue::recover()
                     emit self->recovered(id, state);
                 }
             });
+        // After this process's own recovery, so that it reports what it settled itself.
+        self->settleOrphans();
     };
     m_db.query("SELECT pg_has_role('fabric_proposers', 'MEMBER') AS proposer, "
                "pg_has_role('fabric_approvers', 'MEMBER') AS approver",
                {}, settle);
+    if (settleIntervalMs > 0)
+        m_settle->start(settleIntervalMs);
+}
+
+void TeamQueue::settleOrphans()
+{
+    if (!m_db.isConnected())
+        return;
+    m_db.query("SELECT id FROM fabric_team.settle_orphans() AS id", {},
+               [](const PgResult<PgRows> &r) {
+                   if (!r.ok())
+                       return; // an older schema or a role without the right: said elsewhere
+                   for (int i = 0; i < r.value->rowCount(); ++i)
+                       qCWarning(lcTeamQueue).noquote()
+                           << "proposal" << QString::fromLatin1(r.value->value(i, "id"))
+                           << "was left sending by a session that is gone: unknown";
+               });
 }
 
 void TeamQueue::publish(const QString &changeType, const QByteArray &request,
                         const QJsonObject &binding, const std::optional<QJsonObject> &price,
                         const QByteArray &dryRun, const QByteArray &tokenSha256, qint64 ttlMs,
-                        TeamDone<QByteArray> done)
+                        TeamDone<QByteArray> done, const std::optional<Money> &monthly,
+                        const QString &mcpClient)
 {
     const QByteArray priceText =
         price ? QJsonDocument(*price).toJson(QJsonDocument::Compact) : QByteArray();
-    m_db.query("INSERT INTO fabric_team.proposals (change_type, request, request_sha256, binding, "
-               "price, dry_run, os_user, host, mcp_client, token_sha256, expires_at) VALUES ($1, "
-               "$2, sha256(convert_to($2, 'UTF8')), $3::jsonb, $4::jsonb, $5::jsonb, $6, $7, $8, "
-               "decode($9, 'hex'), now() + $10::bigint * interval '1 millisecond') RETURNING id",
-               {changeType.toUtf8(), request, QJsonDocument(binding).toJson(QJsonDocument::Compact),
-                priceText, dryRun, m_identity.osUser.toUtf8(), m_identity.host.toUtf8(),
-                m_identity.mcpClient.left(200).toUtf8(), tokenSha256.toHex(),
-                QByteArray::number(ttlMs)},
-               [done = std::move(done)](const PgResult<PgRows> &r) {
-                   if (!r.ok())
-                       return done(std::nullopt, failed(r));
-                   done(r.value->value(0, "id"), {});
-               });
+    m_db.query(
+        "INSERT INTO fabric_team.proposals (change_type, request, request_sha256, binding, "
+        "price, dry_run, os_user, host, mcp_client, token_sha256, expires_at, monthly_amount, "
+        "monthly_currency) VALUES ($1, $2, sha256(convert_to($2, 'UTF8')), $3::jsonb, "
+        "$4::jsonb, $5::jsonb, $6, $7, $8, decode($9, 'hex'), now() + $10::bigint * "
+        "interval '1 millisecond', $11::numeric, $12) RETURNING id",
+        {changeType.toUtf8(), request, QJsonDocument(binding).toJson(QJsonDocument::Compact),
+         priceText, dryRun, m_identity.osUser.toUtf8(), m_identity.host.toUtf8(),
+         (mcpClient.isEmpty() ? m_identity.mcpClient : mcpClient).left(200).toUtf8(),
+         tokenSha256.toHex(), QByteArray::number(ttlMs),
+         monthly ? QByteArray::number(monthly->amount, 'f', 6) : QByteArray(),
+         monthly ? monthly->currency.toLatin1() : QByteArray()},
+        [done = std::move(done)](const PgResult<PgRows> &r) {
+            if (!r.ok())
+                return done(std::nullopt, failed(r));
+            done(r.value->value(0, "id"), {});
+        });
 }
 
 void TeamQueue::consume(const QByteArray &tokenSha256, TeamDone<TeamProposal> done)
 {
-    m_db.query("UPDATE fabric_team.proposals SET state = 'consumed' WHERE token_sha256 = "
-               "decode($1, 'hex') AND state = 'pending' AND expires_at > now() RETURNING " +
-                   Columns,
+    consumeChecked(tokenSha256, [done = std::move(done)](const TeamConsumeReply &r) {
+        if (!r.error.isEmpty())
+            return done(std::nullopt, r.error);
+        if (!r.consumedNow)
+            return done(std::nullopt, u"no pending team proposal has this token (unknown, already "
+                                      "used or expired)"_s);
+        done(r.row, {});
+    });
+}
+
+void TeamQueue::consumeChecked(const QByteArray &tokenSha256,
+                               std::function<void(const TeamConsumeReply &)> done)
+{
+    // The main query reads the snapshot from before the UPDATE of its own CTE: the row as it
+    // was, and `won` says whether this statement moved it.
+    m_db.query("WITH won AS (UPDATE fabric_team.proposals SET state = 'consumed' WHERE "
+               "token_sha256 = decode($1, 'hex') AND state = 'pending' AND expires_at > now() "
+               "RETURNING id) SELECT " +
+                   Columns +
+                   ", EXISTS (SELECT FROM won) AS won FROM fabric_team.proposals WHERE "
+                   "token_sha256 = decode($1, 'hex')",
                {tokenSha256.toHex()}, [done = std::move(done)](const PgResult<PgRows> &r) {
+                   TeamConsumeReply reply;
+                   if (!r.ok()) {
+                       reply.error = failed(r);
+                       return done(reply);
+                   }
+                   reply.row = proposalFromRow(*r.value, 0);
+                   reply.consumedNow = reply.row && r.value->value(0, "won") == "t";
+                   if (reply.consumedNow)
+                       reply.row->state = u"consumed"_s;
+                   done(reply);
+               });
+}
+
+void TeamQueue::beginSend(const QByteArray &id, const std::optional<Money> &dayLimit,
+                          std::function<void(const TeamSendReply &)> done)
+{
+    QPointer<TeamQueue> self(this);
+    m_db.query("SELECT moved, spent::text AS spent, reason FROM fabric_team.begin_send($1::uuid, "
+               "$2::numeric, $3)",
+               {id, dayLimit ? QByteArray::number(dayLimit->amount, 'f', 6) : QByteArray(),
+                dayLimit ? dayLimit->currency.toLatin1() : QByteArray()},
+               [self, id, done = std::move(done)](const PgResult<PgRows> &r) {
+                   TeamSendReply reply;
+                   if (!r.ok()) {
+                       reply.reason = failed(r);
+                       return done(reply);
+                   }
+                   reply.moved = r.value->value(0, "moved") == "t";
+                   const QByteArray spent = r.value->value(0, "spent");
+                   if (!spent.isNull())
+                       reply.daySpent = spent.toDouble();
+                   reply.reason = QString::fromUtf8(r.value->value(0, "reason")).left(500);
+                   if (reply.moved && self)
+                       self->m_sending.insert(id);
+                   done(reply);
+               });
+}
+
+void TeamQueue::finishSend(const QByteArray &id, const QString &outcome, TeamDone<bool> done)
+{
+    QPointer<TeamQueue> self(this);
+    m_db.query("WITH moved AS (UPDATE fabric_team.proposals SET state = $2 WHERE id = $1::uuid "
+               "AND state = 'sending' RETURNING id) SELECT (SELECT count(*) FROM moved) AS n, "
+               "pg_advisory_unlock(fabric_team.sending_lock_key($1::uuid)) AS unlocked",
+               {id, outcome.toUtf8()},
+               [self, id, done = std::move(done)](const PgResult<PgRows> &r) {
+                   if (self)
+                       self->m_sending.remove(id);
                    if (!r.ok())
                        return done(std::nullopt, failed(r));
-                   const auto p = proposalFromRow(*r.value, 0);
-                   if (!p)
-                       return done(std::nullopt,
-                                   u"no pending team proposal has this token (unknown, already "
-                                   "used or expired)"_s);
-                   done(p, {});
+                   if (r.value->value(0, "n") != "1")
+                       return done(false, u"the proposal is no longer sending"_s);
+                   done(true, {});
                });
 }
 

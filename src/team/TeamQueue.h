@@ -8,15 +8,17 @@
 // and record decisions. Every change in the database wakes every app through LISTEN/NOTIFY
 // (proposalChanged); a wake-up is never taken as a fact, the rows are read again.
 //
-// On every (re)connect the queue settles what a crash left behind, for its own role, OS user and
-// host only: a proposal left `sending` by a process that is gone becomes `unknown` (never sent
-// again), one left `consumed` becomes `cancelled` (nothing was sent).
+// On every (re)connect the broker's queue (setRecoversOwn) settles what a crash left behind, for
+// its own role, OS user and host only: a proposal left `sending` by a process that is gone becomes
+// `unknown` (never sent again), one left `consumed` becomes `cancelled` (nothing was sent).
+#include "core/Policy.h"
 #include "team/PgAsync.h"
 
 #include <QJsonArray>
 #include <QJsonObject>
 #include <QObject>
 #include <QSet>
+#include <QTimer>
 #include <functional>
 
 namespace fb::team {
@@ -26,7 +28,11 @@ namespace fb::team {
 struct TeamIdentity {
     QString osUser;
     QString host;
-    QString mcpClient; // the proposing session's client name and version, at publish
+    QString mcpClient; // the MCP client, when publish() is not given the session's own
+
+    // This process: the OS user of its effective uid (from the password database, not from
+    // $USER, which MCP clients often do not pass on) and the host name, each at most 256 bytes.
+    static TeamIdentity local();
 };
 
 // One row of fabric_team.proposals. Every text is the database's, untrusted for display.
@@ -74,6 +80,22 @@ struct QuorumCount {
 QuorumCount countQuorum(const TeamProposal &proposal, const QList<TeamApproval> &approvals,
                         int required);
 
+// What a confirm's atomic consume found, in one statement: the row as it was, and whether this
+// call moved it from pending to consumed.
+struct TeamConsumeReply {
+    std::optional<TeamProposal> row; // nullopt: no proposal has this token, or unreachable
+    bool consumedNow = false;        // this call won: the row is now `consumed`
+    QString error;                   // the database could not be asked
+};
+
+// What beginSend found: whether the proposal is now `sending`, the team's day before it (in the
+// limit's currency), and why not.
+struct TeamSendReply {
+    bool moved = false;
+    std::optional<double> daySpent;
+    QString reason;
+};
+
 template <typename T>
 using TeamDone = std::function<void(const std::optional<T> &, const QString &)>;
 
@@ -85,7 +107,7 @@ public:
 
     // Starts connecting (and reconnecting). A URI with a password in it is refused at once.
     void start();
-    bool isAvailable() const { return m_db.isConnected(); }
+    bool isAvailable() const { return m_db.isConnected() && m_schemaError.isEmpty(); }
     QString unavailableReason() const;
     QString role() const { return m_db.role(); }
     // Whether this role is a member of fabric_approvers (known after rolesKnown()).
@@ -94,12 +116,25 @@ public:
     PgAsync &connection() { return m_db; }
 
     // Proposer side. publish: the new row's id. tokenSha256: 32 raw bytes.
+    // monthly: the price the team's day counts (nullopt: unpriced).
     void publish(const QString &changeType, const QByteArray &request, const QJsonObject &binding,
                  const std::optional<QJsonObject> &price, const QByteArray &dryRun,
-                 const QByteArray &tokenSha256, qint64 ttlMs, TeamDone<QByteArray> done);
+                 const QByteArray &tokenSha256, qint64 ttlMs, TeamDone<QByteArray> done,
+                 const std::optional<Money> &monthly = std::nullopt, const QString &mcpClient = {});
     // The atomic consume: the row, or nullopt with the reason (unknown, used or expired token,
     // or the database unreachable).
     void consume(const QByteArray &tokenSha256, TeamDone<TeamProposal> done);
+    // The same consume, saying what the row was when it did not move (for the confirm_checks).
+    void consumeChecked(const QByteArray &tokenSha256,
+                        std::function<void(const TeamConsumeReply &)> done);
+    // consumed -> sending with the team's day (fabric_team.begin_send, one transaction): refused
+    // when the limit would be exceeded. dayLimit nullopt: no daily limit. On success this
+    // connection holds the proposal's sending lock until finishSend (or until it dies, when
+    // any app settles the proposal as `unknown`).
+    void beginSend(const QByteArray &id, const std::optional<Money> &dayLimit,
+                   std::function<void(const TeamSendReply &)> done);
+    // sending -> outcome (created | failed | unknown), and the sending lock released.
+    void finishSend(const QByteArray &id, const QString &outcome, TeamDone<bool> done);
     // Moves id from `from` to `to` (one transaction); true when this call moved it.
     void transition(const QByteArray &id, const QString &from, const QString &to,
                     TeamDone<bool> done);
@@ -122,7 +157,18 @@ public:
     // Proposals this process is still responsible for (waiting for a quorum or sending): the
     // crash recovery on reconnect leaves them alone.
     void hold(const QByteArray &id) { m_held.insert(id); }
+    // Whether this queue settles what a crash of this workstation's broker left behind (its own
+    // role, OS user and host; see above). Only the broker's own queue does: another queue of the
+    // same workstation (the desktop's approvals view) would cancel the broker's live confirms.
+    void setRecoversOwn(bool recovers) { m_recoversOwn = recovers; }
     void release(const QByteArray &id) { m_held.remove(id); }
+
+    // Every proposal left `sending` by a session that is gone becomes `unknown` (run on every
+    // connect and every settleIntervalMs while connected).
+    void settleOrphans();
+    int settleIntervalMs = 10000;
+    // The schema version this binary needs (003: the team's day and the sending locks).
+    static constexpr int RequiredSchemaVersion = 3;
 
 signals:
     void availabilityChanged(bool available, const QString &reason);
@@ -133,10 +179,14 @@ signals:
 private:
     void recover();
     PgAsync m_db;
+    QTimer *m_settle = nullptr;
+    QSet<QByteArray> m_sending; // proposals this connection holds the sending lock of
+    QString m_schemaError;
     QString m_uri;
     TeamIdentity m_identity;
     QSet<QByteArray> m_held;
     bool m_approver = false;
+    bool m_recoversOwn = false;
 };
 
 // Parses one proposal row as TeamQueue's statements select it.

@@ -7,10 +7,11 @@
 // through AT-SPI), the client's result says the same, the audit log records it, and the sandbox
 // received no create. Skips when Xvfb, xdotool, dbus-run-session or python3-pyatspi is missing.
 //
-// Why another endpoint and not other credentials: credentials are saved to the keychain
-// (QtKeychain), and this test machine has no Secret Service, so Settings refuses to save them
-// ("The keychain refused the credentials") and nothing changes. Both go through the same path
-// (FabricClient::setConfig -> FabricBinding::changesSince -> denyAllOpen).
+// Other credentials saved the same way are desktop-credentials-change.test.mjs: credentials go to
+// the keychain, so that test runs a Secret Service (GNOME Keyring) on its bus. This test's bus
+// has none (startSessionBus starts only AT-SPI) and its credentials come from the environment:
+// the endpoint alone changes. Both go through the same path (FabricClient::setConfig ->
+// FabricBinding::changesSince -> denyAllOpen).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';

@@ -97,6 +97,10 @@ export function baseEnv(extra = {}) {
     XDG_RUNTIME_DIR: runtime, XDG_DATA_HOME: path.join(runtime, 'data'),
     XDG_CONFIG_HOME: path.join(runtime, 'config'),
     QT_QPA_PLATFORM: 'offscreen', LANG: 'C.UTF-8',
+    // No session bus unless a test starts one (atspi.mjs): without this, a GUI app on an Xvfb
+    // display autolaunches one (dbus-launch) that outlives the test and would start the
+    // installed keyring daemon on the real user's HOME when Settings reads the keychain.
+    DBUS_SESSION_BUS_ADDRESS: `unix:path=${path.join(runtime, 'no-session-bus')}`,
   };
   if (process.env.ASAN_OPTIONS) env.ASAN_OPTIONS = process.env.ASAN_OPTIONS;
   if (process.env.UBSAN_OPTIONS) env.UBSAN_OPTIONS = process.env.UBSAN_OPTIONS;

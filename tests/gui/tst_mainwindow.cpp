@@ -13,12 +13,14 @@
 #include "mcp/ClientSnippets.h"
 #include "transport/http/HttpToken.h"
 
+#include <QAction>
 #include <QApplication>
 #include <QClipboard>
 #include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLabel>
+#include <QLoggingCategory>
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSignalSpy>
@@ -281,6 +283,62 @@ private slots:
         QCOMPARE(asked, 2);
         QCOMPARE(calls, 1);
         QCOMPARE(last.status, HumanStatus::Declined);
+    }
+
+    // Team mode in the window (docs/team.md): File > Team approvals opens the dialog, and a
+    // plain-text banner says while the team database is unreachable. Without team mode neither.
+    void desktopUiTeamModeMenuAndBanner()
+    {
+        ManualClock clock;
+        ProposalStore store(&clock);
+        FabricClient fabric(FabricConfig{});
+        MutationBroker broker(&store, &fabric, BrokerSettings{}, &clock);
+        DesktopContext ctx;
+        ctx.store = &store;
+        ctx.broker = &broker;
+        ctx.fabric = &fabric;
+        ctx.sandbox = true;
+        ctx.clock = &clock;
+        {
+            DesktopUi single(ctx);
+            QVERIFY(!single.mainWindow()->teamApprovalsAction()->isVisible());
+            QVERIFY(!single.mainWindow()->teamWarningBanner()->isVisibleTo(single.mainWindow()));
+        }
+        const QByteArray old = qgetenv("FABRIC_BROKER_TEAM_DATABASE");
+        qputenv("FABRIC_BROKER_TEAM_DATABASE",
+                "postgresql://carol@/nodb?host=/nonexistent-fb-dir&port=1");
+        // The unreachable database is logged, again on every retry (warnings fail these tests
+        // otherwise): those categories are quiet here.
+        QLoggingCategory::setFilterRules(QStringLiteral(
+            "fabricbroker.team.*.warning=false\nfabricbroker.gui.team.warning=false"));
+        {
+            DesktopUi team(ctx);
+            MainWindow *window = team.mainWindow();
+            QVERIFY(window->teamApprovalsAction()->isVisible());
+            QLabel *banner = window->teamWarningBanner();
+            QTRY_VERIFY_WITH_TIMEOUT(banner->isVisibleTo(window), 10000);
+            QCOMPARE(banner->textFormat(), Qt::PlainText);
+            QVERIFY2(banner->text().contains(QStringLiteral("team database is unreachable")),
+                     qPrintable(banner->text()));
+            QVERIFY2(banner->text().contains(QStringLiteral("nonexistent-fb-dir")),
+                     qPrintable(banner->text()));
+            QCOMPARE(banner->accessibleName(),
+                     QStringLiteral("Warning: the team database is unreachable"));
+            window->teamApprovalsAction()->trigger();
+            auto dialogShown = [] {
+                const QWidgetList all = QApplication::topLevelWidgets();
+                return std::any_of(all.cbegin(), all.cend(), [](QWidget *w) {
+                    return w->isVisible() && QByteArrayView(w->metaObject()->className()) ==
+                                                 QByteArrayView("fb::TeamApprovalsDialog");
+                });
+            };
+            QTRY_VERIFY_WITH_TIMEOUT(dialogShown(), 5000);
+        }
+        QLoggingCategory::setFilterRules(QString());
+        if (old.isNull())
+            qunsetenv("FABRIC_BROKER_TEAM_DATABASE");
+        else
+            qputenv("FABRIC_BROKER_TEAM_DATABASE", old);
     }
 
     // The quit question names creates in flight and says how long quitting waits for them;

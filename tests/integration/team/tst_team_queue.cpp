@@ -3,8 +3,10 @@
 // (TeamQueue over PgAsync), the approver's decisions made through TeamQueue::decide as the
 // approver app's dialog does. Covers the one-winner consume, the quorum rules (distinct roles,
 // the proposer's own role and OS user never count, the client's acknowledgement never counts,
-// any deny ends it), the NOTIFY wake-up, the database lost mid-wait (denied, nothing sent, the
-// row cancelled on reconnect), `sending` committed before the send, and `unknown` after a crash.
+// any deny ends it), the NOTIFY wake-up, the database lost mid-wait (the wait goes on and
+// completes), the team's day counted in the database, `sending` committed before the send, and
+// `unknown` after a crash (settled by the proposer's next start, or by anyone once the sending
+// session is gone).
 #include "TeamFixture.h"
 #include "team/TeamConfirm.h"
 
@@ -47,6 +49,7 @@ private:
         auto q = std::make_unique<TeamQueue>(fx.cluster.uri(role, db),
                                              TeamIdentity{osUser, host, u"test-client 1.0"_s});
         q->connection().reconnectDelayMs = 50;
+        q->setRecoversOwn(true);
         q->start();
         return q;
     }
@@ -306,34 +309,134 @@ private slots:
         QVERIFY(answered && !may);
     }
 
-    void databaseLostWhileWaitingDeniesAndReconnects()
+    void databaseLostWhileWaitingWaitsOnAndCompletes()
     {
         auto carol = queueAs(u"carol"_s, u"carol"_s, u"ws-7"_s);
-        QTRY_VERIFY_WITH_TIMEOUT(carol->isAvailable(), 10000);
+        auto alice = queueAs(u"alice"_s, u"alice"_s, u"ws-2"_s);
+        QTRY_VERIFY_WITH_TIMEOUT(carol->isAvailable() && alice->isAvailable(), 10000);
         const QByteArray id = publish(*carol, "token-lost", std::nullopt);
         const auto row = consume(*carol, "token-lost");
         QVERIFY(row);
         auto confirm = std::make_unique<TeamConfirm>(carol.get(), *row, 1);
         QSignalSpy decided(confirm.get(), &TeamConfirm::decided);
+        QSignalSpy connection(confirm.get(), &TeamConfirm::connectionChanged);
         QSignalSpy availability(carol.get(), &TeamQueue::availabilityChanged);
         confirm->start();
         // The server ends carol's sessions (as a restart or a network cut does).
         FB_SQL(*fx.super, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE "
                           "usename = 'carol'");
-        QTRY_COMPARE_WITH_TIMEOUT(decided.size(), 1, 10000);
-        QCOMPARE(decided.at(0).at(0).value<TeamConfirm::Verdict>(),
-                 TeamConfirm::Verdict::Unreachable);
-        QVERIFY(decided.at(0).at(1).toString().contains(u"nothing was sent"_s));
-        int sends = 0;
-        confirm->beginSend([&](bool may, const QString &) { sends += may ? 1 : 0; });
-        QCOMPARE(sends, 0);
-        confirm.reset(); // the broker answered the confirm; it holds the proposal no longer
-        // While down, a proposal is refused with a clear reason.
-        // ...and the queue comes back by itself, and settles the abandoned row: cancelled.
-        QTRY_VERIFY_WITH_TIMEOUT(carol->isAvailable(), 10000);
-        QTRY_COMPARE_WITH_TIMEOUT(stateOf(id), QByteArray("cancelled"), 10000);
+        QTRY_VERIFY_WITH_TIMEOUT(!connection.isEmpty(), 10000);
+        QVERIFY(!connection.first().at(0).toString().isEmpty());
+        // An approval made while the proposer is away is not lost ...
+        QVERIFY(decide(*alice, id, u"approve"_s));
+        // ... the queue comes back by itself, the held proposal is not cancelled by its recovery,
+        // and the wait reads the decisions again.
+        QTRY_COMPARE_WITH_TIMEOUT(decided.size(), 1, 15000);
+        QCOMPARE(decided.at(0).at(0).value<TeamConfirm::Verdict>(), TeamConfirm::Verdict::Met);
+        QCOMPARE(stateOf(id), QByteArray("consumed"));
         QVERIFY(availability.size() >= 2);
         QCOMPARE(availability.first().at(0).toBool(), false);
+        int sends = 0;
+        confirm->beginSend([&](bool may, const QString &why) {
+            QVERIFY2(may, qPrintable(why));
+            ++sends;
+        });
+        QTRY_COMPARE_WITH_TIMEOUT(sends, 1, 10000);
+        bool recorded = false;
+        confirm->finish(u"created"_s, [&](bool ok) { recorded = ok; });
+        QTRY_VERIFY_WITH_TIMEOUT(recorded, 10000);
+        QCOMPARE(stateOf(id), QByteArray("created"));
+    }
+
+    void abandonedConsumeIsCancelledOnReconnect()
+    {
+        auto carol = queueAs(u"carol"_s, u"carol"_s, u"ws-17"_s);
+        QTRY_VERIFY_WITH_TIMEOUT(carol->isAvailable(), 10000);
+        const QByteArray id = publish(*carol, "token-abandoned", std::nullopt);
+        QVERIFY(consume(*carol, "token-abandoned"));
+        // Nobody holds it (the broker answered its confirm): the next connect cancels it.
+        FB_SQL(*fx.super, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE "
+                          "usename = 'carol'");
+        QTRY_COMPARE_WITH_TIMEOUT(stateOf(id), QByteArray("cancelled"), 15000);
+    }
+
+    void teamDayIsCountedInTheDatabase()
+    {
+        auto carol = queueAs(u"carol"_s, u"carol"_s, u"ws-21"_s);
+        auto dave = queueAs(u"dave"_s, u"dave"_s, u"ws-22"_s);
+        auto alice = queueAs(u"alice"_s, u"alice"_s, u"ws-2"_s);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            carol->isAvailable() && dave->isAvailable() && alice->isAvailable(), 10000);
+        // A currency of its own, so the other cases' creates do not count.
+        const fb::Money limit{1000, u"EUR"_s};
+        auto ready = [&](TeamQueue &q, const QByteArray &token,
+                         double monthly) -> std::unique_ptr<TeamConfirm> {
+            std::optional<QByteArray> id;
+            bool done = false;
+            q.publish(
+                u"connection_create"_s, Request, {}, priced(monthly), "{}", sha(token), 60000,
+                [&](const std::optional<QByteArray> &v, const QString &) {
+                    id = v;
+                    done = true;
+                },
+                fb::Money{monthly, u"EUR"_s});
+            if (!QTest::qWaitFor([&] { return done; }, 10000) || !id)
+                return nullptr;
+            const auto row = consume(q, token);
+            if (!row || !decide(*alice, *id, u"approve"_s))
+                return nullptr;
+            return std::make_unique<TeamConfirm>(&q, *row, 1);
+        };
+        auto first = ready(*carol, "day-1", 600);
+        auto second = ready(*dave, "day-2", 600);
+        QVERIFY(first && second);
+        QSignalSpy d1(first.get(), &TeamConfirm::decided);
+        QSignalSpy d2(second.get(), &TeamConfirm::decided);
+        first->start();
+        second->start();
+        QTRY_VERIFY_WITH_TIMEOUT(d1.size() == 1 && d2.size() == 1, 10000);
+        // Two workstations send at once: the team's day lets exactly one of them through.
+        int may = 0;
+        int refused = 0;
+        QString why;
+        for (TeamConfirm *c : {first.get(), second.get()})
+            c->beginSend(limit, [&](bool m, const QString &reason) {
+                m ? ++may : ++refused;
+                if (!m)
+                    why = reason;
+            });
+        QTRY_COMPARE_WITH_TIMEOUT(may + refused, 2, 10000);
+        QCOMPARE(may, 1);
+        QVERIFY2(why.contains(u"daily limit"_s), qPrintable(why));
+        QVERIFY2(why.contains(u"600"_s), qPrintable(why));
+    }
+
+    void sendingLeftByADeadSessionBecomesUnknownForEveryone()
+    {
+        auto carol = queueAs(u"carol"_s, u"carol"_s, u"ws-31"_s);
+        auto alice = queueAs(u"alice"_s, u"alice"_s, u"ws-2"_s);
+        QTRY_VERIFY_WITH_TIMEOUT(carol->isAvailable() && alice->isAvailable(), 10000);
+        const QByteArray id = publish(*carol, "token-orphan", priced(150));
+        const auto row = consume(*carol, "token-orphan");
+        QVERIFY(row);
+        auto confirm = std::make_unique<TeamConfirm>(carol.get(), *row, 1);
+        QSignalSpy decided(confirm.get(), &TeamConfirm::decided);
+        confirm->start();
+        QVERIFY(decide(*alice, id, u"approve"_s));
+        QTRY_COMPARE_WITH_TIMEOUT(decided.size(), 1, 10000);
+        bool may = false;
+        confirm->beginSend([&](bool m, const QString &) { may = m; });
+        QTRY_VERIFY_WITH_TIMEOUT(may, 10000);
+        // While the sender's session lives, nobody settles it.
+        alice->settleOrphans();
+        QTest::qWait(300);
+        QCOMPARE(stateOf(id), QByteArray("sending"));
+        // The proposing process dies (its connection with it, never to come back).
+        confirm.reset();
+        carol.reset();
+        alice->settleOrphans();
+        QTRY_COMPARE_WITH_TIMEOUT(stateOf(id), QByteArray("unknown"), 10000);
+        QVERIFY(!consume(*alice, "token-orphan"));
     }
 
     void unreachableDatabaseFailsClosed()

@@ -80,7 +80,7 @@ private slots:
         QCOMPARE(r.fromVersion, 0);
         QCOMPARE(r.toVersion, TeamSchema::knownVersion());
         QCOMPARE(r.applied.first(), QStringLiteral("001_initial"));
-        QCOMPARE(r.applied.last(), QStringLiteral("002_queue"));
+        QCOMPARE(r.applied.last(), QStringLiteral("003_team_day"));
         QCOMPARE(TeamSchema::currentVersion(*owner).value_or(-1), TeamSchema::knownVersion());
         const auto tables = owner->exec(
             "SELECT count(*) AS n FROM pg_tables WHERE schemaname = 'fabric_team' AND tablename IN "
@@ -172,7 +172,8 @@ private slots:
         r = TeamSchema::migrate(*owner);
         QVERIFY2(r.ok, qPrintable(r.error));
         QCOMPARE(r.fromVersion, 1);
-        QCOMPARE(r.applied, QStringList{QStringLiteral("002_queue")});
+        QCOMPARE(r.applied,
+                 (QStringList{QStringLiteral("002_queue"), QStringLiteral("003_team_day")}));
     }
 
     void refusesAChangedMigrationAndANonOwner()

@@ -1,0 +1,233 @@
+// ConfirmOperation in team mode (docs/team.md, "The flow"). The seed's flow is kept: the token is
+// consumed on the first attempt, here and in the team's database (one atomic UPDATE ... WHERE
+// state = 'pending' RETURNING); the five confirm_checks are evaluated against the row as well;
+// the person is the team (the quorum of distinct approvers other than the proposer, through
+// their native dialogs); `sending` is committed in the database (with the team's day) before a
+// byte leaves; the outcome goes back to the row. The MCP client's elicitation, when the client
+// has it, is only the proposer's acknowledgement: it is shown, never counted.
+#include "broker/ConfirmOperation.h"
+
+#include "broker/ClientElicitationApprover.h"
+#include "broker/TeamMode.h"
+#include "fabric/FabricClient.h"
+#include "mcp/ToolCall.h"
+
+#include <QTimer>
+
+using namespace Qt::StringLiterals;
+
+namespace fb {
+
+void ConfirmOperation::consumeInTeam()
+{
+    team::TeamQueue *queue = context()->team();
+    if (!queue->isAvailable())
+        return teamConsumed(team::TeamConsumeReply{std::nullopt, false,
+                                                   queue->unavailableReason().isEmpty()
+                                                       ? u"not connected"_s
+                                                       : queue->unavailableReason()});
+    QPointer<ConfirmOperation> self(this);
+    queue->consumeChecked(QByteArray::fromHex(m_state.tokenSha256.toLatin1()),
+                          [self](const team::TeamConsumeReply &reply) {
+                              if (self)
+                                  self->teamConsumed(reply);
+                          });
+}
+
+void ConfirmOperation::teamConsumed(const team::TeamConsumeReply &reply)
+{
+    if (!context())
+        return finishError(u"the broker shut down; nothing was sent"_s);
+    const QJsonObject notAsked = humanConfirmationJson(u"not_requested"_s, {});
+    if (!reply.error.isEmpty())
+        return finishNotExecuted(
+            m_state.checks, u"team_unavailable"_s,
+            u"Team mode: the team's database cannot be asked (%1), so this confirm cannot be "
+            "checked against the team's queue. Nothing was sent; the token is used up. Propose "
+            "again when the database is back."_s.arg(reply.error.left(500)),
+            notAsked);
+    if (!reply.row) {
+        m_state.checks.proposalExists = false;
+        return finishNotExecuted(m_state.checks, u"team_proposal_missing"_s,
+                                 u"Team mode: the team's queue has no proposal for this token "
+                                 "(it was never published there, or the database was "
+                                 "replaced). Nothing was sent; propose the change again."_s,
+                                 notAsked);
+    }
+    const team::TeamProposal &row = *reply.row;
+    if (!reply.consumedNow) {
+        const bool used = row.state != u"pending";
+        if (used)
+            m_state.checks.notPreviouslyUsed = false;
+        else
+            m_state.checks.notExpired = false;
+        return finishNotExecuted(
+            m_state.checks, used ? u"replayed_token"_s : u"expired_token"_s,
+            used ? u"Team mode: the team's queue says this proposal is already %1: tokens are "
+                   "single-use. Nothing was sent; propose the change again if it is still "
+                   "wanted."_s.arg(row.state.left(20))
+                 : u"Team mode: the proposal expired in the team's queue. Nothing was sent; "
+                   "propose the change again."_s,
+            notAsked);
+    }
+    m_teamRow = row;
+    m_team = {{u"proposal_id"_s, QString::fromLatin1(row.id)}};
+    if (const QString mismatch = teamRowMismatch(row, m_state.proposal); !mismatch.isEmpty()) {
+        m_state.checks.requestMatchesBinding = false;
+        return finishNotExecuted(
+            m_state.checks, u"binding_mismatch"_s,
+            u"Refused: %1. Nothing was sent. Propose the change again."_s.arg(mismatch), notAsked);
+    }
+    checkConsumed();
+}
+
+void ConfirmOperation::askTeam()
+{
+    BrokerContext *ctx = context();
+    const int required =
+        teamRequired(ctx->settings().policy, m_state.proposal.context.value(u"price"_s).toObject());
+    m_team.insert(u"required"_s, required);
+    m_state.askedAtMs = ctx->nowMs();
+    enter(ConfirmStage::Asked);
+    ctx->audit(AuditEventType::ApprovalRequested,
+               m_state.approvalRequestedRecord(u"team"_s, call()->client().toJson()));
+    ctx->reportApprovalStarted(m_state.proposal, u"team"_s);
+
+    auto *confirm = new team::TeamConfirm(ctx->team(), *m_teamRow, required, this);
+    m_teamConfirm = confirm;
+    connect(
+        confirm, &team::TeamConfirm::decided, this,
+        [this](team::TeamConfirm::Verdict v, const QString &reason) { teamDecided(v, reason); });
+    connect(confirm, &team::TeamConfirm::progress, this, [this](const team::QuorumCount &count) {
+        if (!call()->hasProgressToken())
+            return;
+        call()->progress(
+            static_cast<double>(count.counted.size()), static_cast<double>(count.required),
+            u"%1 of %2 team approvals"_s.arg(count.counted.size()).arg(count.required));
+    });
+    connect(confirm, &team::TeamConfirm::connectionChanged, this, [this](const QString &reason) {
+        if (call()->hasProgressToken() && !reason.isEmpty())
+            call()->progress(
+                0, 0,
+                u"the team database is unreachable (%1); the approvals are "
+                "awaited until it is back or the proposal expires"_s.arg(reason.left(200)));
+    });
+    startProgress();
+    confirm->start();
+
+    // The proposer's acknowledgement: only through a client that can show a form, and only as
+    // shown, never counted. A decline withdraws the proposal.
+    if (call()->isModernEra() || ctx->approver()->channel() != u"client" ||
+        !call()->client().supportsFormElicitation())
+        return;
+    const ApprovalContext actx{m_state.proposal, m_state.request, call()->client(),
+                               ctx->settings().elicitTimeoutMs};
+    QPointer<ConfirmOperation> self(this);
+    ctx->approver()->requestApproval(call(), actx, [self](const HumanDecision &d) {
+        if (!self || !self->m_teamConfirm || self->m_teamConfirm->isDecided())
+            return;
+        switch (d.status) {
+        case HumanStatus::Accepted:
+            self->m_teamConfirm->proposerAcknowledged();
+            self->m_team.insert(u"proposer_acknowledged"_s, true);
+            return;
+        case HumanStatus::Declined:
+        case HumanStatus::Cancelled:
+        case HumanStatus::CallCancelled:
+            return self->m_teamConfirm->withdraw(
+                u"the proposer declined in the MCP client (%1)"_s.arg(humanStatusName(d.status)));
+        case HumanStatus::TimedOut:
+        case HumanStatus::Failed:
+        case HumanStatus::UnsupportedByClient:
+            return; // no acknowledgement; the team still decides
+        }
+    });
+}
+
+void ConfirmOperation::teamDecided(team::TeamConfirm::Verdict verdict, const QString &reason)
+{
+    if (!m_teamConfirm)
+        return;
+    const team::QuorumCount &count = m_teamConfirm->count();
+    const QJsonObject quorum = count.toJson();
+    for (auto it = quorum.begin(); it != quorum.end(); ++it)
+        m_team.insert(it.key(), it.value());
+    HumanStatus status = HumanStatus::Failed;
+    QString detail = reason;
+    switch (verdict) {
+    case team::TeamConfirm::Verdict::Met:
+        status = HumanStatus::Accepted;
+        detail = u"approved by %1 (%2 of %3 required)"_s.arg(count.counted.join(u", "_s).left(500))
+                     .arg(count.counted.size())
+                     .arg(count.required);
+        break;
+    case team::TeamConfirm::Verdict::Denied:
+        status = HumanStatus::Declined;
+        break;
+    case team::TeamConfirm::Verdict::Expired:
+        status = HumanStatus::TimedOut;
+        break;
+    case team::TeamConfirm::Verdict::Unreachable:
+        status = HumanStatus::Failed;
+        break;
+    }
+    decided(
+        HumanDecision{status, u"team"_s, detail.left(1000), context() ? context()->nowMs() : 0});
+}
+
+void ConfirmOperation::beginTeamSend()
+{
+    const std::optional<Money> dayLimit = context()->settings().policy.maxPerDay;
+    QPointer<ConfirmOperation> self(this);
+    m_teamConfirm->beginSend(dayLimit, [self](bool may, const QString &reason) {
+        if (!self)
+            return;
+        if (!may)
+            return self->finishNotExecuted(
+                self->m_state.checks, u"team_send_refused"_s,
+                u"Approved by the team, but the team's database did not let it be sent: %1. "
+                "Nothing was sent; the token is used up."_s.arg(reason.left(600)),
+                self->m_state.human);
+        self->m_teamSendCommitted = true;
+        if (!self->context()) {
+            self->finishTeam(u"failed"_s);
+            return self->finishError(u"the broker shut down; nothing was sent"_s);
+        }
+        self->execute(); // the checks once more, then the create
+    });
+}
+
+void ConfirmOperation::finishTeam(const QString &outcome)
+{
+    if (!m_teamConfirm || !m_teamSendCommitted || m_teamFinished)
+        return;
+    m_teamFinished = true;
+    m_team.insert(u"outcome_recorded"_s, outcome);
+    m_teamConfirm->finish(
+        outcome, [id = m_teamRow ? m_teamRow->id : QByteArray(), outcome](bool recorded) {
+            if (!recorded)
+                qCWarning(lcBroker).noquote()
+                    << "team proposal" << QString::fromLatin1(id) << "outcome" << outcome
+                    << "could not be written; the team will see it as unknown";
+        });
+}
+
+void ConfirmOperation::endTeam(ConfirmOutcome &outcome)
+{
+    if (!m_teamRow)
+        return;
+    // Committed as sending but nothing went (a check after the commit stopped it).
+    if (m_teamSendCommitted && !m_teamFinished && !m_create)
+        finishTeam(outcome.executed ? u"unknown"_s : u"failed"_s);
+    // Consumed and never sent: nobody should wait for it any longer.
+    if (!m_teamSendCommitted && context() && context()->team()) {
+        if (m_teamConfirm && !m_teamConfirm->isDecided())
+            m_teamConfirm->withdraw(u"the confirm ended: "_s + outcome.message.left(300));
+        else
+            context()->team()->transition(m_teamRow->id, u"consumed"_s, u"cancelled"_s,
+                                          [](const auto &, const QString &) {});
+    }
+    outcome.team = m_team;
+}
+
+} // namespace fb

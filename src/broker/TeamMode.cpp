@@ -1,0 +1,52 @@
+#include "broker/TeamMode.h"
+
+#include "core/TeamPolicy.h"
+#include "mcp/ClientInfo.h"
+
+using namespace Qt::StringLiterals;
+
+namespace fb {
+
+int teamRequired(const Policy &policy, const QJsonObject &priceContext)
+{
+    if (!policy.teamQuorum)
+        return 1;
+    QStringList errors;
+    const std::optional<TeamQuorum> quorum =
+        TeamQuorum::parse(*policy.teamQuorum, u"team.quorum"_s, &errors);
+    // The policy parser validated it; should it not parse, no rule can be read and the strictest
+    // count applies rather than the loosest.
+    if (!quorum)
+        return TeamQuorum::MaxApprovals;
+    return quorum->required(monthlyPrice(priceContext));
+}
+
+QJsonObject teamBindingJson(const QString &endpoint, const QString &credentialIdentity)
+{
+    return {{u"fabric_endpoint"_s, endpoint}, {u"credential_identity"_s, credentialIdentity}};
+}
+
+QString teamRowMismatch(const team::TeamProposal &row, const Proposal &proposal)
+{
+    if (row.changeType != changeTypeName(proposal.changeType))
+        return u"the team's row is a %1, this proposal a %2"_s.arg(
+            row.changeType.left(40), changeTypeName(proposal.changeType));
+    // The row's request_sha256 is the body's alone (the database checks it); the binding covers
+    // the change type too, so the bound hash is recomputed from the row's bytes.
+    const QString rowBinding = requestSha256(proposal.changeType, row.request);
+    if (rowBinding != proposal.requestSha256)
+        return u"the team's row holds request %1, this proposal is bound to %2"_s.arg(
+            rowBinding, proposal.requestSha256);
+    if (row.binding != teamBindingJson(proposal.fabricEndpoint, proposal.credentialIdentity))
+        return u"the team's row was proposed against another Fabric endpoint or credentials"_s;
+    return {};
+}
+
+QString teamClientLabel(const mcp::ClientInfo &client)
+{
+    const QString label =
+        client.version.isEmpty() ? client.name : client.name + u' ' + client.version;
+    return label.left(200);
+}
+
+} // namespace fb

@@ -1,0 +1,359 @@
+// The broker in team mode on a real PostgreSQL 15 (a private cluster, TeamFixture.h): a whole
+// broker (BrokerHarness: the embedded sandbox, the real Fabric client, an MCP session driven as a
+// client) whose queue is carol's or dave's, and the approvers' apps as TeamQueues deciding as
+// their dialogs do. Covers: the proposal published (the token's SHA-256 only) before the agent
+// gets the token; the confirm consumed in the database, waiting for the quorum, executed once
+// after another workstation's approval; the proposer's own approval and the client's "accept"
+// never counting; a deny ending it; two approvals above the threshold; the team's day refusing a
+// second workstation's create in the database; a row consumed elsewhere failing
+// not_previously_used; an unreachable database refusing proposals (no token).
+#include "../broker/BrokerHarness.h"
+#include "TeamFixture.h"
+#include "core/AuditLog.h"
+#include "core/AuditSink.h"
+#include "team/TeamQueue.h"
+
+#include <QCryptographicHash>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace fbtest;
+using namespace fb::team;
+using namespace Qt::StringLiterals;
+
+class TstTeamBroker : public QObject {
+    Q_OBJECT
+
+    TeamFixture fx;
+    QString db;
+    std::unique_ptr<PgConnection> owner;
+    int vlan = 3100;
+    QTemporaryDir m_logs;
+    int m_logCount = 0;
+    std::vector<std::unique_ptr<fb::AuditLog>> m_auditLogs; // outlive every harness
+
+    std::unique_ptr<TeamQueue> queueAs(const QString &role, const QString &host)
+    {
+        auto q =
+            std::make_unique<TeamQueue>(fx.cluster.uri(role, db), TeamIdentity{role, host, {}});
+        q->connection().reconnectDelayMs = 50;
+        q->setRecoversOwn(true);
+        q->start();
+        return q;
+    }
+
+    // A broker on its own "workstation" (its own sandbox), in team mode through queue.
+    std::unique_ptr<BrokerHarness> broker(TeamQueue *queue, fb::BrokerSettings settings = {},
+                                          bool elicitation = false)
+    {
+        settings.toolsets = {u"read"_s, u"mutate"_s};
+        auto h = std::make_unique<BrokerHarness>(settings);
+        h->broker->setTeam(queue);
+        // Each workstation's own audit log (the local daily limit counts from it).
+        auto log = std::make_unique<fb::AuditLog>();
+        QString error;
+        if (!m_logs.isValid() ||
+            !log->open(m_logs.filePath(u"audit-%1.jsonl"_s.arg(++m_logCount)), &error))
+            qWarning("audit log: %s", qUtf8Printable(error));
+        h->broker->setAuditSink(log.get());
+        m_auditLogs.push_back(std::move(log));
+        h->initialize(elicitation);
+        return h;
+    }
+
+    QJsonObject propose(BrokerHarness &h)
+    {
+        return h
+            .callTool("fabric_propose_change", {{"change_type", "connection_create"},
+                                                {"spec", BrokerHarness::connectionSpec(++vlan)}})
+            .value("structuredContent")
+            .toObject();
+    }
+
+    // Starts a confirm; returns its request id (the answer comes when the quorum is in).
+    int startConfirm(BrokerHarness &h, const QString &token)
+    {
+        const int id = h.nextId++;
+        h.send({{"jsonrpc", "2.0"},
+                {"id", id},
+                {"method", "tools/call"},
+                {"params", QJsonObject{{"name", "fabric_confirm_change"},
+                                       {"arguments", QJsonObject{{"confirm_token", token}}}}}});
+        return id;
+    }
+
+    // The MCP client's form: "accept" (the proposer's acknowledgement).
+    static void acceptElicitation(BrokerHarness &h)
+    {
+        const QJsonObject elicit = h.waitFor(
+            [](const QJsonObject &m) { return m.value("method") == "elicitation/create"; });
+        h.send({{"jsonrpc", "2.0"},
+                {"id", elicit.value("id")},
+                {"result",
+                 QJsonObject{{"action", "accept"}, {"content", QJsonObject{{"confirm", true}}}}}});
+    }
+
+    static bool answered(BrokerHarness &h, int id)
+    {
+        for (const QJsonObject &m : std::as_const(h.received))
+            if (m.value("id").toInt(-1) == id && !m.contains("method"))
+                return true;
+        return false;
+    }
+
+    static QJsonObject result(BrokerHarness &h, int id)
+    {
+        return h
+            .waitFor(
+                [id](const QJsonObject &m) {
+                    return m.value("id").toInt(-1) == id && !m.contains("method");
+                },
+                20000)
+            .value("result")
+            .toObject()
+            .value("structuredContent")
+            .toObject();
+    }
+
+    QByteArray stateOfToken(const QString &token)
+    {
+        const auto r = owner->exec("SELECT state FROM fabric_team.proposals WHERE token_sha256 = "
+                                   "decode($1, 'hex')",
+                                   {fb::tokenDigest(token).toLatin1()});
+        return r.ok() && r.value->rowCount() == 1 ? r.value->value(0, "state") : QByteArray();
+    }
+
+    bool decide(TeamQueue &q, const QString &proposalId, const QString &decision)
+    {
+        std::optional<bool> ok;
+        bool done = false;
+        q.decide(proposalId.toLatin1(), decision,
+                 QCryptographicHash::hash("the dialog's text", QCryptographicHash::Sha256),
+                 [&](const std::optional<bool> &v, const QString &) {
+                     ok = v;
+                     done = true;
+                 });
+        return QTest::qWaitFor([&] { return done; }, 10000) && ok.value_or(false);
+    }
+
+private slots:
+    void initTestCase()
+    {
+        QVERIFY2(fx.setUp(), "PostgreSQL did not start (see the warning above)");
+        db = fx.initializedDatabase();
+        QVERIFY(!db.isEmpty());
+        FB_SQL(*fx.super, "GRANT fabric_approvers TO dave");
+        owner = connectAs(fx.cluster, u"fb_owner"_s, db);
+        QVERIFY(owner);
+    }
+
+    void approvedOnAnotherWorkstationExecutesOnce()
+    {
+        auto carol = queueAs(u"carol"_s, u"ws-carol"_s);
+        auto alice = queueAs(u"alice"_s, u"ws-alice"_s);
+        QTRY_VERIFY_WITH_TIMEOUT(carol->isAvailable() && alice->isAvailable(), 10000);
+        auto h = broker(carol.get(), {}, true);
+        const QJsonObject proposed = propose(*h);
+        const QString token = proposed.value("confirm_token").toString();
+        QVERIFY2(token.startsWith(u"chg-"_s), qPrintable(QJsonDocument(proposed).toJson()));
+        const QString id = proposed.value("team").toObject().value("proposal_id").toString();
+        QCOMPARE(id.size(), 36);
+        QCOMPARE(proposed.value("team").toObject().value("required").toInt(), 1);
+        // The row holds the token's SHA-256, never the token.
+        QCOMPARE(stateOfToken(token), QByteArray("pending"));
+        const auto leak = owner->exec("SELECT count(*) AS n FROM fabric_team.proposals WHERE "
+                                      "request LIKE '%' || $1 || '%' OR dry_run::text LIKE '%' || "
+                                      "$1 || '%'",
+                                      {token.toLatin1()});
+        QVERIFY(leak.ok());
+        QCOMPARE(leak.value->value(0, "n"), QByteArray("0"));
+
+        const int call = startConfirm(*h, token);
+        // The client is asked only for the proposer's acknowledgement: its accept counts for
+        // nothing.
+        acceptElicitation(*h);
+        QTRY_COMPARE_WITH_TIMEOUT(stateOfToken(token), QByteArray("consumed"), 10000);
+        QTest::qWait(300);
+        QVERIFY(!answered(*h, call));
+        QCOMPARE(h->sandbox.realCreateCount(), 0);
+
+        QVERIFY(decide(*alice, id, u"approve"_s));
+        const QJsonObject s = result(*h, call);
+        QVERIFY2(s.value("executed").toBool(), qPrintable(QJsonDocument(s).toJson()));
+        QCOMPARE(h->sandbox.realCreateCount(), 1);
+        const QJsonObject human = s.value("human_confirmation").toObject();
+        QCOMPARE(human.value("status").toString(), u"accepted"_s);
+        QCOMPARE(human.value("channel").toString(), u"team"_s);
+        const QJsonObject team = s.value("team").toObject();
+        QCOMPARE(team.value("proposal_id").toString(), id);
+        QCOMPARE(team.value("approvals").toArray(), QJsonArray{u"alice"_s});
+        QCOMPARE(team.value("required").toInt(), 1);
+        QCOMPARE(team.value("proposer_acknowledged").toBool(), true);
+        QCOMPARE(s.value("confirm_checks").toObject().value("not_previously_used").toBool(), true);
+        QTRY_COMPARE_WITH_TIMEOUT(stateOfToken(token), QByteArray("created"), 10000);
+        // The token works once, here and in the team's queue.
+        const QJsonObject again = h->callTool("fabric_confirm_change", {{"confirm_token", token}})
+                                      .value("structuredContent")
+                                      .toObject();
+        QCOMPARE(again.value("executed").toBool(), false);
+        QCOMPARE(h->sandbox.realCreateCount(), 1);
+    }
+
+    void ownApprovalAndClientAcceptNeverCountAndADenyEndsIt()
+    {
+        auto dave = queueAs(u"dave"_s, u"ws-dave"_s);
+        auto bob = queueAs(u"bob"_s, u"ws-bob"_s);
+        QTRY_VERIFY_WITH_TIMEOUT(dave->isAvailable() && bob->isAvailable(), 10000);
+        auto h = broker(dave.get(), {}, true);
+        const QJsonObject proposed = propose(*h);
+        const QString token = proposed.value("confirm_token").toString();
+        const QString id = proposed.value("team").toObject().value("proposal_id").toString();
+        const int call = startConfirm(*h, token);
+        acceptElicitation(*h);
+        QTRY_COMPARE_WITH_TIMEOUT(stateOfToken(token), QByteArray("consumed"), 10000);
+        // dave approves his own proposal (he is an approver too): it does not count.
+        QVERIFY(decide(*dave, id, u"approve"_s));
+        QTest::qWait(400);
+        QVERIFY(!answered(*h, call));
+        QVERIFY(decide(*bob, id, u"deny"_s));
+        const QJsonObject s = result(*h, call);
+        QCOMPARE(s.value("executed").toBool(), false);
+        QCOMPARE(s.value("human_confirmation").toObject().value("status").toString(),
+                 u"declined"_s);
+        const QJsonObject team = s.value("team").toObject();
+        QCOMPARE(team.value("denied_by").toString(), u"bob"_s);
+        QCOMPARE(team.value("approvals").toArray(), QJsonArray{});
+        QCOMPARE(team.value("proposer_acknowledged").toBool(), true);
+        const QJsonArray notCounted = team.value("not_counted").toArray();
+        QCOMPARE(notCounted.size(), 1);
+        QCOMPARE(notCounted.at(0).toObject().value("approver").toString(), u"dave"_s);
+        QCOMPARE(h->sandbox.realCreateCount(), 0);
+        QTRY_COMPARE_WITH_TIMEOUT(stateOfToken(token), QByteArray("denied"), 10000);
+    }
+
+    void twoApprovalsAboveTheThreshold()
+    {
+        auto carol = queueAs(u"carol"_s, u"ws-carol"_s);
+        auto alice = queueAs(u"alice"_s, u"ws-alice"_s);
+        auto bob = queueAs(u"bob"_s, u"ws-bob"_s);
+        QTRY_VERIFY_WITH_TIMEOUT(carol->isAvailable() && alice->isAvailable() && bob->isAvailable(),
+                                 10000);
+        fb::BrokerSettings settings;
+        // Every priced change (and every unpriced one) needs two.
+        settings.policy.teamQuorum = QJsonArray{QJsonObject{
+            {"above_monthly", QJsonObject{{"amount", 0}, {"currency", "USD"}}}, {"approvals", 2}}};
+        auto h = broker(carol.get(), settings);
+        const QJsonObject proposed = propose(*h);
+        QCOMPARE(proposed.value("team").toObject().value("required").toInt(), 2);
+        const QString token = proposed.value("confirm_token").toString();
+        const QString id = proposed.value("team").toObject().value("proposal_id").toString();
+        const int call = startConfirm(*h, token);
+        QTRY_COMPARE_WITH_TIMEOUT(stateOfToken(token), QByteArray("consumed"), 10000);
+        QVERIFY(decide(*alice, id, u"approve"_s));
+        QTest::qWait(400);
+        QVERIFY(!answered(*h, call));
+        QCOMPARE(h->sandbox.realCreateCount(), 0);
+        QVERIFY(decide(*bob, id, u"approve"_s));
+        const QJsonObject s = result(*h, call);
+        QVERIFY2(s.value("executed").toBool(), qPrintable(QJsonDocument(s).toJson()));
+        QCOMPARE(s.value("team").toObject().value("approvals").toArray(),
+                 (QJsonArray{u"alice"_s, u"bob"_s}));
+        QCOMPARE(h->sandbox.realCreateCount(), 1);
+    }
+
+    void theTeamsDayIsCountedAcrossWorkstations()
+    {
+        auto carol = queueAs(u"carol"_s, u"ws-carol"_s);
+        auto dave = queueAs(u"dave"_s, u"ws-dave"_s);
+        auto alice = queueAs(u"alice"_s, u"ws-alice"_s);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            carol->isAvailable() && dave->isAvailable() && alice->isAvailable(), 10000);
+        auto first = broker(carol.get());
+        const QJsonObject p1 = propose(*first);
+        const QJsonObject price = p1.value("price").toObject();
+        const auto monthly = fb::monthlyPrice(price);
+        QVERIFY2(monthly, qPrintable(QJsonDocument(price).toJson()));
+        // Room for this day's creates so far and one more of these, not two.
+        const auto spent = owner->exec(
+            "SELECT coalesce(sum(monthly_amount), 0)::text AS s FROM fabric_team.proposals WHERE "
+            "state IN ('sending', 'created', 'unknown') AND monthly_currency = $1",
+            {monthly->currency.toLatin1()});
+        QVERIFY(spent.ok());
+        fb::BrokerSettings settings;
+        settings.policy.maxPerDay = fb::Money{
+            spent.value->value(0, "s").toDouble() + monthly->amount * 1.5, monthly->currency};
+        first = broker(carol.get(), settings);
+        auto second = broker(dave.get(), settings);
+        const QJsonObject a = propose(*first);
+        const QJsonObject b = propose(*second);
+        QVERIFY2(a.contains("confirm_token"), qPrintable(QJsonDocument(a).toJson()));
+        QVERIFY2(b.contains("confirm_token"), qPrintable(QJsonDocument(b).toJson()));
+        const int callA = startConfirm(*first, a.value("confirm_token").toString());
+        const int callB = startConfirm(*second, b.value("confirm_token").toString());
+        QTRY_VERIFY_WITH_TIMEOUT(stateOfToken(a.value("confirm_token").toString()) == "consumed" &&
+                                     stateOfToken(b.value("confirm_token").toString()) ==
+                                         "consumed",
+                                 10000);
+        QVERIFY(decide(*alice, a.value("team").toObject().value("proposal_id").toString(),
+                       u"approve"_s));
+        QVERIFY(result(*first, callA).value("executed").toBool());
+        // Each workstation's own ledger would let the second one through; the team's does not.
+        QVERIFY(decide(*alice, b.value("team").toObject().value("proposal_id").toString(),
+                       u"approve"_s));
+        const QJsonObject refused = result(*second, callB);
+        QCOMPARE(refused.value("executed").toBool(), false);
+        QCOMPARE(refused.value("execution").toObject().value("reason").toString(),
+                 u"team_send_refused"_s);
+        QVERIFY2(refused.value("message").toString().contains(u"daily limit"_s),
+                 qPrintable(refused.value("message").toString()));
+        QCOMPARE(first->sandbox.realCreateCount(), 1);
+        QCOMPARE(second->sandbox.realCreateCount(), 0);
+        QTRY_COMPARE_WITH_TIMEOUT(stateOfToken(b.value("confirm_token").toString()),
+                                  QByteArray("cancelled"), 10000);
+    }
+
+    void aRowConsumedElsewhereFailsNotPreviouslyUsed()
+    {
+        auto carol = queueAs(u"carol"_s, u"ws-carol"_s);
+        QTRY_VERIFY_WITH_TIMEOUT(carol->isAvailable(), 10000);
+        auto h = broker(carol.get());
+        const QString token = propose(*h).value("confirm_token").toString();
+        auto other = connectAs(fx.cluster, u"carol"_s, db);
+        QVERIFY(other);
+        FB_SQL(*other,
+               "UPDATE fabric_team.proposals SET state = 'consumed' WHERE token_sha256 = "
+               "decode($1, 'hex')",
+               {fb::tokenDigest(token).toLatin1()});
+        const QJsonObject s = h->callTool("fabric_confirm_change", {{"confirm_token", token}})
+                                  .value("structuredContent")
+                                  .toObject();
+        QCOMPARE(s.value("executed").toBool(), false);
+        QCOMPARE(s.value("confirm_checks").toObject().value("not_previously_used").toBool(true),
+                 false);
+        QCOMPARE(s.value("failed_check").toString(), u"not_previously_used"_s);
+        QCOMPARE(h->sandbox.realCreateCount(), 0);
+    }
+
+    void anUnreachableDatabaseRefusesProposals()
+    {
+        TeamQueue gone(u"postgresql://carol@/nodb?host=/nonexistent-fb-dir&port=1"_s,
+                       TeamIdentity{u"carol"_s, u"ws-x"_s, {}});
+        gone.connection().reconnectDelayMs = 10000;
+        QSignalSpy availability(&gone, &TeamQueue::availabilityChanged);
+        gone.start();
+        QTRY_VERIFY_WITH_TIMEOUT(!availability.isEmpty(), 10000);
+        auto h = broker(&gone);
+        const QJsonObject s = propose(*h);
+        QVERIFY(!s.contains("confirm_token"));
+        QCOMPARE(s.value("error").toObject().value("kind").toString(), u"team_unavailable"_s);
+        QCOMPARE(h->store.pendingCount(), 0);
+        // Reads keep working.
+        const QJsonObject read =
+            h->callTool("fabric_list_ports", {}).value("structuredContent").toObject();
+        QVERIFY(!read.isEmpty());
+    }
+};
+
+QTEST_GUILESS_MAIN(TstTeamBroker)
+#include "tst_team_broker.moc"
