@@ -211,6 +211,11 @@ export async function startProposer(env, { elicit, name = 'team-e2e' } = {}) {
   const client = new Client({ name, version: '1.0.0' }, { capabilities: elicit ? { elicitation: { form: {} } } : {} });
   if (elicit) client.setRequestHandler(ElicitRequestSchema, elicit);
   await client.connect(transport);
+  // The instance refuses proposals until its team queue is connected and the schema checked
+  // (team_unavailable, "not connected yet"); it logs when it is. A relayed session uses the
+  // instance's queue, which is ready already.
+  await until(() => /team mode: connected to the team database|relaying stdio to the running/.test(stderr), 20000,
+    () => `the broker did not connect to the team database: ${stderr.slice(-2000)}`);
   return {
     client, transport,
     get pid() { return transport.pid; },
