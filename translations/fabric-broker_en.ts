@@ -1341,6 +1341,62 @@ request SHA-256: %2</source>
         <source>Serves MCP over HTTP on the loopback address too, from the next start.</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Team database: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No keychain: the team database password was not saved.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The keychain refused the team database password: %1. Nothing was stored in a file.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>saved in the OS keychain</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Team mode</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Team database</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The team&apos;s PostgreSQL database as a libpq URI, without a password. Empty: no team mode.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>kept in the OS keychain; empty: ~/.pgpass, peer or a certificate</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Team database password</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>set by your administrator: team.database in %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>set by %1 in this app&apos;s environment</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Team mode changes apply when Fabric Broker starts again (docs/team.md).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Team database:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Password:</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>fb::TeamApprovalsDialog</name>

@@ -100,13 +100,13 @@ public:
                         config.clientSecret = c.clientSecret;
                         m_options.savedFabricConfig = config;
                     }
-                    startHost();
+                    readTeamPassword();
                 });
                 return;
             }
         }
 #endif
-        startHost();
+        readTeamPassword();
     }
 
 private:
@@ -114,6 +114,31 @@ private:
     {
         QTextStream(stderr) << "fabric-broker: " << error << "\n";
         QCoreApplication::exit(1);
+    }
+
+    // Team mode (docs/team.md): the team role's password, when the keychain holds one. Without a
+    // keychain, libpq's own ways remain (~/.pgpass, peer, certificates).
+    void readTeamPassword()
+    {
+#ifdef HAVE_FABRICBROKER_GUI
+        const bool team = !m_options.savedTeamDatabase.isEmpty() ||
+                          !qEnvironmentVariable("FABRIC_BROKER_TEAM_DATABASE").trimmed().isEmpty();
+        if (m_gui && team) {
+            auto *store =
+                new CredentialStore(QString::fromLatin1(CredentialStore::DefaultService), this);
+            store->readTeamPassword(
+                [this, store](bool ok, const QString &password, const QString &error) {
+                    store->deleteLater();
+                    if (!ok)
+                        qCWarning(lcDesktop).noquote()
+                            << "team database password: keychain unavailable:" << error;
+                    m_options.teamPassword = password;
+                    startHost();
+                });
+            return;
+        }
+#endif
+        startHost();
     }
 
     void startHost()
@@ -136,6 +161,7 @@ private:
             context.httpUrl = m_host.httpUrl();
             context.httpWarning = m_host.httpWarning();
             context.executablePath = QCoreApplication::applicationFilePath();
+            context.teamPassword = m_options.teamPassword;
             m_ui = std::make_unique<DesktopUi>(context);
             if (!m_instance.listen(&error))
                 qCWarning(lcDesktop).noquote() << error;

@@ -179,6 +179,7 @@ bool ServerHost::start(const Options &options, QString *error)
     if (const QString uri = m_settings.teamDatabase.trimmed(); !uri.isEmpty()) {
         m_team = std::make_unique<team::TeamQueue>(uri, team::TeamIdentity::local());
         m_team->setRecoversOwn(true);
+        m_team->setPassword(options.teamPassword);
         connect(m_team.get(), &team::TeamQueue::availabilityChanged, this,
                 [](bool available, const QString &reason) {
                     if (available)

@@ -46,6 +46,7 @@ public:
         QStringList savedToolsets;
         std::optional<ApprovalMode> savedApprovalMode;
         QString savedTeamDatabase; // team/database (docs/team.md)
+        QString teamPassword;      // the team role's password, from the keychain; never logged
         // Appended to initialize.instructions (e.g. that no desktop app runs).
         QString instructionsNote;
         // Also appended when the mutate toolset is not served (how to turn proposals on).

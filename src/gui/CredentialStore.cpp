@@ -12,6 +12,7 @@ namespace fb {
 namespace {
 const QString kClientIdKey = QStringLiteral("fabric-client-id");
 const QString kClientSecretKey = QStringLiteral("fabric-client-secret");
+const QString kTeamPasswordKey = QStringLiteral("team-database-password");
 
 // Every keychain job of the store: one key of m_service, deleted when done, and never the
 // plaintext fallback file QtKeychain would otherwise use where no keychain is running.
@@ -135,6 +136,21 @@ void CredentialStore::write(const FabricCredentials &credentials,
 void CredentialStore::remove(std::function<void(bool ok, const QString &error)> done)
 {
     write(FabricCredentials{}, std::move(done));
+}
+
+void CredentialStore::readTeamPassword(
+    std::function<void(bool ok, const QString &password, const QString &error)> done)
+{
+    readKey(kTeamPasswordKey, std::move(done));
+}
+
+void CredentialStore::writeTeamPassword(const QString &password,
+                                        std::function<void(bool ok, const QString &error)> done)
+{
+    writeKey(kTeamPasswordKey, password,
+             [done = std::move(done)](bool ok, const QString &, const QString &error) {
+                 done(ok, error);
+             });
 }
 
 } // namespace fb

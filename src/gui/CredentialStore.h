@@ -28,6 +28,12 @@ public:
     void write(const FabricCredentials &credentials,
                std::function<void(bool ok, const QString &error)> done);
     void remove(std::function<void(bool ok, const QString &error)> done);
+    // Team mode's database password (docs/team.md), its own entry; missing reads as empty, an
+    // empty write deletes it.
+    void readTeamPassword(
+        std::function<void(bool ok, const QString &password, const QString &error)> done);
+    void writeTeamPassword(const QString &password,
+                           std::function<void(bool ok, const QString &error)> done);
 
     QString service() const { return m_service; }
 

@@ -68,7 +68,7 @@ DesktopUi::DesktopUi(DesktopContext context, QObject *parent)
     if (teamDatabase.isEmpty())
         teamDatabase = QSettings().value(Settings::savedKey(SettingId::TeamDatabase)).toString();
     if (!teamDatabase.trimmed().isEmpty())
-        m_teamDesk = new TeamDesk(teamDatabase.trimmed(), this);
+        m_teamDesk = new TeamDesk(teamDatabase.trimmed(), m_context.teamPassword, this);
 
     m_window = std::make_unique<MainWindow>(m_model, m_clock);
     const bool sandbox =

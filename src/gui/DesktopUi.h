@@ -45,6 +45,7 @@ struct DesktopContext {
     // The one path from a setting to the running broker (broker/PolicyApply). Null: DesktopUi
     // makes its own from the environment, the saved values and the policy files.
     LiveSettings *live = nullptr;
+    QString teamPassword; // team mode's database password, from the keychain (docs/team.md)
 };
 
 class DesktopUi : public QObject {

@@ -3,6 +3,8 @@
 #include "broker/MutationBroker.h"
 #include "broker/ProposalView.h"
 #include "core/ProposalStore.h"
+#include "core/Settings.h"
+#include "core/TeamPolicy.h"
 #include "gui/Accessibility.h"
 #include "gui/CredentialStore.h"
 #include "gui/LoginAutostart.h"
@@ -14,7 +16,9 @@
 #include <QCheckBox>
 #include <QCoreApplication>
 #include <QFormLayout>
+#include <QGroupBox>
 #include <QLabel>
+#include <QLineEdit>
 #include <QLoggingCategory>
 #include <QPushButton>
 #include <QSettings>
@@ -80,6 +84,7 @@ SettingsDialog::SettingsDialog(const FabricConfig &current, const BrokerSettings
     m_httpCheck->setChecked(!prefs.httpAddress.isEmpty());
     m_savedHttpAddress = prefs.httpAddress;
     ui->desktopLayout->addWidget(m_httpCheck);
+    addTeamGroup(settings);
 
     ui->startAtLoginCheck->setChecked(
         LoginAutostart::forCurrentUser(QCoreApplication::applicationFilePath()).isEnabled());
@@ -221,6 +226,39 @@ void SettingsDialog::save()
         setStatus(tr("Choose at least one toolset."), true);
         return;
     }
+    const QString team = m_teamDatabase->text().trimmed();
+    if (m_teamDatabase->isEnabled() && !team.isEmpty()) {
+        if (const QString why = teamDatabaseUriError(team); !why.isEmpty()) {
+            setStatus(tr("Team database: %1").arg(why), true);
+            return;
+        }
+    }
+    // The team role's password goes to the keychain first; then the rest is saved.
+    if (!m_teamPassword->text().isEmpty()) {
+        if (!m_store) {
+            setStatus(tr("No keychain: the team database password was not saved."), true);
+            return;
+        }
+        ui->buttonBox->setEnabled(false);
+        setStatus(tr("Saving to the keychain..."), false);
+        QPointer<SettingsDialog> self(this);
+        m_store->writeTeamPassword(m_teamPassword->text(), [self](bool ok, const QString &error) {
+            if (!self)
+                return;
+            self->ui->buttonBox->setEnabled(true);
+            if (!ok) {
+                self->setStatus(tr("The keychain refused the team database password: %1. "
+                                   "Nothing was stored in a file.")
+                                    .arg(error),
+                                true);
+                return;
+            }
+            self->m_teamPassword->clear();
+            self->m_teamPassword->setPlaceholderText(tr("saved in the OS keychain"));
+            self->save();
+        });
+        return;
+    }
     LoginAutostart autostart =
         LoginAutostart::forCurrentUser(QCoreApplication::applicationFilePath());
     if (QString error; ui->startAtLoginCheck->isChecked() != autostart.isEnabled() &&
@@ -230,6 +268,13 @@ void SettingsDialog::save()
     }
     QSettings settings;
     prefs.save(settings);
+    if (m_teamDatabase->isEnabled()) {
+        const QString key = Settings::savedKey(SettingId::TeamDatabase);
+        if (team.isEmpty())
+            settings.remove(key);
+        else
+            settings.setValue(key, team);
+    }
 
     const bool credentialsChanged =
         config.clientId != m_current.clientId || config.clientSecret != m_current.clientSecret;
@@ -331,6 +376,51 @@ QPushButton *SettingsDialog::testButton() const
 QLabel *SettingsDialog::testResultLabel() const
 {
     return ui->testResultLabel;
+}
+
+void SettingsDialog::addTeamGroup(const BrokerSettings &settings)
+{
+    auto *group = new QGroupBox(tr("Team mode"), this);
+    group->setObjectName(QStringLiteral("teamGroup"));
+    auto *form = new QFormLayout(group);
+    m_teamDatabase = new QLineEdit(group);
+    m_teamDatabase->setObjectName(QStringLiteral("teamDatabaseEdit"));
+    m_teamDatabase->setPlaceholderText(
+        QStringLiteral("postgresql://you@db.example.com/fabric_team?sslmode=verify-full"));
+    m_teamDatabase->setAccessibleName(tr("Team database"));
+    m_teamDatabase->setAccessibleDescription(
+        tr("The team's PostgreSQL database as a libpq URI, without a password. Empty: no team "
+           "mode."));
+    m_teamDatabase->setText(
+        QSettings().value(Settings::savedKey(SettingId::TeamDatabase)).toString());
+    m_teamPassword = new QLineEdit(group);
+    m_teamPassword->setObjectName(QStringLiteral("teamPasswordEdit"));
+    m_teamPassword->setEchoMode(QLineEdit::Password);
+    m_teamPassword->setPlaceholderText(
+        tr("kept in the OS keychain; empty: ~/.pgpass, peer or a certificate"));
+    m_teamPassword->setAccessibleName(tr("Team database password"));
+    auto *note = new QLabel(group);
+    note->setObjectName(QStringLiteral("teamNote"));
+    note->setTextFormat(Qt::PlainText);
+    note->setWordWrap(true);
+    // Who else sets it: the administrator's policy, then the environment (docs/team.md).
+    const QString env = Settings::envName(SettingId::TeamDatabase);
+    QString lockedBy;
+    if (settings.policy.teamDatabase) {
+        m_teamDatabase->setText(*settings.policy.teamDatabase);
+        lockedBy = tr("set by your administrator: team.database in %1")
+                       .arg(settings.policy.sources.value(QStringLiteral("team.database")));
+    } else if (!qEnvironmentVariable(env.toLatin1().constData()).trimmed().isEmpty()) {
+        m_teamDatabase->setText(qEnvironmentVariable(env.toLatin1().constData()).trimmed());
+        lockedBy = tr("set by %1 in this app's environment").arg(env);
+    }
+    m_teamDatabase->setEnabled(lockedBy.isEmpty());
+    note->setText((lockedBy.isEmpty() ? QString() : lockedBy + QStringLiteral(". ")) +
+                  tr("Team mode changes apply when Fabric Broker starts again (docs/team.md)."));
+    form->addRow(tr("Team database:"), m_teamDatabase);
+    form->addRow(tr("Password:"), m_teamPassword);
+    form->addRow(note);
+    ui->mainLayout->insertWidget(ui->mainLayout->indexOf(ui->desktopGroup) + 1, group);
 }
 
 } // namespace fb

@@ -73,6 +73,10 @@ private:
     QPointer<ProposalStore> m_proposals;
     QLabel *m_voidWarning = nullptr;
     QCheckBox *m_httpCheck = nullptr;
+    // Team mode (docs/team.md): team.database and the role's password (to the keychain).
+    void addTeamGroup(const BrokerSettings &settings);
+    QLineEdit *m_teamDatabase = nullptr;
+    QLineEdit *m_teamPassword = nullptr;
     QString m_savedHttpAddress;
 };
 

@@ -9,10 +9,11 @@ Q_LOGGING_CATEGORY(lcTeamDesk, "fabricbroker.gui.team")
 
 namespace fb {
 
-TeamDesk::TeamDesk(const QString &uri, QObject *parent)
+TeamDesk::TeamDesk(const QString &uri, const QString &password, QObject *parent)
     : QObject(parent)
 {
     m_queue = std::make_unique<team::TeamQueue>(uri, team::TeamIdentity::local());
+    m_queue->setPassword(password);
     connect(m_queue.get(), &team::TeamQueue::proposalChanged, this, &TeamDesk::lookForNew);
     connect(m_queue.get(), &team::TeamQueue::rolesKnown, this, &TeamDesk::lookForNew);
     connect(m_queue.get(), &team::TeamQueue::availabilityChanged, this,

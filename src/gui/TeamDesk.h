@@ -21,7 +21,8 @@ class TeamQueue;
 class TeamDesk : public QObject {
     Q_OBJECT
 public:
-    TeamDesk(const QString &uri, QObject *parent = nullptr);
+    // password: the role's, from the OS keychain (empty: ~/.pgpass, peer or certificates).
+    TeamDesk(const QString &uri, const QString &password = {}, QObject *parent = nullptr);
     ~TeamDesk() override;
 
     team::TeamQueue *queue() const { return m_queue.get(); }

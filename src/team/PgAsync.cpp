@@ -146,8 +146,11 @@ void PgAsync::startConnect()
     if (m_uri.isEmpty())
         return;
     const QByteArray uri = m_uri.toUtf8();
-    const char *keywords[] = {"dbname", "application_name", "client_encoding", nullptr};
-    const char *values[] = {uri.constData(), "fabric-broker", "UTF8", nullptr};
+    // expand_dbname: the URI's own settings first; a keychain password is added after it.
+    const char *keywords[] = {"dbname", "application_name", "client_encoding",
+                              m_password.isEmpty() ? nullptr : "password", nullptr};
+    const char *values[] = {uri.constData(), "fabric-broker", "UTF8",
+                            m_password.isEmpty() ? nullptr : m_password.constData(), nullptr};
     m_conn = PQconnectStartParams(keywords, values, 1);
     if (!m_conn || PQstatus(m_conn) == CONNECTION_BAD) {
         fail(QStringLiteral("cannot connect to the team database: ") + lastError().message);

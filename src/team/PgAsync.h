@@ -32,6 +32,10 @@ public:
 
     // Starts connecting (and keeps reconnecting) to uri; listens on channels once connected.
     void open(const QString &uri, const QStringList &channels);
+    // The role's password when it is kept in the OS keychain (team.database never holds one):
+    // given to libpq with each connect, never logged or shown. Empty: libpq's own ways
+    // (~/.pgpass, peer, certificates).
+    void setPassword(const QString &password) { m_password = password.toUtf8(); }
     // Drops the connection; every queued statement fails. No reconnect until open() again.
     void close();
 
@@ -82,6 +86,7 @@ private:
     QTimer *m_reconnect = nullptr; // the next attempt
     State m_state = State::Closed;
     QString m_uri;
+    QByteArray m_password;
     QStringList m_channels;
     QString m_reason;
     QString m_role;

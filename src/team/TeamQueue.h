@@ -107,6 +107,8 @@ public:
 
     // Starts connecting (and reconnecting). A URI with a password in it is refused at once.
     void start();
+    // The role's password from the OS keychain (PgAsync::setPassword); before start().
+    void setPassword(const QString &password) { m_db.setPassword(password); }
     bool isAvailable() const { return m_db.isConnected() && m_schemaError.isEmpty(); }
     QString unavailableReason() const;
     QString role() const { return m_db.role(); }

@@ -122,6 +122,26 @@ bool PgCluster::start()
     return true;
 }
 
+bool PgCluster::requirePasswordFor(const QString &role)
+{
+    const QString data = m_dir + QStringLiteral("/data");
+    QFile hba(data + QStringLiteral("/pg_hba.conf"));
+    if (!hba.open(QIODevice::ReadOnly)) {
+        m_error = hba.errorString();
+        return false;
+    }
+    const QByteArray rest = hba.readAll();
+    hba.close();
+    if (!hba.open(QIODevice::WriteOnly | QIODevice::Truncate)) {
+        m_error = hba.errorString();
+        return false;
+    }
+    hba.write("local all " + role.toUtf8() + " scram-sha-256\n" + rest);
+    hba.close();
+    return run(QStringLiteral("pg_ctl"), {QStringLiteral("-D"), data, QStringLiteral("reload")},
+               30000);
+}
+
 QString PgCluster::uri(const QString &role, const QString &database) const
 {
     // Concatenated, not .arg()-chained: the percent-encoded parts contain "%2F".

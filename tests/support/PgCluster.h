@@ -26,6 +26,10 @@ public:
     bool isRunning() const { return m_running; }
     QString error() const { return m_error; }
 
+    // From now on role must give its password (scram-sha-256) to connect; every other role is
+    // still trusted. Reloads the server's configuration.
+    bool requirePasswordFor(const QString &role);
+
     // libpq URI for role on database (over the cluster's socket).
     QString uri(const QString &role, const QString &database = QStringLiteral("postgres")) const;
     // The bootstrap superuser's name.

@@ -467,6 +467,36 @@ private slots:
         QVERIFY(!withPassword.unavailableReason().contains(u"secret"_s));
     }
 
+    void aKeychainPasswordIsGivenToTheServerAndNeverShown()
+    {
+        FB_SQL(*fx.super,
+               "CREATE ROLE erin LOGIN PASSWORD 'erin-pw-7731' IN ROLE fabric_approvers");
+        QVERIFY2(fx.cluster.requirePasswordFor(u"erin"_s), qPrintable(fx.cluster.error()));
+        // Without it the server refuses, and says so without any secret.
+        TeamQueue without(fx.cluster.uri(u"erin"_s, db), TeamIdentity{u"erin"_s, u"ws-e"_s, {}});
+        without.connection().reconnectDelayMs = 10000;
+        QSignalSpy refused(&without, &TeamQueue::availabilityChanged);
+        without.start();
+        QTRY_VERIFY_WITH_TIMEOUT(!refused.isEmpty(), 10000);
+        QVERIFY(!without.isAvailable());
+        QVERIFY2(without.unavailableReason().contains(u"password"_s),
+                 qPrintable(without.unavailableReason()));
+        // With the password it connects; a wrong one is refused and never echoed.
+        TeamQueue with(fx.cluster.uri(u"erin"_s, db), TeamIdentity{u"erin"_s, u"ws-e"_s, {}});
+        with.setPassword(u"erin-pw-7731"_s);
+        with.start();
+        QTRY_VERIFY_WITH_TIMEOUT(with.isAvailable(), 10000);
+        QVERIFY(with.isApprover() || QTest::qWaitFor([&] { return with.isApprover(); }, 5000));
+        TeamQueue wrong(fx.cluster.uri(u"erin"_s, db), TeamIdentity{u"erin"_s, u"ws-e"_s, {}});
+        wrong.connection().reconnectDelayMs = 10000;
+        wrong.setPassword(u"not-erins-9920"_s);
+        QSignalSpy wrongSpy(&wrong, &TeamQueue::availabilityChanged);
+        wrong.start();
+        QTRY_VERIFY_WITH_TIMEOUT(!wrongSpy.isEmpty(), 10000);
+        QVERIFY(!wrong.isAvailable());
+        QVERIFY(!wrong.unavailableReason().contains(u"not-erins-9920"_s));
+    }
+
     void slowDatabaseFailsClosedWithoutBlocking()
     {
         auto carol = queueAs(u"carol"_s, u"carol"_s, u"ws-6"_s);
