@@ -1492,6 +1492,10 @@ request SHA-256: %2</source>
         <source>Your decision was not recorded: %1</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>The create may have reached Fabric (outcome %1); it is never sent again. Before anyone proposes it again, look it up: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>fb::TrayIcon</name>

@@ -7,7 +7,9 @@
 #include <QDateTime>
 #include <QDialogButtonBox>
 #include <QHBoxLayout>
+#include <QHash>
 #include <QJsonDocument>
+#include <QJsonObject>
 #include <QLabel>
 #include <QListWidget>
 #include <QPlainTextEdit>
@@ -35,6 +37,22 @@ QString priceText(const team::TeamProposal &p)
         .arg(o.value(QStringLiteral("monthly_recurring")).toDouble(), 0, 'f', 2);
 }
 
+// The catalog call that finds what a proposal may have created: its search tool by the
+// request's name (as the proposer's own result says for an unknown outcome).
+QString lookupCall(const team::TeamProposal &p)
+{
+    static const QHash<QString, QString> tools{
+        {QStringLiteral("connection_create"), QStringLiteral("fabric_search_connections")},
+        {QStringLiteral("network_create"), QStringLiteral("fabric_search_networks")},
+        {QStringLiteral("service_token_create"), QStringLiteral("fabric_search_service_tokens")}};
+    const QString name =
+        QJsonDocument::fromJson(p.request).object().value(QStringLiteral("name")).toString();
+    const QJsonObject args = name.isEmpty() ? QJsonObject{{QStringLiteral("limit"), 20}}
+                                            : QJsonObject{{QStringLiteral("name"), name}};
+    return tools.value(p.changeType, QStringLiteral("the catalog search")) + u' ' +
+           QString::fromUtf8(QJsonDocument(args).toJson(QJsonDocument::Compact));
+}
+
 } // namespace
 
 struct TeamApprovalsDialog::Rows {
@@ -60,7 +78,11 @@ TeamApprovalsDialog::TeamApprovalsDialog(team::TeamQueue *queue, QWidget *parent
     m_banner->setAccessibleName(tr("Team database status"));
     m_banner->hide();
     m_status->setTextFormat(Qt::PlainText);
+    m_status->setWordWrap(true);
     m_list->setAccessibleName(tr("Open team proposals"));
+    // Each item ends with the state (pending, unknown, ...): wrapped, never cut off.
+    m_list->setWordWrap(true);
+    m_list->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     m_details->setReadOnly(true);
     m_details->setAccessibleName(tr("Proposal details"));
     auto *buttons = new QDialogButtonBox(QDialogButtonBox::Close, this);
@@ -78,6 +100,14 @@ TeamApprovalsDialog::TeamApprovalsDialog(team::TeamQueue *queue, QWidget *parent
     resize(900, 480);
 
     connect(m_list, &QListWidget::currentRowChanged, this, &TeamApprovalsDialog::showSelected);
+    // Assistive technologies select an item (AT-SPI Selection) without moving the current one:
+    // the details and the buttons must follow what is selected, or a screen reader user would
+    // decide on another proposal than the one they chose.
+    connect(m_list, &QListWidget::itemSelectionChanged, this, [this] {
+        const QList<QListWidgetItem *> selected = m_list->selectedItems();
+        if (!selected.isEmpty() && m_list->currentItem() != selected.constFirst())
+            m_list->setCurrentItem(selected.constFirst());
+    });
     connect(m_approve, &QPushButton::clicked, this,
             [this] { decideSelected(QStringLiteral("approve")); });
     connect(m_deny, &QPushButton::clicked, this,
@@ -183,6 +213,12 @@ void TeamApprovalsDialog::showSelected()
     const bool usable = m_queue && m_queue->isAvailable() && open;
     m_approve->setEnabled(usable && m_rows->proposals.at(row).proposer != m_queue->role());
     m_deny->setEnabled(usable);
+    if (valid && (m_rows->proposals.at(row).state == u"unknown" ||
+                  m_rows->proposals.at(row).state == u"sending"))
+        m_status->setText(tr("The create may have reached Fabric (outcome %1); it is never sent "
+                             "again. Before anyone proposes it again, look it up: %2")
+                              .arg(inert(m_rows->proposals.at(row).state, 16),
+                                   inert(lookupCall(m_rows->proposals.at(row)), 300)));
     if (valid && usable && m_rows->proposals.at(row).proposer == m_queue->role())
         m_status->setText(tr("This is your own proposal: your approval would not count. You "
                              "may deny it."));

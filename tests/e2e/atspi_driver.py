@@ -16,6 +16,13 @@ Every command waits on a condition of the accessibility tree (polled), never on 
       the window's label texts
   {"cmd": "find", "window": NAME_REGEX, "role": ROLE, "name": NAME_REGEX, "timeout": s}
       waits until that node (any role, e.g. a label) is showing; answers its name and description
+  {"cmd": "names", "window": NAME_REGEX, "role": ROLE, "contains": REGEX, "timeout": s}
+      waits until a node of that role is named REGEX (e.g. a list's items); returns every name of
+      that role, in tree order
+  {"cmd": "choose", "window": NAME_REGEX, "list": NAME_REGEX, "details": NAME_REGEX,
+   "contains": REGEX, "timeout": s}
+      selects, one after the other, the items of the list named "list" (its Selection interface,
+      as arrow keys would) until the text control named "details" shows REGEX; returns that text
 """
 import json
 import re
@@ -191,6 +198,94 @@ def find(window_rx, role, name_rx, timeout):
     return wait_for(f'no showing {role} {name_rx} in {window_rx}', probe, timeout)
 
 
+def names(window_rx, role, contains_rx, timeout):
+    rx = re.compile(contains_rx)
+    found = {}
+
+    def probe():
+        w = find_window(window_rx)
+        if w is None:
+            return None
+        found['names'] = [label(n)['name'] for n in descendants(w) if label(n)['role'] == role]
+        return any(rx.search(n) for n in found['names'])
+
+    try:
+        wait_for(f'no {role} named {contains_rx} in {window_rx}', probe, timeout)
+    except TimeoutError as e:
+        raise TimeoutError(f'{e}; its {role} names: {found.get("names")}') from None
+    return {'names': found['names']}
+
+
+def node_text(node):
+    try:
+        return node.queryText().getText(0, -1)
+    except Exception:  # noqa: BLE001 - no text interface
+        return node.name or ''
+
+
+def select_item(lst, item, index):
+    """Selects a list item as arrow keys would: the list's Selection, else its Table, else the
+    item's own action."""
+    errors = []
+    try:
+        sel = lst.querySelection()
+        sel.clearSelection()
+        if sel.selectChild(item.getIndexInParent()):
+            return
+    except Exception as e:  # noqa: BLE001
+        errors.append(f'Selection: {type(e).__name__} {e}')
+    try:
+        if lst.queryTable().addRowSelection(index):
+            return
+    except Exception as e:  # noqa: BLE001
+        errors.append(f'Table: {type(e).__name__} {e}')
+    try:
+        action = item.queryAction()
+        names = [action.getName(k) for k in range(action.nActions)]
+        for wanted in ('SetFocus', 'setFocus', 'Toggle', 'toggle', 'Press', 'press', 'click'):
+            if wanted in names:
+                action.doAction(names.index(wanted))
+                return
+        errors.append(f'Action: only {names}')
+    except Exception as e:  # noqa: BLE001
+        errors.append(f'Action: {type(e).__name__} {e}')
+    raise RuntimeError('cannot select the item: ' + '; '.join(errors))
+
+
+def choose(window_rx, list_rx, details_rx, contains_rx, timeout):
+    lrx, drx, rx = re.compile(list_rx), re.compile(details_rx), re.compile(contains_rx)
+    seen = {}
+
+    def probe():
+        w = find_window(window_rx)
+        if w is None:
+            return None
+        nodes = list(descendants(w))
+        lists = [n for n in nodes if label(n)['role'] == 'list' and lrx.search(label(n)['name'])]
+        details = [n for n in nodes if label(n)['role'] == 'text' and drx.search(label(n)['name'])]
+        if not lists or not details:
+            return None
+        items = [n for n in descendants(lists[0]) if label(n)['role'] == 'list item']
+        seen['texts'] = []
+        for i, item in enumerate(items):
+            select_item(lists[0], item, i)
+            # The details pane follows the selection on the app's event loop.
+            deadline = time.monotonic() + 2
+            text = ''
+            while time.monotonic() < deadline:
+                text = node_text(details[0])
+                if rx.search(text):
+                    return {'text': text, 'index': i}
+                time.sleep(0.05)
+            seen['texts'].append(text[:300])
+        return None
+
+    try:
+        return wait_for(f'no item of {list_rx} shows {contains_rx} in {window_rx}', probe, timeout)
+    except TimeoutError as e:
+        raise TimeoutError(f'{e}; it showed: {seen.get("texts")}') from None
+
+
 def main():
     for line in sys.stdin:
         if not line.strip():
@@ -206,6 +301,10 @@ def main():
                 out = text(req['window'], req['contains'], timeout)
             elif req['cmd'] == 'find':
                 out = find(req['window'], req['role'], req['name'], timeout)
+            elif req['cmd'] == 'names':
+                out = names(req['window'], req['role'], req['contains'], timeout)
+            elif req['cmd'] == 'choose':
+                out = choose(req['window'], req['list'], req['details'], req['contains'], timeout)
             elif req['cmd'] == 'gone':
                 wait_for(f'{req["window"]} still open',
                          lambda: find_window(req['window']) is None, timeout)

@@ -1,0 +1,240 @@
+// What the team-mode e2e tests (team-*.test.mjs, issue #25) share: a workstation (the real
+// desktop app under its own Xvfb display and D-Bus session, its own HOME, logged in to the team
+// database as one role, read and operated through AT-SPI as a screen reader does), a proposer
+// (`fabric-broker --stdio` spawned by the official SDK's StdioClientTransport, the per-user
+// instance of its own runtime folder, with more sessions relayed into it), and the team
+// database's rows (pg.mjs).
+import { spawn, execFileSync } from 'node:child_process';
+import { once } from 'node:events';
+import readline from 'node:readline';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { ElicitRequestSchema, CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { BIN, baseEnv, scratchDir, sleep } from './lib.mjs';
+import { startXvfb } from './xvfb.mjs';
+import { PYTHON, atspiSkip, startSessionBus } from './atspi.mjs';
+import { pgSkip } from './pg.mjs';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+
+// A 24-bit TrueColor XWD dump (what `xwd -root` writes of an Xvfb screen) as a PNG, with the
+// Python standard library only.
+const XWD_TO_PNG = `
+import struct, sys, zlib
+d = open(sys.argv[1], 'rb').read()
+f = struct.unpack('>25I', d[:100])
+hsize, w, h, order, bpp, bpl, ncolors = f[0], f[4], f[5], f[7], f[11], f[12], f[19]
+px = d[hsize + 12 * ncolors:]
+n = bpp // 8
+if n not in (3, 4): raise SystemExit('unsupported XWD header %r' % (f,))
+rows = bytearray()
+for y in range(h):
+    line = px[y * bpl:y * bpl + n * w]
+    rows.append(0)
+    for x in range(w):
+        b = line[n * x:n * x + n]
+        rows += bytes((b[2], b[1], b[0])) if order == 0 else bytes((b[n - 3], b[n - 2], b[n - 1]))
+def chunk(t, data): return struct.pack('>I', len(data)) + t + data + struct.pack('>I', zlib.crc32(t + data))
+png = b'\\x89PNG\\r\\n\\x1a\\n' + chunk(b'IHDR', struct.pack('>IIBBBBB', w, h, 8, 2, 0, 0, 0)) + chunk(b'IDAT', zlib.compress(bytes(rows), 6)) + chunk(b'IEND', b'')
+open(sys.argv[2], 'wb').write(png)
+`;
+
+// Each workstation is its own host: its app runs in a UTS namespace with a host name of its own
+// (as root: unshare --uts; otherwise in a user namespace too). On one machine, as one OS user,
+// every app would otherwise be "the proposing OS user on the proposing host", whose approvals
+// never count.
+const UNSHARE = process.getuid() === 0 ? ['--uts'] : ['--user', '--map-root-user', '--uts'];
+function ownHostSkip() {
+  try { execFileSync('unshare', [...UNSHARE, 'true'], { stdio: 'ignore' }); return false; } catch {
+    return `each workstation needs a host name of its own: unshare ${UNSHARE.join(' ')} (util-linux) does not work here`;
+  }
+}
+
+// A reason to skip the tests with desktop apps, or false.
+export function teamDesktopSkip() { return pgSkip() || atspiSkip() || ownHostSkip(); }
+
+// Waits until probe() returns something truthy (polled every 50 ms); throws what() after ms.
+export async function until(probe, ms, what) {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const v = await probe();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms: ${typeof what === 'function' ? await what() : what}`);
+    await sleep(50);
+  }
+}
+
+// The row of proposal id, as the schema owner reads it: { state, proposer, price }.
+export async function proposalRow(team, id) {
+  const rows = await team.query('fb_owner', "SELECT state, proposer, coalesce(price::text, '') FROM fabric_team.proposals WHERE id = :'id'::uuid", { id });
+  if (!rows.length) return null;
+  return { state: rows[0][0], proposer: rows[0][1], price: rows[0][2] };
+}
+
+// Whether role has decided on proposal id.
+export async function hasDecided(team, id, role) {
+  return (await decisions(team, id)).some((d) => d.approver === role);
+}
+
+export async function waitForState(team, id, state, ms = 30000) {
+  return until(async () => { const r = await proposalRow(team, id); return r && r.state === state ? r : null; }, ms,
+    async () => `proposal ${id} is not ${state}: ${JSON.stringify(await proposalRow(team, id))}`);
+}
+
+// The decisions recorded on proposal id: [{ approver, decision, dialog_sha256 (hex), os_user, host }].
+export async function decisions(team, id) {
+  const rows = await team.query('fb_owner', "SELECT approver, decision, encode(dialog_sha256, 'hex'), os_user, host FROM fabric_team.approvals WHERE proposal_id = :'id'::uuid ORDER BY decided_at", { id });
+  return rows.map(([approver, decision, sha, osUser, host]) => ({ approver, decision, dialog_sha256: sha, os_user: osUser, host }));
+}
+
+// One approver's workstation: the desktop app as role, in its own HOME, runtime folder, X
+// display and session bus; team.database is its role's URI.
+export async function startWorkstation(role, team, { extraEnv = {} } = {}) {
+  const xvfb = await startXvfb(700, 800);
+  const base = baseEnv();
+  const home = scratchDir(`fb-e2e-home-${role}-`);
+  const bus = await startSessionBus(base.XDG_RUNTIME_DIR);
+  const env = { ...base, HOME: home, USER: role, LOGNAME: role, DISPLAY: xvfb.display, DBUS_SESSION_BUS_ADDRESS: bus.address,
+    QT_LINUX_ACCESSIBILITY_ALWAYS_ON: '1', FABRIC_BROKER_TEAM_DATABASE: team.uri(role), ...extraEnv };
+  delete env.QT_QPA_PLATFORM; // a real X display, not offscreen
+  let log = '';
+  const host = `ws-${role}`;
+  // unshare and sh exec: the process is the app itself.
+  const app = spawn('unshare', [...UNSHARE, 'sh', '-c', 'hostname "$0" && exec "$@"', host, BIN, '--sandbox', '--toolsets', 'read,mutate'],
+    { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  app.stderr.on('data', (d) => { log += d.toString(); });
+  const ws = { role, host, xvfb, bus, app, env, get log() { return log; } };
+  await xvfb.waitForWindow('^Fabric Broker( - SANDBOX)?$', 30000, () => `${role}'s app log:\n${log.slice(-3000)}`);
+  const driver = spawn(PYTHON, [path.join(here, 'atspi_driver.py')], {
+    env: { PATH: env.PATH, HOME: home, XDG_RUNTIME_DIR: env.XDG_RUNTIME_DIR, DISPLAY: env.DISPLAY, DBUS_SESSION_BUS_ADDRESS: bus.address, LANG: 'C.UTF-8' },
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  const answers = readline.createInterface({ input: driver.stdout })[Symbol.asyncIterator]();
+  let queue = Promise.resolve();
+  // One command at a time (the driver answers in order).
+  ws.atspi = (req) => {
+    const run = queue.then(async () => {
+      driver.stdin.write(`${JSON.stringify(req)}\n`);
+      const { value, done } = await answers.next();
+      if (done) throw new Error(`${role}'s AT-SPI driver exited; app log:\n${log.slice(-2000)}`);
+      const out = JSON.parse(value);
+      if (!out.ok) throw new Error(`${role}: AT-SPI ${req.cmd} ${req.window}: ${out.error}; app log:\n${log.slice(-2000)}`);
+      return out;
+    });
+    queue = run.catch(() => {});
+    return run;
+  };
+  ws.driver = driver;
+
+  // The Team approvals dialog is open (TeamDesk opens it when a proposal waits).
+  ws.dialog = (ms = 20000) => xvfb.waitForWindow('^Team approvals', ms, () => `${role}'s app log:\n${log.slice(-3000)}`);
+
+  // Selects the proposal whose details show `shows` (a regular expression), as a person picks
+  // it in the list; returns the exact text shown.
+  ws.choose = async (shows, timeout = 20) => {
+    await ws.dialog();
+    const out = await ws.atspi({ cmd: 'choose', window: '^Team approvals', list: '^Open team proposals$', details: '^Proposal details$', contains: shows, timeout });
+    return out.text;
+  };
+
+  // Picks the proposal and presses Approve or Deny (decision: 'Approve' | 'Deny'); waits until
+  // recorded() (e.g. the row is in the database) and the dialog says so. Returns the text the
+  // decision was made on.
+  ws.decide = async (shows, decision, recorded) => {
+    const text = await ws.choose(shows);
+    await ws.atspi({ cmd: 'press', window: '^Team approvals', role: 'push button', name: `^&?${decision}$` });
+    if (recorded) await until(recorded, 20000, `${role}'s ${decision} was not recorded; app log:\n${log.slice(-2000)}`);
+    const word = decision === 'Approve' ? 'approve' : 'deny';
+    // The dialog says so, unless the proposal already moved on to being sent (it then says that).
+    await ws.atspi({ cmd: 'text', window: '^Team approvals', contains: `Your decision \\(${word}\\) is recorded|never sent again` });
+    return text;
+  };
+
+  // The names of the dialog's list items once one matches rx.
+  ws.items = async (rx, timeout = 20) => (await ws.atspi({ cmd: 'names', window: '^Team approvals', role: 'list item', contains: rx, timeout })).names;
+
+  // A screenshot of the display (xwd, converted to PNG by XWD_TO_PNG) into file, when xwd
+  // (x11-apps) exists; for a person to look at (FB_E2E_SCREENSHOT_DIR), never compared.
+  // window: an X window id (the whole screen without).
+  ws.screenshot = (file, window) => {
+    const xwd = path.join(os.tmpdir(), `fb-e2e-${process.pid}-${role}.xwd`);
+    try {
+      execFileSync('xwd', [...(window ? ['-id', window] : ['-root']), '-silent', '-display', xvfb.display, '-out', xwd]);
+      execFileSync(PYTHON, ['-c', XWD_TO_PNG, xwd, file]);
+      return true;
+    } catch (e) { console.error(`no screenshot: ${e.message}`); return false; } finally { fs.rmSync(xwd, { force: true }); }
+  };
+
+  ws.stop = async () => {
+    driver.stdin.end(); driver.kill('SIGTERM');
+    if (app.exitCode === null && app.signalCode === null) {
+      app.kill('SIGTERM');
+      const t = setTimeout(() => app.kill('SIGKILL'), 5000);
+      await once(app, 'exit');
+      clearTimeout(t);
+    }
+    bus.proc.stdin.end();
+    if (bus.proc.exitCode === null) await once(bus.proc, 'exit');
+    await xvfb.stop();
+  };
+  return ws;
+}
+
+// The proposer's side: `fabric-broker --stdio` as an MCP client spawns it (the SDK's
+// StdioClientTransport, its default environment plus what a client configuration sets). The
+// first one in a runtime folder becomes the per-user instance; later ones with the same folder
+// relay their session into it. elicit: a handler (the client then declares elicitation).
+export function proposerEnv(team, sandbox, { role = 'carol', policy, extra = {} } = {}) {
+  const runtime = scratchDir('fb-e2e-proposer-');
+  fs.chmodSync(runtime, 0o700);
+  const env = {
+    HOME: scratchDir(`fb-e2e-home-${role}-`), USER: role, LOGNAME: role, PATH: process.env.PATH, LANG: 'C.UTF-8',
+    XDG_RUNTIME_DIR: runtime, XDG_DATA_HOME: path.join(runtime, 'data'), XDG_CONFIG_HOME: path.join(runtime, 'config'),
+    QT_QPA_PLATFORM: 'offscreen', FABRIC_BROKER_TEAM_DATABASE: team.uri(role), ...sandbox.env, ...extra,
+  };
+  if (policy) {
+    const file = path.join(runtime, 'policy.json');
+    fs.writeFileSync(file, JSON.stringify(policy));
+    env.FABRIC_BROKER_POLICY = file;
+  }
+  return env;
+}
+
+export async function startProposer(env, { elicit, name = 'team-e2e' } = {}) {
+  const transport = new StdioClientTransport({ command: BIN, args: ['--stdio', '--toolsets', 'read,mutate'], env, stderr: 'pipe' });
+  let stderr = '';
+  transport.stderr?.on('data', (d) => { stderr += d.toString(); });
+  const client = new Client({ name, version: '1.0.0' }, { capabilities: elicit ? { elicitation: { form: {} } } : {} });
+  if (elicit) client.setRequestHandler(ElicitRequestSchema, elicit);
+  await client.connect(transport);
+  // The instance refuses proposals until its team queue is connected and the schema checked
+  // (team_unavailable, "not connected yet"); it logs when it is. A relayed session uses the
+  // instance's queue, which is ready already.
+  await until(() => /team mode: connected to the team database|relaying stdio to the running/.test(stderr), 20000,
+    () => `the broker did not connect to the team database: ${stderr.slice(-2000)}`);
+  return {
+    client, transport,
+    get pid() { return transport.pid; },
+    get stderr() { return stderr; },
+    call(tool, args = {}, options = {}) { return client.callTool({ name: tool, arguments: args }, CallToolResultSchema, options); },
+    // A confirm that may wait for people: long timeout, kept alive by progress notifications.
+    confirm(token, progress = []) {
+      return client.callTool({ name: 'fabric_confirm_change', arguments: { confirm_token: token } }, CallToolResultSchema,
+        { timeout: 300000, resetTimeoutOnProgress: true, onprogress: (p) => progress.push(p) });
+    },
+    async close() { try { await client.close(); } catch { /* already gone */ } },
+  };
+}
+
+// Real creates (not dry runs) of a connection named name that reached the sandbox.
+export async function createsNamed(sandbox, name) {
+  const log = await sandbox.admin('GET', '/sandbox/v1/requests');
+  return log.data.filter((r) => {
+    if (r.method !== 'POST' || r.path !== '/fabric/v4/connections' || r.dryRun) return false;
+    try { return JSON.parse(r.body).name === name; } catch { return false; }
+  });
+}
