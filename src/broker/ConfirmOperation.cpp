@@ -514,9 +514,6 @@ void ConfirmOperation::executed(const FabricResult &r)
     const ExecutionReport report =
         executionReport(r, m_state.proposal, m_state.endReason, m_state.unconfirmed);
     ctx->audit(AuditEventType::Executed, report.record);
-    finishTeam(report.outcome == u"created" || report.outcome == u"unknown"
-                   ? report.outcome
-                   : QStringLiteral("failed"));
     ctx->reportExecutionFinished(m_state.proposal, report.executed, report.outcome);
     if (report.outcome == u"created" || report.outcome == u"unknown") {
         // It may exist: the day counts it from now on (a restart reads its "sending" record).
@@ -534,11 +531,23 @@ void ConfirmOperation::executed(const FabricResult &r)
     outcome.execution = report.execution;
     outcome.message = report.message;
     outcome.isError = report.outcome != u"created";
-    finishWith(std::move(outcome));
-    if (ctx) {
-        ctx->removeInFlight(this);
-        ctx->reportCreatesInFlight();
-    }
+    // Team mode: the outcome goes into the team's row first (one bounded statement), so that the
+    // result and the row agree; the create counts as in flight until then.
+    QPointer<ConfirmOperation> self(this);
+    auto complete = [self, ctx, outcome = std::move(outcome)]() mutable {
+        if (!self)
+            return;
+        self->finishWith(std::move(outcome));
+        if (ctx) {
+            ctx->removeInFlight(self);
+            ctx->reportCreatesInFlight();
+        }
+    };
+    if (!finishTeam(report.outcome == u"created" || report.outcome == u"unknown"
+                        ? report.outcome
+                        : QStringLiteral("failed"),
+                    complete))
+        complete();
 }
 
 void ConfirmOperation::finishNotExecuted(const ConfirmChecks &checks, const QString &kind,

@@ -71,8 +71,9 @@ private:
     void askTeam();
     void teamDecided(team::TeamConfirm::Verdict verdict, const QString &reason);
     void beginTeamSend();
-    // The create's outcome (created | failed | unknown) into the team's row, once.
-    void finishTeam(const QString &outcome);
+    // The create's outcome (created | failed | unknown) into the team's row, once; then (when
+    // given) runs then. False when there was nothing to write (then is not run).
+    bool finishTeam(const QString &outcome, std::function<void()> then = {});
     // At the result: the team's part of it, and a consumed row that will not be sent cancelled.
     void endTeam(ConfirmOutcome &outcome);
 

@@ -8,6 +8,7 @@
 #include "broker/ConfirmOperation.h"
 
 #include "broker/ClientElicitationApprover.h"
+#include "broker/ProposeOperation.h"
 #include "broker/TeamMode.h"
 #include "fabric/FabricClient.h"
 #include "mcp/ToolCall.h"
@@ -21,6 +22,17 @@ namespace fb {
 void ConfirmOperation::consumeInTeam()
 {
     team::TeamQueue *queue = context()->team();
+    if (!queue->hasSettled()) { // the first connect after the start: a bounded moment
+        QPointer<ConfirmOperation> self(this);
+        return queue->whenSettled(this, ProposeOperation::TeamSettleWaitMs, [self] {
+            if (!self || !self->context() || !self->context()->team())
+                return;
+            if (self->context()->team()->hasSettled())
+                return self->consumeInTeam();
+            self->teamConsumed(team::TeamConsumeReply{
+                std::nullopt, false, u"the team database did not answer in time"_s});
+        });
+    }
     if (!queue->isAvailable())
         return teamConsumed(team::TeamConsumeReply{std::nullopt, false,
                                                    queue->unavailableReason().isEmpty()
@@ -98,20 +110,28 @@ void ConfirmOperation::askTeam()
     connect(
         confirm, &team::TeamConfirm::decided, this,
         [this](team::TeamConfirm::Verdict v, const QString &reason) { teamDecided(v, reason); });
-    connect(confirm, &team::TeamConfirm::progress, this, [this](const team::QuorumCount &count) {
-        if (!call()->hasProgressToken())
-            return;
-        call()->progress(
-            static_cast<double>(count.counted.size()), static_cast<double>(count.required),
-            u"%1 of %2 team approvals"_s.arg(count.counted.size()).arg(count.required));
-    });
-    connect(confirm, &team::TeamConfirm::connectionChanged, this, [this](const QString &reason) {
-        if (call()->hasProgressToken() && !reason.isEmpty())
-            call()->progress(
-                0, 0,
-                u"the team database is unreachable (%1); the approvals are "
-                "awaited until it is back or the proposal expires"_s.arg(reason.left(200)));
-    });
+    // Progress values only ever grow (the keep-alive sends the milliseconds waited): the count
+    // travels in the message.
+    const auto waited = [this] {
+        return static_cast<double>(context() ? context()->nowMs() - m_state.askedAtMs : 0);
+    };
+    const double total =
+        static_cast<double>(std::max<qint64>(1, m_state.proposal.expiresAtMs - m_state.askedAtMs));
+    connect(confirm, &team::TeamConfirm::progress, this,
+            [this, waited, total](const team::QuorumCount &count) {
+                if (call()->hasProgressToken())
+                    call()->progress(
+                        waited(), total,
+                        u"%1 of %2 team approvals"_s.arg(count.counted.size()).arg(count.required));
+            });
+    connect(confirm, &team::TeamConfirm::connectionChanged, this,
+            [this, waited, total](const QString &reason) {
+                if (call()->hasProgressToken() && !reason.isEmpty())
+                    call()->progress(
+                        waited(), total,
+                        u"the team database is unreachable (%1); the approvals are "
+                        "awaited until it is back or the proposal expires"_s.arg(reason.left(200)));
+            });
     startProgress();
     confirm->start();
 
@@ -197,19 +217,25 @@ void ConfirmOperation::beginTeamSend()
     });
 }
 
-void ConfirmOperation::finishTeam(const QString &outcome)
+bool ConfirmOperation::finishTeam(const QString &outcome, std::function<void()> then)
 {
     if (!m_teamConfirm || !m_teamSendCommitted || m_teamFinished)
-        return;
+        return false;
     m_teamFinished = true;
-    m_team.insert(u"outcome_recorded"_s, outcome);
-    m_teamConfirm->finish(
-        outcome, [id = m_teamRow ? m_teamRow->id : QByteArray(), outcome](bool recorded) {
-            if (!recorded)
-                qCWarning(lcBroker).noquote()
-                    << "team proposal" << QString::fromLatin1(id) << "outcome" << outcome
-                    << "could not be written; the team will see it as unknown";
-        });
+    QPointer<ConfirmOperation> self(this);
+    m_teamConfirm->finish(outcome, [self, id = m_teamRow ? m_teamRow->id : QByteArray(), outcome,
+                                    then = std::move(then)](bool recorded) {
+        if (!recorded)
+            qCWarning(lcBroker).noquote()
+                << "team proposal" << QString::fromLatin1(id) << "outcome" << outcome
+                << "could not be written; the team will see it as unknown";
+        if (self)
+            self->m_team.insert(u"outcome_recorded"_s,
+                                recorded ? QJsonValue(outcome) : QJsonValue(false));
+        if (then)
+            then();
+    });
+    return true;
 }
 
 void ConfirmOperation::endTeam(ConfirmOutcome &outcome)

@@ -20,6 +20,20 @@ ProposeOperation::ProposeOperation(BrokerContext *context, mcp::ToolCall *call)
 
 void ProposeOperation::start()
 {
+    // Team mode right after the start: the first connect to the team's database gets a moment
+    // (bounded) before a proposal is refused for it.
+    if (team::TeamQueue *team = context()->team(); team && !team->hasSettled()) {
+        QPointer<ProposeOperation> self(this);
+        return team->whenSettled(this, TeamSettleWaitMs, [self] {
+            if (self && self->context())
+                self->startNow();
+        });
+    }
+    startNow();
+}
+
+void ProposeOperation::startNow()
+{
     const QJsonObject args = call()->arguments();
     const QStringList unknown =
         result::unknownArguments(args, {QStringLiteral("change_type"), QStringLiteral("spec")});

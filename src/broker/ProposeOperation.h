@@ -21,11 +21,14 @@ class ProposeOperation : public ToolOperation {
 public:
     ProposeOperation(BrokerContext *context, mcp::ToolCall *call);
     void start() override;
+    // How long a proposal waits for the first connect to the team's database (team mode).
+    static constexpr int TeamSettleWaitMs = 5000;
 
 protected:
     void onCancelled(const QString &reason) override;
 
 private:
+    void startNow();
     void startNameLookups();
     void abortAll();
     void failInvalid(const QList<SpecViolation> &violations);

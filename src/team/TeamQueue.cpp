@@ -136,6 +136,7 @@ TeamQueue::TeamQueue(const QString &uri, const TeamIdentity &identity, QObject *
     connect(&m_db, &PgAsync::connected, this, [this] { recover(); });
     connect(&m_db, &PgAsync::disconnected, this, [this](const QString &reason) {
         m_settle->stop();
+        m_settled = true;
         emit availabilityChanged(false, reason);
     });
     connect(&m_db, &PgAsync::notified, this, [this](const QString &, const QByteArray &payload) {
@@ -152,10 +153,27 @@ void TeamQueue::start()
     const QString why = teamDatabaseUriError(m_uri);
     if (!why.isEmpty()) {
         qCWarning(lcTeamQueue).noquote() << "team.database" << why;
+        m_settled = true;
         emit availabilityChanged(false, u"team.database "_s + why);
         return;
     }
     m_db.open(m_uri, {QString::fromLatin1(Channel)});
+}
+
+void TeamQueue::whenSettled(QObject *context, int timeoutMs, std::function<void()> then)
+{
+    if (m_settled)
+        return then();
+    auto fired = std::make_shared<bool>(false);
+    auto once = [fired, then = std::move(then)] {
+        if (std::exchange(*fired, true))
+            return;
+        then();
+    };
+    connect(
+        this, &TeamQueue::availabilityChanged, context, [once](bool, const QString &) { once(); },
+        Qt::SingleShotConnection);
+    QTimer::singleShot(timeoutMs, context, once);
 }
 
 QString TeamQueue::unavailableReason() const
@@ -186,10 +204,12 @@ void TeamQueue::recover()
                                         .arg(RequiredSchemaVersion)
                                   : u"the team schema cannot be read: "_s + failed(r);
                        qCWarning(lcTeamQueue).noquote() << self->m_schemaError;
+                       self->m_settled = true;
                        emit self->availabilityChanged(false, self->m_schemaError);
                        return;
                    }
                    self->m_schemaError.clear();
+                   self->m_settled = true;
                    emit self->availabilityChanged(true, {});
                });
     // A reconnect lost the session's sending locks: take those still in flight again.

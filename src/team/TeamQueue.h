@@ -110,6 +110,11 @@ public:
     // The role's password from the OS keychain (PgAsync::setPassword); before start().
     void setPassword(const QString &password) { m_db.setPassword(password); }
     bool isAvailable() const { return m_db.isConnected() && m_schemaError.isEmpty(); }
+    // Whether the first connect after start() has ended either way (available or not).
+    bool hasSettled() const { return m_settled; }
+    // Runs then once: at once when settled, else when the first connect ends or after
+    // timeoutMs, whichever comes first (from context's thread; nothing if context dies).
+    void whenSettled(QObject *context, int timeoutMs, std::function<void()> then);
     QString unavailableReason() const;
     QString role() const { return m_db.role(); }
     // Whether this role is a member of fabric_approvers (known after rolesKnown()).
@@ -189,6 +194,7 @@ private:
     QSet<QByteArray> m_held;
     bool m_approver = false;
     bool m_recoversOwn = false;
+    bool m_settled = false;
 };
 
 // Parses one proposal row as TeamQueue's statements select it.

@@ -191,7 +191,9 @@ private slots:
         QCOMPARE(team.value("required").toInt(), 1);
         QCOMPARE(team.value("proposer_acknowledged").toBool(), true);
         QCOMPARE(s.value("confirm_checks").toObject().value("not_previously_used").toBool(), true);
-        QTRY_COMPARE_WITH_TIMEOUT(stateOfToken(token), QByteArray("created"), 10000);
+        // The result comes after the row says so.
+        QCOMPARE(team.value("outcome_recorded").toString(), u"created"_s);
+        QCOMPARE(stateOfToken(token), QByteArray("created"));
         // The token works once, here and in the team's queue.
         const QJsonObject again = h->callTool("fabric_confirm_change", {{"confirm_token", token}})
                                       .value("structuredContent")
@@ -333,6 +335,17 @@ private slots:
                  false);
         QCOMPARE(s.value("failed_check").toString(), u"not_previously_used"_s);
         QCOMPARE(h->sandbox.realCreateCount(), 0);
+    }
+
+    void aProposalRightAfterTheStartWaitsForTheFirstConnect()
+    {
+        auto carol = queueAs(u"carol"_s, u"ws-carol"_s); // started, not connected yet
+        QVERIFY(!carol->hasSettled());
+        auto h = broker(carol.get());
+        const QJsonObject s = propose(*h);
+        QVERIFY2(s.value("confirm_token").toString().startsWith(u"chg-"_s),
+                 qPrintable(QJsonDocument(s).toJson()));
+        QCOMPARE(stateOfToken(s.value("confirm_token").toString()), QByteArray("pending"));
     }
 
     void anUnreachableDatabaseRefusesProposals()
