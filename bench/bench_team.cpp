@@ -96,23 +96,13 @@ QString proposeOne(fbtest::BrokerHarness &h, int i)
 
 int sendConfirm(fbtest::BrokerHarness &h, const QString &token)
 {
-    const int id = h.nextId++;
-    h.send({{"jsonrpc", "2.0"},
-            {"id", id},
-            {"method", "tools/call"},
-            {"params", QJsonObject{{"name", "fabric_confirm_change"},
-                                   {"arguments", QJsonObject{{"confirm_token", token}}}}}});
-    return id;
+    return h.startToolCall("fabric_confirm_change", {{"confirm_token", token}});
 }
 
 bool executed(fbtest::BrokerHarness &h, int id)
 {
-    const QJsonObject r = h.waitFor(
-        [id](const QJsonObject &m) {
-            return m.value("id").toInt(-1) == id && !m.contains("method");
-        },
-        30000);
-    return r.value("result")
+    return h.answerTo(id, 30000)
+        .value("result")
         .toObject()
         .value("structuredContent")
         .toObject()
@@ -206,8 +196,7 @@ int main(int argc, char **argv)
                     alice.decide(pid, QStringLiteral("deny"),
                                  QCryptographicHash::hash(pid, QCryptographicHash::Sha256),
                                  [](const auto &, const QString &) {});
-                    h.waitFor([id](const QJsonObject &m) { return m.value("id").toInt(-1) == id; },
-                              30000);
+                    h.answerTo(id, 30000);
                     continue;
                 }
                 const bool ok = executed(h, id);

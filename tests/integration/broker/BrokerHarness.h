@@ -81,13 +81,33 @@ struct BrokerHarness {
         return hit;
     }
 
-    QJsonObject request(const QString &method, const QJsonObject &params)
+    // Sends a request without waiting; its id, for answerTo().
+    int startRequest(const QString &method, const QJsonObject &params)
     {
         const int id = nextId++;
         send({{"jsonrpc", "2.0"}, {"id", id}, {"method", method}, {"params", params}});
-        return waitFor([id](const QJsonObject &m) {
-            return m.value("id").toInt(-1) == id && !m.contains("method");
-        });
+        return id;
+    }
+
+    static bool isAnswerTo(const QJsonObject &m, int id)
+    {
+        return m.value("id").toInt(-1) == id && !m.contains("method");
+    }
+
+    QJsonObject answerTo(int id, int ms = 10000)
+    {
+        return waitFor([id](const QJsonObject &m) { return isAnswerTo(m, id); }, ms);
+    }
+
+    QJsonObject request(const QString &method, const QJsonObject &params)
+    {
+        return answerTo(startRequest(method, params));
+    }
+
+    // A tools/call sent without waiting (e.g. a confirm that waits for people).
+    int startToolCall(const QString &name, const QJsonObject &args)
+    {
+        return startRequest("tools/call", {{"name", name}, {"arguments", args}});
     }
 
     void initialize(bool elicitation = true)

@@ -74,13 +74,7 @@ class TstTeamBroker : public QObject {
     // Starts a confirm; returns its request id (the answer comes when the quorum is in).
     int startConfirm(BrokerHarness &h, const QString &token)
     {
-        const int id = h.nextId++;
-        h.send({{"jsonrpc", "2.0"},
-                {"id", id},
-                {"method", "tools/call"},
-                {"params", QJsonObject{{"name", "fabric_confirm_change"},
-                                       {"arguments", QJsonObject{{"confirm_token", token}}}}}});
-        return id;
+        return h.startToolCall("fabric_confirm_change", {{"confirm_token", token}});
     }
 
     // The MCP client's form: "accept" (the proposer's acknowledgement).
@@ -96,20 +90,13 @@ class TstTeamBroker : public QObject {
 
     static bool answered(BrokerHarness &h, int id)
     {
-        for (const QJsonObject &m : std::as_const(h.received))
-            if (m.value("id").toInt(-1) == id && !m.contains("method"))
-                return true;
-        return false;
+        return std::any_of(h.received.cbegin(), h.received.cend(),
+                           [id](const QJsonObject &m) { return BrokerHarness::isAnswerTo(m, id); });
     }
 
     static QJsonObject result(BrokerHarness &h, int id)
     {
-        return h
-            .waitFor(
-                [id](const QJsonObject &m) {
-                    return m.value("id").toInt(-1) == id && !m.contains("method");
-                },
-                20000)
+        return h.answerTo(id, 20000)
             .value("result")
             .toObject()
             .value("structuredContent")
