@@ -107,6 +107,24 @@ void ConfirmOperation::askTeam()
 
     auto *confirm = new team::TeamConfirm(ctx->team(), *m_teamRow, required, this);
     m_teamConfirm = confirm;
+    const std::optional<QList<ApproverKey>> keys = teamApproverKeys(ctx->settings().policy);
+    confirm->setApproverKeys(keys);
+    m_team.insert(u"signed_approvals"_s, keys.has_value());
+    // An approval whose signature does not verify: in this broker's audit log (the team's chain
+    // gets the same report from TeamConfirm).
+    connect(confirm, &team::TeamConfirm::approvalRejected, this,
+            [this](const team::TeamApproval &a, const QString &why) {
+                if (!context())
+                    return;
+                context()->audit(
+                    AuditEventType::ApprovalRejected,
+                    {{u"request_sha256"_s, m_state.proposal.requestSha256},
+                     {u"proposal_id"_s, m_teamRow ? QString::fromLatin1(m_teamRow->id) : QString()},
+                     {u"approval_id"_s, QString::fromLatin1(a.id.left(64))},
+                     {u"approver"_s, a.approver.left(64)},
+                     {u"decision"_s, a.decision.left(16)},
+                     {u"reason"_s, why.left(1000)}});
+            });
     connect(
         confirm, &team::TeamConfirm::decided, this,
         [this](team::TeamConfirm::Verdict v, const QString &reason) { teamDecided(v, reason); });

@@ -7,6 +7,15 @@ using namespace Qt::StringLiterals;
 
 namespace fb {
 
+std::optional<QList<ApproverKey>> teamApproverKeys(const Policy &policy)
+{
+    if (!policy.teamApproverKeys)
+        return std::nullopt;
+    QStringList errors;
+    return ApproverKey::parse(*policy.teamApproverKeys, u"team.approver_keys"_s, &errors)
+        .value_or(QList<ApproverKey>{});
+}
+
 int teamRequired(const Policy &policy, const QJsonObject &priceContext)
 {
     if (!policy.teamQuorum)

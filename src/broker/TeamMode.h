@@ -4,6 +4,7 @@
 // the comparison of a consumed row with this broker's own proposal. Pure functions.
 #include "broker/BrokerContext.h"
 #include "core/CompiledRequest.h"
+#include "core/TeamPolicy.h"
 #include "team/TeamQueue.h"
 
 #include <QJsonObject>
@@ -13,6 +14,10 @@ namespace fb {
 
 // team.quorum's count for a change with this price context (1 without the key).
 int teamRequired(const Policy &policy, const QJsonObject &priceContext);
+// The keys whose signed approvals count (team.approver_keys of the effective policy); nullopt
+// when the policy does not set it (approvals need not be signed). A value that does not parse
+// counts as an empty list: no approval counts (the policy loader refuses such a file anyway).
+std::optional<QList<ApproverKey>> teamApproverKeys(const Policy &policy);
 // {"fabric_endpoint": ..., "credential_identity": ...}: what the row's binding holds.
 QJsonObject teamBindingJson(const QString &endpoint, const QString &credentialIdentity);
 // What differs between the consumed row and this broker's proposal (change type, the request

@@ -29,6 +29,7 @@ enum class AuditEventType {
     Expired,           // "expired": a pending proposal expired
     LedgerReset,       // "ledger_reset": `policy reset-ledger` started the day's count over
     PolicyChanged,     // "policy_changed": the running process re-read its policy files
+    ApprovalRejected,  // "approval_rejected": a team approval did not count (its signature)
     LogContinued,      // "log_continued": AuditLog went on in a replaced log file
 };
 // How many types there are: LogContinued stays the last enumerator.

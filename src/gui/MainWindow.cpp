@@ -236,6 +236,10 @@ QString MainWindow::formatActivity(AuditEventType type, const QJsonObject &recor
                    ? tr("policy files changed: the mutate toolset is refused until they are fixed")
                    : tr("policy files changed: served toolsets %1").arg(str("toolsets"));
         break;
+    case AuditEventType::ApprovalRejected:
+        what = tr("team approval by %1 rejected: %2")
+                   .arg(str("approver").left(64), str("reason").left(300));
+        break;
     case AuditEventType::Revalidation:
     case AuditEventType::Policy:
     case AuditEventType::Evicted:

@@ -95,4 +95,25 @@ ApprovalCheck verifyApproval(const TeamProposal &proposal, const SignedApproval 
     return c;
 }
 
+ApprovalCheck verifyApproval(const TeamProposal &proposal, const TeamApproval &approval,
+                             const QList<ApproverKey> &policyKeys)
+{
+    return verifyApproval(proposal,
+                          SignedApproval{approval.approver, approval.decision,
+                                         approval.dialogSha256, approval.statement,
+                                         approval.signature, approval.publicKey},
+                          policyKeys);
+}
+
+QuorumCount countVerifiedQuorum(const TeamProposal &proposal, const QList<TeamApproval> &approvals,
+                                int required, const std::optional<QList<ApproverKey>> &policyKeys)
+{
+    if (!policyKeys)
+        return countQuorum(proposal, approvals, required);
+    return countQuorum(proposal, approvals, required, [&](const TeamApproval &a) {
+        const ApprovalCheck c = verifyApproval(proposal, a, *policyKeys);
+        return c.counts ? QString() : c.reason;
+    });
+}
+
 } // namespace fb::team

@@ -48,5 +48,14 @@ std::optional<SignedDecision> signDecision(const TeamProposal &proposal, const Q
 // text, its change type and expiry the proposal's, and it was made before that expiry.
 ApprovalCheck verifyApproval(const TeamProposal &proposal, const SignedApproval &approval,
                              const QList<ApproverKey> &policyKeys);
+ApprovalCheck verifyApproval(const TeamProposal &proposal, const TeamApproval &approval,
+                             const QList<ApproverKey> &policyKeys);
+
+// The quorum (countQuorum) where signatures are required: with policyKeys set (team.approver_keys
+// in the effective policy, even an empty list) an approval counts only when verifyApproval says
+// so; its reason is listed under not_counted (rejected: true). nullopt: approvals need not be
+// signed (team mode without signed approvals).
+QuorumCount countVerifiedQuorum(const TeamProposal &proposal, const QList<TeamApproval> &approvals,
+                                int required, const std::optional<QList<ApproverKey>> &policyKeys);
 
 } // namespace fb::team

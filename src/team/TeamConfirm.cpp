@@ -1,5 +1,7 @@
 #include "team/TeamConfirm.h"
 
+#include "team/ApprovalVerify.h"
+
 #include <QDateTime>
 #include <QLoggingCategory>
 
@@ -95,7 +97,7 @@ void TeamConfirm::reread()
             return self->decide(
                 Verdict::Unreachable,
                 u"the approvals could not be read: %1; nothing was sent"_s.arg(error));
-        self->m_count = countQuorum(self->m_proposal, s->approvals, self->m_count.required);
+        self->m_count = self->count(*s);
         self->m_count.proposerAcknowledged = self->m_acknowledged;
         emit self->progress(self->m_count);
         if (s->state != u"consumed")
@@ -121,6 +123,31 @@ void TeamConfirm::reread()
             self->reread();
         }
     });
+}
+
+QuorumCount TeamConfirm::count(const TeamQueue::Snapshot &s)
+{
+    QuorumCount q = countVerifiedQuorum(m_proposal, s.approvals, m_count.required, m_keys);
+    q.proposerAcknowledged = m_acknowledged;
+    for (const QJsonValue &v : std::as_const(q.notCounted)) {
+        const QJsonObject o = v.toObject();
+        const QByteArray id = o.value(u"approval_id"_s).toString().toLatin1();
+        if (!o.value(u"rejected"_s).toBool() || m_reported.contains(id))
+            continue;
+        m_reported.insert(id);
+        const auto it = std::find_if(s.approvals.cbegin(), s.approvals.cend(),
+                                     [&id](const TeamApproval &a) { return a.id == id; });
+        if (it == s.approvals.cend())
+            continue;
+        const QString why = o.value(u"why"_s).toString();
+        qCWarning(lcTeamConfirm).noquote()
+            << "proposal" << QString::fromLatin1(m_proposal.id) << "approval"
+            << QString::fromLatin1(id) << "by" << it->approver.left(64) << "does not count:" << why;
+        if (m_queue)
+            m_queue->reportRejected(m_proposal.id, *it, why);
+        emit approvalRejected(*it, why);
+    }
+    return q;
 }
 
 void TeamConfirm::decide(Verdict verdict, const QString &reason)
@@ -154,6 +181,38 @@ void TeamConfirm::beginSend(const std::optional<Money> &dayLimit,
 {
     if (!m_queue || !m_count.met())
         return done(false, u"the quorum is not met"_s);
+    if (!m_keys)
+        return commitSend(dayLimit, std::move(done));
+    // Right before sending: every counted approval is read and verified once more.
+    QPointer<TeamConfirm> self(this);
+    m_queue->read(m_proposal.id, [self, dayLimit, done = std::move(done)](
+                                     const std::optional<TeamQueue::Snapshot> &s,
+                                     const QString &error) {
+        if (!self)
+            return;
+        if (!s)
+            return done(false, u"the approvals could not be read again before sending: %1"_s.arg(
+                                   error.left(300)));
+        const QuorumCount again = self->count(*s);
+        if (!again.met()) {
+            self->m_count = again;
+            return done(false,
+                        again.deniedBy.isEmpty()
+                            ? u"the approvals no longer verify right before sending (%1 of %2 "
+                              "count)"_s.arg(again.counted.size())
+                                  .arg(again.required)
+                            : u"denied by %1 right before sending"_s.arg(again.deniedBy.left(64)));
+        }
+        self->m_count = again;
+        self->commitSend(dayLimit, done);
+    });
+}
+
+void TeamConfirm::commitSend(const std::optional<Money> &dayLimit,
+                             std::function<void(bool, const QString &)> done)
+{
+    if (!m_queue)
+        return done(false, u"the team queue is gone"_s);
     QPointer<TeamConfirm> self(this);
     // Committed before the caller sends a byte: a crash from here on leaves `sending`, which a
     // recovery turns into `unknown`, never into a retry.

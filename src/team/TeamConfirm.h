@@ -13,6 +13,7 @@
 // so no recovery cancels it) and the decisions are read again on reconnect, until the TTL. A read
 // that fails on a live connection ends it ("unreachable", nothing sent). Never a retry: a send
 // that began and has no outcome stays `sending` until a recovery makes it `unknown`.
+#include "core/TeamPolicy.h"
 #include "team/TeamQueue.h"
 
 #include <QObject>
@@ -31,6 +32,12 @@ public:
                 QObject *parent = nullptr);
     ~TeamConfirm() override;
 
+    // Signed approvals (docs/team-signing.md): with keys set (the effective policy's
+    // team.approver_keys, even an empty list), an approval counts only when its signed statement
+    // verifies against a key listed for its role and names exactly this proposal; each one that
+    // does not is reported once (approvalRejected, and the team audit chain). Before start().
+    void setApproverKeys(const std::optional<QList<ApproverKey>> &keys) { m_keys = keys; }
+
     void start();
     // The MCP client's elicitation said "accept": the proposer's acknowledgement, shown in the
     // result, never counted toward the quorum.
@@ -38,6 +45,8 @@ public:
     // The proposer withdrew (its client declined, the call was cancelled): consumed -> cancelled,
     // decided Denied with reason.
     void withdraw(const QString &reason);
+    // With signed approvals, the approvals are read and verified once more first: a statement
+    // changed or a row replaced since the quorum was met stops the send.
     void beginSend(std::function<void(bool mayProceed, const QString &reason)> done);
     // The same, with the team's day: refused when this create would take the team's creates of
     // the last 24 hours above dayLimit (fabric_team.begin_send, one transaction).
@@ -54,13 +63,20 @@ public:
 signals:
     void decided(fb::team::TeamConfirm::Verdict verdict, const QString &reason);
     void progress(const fb::team::QuorumCount &count); // after every read
+    // An approval that does not count because of its signature (once per approval).
+    void approvalRejected(const fb::team::TeamApproval &approval, const QString &reason);
     // The database went away while waiting (reason) or came back (empty reason).
     void connectionChanged(const QString &reason);
 
 private:
     void reread();
     void decide(Verdict verdict, const QString &reason);
+    QuorumCount count(const TeamQueue::Snapshot &s);
+    void commitSend(const std::optional<Money> &dayLimit,
+                    std::function<void(bool, const QString &)> done);
     QPointer<TeamQueue> m_queue;
+    std::optional<QList<ApproverKey>> m_keys;
+    QSet<QByteArray> m_reported;
     TeamProposal m_proposal;
     QuorumCount m_count;
     QTimer m_expiry;

@@ -65,7 +65,7 @@ QJsonObject QuorumCount::toJson() const
 }
 
 QuorumCount countQuorum(const TeamProposal &proposal, const QList<TeamApproval> &approvals,
-                        int required)
+                        int required, const std::function<QString(const TeamApproval &)> &rejects)
 {
     QuorumCount q;
     q.required = std::max(1, required);
@@ -86,6 +86,11 @@ QuorumCount countQuorum(const TeamProposal &proposal, const QList<TeamApproval> 
             skip(a, u"the proposing OS user on the proposing host"_s);
         else if (q.counted.contains(a.approver))
             skip(a, u"this role already counted"_s);
+        else if (const QString why = rejects ? rejects(a) : QString(); !why.isEmpty())
+            q.notCounted.append(QJsonObject{{u"approver"_s, a.approver},
+                                            {u"why"_s, why},
+                                            {u"approval_id"_s, QString::fromLatin1(a.id)},
+                                            {u"rejected"_s, true}});
         else
             q.counted.append(a.approver);
     }
@@ -300,7 +305,9 @@ void TeamQueue::publish(const QString &changeType, const QByteArray &request,
         "interval '1 millisecond', $11::numeric, $12) RETURNING id",
         {changeType.toUtf8(), request, QJsonDocument(binding).toJson(QJsonDocument::Compact),
          priceText, dryRun, m_identity.osUser.toUtf8(), m_identity.host.toUtf8(),
-         (mcpClient.isEmpty() ? m_identity.mcpClient : mcpClient).left(200).toUtf8(),
+         // Never SQL NULL (a null QByteArray is): an unnamed client is the empty string.
+         QByteArray("") +
+             (mcpClient.isEmpty() ? m_identity.mcpClient : mcpClient).left(200).toUtf8(),
          tokenSha256.toHex(), QByteArray::number(ttlMs),
          monthly ? QByteArray::number(monthly->amount, 'f', 6) : QByteArray(),
          monthly ? monthly->currency.toLatin1() : QByteArray()},
@@ -409,10 +416,12 @@ void TeamQueue::read(const QByteArray &id, TeamDone<Snapshot> done)
 {
     m_db.query(
         "SELECT p.state, (p.expires_at > now()) AS live, coalesce((SELECT json_agg(json_build_"
-        "object('approver', a.approver, 'decision', a.decision, 'os_user', a.os_user, 'host', "
-        "a.host) ORDER BY a.decided_at, a.approver) FROM fabric_team.approvals a WHERE "
-        "a.proposal_id = p.id), '[]') AS approvals FROM fabric_team.proposals p WHERE p.id = "
-        "$1::uuid",
+        "object('id', a.id, 'approver', a.approver, 'decision', a.decision, 'os_user', "
+        "a.os_user, 'host', a.host, 'dialog_sha256', encode(a.dialog_sha256, 'hex'), "
+        "'statement', a.statement, 'signature', encode(a.signature, 'hex'), 'public_key', "
+        "encode(a.public_key, 'hex')) ORDER BY a.decided_at, a.approver) FROM "
+        "fabric_team.approvals a WHERE a.proposal_id = p.id), '[]') AS approvals FROM "
+        "fabric_team.proposals p WHERE p.id = $1::uuid",
         {id}, [done = std::move(done)](const PgResult<PgRows> &r) {
             if (!r.ok())
                 return done(std::nullopt, failed(r));
@@ -424,9 +433,19 @@ void TeamQueue::read(const QByteArray &id, TeamDone<Snapshot> done)
             const QJsonArray list = QJsonDocument::fromJson(r.value->value(0, "approvals")).array();
             for (const QJsonValue &v : list) {
                 const QJsonObject o = v.toObject();
-                s.approvals << TeamApproval{
-                    o.value(u"approver"_s).toString(), o.value(u"decision"_s).toString(),
-                    o.value(u"os_user"_s).toString(), o.value(u"host"_s).toString()};
+                auto text = [&o](const char *key) {
+                    return o.value(QLatin1StringView(key)).toString();
+                };
+                auto hex = [&](const char *key) {
+                    return QByteArray::fromHex(text(key).toLatin1());
+                };
+                TeamApproval a{text("approver"), text("decision"), text("os_user"), text("host")};
+                a.id = text("id").toLatin1();
+                a.dialogSha256 = hex("dialog_sha256");
+                a.statement = text("statement").toUtf8();
+                a.signature = hex("signature");
+                a.publicKey = hex("public_key");
+                s.approvals << a;
             }
             done(s, {});
         });
@@ -450,17 +469,65 @@ void TeamQueue::listOpen(TeamDone<QList<TeamProposal>> done)
 }
 
 void TeamQueue::decide(const QByteArray &id, const QString &decision,
-                       const QByteArray &dialogSha256, TeamDone<bool> done)
+                       const QByteArray &dialogSha256, TeamDone<bool> done,
+                       const std::optional<Signature> &signedBy)
 {
+    // NULLs for an unsigned decision: a text parameter given as a null QByteArray is SQL NULL.
+    const Signature sig = signedBy.value_or(Signature{});
     m_db.query("INSERT INTO fabric_team.approvals (proposal_id, decision, dialog_sha256, os_user, "
-               "host) VALUES ($1::uuid, $2, decode($3, 'hex'), $4, $5)",
+               "host, statement, signature, public_key) VALUES ($1::uuid, $2, decode($3, 'hex'), "
+               "$4, $5, $6, decode($7, 'hex'), decode($8, 'hex'))",
                {id, decision.toUtf8(), dialogSha256.toHex(), m_identity.osUser.toUtf8(),
-                m_identity.host.toUtf8()},
+                m_identity.host.toUtf8(), signedBy ? sig.statement : QByteArray(),
+                signedBy ? sig.signature.toHex() : QByteArray(),
+                signedBy ? sig.publicKey.toHex() : QByteArray()},
                [done = std::move(done)](const PgResult<PgRows> &r) {
                    if (!r.ok())
                        return done(std::nullopt, failed(r));
                    done(true, {});
                });
+}
+
+void TeamQueue::reportRejected(const QByteArray &id, const TeamApproval &approval,
+                               const QString &reason, TeamDone<bool> done)
+{
+    const QJsonObject detail{{u"approval_id"_s, QString::fromLatin1(approval.id.left(64))},
+                             {u"approver"_s, approval.approver.left(64)},
+                             {u"decision"_s, approval.decision.left(16)},
+                             {u"reason"_s, reason.left(1000)}};
+    // With a wake-up, so the approvers' apps show it at once.
+    m_db.query("WITH a AS (INSERT INTO fabric_team.team_audit (event, proposal_id, detail) VALUES "
+               "('approval_rejected', $1::uuid, $2) RETURNING proposal_id) SELECT "
+               "pg_notify('fabric_team', proposal_id::text) FROM a",
+               {id, QJsonDocument(detail).toJson(QJsonDocument::Compact)},
+               [done = std::move(done)](const PgResult<PgRows> &r) {
+                   if (!done)
+                       return;
+                   if (!r.ok())
+                       return done(std::nullopt, failed(r));
+                   done(true, {});
+               });
+}
+
+void TeamQueue::rejections(const QByteArray &id, TeamDone<QJsonArray> done)
+{
+    m_db.query(
+        "SELECT actor, detail FROM fabric_team.team_audit WHERE event = 'approval_rejected' "
+        "AND proposal_id = $1::uuid ORDER BY seq LIMIT 50",
+        {id}, [done = std::move(done)](const PgResult<PgRows> &r) {
+            if (!r.ok())
+                return done(std::nullopt, failed(r));
+            QJsonArray out;
+            for (int i = 0; i < r.value->rowCount(); ++i) {
+                const QJsonObject d = objectOf(r.value->value(i, "detail"));
+                out.append(QJsonObject{
+                    {u"approval_id"_s, d.value(u"approval_id"_s).toString().left(64)},
+                    {u"approver"_s, d.value(u"approver"_s).toString().left(64)},
+                    {u"reason"_s, d.value(u"reason"_s).toString().left(1000)},
+                    {u"reported_by"_s, QString::fromUtf8(r.value->value(i, "actor")).left(64)}});
+            }
+            done(out, {});
+        });
 }
 
 } // namespace fb::team

@@ -55,12 +55,26 @@ struct TeamProposal {
     bool live = false; // expires_at > now() when read
 };
 
-// One decision of fabric_team.approvals.
+// One decision of fabric_team.approvals, with what its approver signed (migration 004; empty
+// when the approval is not signed).
 struct TeamApproval {
+    TeamApproval() = default;
+    TeamApproval(QString approverRole, QString decided, QString fromOsUser, QString fromHost)
+        : approver(std::move(approverRole))
+        , decision(std::move(decided))
+        , osUser(std::move(fromOsUser))
+        , host(std::move(fromHost))
+    {
+    }
     QString approver;
     QString decision; // approve | deny
     QString osUser;
     QString host;
+    QByteArray id;           // uuid text
+    QByteArray dialogSha256; // 32 raw bytes
+    QByteArray statement;    // the canonical statement text as stored
+    QByteArray signature;    // 64 raw bytes
+    QByteArray publicKey;    // 32 raw bytes
 };
 
 // Which approvals count toward a proposal's quorum, and why the others do not.
@@ -77,8 +91,12 @@ struct QuorumCount {
 
 // The quorum rules (pure): an approval counts only once per role, never from the proposer's own
 // role, never from the proposing OS user on the proposing host; a deny from anyone ends it.
+// rejects, when given, has the last word on an approval that would count: a non-empty reason
+// (e.g. its signature does not verify, team/ApprovalVerify) and it does not, listed with
+// {approver, why, approval_id, rejected: true}.
 QuorumCount countQuorum(const TeamProposal &proposal, const QList<TeamApproval> &approvals,
-                        int required);
+                        int required,
+                        const std::function<QString(const TeamApproval &)> &rejects = {});
 
 // What a confirm's atomic consume found, in one statement: the row as it was, and whether this
 // call moved it from pending to consumed.
@@ -157,9 +175,23 @@ public:
     // day, for everyone to see), oldest first, at most 200.
     void listOpen(TeamDone<QList<TeamProposal>> done);
     // Records this role's decision (approve | deny) on id; dialogSha256: 32 raw bytes of the
-    // SHA-256 of the exact text the dialog showed.
+    // SHA-256 of the exact text the dialog showed. statement, signature, publicKey: what the
+    // approver signed (team/ApprovalVerify's signDecision), all three or none (unsigned).
+    struct Signature {
+        QByteArray statement;
+        QByteArray signature;
+        QByteArray publicKey;
+    };
     void decide(const QByteArray &id, const QString &decision, const QByteArray &dialogSha256,
-                TeamDone<bool> done);
+                TeamDone<bool> done, const std::optional<Signature> &signedBy = std::nullopt);
+
+    // Tells the team (the team audit chain, event approval_rejected) that an approval on
+    // proposal id does not count, and why.
+    void reportRejected(const QByteArray &id, const TeamApproval &approval, const QString &reason,
+                        TeamDone<bool> done = {});
+    // The approval_rejected reports on proposal id, oldest first: [{approval_id, approver,
+    // reason, reported_by}], at most 50.
+    void rejections(const QByteArray &id, TeamDone<QJsonArray> done);
 
     // Proposals this process is still responsible for (waiting for a quorum or sending): the
     // crash recovery on reconnect leaves them alone.
@@ -174,8 +206,8 @@ public:
     // connect and every settleIntervalMs while connected).
     void settleOrphans();
     int settleIntervalMs = 10000;
-    // The schema version this binary needs (003: the team's day and the sending locks).
-    static constexpr int RequiredSchemaVersion = 3;
+    // The schema version this binary needs (004: signed approvals).
+    static constexpr int RequiredSchemaVersion = 4;
 
 signals:
     void availabilityChanged(bool available, const QString &reason);

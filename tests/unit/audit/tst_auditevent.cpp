@@ -63,6 +63,7 @@ private slots:
             {AuditEventType::Expired, QStringLiteral("expired")},
             {AuditEventType::LedgerReset, QStringLiteral("ledger_reset")},
             {AuditEventType::PolicyChanged, QStringLiteral("policy_changed")},
+            {AuditEventType::ApprovalRejected, QStringLiteral("approval_rejected")},
             {AuditEventType::LogContinued, QStringLiteral("log_continued")},
         };
         QCOMPARE(expected.size(), fb::AuditEventTypeCount);
