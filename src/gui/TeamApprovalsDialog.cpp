@@ -1,6 +1,8 @@
 #include "gui/TeamApprovalsDialog.h"
 
 #include "core/UntrustedText.h"
+#include "team/ApprovalKeys.h"
+#include "team/ApprovalVerify.h"
 #include "team/TeamQueue.h"
 
 #include <QCryptographicHash>
@@ -16,6 +18,8 @@
 #include <QPushButton>
 #include <QTimeZone>
 #include <QVBoxLayout>
+
+#include <openssl/crypto.h>
 
 namespace fb {
 
@@ -69,6 +73,7 @@ TeamApprovalsDialog::TeamApprovalsDialog(team::TeamQueue *queue, QWidget *parent
     , m_approve(new QPushButton(tr("&Approve"), this))
     , m_deny(new QPushButton(tr("&Deny"), this))
     , m_status(new QLabel(this))
+    , m_rejected(new QLabel(this))
 {
     setWindowTitle(tr("Team approvals"));
     setAttribute(Qt::WA_DeleteOnClose);
@@ -79,6 +84,12 @@ TeamApprovalsDialog::TeamApprovalsDialog(team::TeamQueue *queue, QWidget *parent
     m_banner->hide();
     m_status->setTextFormat(Qt::PlainText);
     m_status->setWordWrap(true);
+    m_status->setAccessibleName(tr("Team status"));
+    m_rejected->setTextFormat(Qt::PlainText);
+    m_rejected->setWordWrap(true);
+    m_rejected->setStyleSheet(QStringLiteral("color: #a4000f;"));
+    m_rejected->setAccessibleName(tr("Approvals that do not count"));
+    m_rejected->hide();
     m_list->setAccessibleName(tr("Open team proposals"));
     // Each item ends with the state (pending, unknown, ...): wrapped, never cut off.
     m_list->setWordWrap(true);
@@ -95,6 +106,7 @@ TeamApprovalsDialog::TeamApprovalsDialog(team::TeamQueue *queue, QWidget *parent
     panes->addWidget(m_list, 1);
     panes->addWidget(m_details, 2);
     layout->addLayout(panes);
+    layout->addWidget(m_rejected);
     layout->addWidget(m_status);
     layout->addWidget(buttons);
     resize(900, 480);
@@ -222,6 +234,35 @@ void TeamApprovalsDialog::showSelected()
     if (valid && usable && m_rows->proposals.at(row).proposer == m_queue->role())
         m_status->setText(tr("This is your own proposal: your approval would not count. You "
                              "may deny it."));
+    showRejections();
+}
+
+void TeamApprovalsDialog::showRejections()
+{
+    const int row = m_list->currentRow();
+    const quint64 asked = ++m_rejectionsAsked;
+    if (!m_queue || !m_queue->isAvailable() || row < 0 || row >= m_rows->proposals.size()) {
+        m_rejected->hide();
+        return;
+    }
+    QPointer<TeamApprovalsDialog> self(this);
+    m_queue->rejections(m_rows->proposals.at(row).id, [self,
+                                                       asked](const std::optional<QJsonArray> &list,
+                                                              const QString &) {
+        if (!self || asked != self->m_rejectionsAsked) // another proposal is shown by now
+            return;
+        QStringList lines;
+        for (const QJsonValue &v : list.value_or(QJsonArray{})) {
+            const QJsonObject o = v.toObject();
+            const QString line = tr("%1's approval does not count: %2")
+                                     .arg(inert(o.value(QStringLiteral("approver")).toString(), 64),
+                                          inert(o.value(QStringLiteral("reason")).toString(), 300));
+            if (!lines.contains(line))
+                lines << line;
+        }
+        self->m_rejected->setText(lines.join(u'\n'));
+        self->m_rejected->setVisible(!lines.isEmpty());
+    });
 }
 
 void TeamApprovalsDialog::decideSelected(const QString &decision)
@@ -237,19 +278,53 @@ void TeamApprovalsDialog::decideSelected(const QString &decision)
     const QByteArray digest = QCryptographicHash::hash(shown, QCryptographicHash::Sha256);
     m_approve->setEnabled(false);
     m_deny->setEnabled(false);
+    if (!m_keyLoader)
+        return record(p, decision, digest, {}, tr("no approval key is configured"));
+    m_status->setText(tr("Signing your decision with your approval key..."));
+    QPointer<TeamApprovalsDialog> self(this);
+    m_keyLoader([self, p, decision, digest](const QByteArray &key, const QString &error) {
+        QByteArray secret = key;
+        if (self)
+            self->record(p, decision, digest, secret, error);
+        if (!secret.isEmpty())
+            OPENSSL_cleanse(secret.data(), static_cast<size_t>(secret.size()));
+    });
+}
+
+void TeamApprovalsDialog::record(const team::TeamProposal &p, const QString &decision,
+                                 const QByteArray &digest, const QByteArray &privateKey,
+                                 const QString &keyError)
+{
+    if (!m_queue)
+        return;
+    std::optional<team::TeamQueue::Signature> signature;
+    QString how;
+    if (!privateKey.isEmpty()) {
+        // What is signed is the decision on exactly the row read and the text shown.
+        if (const auto d = team::signDecision(p, decision, digest, m_queue->role(), privateKey,
+                                              QDateTime::currentMSecsSinceEpoch())) {
+            signature = team::TeamQueue::Signature{d->statement, d->signature, d->publicKey};
+            how = tr("signed with key %1").arg(team::ApprovalKeys::fingerprint(d->publicKey));
+        } else {
+            how = tr("not signed: the keychain's approval key is not an Ed25519 key");
+        }
+    } else {
+        how = tr("not signed: %1").arg(inert(keyError, 300));
+    }
     QPointer<TeamApprovalsDialog> self(this);
     m_queue->decide(
         p.id, decision, digest,
-        [self, id = p.id, decision](const std::optional<bool> &ok, const QString &error) {
+        [self, id = p.id, decision, how](const std::optional<bool> &ok, const QString &error) {
             if (!self)
                 return;
             const bool recorded = ok.value_or(false);
             self->m_status->setText(
-                recorded ? tr("Your decision (%1) is recorded.").arg(decision)
+                recorded ? tr("Your decision (%1) is recorded, %2.").arg(decision, how)
                          : tr("Your decision was not recorded: %1").arg(inert(error, 300)));
             emit self->decisionRecorded(id, decision, recorded);
             self->refresh();
-        });
+        },
+        signature);
 }
 
 } // namespace fb

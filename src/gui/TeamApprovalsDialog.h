@@ -2,11 +2,15 @@
 // TeamApprovalsDialog: an approver's view of the team queue (docs/team.md, "The queue"): the
 // proposals of every workstation still open to a decision, and those left `unknown`, read from
 // the team database and read again on every wake-up (NOTIFY) and reconnect. Approve and Deny
-// record this role's decision with the SHA-256 of the exact text shown. Non-modal: the caller
+// record this role's decision with the SHA-256 of the exact text shown, and with this operator's
+// signed statement of it (docs/team-signing.md) when a key loader is set and finds the key; the
+// approvals of the selected proposal that the proposing broker did not count (approval_rejected
+// in the team audit chain) are listed under the details. Non-modal: the caller
 // open()s it; it never blocks. Every value is the database's, shown as inert plain text. While
 // the database is unreachable a banner says why and the decision buttons are off.
 #include <QDialog>
 #include <QPointer>
+#include <functional>
 
 class QLabel;
 class QListWidget;
@@ -29,12 +33,19 @@ public:
     // The text a decision on proposal p is made on (what the details pane shows).
     static QString decisionText(const team::TeamProposal &p);
 
+    // Gets this operator's approval key (the raw 32 bytes of the Ed25519 private key) or says
+    // why there is none; called once per decision, answers once, later, from the event loop.
+    using KeyLoader = std::function<void(
+        std::function<void(const QByteArray &privateKey, const QString &error)>)>;
+    void setKeyLoader(KeyLoader loader) { m_keyLoader = std::move(loader); }
+
     QLabel *banner() const { return m_banner; }
     QListWidget *list() const { return m_list; }
     QPlainTextEdit *details() const { return m_details; }
     QPushButton *approveButton() const { return m_approve; }
     QPushButton *denyButton() const { return m_deny; }
     QLabel *statusLabel() const { return m_status; }
+    QLabel *rejectedLabel() const { return m_rejected; }
 
 public slots:
     void refresh();
@@ -47,6 +58,9 @@ private:
     void showAvailability(bool available, const QString &reason);
     void showSelected();
     void decideSelected(const QString &decision);
+    void record(const team::TeamProposal &p, const QString &decision, const QByteArray &digest,
+                const QByteArray &privateKey, const QString &keyError);
+    void showRejections();
 
     struct Rows;
     QPointer<team::TeamQueue> m_queue;
@@ -57,6 +71,9 @@ private:
     QPushButton *m_approve;
     QPushButton *m_deny;
     QLabel *m_status;
+    QLabel *m_rejected;
+    KeyLoader m_keyLoader;
+    quint64 m_rejectionsAsked = 0;
     bool m_refreshing = false;
     bool m_refreshAgain = false;
 };

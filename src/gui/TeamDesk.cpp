@@ -1,5 +1,7 @@
 #include "gui/TeamDesk.h"
 
+#include "gui/ApproverKeyStore.h"
+#include "gui/CredentialStore.h"
 #include "gui/TeamApprovalsDialog.h"
 #include "team/TeamQueue.h"
 
@@ -11,6 +13,7 @@ namespace fb {
 
 TeamDesk::TeamDesk(const QString &uri, const QString &password, QObject *parent)
     : QObject(parent)
+    , m_keys(new ApproverKeyStore(QString::fromLatin1(CredentialStore::DefaultService), this))
 {
     m_queue = std::make_unique<team::TeamQueue>(uri, team::TeamIdentity::local());
     m_queue->setPassword(password);
@@ -33,6 +36,17 @@ void TeamDesk::showApprovals(QWidget *parent)
 {
     if (!m_dialog) {
         m_dialog = new TeamApprovalsDialog(m_queue.get(), parent);
+        QPointer<ApproverKeyStore> keys = m_keys;
+        m_dialog->setKeyLoader([keys](auto answer) {
+            if (!keys)
+                return answer({}, tr("the app is shutting down"));
+            // Never made here: a key the administrator has not listed would count for nothing;
+            // `fabric-broker team key` makes it and prints what to give the administrator.
+            keys->load(false, [answer = std::move(answer)](bool ok, const QByteArray &key, bool,
+                                                           const QString &error) {
+                answer(ok ? key : QByteArray(), error);
+            });
+        });
         m_dialog->open();
     }
     m_dialog->raise();

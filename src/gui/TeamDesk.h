@@ -2,7 +2,9 @@
 // TeamDesk: the desktop app's part in team mode (docs/team.md), present only when the setting
 // team.database is set. It owns this workstation's TeamQueue and, when the role may approve,
 // opens the TeamApprovalsDialog (open(), one at a time) as soon as a proposal of another
-// workstation is waiting for a decision, as approvals pop up in single-user mode.
+// workstation is waiting for a decision, as approvals pop up in single-user mode. Decisions are
+// signed with this operator's approval key from the keychain (ApproverKeyStore, made by
+// `fabric-broker team key`; docs/team-signing.md).
 #include <QObject>
 #include <QPointer>
 #include <QSet>
@@ -13,6 +15,7 @@ class QWidget;
 
 namespace fb {
 
+class ApproverKeyStore;
 class TeamApprovalsDialog;
 namespace team {
 class TeamQueue;
@@ -32,6 +35,7 @@ public:
 private:
     void lookForNew();
     std::unique_ptr<team::TeamQueue> m_queue;
+    ApproverKeyStore *m_keys;
     QPointer<TeamApprovalsDialog> m_dialog;
     QSet<QByteArray> m_seen;
 };

@@ -3,10 +3,14 @@
 // published as soon as the database's NOTIFY arrives, shows its untrusted strings inert, records
 // a click on Approve as this role's decision bound to the SHA-256 of the text shown, and that
 // decision completes the proposing broker's quorum; while the database is unreachable a banner
-// says so and the decision buttons are off, and it comes back by itself.
+// says so and the decision buttons are off, and it comes back by itself. With a key loader (the
+// keychain's approval key) the decision carries its signed statement, which verifies against
+// the key and the text shown; the approvals the proposing broker rejected are listed.
 #include "TeamFixture.h"
 #include "gui/TeamApprovalsDialog.h"
 #include "gui/TeamDesk.h"
+#include "team/ApprovalKeys.h"
+#include "team/ApprovalVerify.h"
 #include "team/TeamConfirm.h"
 
 #include <QApplication>
@@ -17,6 +21,7 @@
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QTest>
+#include <QTimer>
 
 using namespace fbtest;
 using namespace fb;
@@ -113,6 +118,129 @@ private slots:
         QCOMPARE(confirm.count().counted, QStringList{u"alice"_s});
         dialog->close(); // WA_DeleteOnClose
         QTRY_VERIFY(guard.isNull());
+    }
+
+    void aDecisionIsSignedAndRejectionsAreShown()
+    {
+        auto carol = queueAs(u"carol"_s, u"ws-1"_s);
+        auto alice = queueAs(u"alice"_s, u"ws-2"_s);
+        QTRY_VERIFY_WITH_TIMEOUT(carol->isAvailable() && alice->isAvailable(), 10000);
+        const QByteArray privateKey = ApprovalKeys::generate().value_or(QByteArray());
+        const QByteArray publicKey = ApprovalKeys::publicKeyOf(privateKey).value_or(QByteArray());
+        QVERIFY(!publicKey.isEmpty());
+
+        TeamApprovalsDialog dialog(alice.get());
+        dialog.setAttribute(Qt::WA_DeleteOnClose, false);
+        int loads = 0;
+        QString keyError; // what the next load answers instead of the key
+        dialog.setKeyLoader([&](auto answer) {
+            ++loads;
+            // Later, from the event loop, as the keychain answers.
+            QTimer::singleShot(10, &dialog, [&, answer] {
+                answer(keyError.isEmpty() ? privateKey : QByteArray(), keyError);
+            });
+        });
+        dialog.open();
+        auto publish = [&](const QByteArray &name) -> std::optional<TeamProposal> {
+            const QByteArray token = QCryptographicHash::hash(name, QCryptographicHash::Sha256);
+            std::optional<QByteArray> id;
+            carol->publish(u"connection_create"_s, R"({"name":")" + name + R"("})", {},
+                           std::nullopt, R"({"uuid":"dry"})", token, 60000,
+                           [&](const std::optional<QByteArray> &v, const QString &) { id = v; });
+            if (!QTest::qWaitFor([&] { return id.has_value(); }, 10000))
+                return std::nullopt;
+            std::optional<TeamProposal> row;
+            carol->consume(token,
+                           [&](const std::optional<TeamProposal> &p, const QString &) { row = p; });
+            if (!QTest::qWaitFor([&] { return row.has_value(); }, 10000))
+                return std::nullopt;
+            return row;
+        };
+        auto select = [&](const QString &name) {
+            for (int i = 0; i < dialog.list()->count(); ++i) {
+                dialog.list()->setCurrentRow(i);
+                if (dialog.details()->toPlainText().contains(name))
+                    return true;
+            }
+            return false;
+        };
+        auto rowOf = [&](const QByteArray &id) {
+            SignedApproval a;
+            const auto r = owner->exec(
+                "SELECT approver, decision, dialog_sha256, statement, signature, public_key FROM "
+                "fabric_team.approvals WHERE proposal_id = $1::uuid",
+                {id});
+            if (r.ok() && r.value->rowCount() == 1)
+                a = {QString::fromUtf8(r.value->value(0, "approver")),
+                     QString::fromUtf8(r.value->value(0, "decision")),
+                     r.value->value(0, "dialog_sha256"),
+                     r.value->value(0, "statement"),
+                     r.value->value(0, "signature"),
+                     r.value->value(0, "public_key")};
+            return a;
+        };
+
+        const auto signedRow = publish("signed-1");
+        QVERIFY(signedRow);
+        QTRY_VERIFY_WITH_TIMEOUT(select(u"signed-1"_s), 10000);
+        const QString shown = dialog.details()->toPlainText();
+        QSignalSpy recorded(&dialog, &TeamApprovalsDialog::decisionRecorded);
+        QTest::mouseClick(dialog.approveButton(), Qt::LeftButton);
+        QTRY_COMPARE_WITH_TIMEOUT(recorded.size(), 1, 10000);
+        QCOMPARE(loads, 1);
+        QCOMPARE(recorded.at(0).at(2).toBool(), true);
+        QVERIFY2(dialog.statusLabel()->text().contains(
+                     u"recorded, signed with key %1"_s.arg(ApprovalKeys::fingerprint(publicKey))),
+                 qPrintable(dialog.statusLabel()->text()));
+        // What was stored verifies against the key listed for alice, bound to the text shown.
+        // (The row's bytea columns come back as PostgreSQL's hex text.)
+        SignedApproval stored = rowOf(signedRow->id);
+        QCOMPARE(stored.approver, u"alice"_s);
+        auto unhex = [](const QByteArray &pg) { return QByteArray::fromHex(pg.mid(2)); };
+        stored.dialogSha256 = unhex(stored.dialogSha256);
+        stored.signature = unhex(stored.signature);
+        stored.publicKey = unhex(stored.publicKey);
+        QCOMPARE(stored.dialogSha256,
+                 QCryptographicHash::hash(shown.toUtf8(), QCryptographicHash::Sha256));
+        QCOMPARE(stored.publicKey, publicKey);
+        const fb::ApproverKey listed{u"alice"_s, ApprovalKeys::fingerprint(publicKey), publicKey};
+        const ApprovalCheck check = verifyApproval(*signedRow, stored, {listed});
+        QVERIFY2(check.counts, qPrintable(check.reason));
+
+        // No key: recorded unsigned, and the dialog says why.
+        keyError = u"no approval key in the keychain yet"_s;
+        const auto unsignedRow = publish("unsigned-1");
+        QVERIFY(unsignedRow);
+        QTRY_VERIFY_WITH_TIMEOUT(select(u"unsigned-1"_s), 10000);
+        QTest::mouseClick(dialog.denyButton(), Qt::LeftButton);
+        QTRY_COMPARE_WITH_TIMEOUT(recorded.size(), 2, 10000);
+        QVERIFY2(dialog.statusLabel()->text().contains(
+                     u"recorded, not signed: no approval key in the keychain yet"_s),
+                 qPrintable(dialog.statusLabel()->text()));
+        QVERIFY(rowOf(unsignedRow->id).statement.isEmpty());
+
+        // The proposing broker's report of an approval it did not count shows under the details
+        // of that proposal (woken by the report's NOTIFY), and not under another's.
+        const auto third = publish("reported-1");
+        QVERIFY(third);
+        QTRY_VERIFY_WITH_TIMEOUT(select(u"reported-1"_s), 10000);
+        QVERIFY(dialog.rejectedLabel()->isHidden());
+        TeamApproval bob(u"bob"_s, u"approve"_s, u"bob"_s, u"ws-3"_s);
+        bob.id = "00000000-0000-4000-8000-000000000001";
+        std::optional<bool> reported;
+        carol->reportRejected(third->id, bob,
+                              u"signed with key SHA256:x, which the policy does not list\n<b>"_s,
+                              [&](const std::optional<bool> &v, const QString &) { reported = v; });
+        QTRY_VERIFY_WITH_TIMEOUT(reported.value_or(false), 10000);
+        QTRY_VERIFY_WITH_TIMEOUT(dialog.rejectedLabel()->isVisible(), 10000);
+        QVERIFY2(dialog.rejectedLabel()->text().startsWith(
+                     u"bob's approval does not count: signed with key SHA256:x"_s),
+                 qPrintable(dialog.rejectedLabel()->text()));
+        QCOMPARE(dialog.rejectedLabel()->textFormat(), Qt::PlainText);
+        QVERIFY(!dialog.rejectedLabel()->text().contains(u'\n')); // a control character, made inert
+        QVERIFY(select(u"signed-1"_s));
+        QTRY_VERIFY_WITH_TIMEOUT(dialog.rejectedLabel()->isHidden(), 10000);
+        dialog.close();
     }
 
     void ownProposalCannotBeApprovedHere()
