@@ -281,6 +281,14 @@ void runCatalogTool(const CatalogTool &t, mcp::ToolCall *call, FabricClient *fab
 
 } // namespace
 
+std::optional<CatalogSearch> catalogSearch(const QString &tool, const QJsonObject &args)
+{
+    for (const CatalogTool &c : catalogTools())
+        if (c.name == tool && c.fetch == Fetch::Search)
+            return CatalogSearch{c.path, searchBody(c, args)};
+    return std::nullopt;
+}
+
 Catalog::Catalog(FabricClient *fabric, ProposalStore *store, Clock *clock, QObject *parent)
     : QObject(parent)
     , m_fabric(fabric)
