@@ -21,7 +21,8 @@ std::optional<QList<ApproverKey>> teamApproverKeys(const Policy &policy);
 // {"fabric_endpoint": ..., "credential_identity": ...}: what the row's binding holds.
 QJsonObject teamBindingJson(const QString &endpoint, const QString &credentialIdentity);
 // What differs between the consumed row and this broker's proposal (change type, the request
-// bytes under the binding formula, the Fabric binding), in words; empty when they agree.
+// bytes under the binding formula, the Fabric binding, Fabric's dry-run response, the price), in
+// words; empty when they agree.
 QString teamRowMismatch(const team::TeamProposal &row, const Proposal &proposal);
 // The MCP client as the row records it: "name version", bounded.
 QString teamClientLabel(const mcp::ClientInfo &client);

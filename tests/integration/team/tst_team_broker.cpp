@@ -6,7 +6,8 @@
 // after another workstation's approval; the proposer's own approval and the client's "accept"
 // never counting; a deny ending it; two approvals above the threshold; the team's day refusing a
 // second workstation's create in the database; a row consumed elsewhere failing
-// not_previously_used; an unreachable database refusing proposals (no token).
+// not_previously_used; a row whose dry run or price the schema owner changed refused before
+// anyone is asked; an unreachable database refusing proposals (no token).
 #include "../broker/BrokerHarness.h"
 #include "TeamFixture.h"
 #include "core/AuditLog.h"
@@ -321,6 +322,44 @@ private slots:
         QCOMPARE(s.value("confirm_checks").toObject().value("not_previously_used").toBool(true),
                  false);
         QCOMPARE(s.value("failed_check").toString(), u"not_previously_used"_s);
+        QCOMPARE(h->sandbox.realCreateCount(), 0);
+    }
+
+    // The schema owner can switch the guard off and change what approvers will be shown; the
+    // proposing broker compares the row's dry run and price with its own before anyone is asked.
+    void aRowWhoseDryRunOrPriceTheOwnerChangedIsRefused_data()
+    {
+        QTest::addColumn<QString>("change");
+        QTest::addColumn<QString>("named");
+        QTest::newRow("dry run") << u"dry_run = dry_run || '{\"state\": \"PROVISIONED\"}'"_s
+                                 << u"dry-run response"_s;
+        QTest::newRow("price") << u"price = '{\"priced\": true, \"monthly\": 1}'"_s << u"price"_s;
+    }
+    void aRowWhoseDryRunOrPriceTheOwnerChangedIsRefused()
+    {
+        QFETCH(QString, change);
+        QFETCH(QString, named);
+        auto carol = queueAs(u"carol"_s, u"ws-carol"_s);
+        QTRY_VERIFY_WITH_TIMEOUT(carol->isAvailable(), 10000);
+        auto h = broker(carol.get());
+        const QString token = propose(*h).value("confirm_token").toString();
+        QVERIFY(!token.isEmpty());
+        FB_SQL(*owner, "ALTER TABLE fabric_team.proposals DISABLE TRIGGER USER");
+        const auto r = owner->exec(
+            u"UPDATE fabric_team.proposals SET %1 WHERE token_sha256 = decode($1, 'hex')"_s
+                .arg(change)
+                .toUtf8(),
+            {fb::tokenDigest(token).toLatin1()});
+        FB_SQL(*owner, "ALTER TABLE fabric_team.proposals ENABLE TRIGGER USER");
+        QVERIFY2(r.ok(), qPrintable(r.error.text()));
+        const QJsonObject s = h->callTool("fabric_confirm_change", {{"confirm_token", token}})
+                                  .value("structuredContent")
+                                  .toObject();
+        QCOMPARE(s.value("executed").toBool(), false);
+        QCOMPARE(s.value("failed_check").toString(), u"request_matches_binding"_s);
+        QCOMPARE(s.value("execution").toObject().value("reason").toString(), u"binding_mismatch"_s);
+        QVERIFY2(s.value("message").toString().contains(named),
+                 qPrintable(s.value("message").toString()));
         QCOMPARE(h->sandbox.realCreateCount(), 0);
     }
 
