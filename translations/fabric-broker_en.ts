@@ -1131,6 +1131,10 @@
         <source>Warning: the team database is unreachable</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>team approval by %1 rejected: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>fb::ProposalTableModel</name>
@@ -1485,15 +1489,54 @@ request SHA-256: %2</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Your decision (%1) is recorded.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>Your decision was not recorded: %1</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
         <source>The create may have reached Fabric (outcome %1); it is never sent again. Before anyone proposes it again, look it up: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Team status</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Approvals that do not count</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1&apos;s approval does not count: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>no approval key is configured</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Signing your decision with your approval key...</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>signed with key %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>not signed: the keychain&apos;s approval key is not an Ed25519 key</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>not signed: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Your decision (%1) is recorded, %2.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>fb::TeamDesk</name>
+    <message>
+        <source>the app is shutting down</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
