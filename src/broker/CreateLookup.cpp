@@ -1,5 +1,6 @@
 #include "broker/CreateLookup.h"
 
+#include "broker/BrokerContext.h"
 #include "broker/Catalog.h"
 #include "core/UntrustedText.h"
 #include "fabric/FabricClient.h"
@@ -60,6 +61,9 @@ QString CreateLookup::text() const
     }
     if (otherNames > 0)
         lines << u"  (%1 more with other names containing it)"_s.arg(otherNames);
+    if (!searchedAs.isEmpty())
+        lines << u"  searched as %1, not with the credentials the create was sent with: another "
+                 "account may not see it"_s.arg(inert(searchedAs, 200));
     return lines.join(u'\n');
 }
 
@@ -79,7 +83,8 @@ QString createLookupCall(const QString &changeType, const QByteArray &request,
 }
 
 void lookUpCreate(FabricClient *fabric, const QString &changeType, const QByteArray &request,
-                  QObject *context, std::function<void(const CreateLookup &)> done)
+                  const QJsonObject &binding, QObject *context,
+                  std::function<void(const CreateLookup &)> done)
 {
     QJsonObject args;
     CreateLookup out;
@@ -91,15 +96,22 @@ void lookUpCreate(FabricClient *fabric, const QString &changeType, const QByteAr
         if (ctx)
             done(l);
     };
-    if (!fabric || !search || name.isEmpty()) {
+    const QString sentTo = binding.value(u"fabric_endpoint"_s).toString();
+    const FabricBinding here = fabric ? FabricBinding::of(fabric->config()) : FabricBinding{};
+    if (!fabric || !search || name.isEmpty() || here.endpoint != sentTo) {
         out.error = !fabric          ? u"this app has no Fabric client"_s
                     : name.isEmpty() ? u"the request has no name to search for"_s
-                                     : u"no catalog search for %1"_s.arg(changeType.left(64));
+                    : !search        ? u"no catalog search for %1"_s.arg(changeType.left(64))
+                                     : u"this app talks to %1, but the create was sent to %2: "
+                                "its answer would not tell"_s.arg(here.endpoint.left(200),
+                                                                  sentTo.left(200));
         // Later, from the event loop, like every other answer.
         QMetaObject::invokeMethod(
             context, [answer, out] { answer(out); }, Qt::QueuedConnection);
         return;
     }
+    if (const QString as = binding.value(u"credential_identity"_s).toString(); here.identity != as)
+        out.searchedAs = here.identity;
     FabricCall *call = fabric->search(search->path, search->body);
     QObject::connect(
         call, &FabricCall::finished, context, [answer, out, name](const FabricResult &r) mutable {

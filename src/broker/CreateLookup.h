@@ -20,6 +20,7 @@ struct CreateLookup {
     QString error;      // why not (when !ok)
     QJsonArray matches; // [{uuid, name, state}]: resources named exactly as the request
     int otherNames = 0; // results whose name only contains the request's name
+    QString searchedAs; // the credential identity searched with, when not the create's (a note)
 
     // One uuid when exactly one resource has the request's name, else empty.
     QString onlyUuid() const;
@@ -34,8 +35,12 @@ QString createLookupCall(const QString &changeType, const QByteArray &request,
                          QJsonObject *arguments = nullptr);
 
 // Runs the search on fabric and calls done exactly once, from context's thread (never when
-// context is gone first).
+// context is gone first). binding: where the create was sent ({fabric_endpoint,
+// credential_identity}, the team row's): a client at another endpoint does not search (its
+// answer would say nothing about that create: ok stays false); one with other credentials
+// searches and says so (searchedAs), since another account may not see the resource.
 void lookUpCreate(FabricClient *fabric, const QString &changeType, const QByteArray &request,
-                  QObject *context, std::function<void(const CreateLookup &)> done);
+                  const QJsonObject &binding, QObject *context,
+                  std::function<void(const CreateLookup &)> done);
 
 } // namespace fb
