@@ -77,18 +77,20 @@ TeamApprovalsDialog::TeamApprovalsDialog(team::TeamQueue *queue, QWidget *parent
 {
     setWindowTitle(tr("Team approvals"));
     setAttribute(Qt::WA_DeleteOnClose);
+    // Labels: a screen reader reads their text as their name (in Qt 6.4 an accessible name
+    // would replace it, and a label has no Text interface), so they only get a description.
     m_banner->setTextFormat(Qt::PlainText);
     m_banner->setWordWrap(true);
     m_banner->setStyleSheet(QStringLiteral("background: #fde2e1; padding: 6px;"));
-    m_banner->setAccessibleName(tr("Team database status"));
+    m_banner->setAccessibleDescription(tr("Team database status"));
     m_banner->hide();
     m_status->setTextFormat(Qt::PlainText);
     m_status->setWordWrap(true);
-    m_status->setAccessibleName(tr("Team status"));
+    m_status->setAccessibleDescription(tr("Team status"));
     m_rejected->setTextFormat(Qt::PlainText);
     m_rejected->setWordWrap(true);
     m_rejected->setStyleSheet(QStringLiteral("color: #a4000f;"));
-    m_rejected->setAccessibleName(tr("Approvals that do not count"));
+    m_rejected->setAccessibleDescription(tr("Approvals that do not count"));
     m_rejected->hide();
     m_list->setAccessibleName(tr("Open team proposals"));
     // Each item ends with the state (pending, unknown, ...): wrapped, never cut off.

@@ -13,6 +13,7 @@
 #include "team/ApprovalVerify.h"
 #include "team/TeamConfirm.h"
 
+#include <QAccessible>
 #include <QApplication>
 #include <QCryptographicHash>
 #include <QLabel>
@@ -192,6 +193,12 @@ private slots:
         QVERIFY2(dialog.statusLabel()->text().contains(
                      u"recorded, signed with key %1"_s.arg(ApprovalKeys::fingerprint(publicKey))),
                  qPrintable(dialog.statusLabel()->text()));
+        // What a screen reader reads out is that text, not a fixed name.
+        auto spoken = [](QWidget *w) {
+            QAccessibleInterface *a = QAccessible::queryAccessibleInterface(w);
+            return a ? a->text(QAccessible::Name) : QString();
+        };
+        QCOMPARE(spoken(dialog.statusLabel()), dialog.statusLabel()->text());
         // What was stored verifies against the key listed for alice, bound to the text shown.
         // (The row's bytea columns come back as PostgreSQL's hex text.)
         SignedApproval stored = rowOf(signedRow->id);
@@ -237,6 +244,7 @@ private slots:
                      u"bob's approval does not count: signed with key SHA256:x"_s),
                  qPrintable(dialog.rejectedLabel()->text()));
         QCOMPARE(dialog.rejectedLabel()->textFormat(), Qt::PlainText);
+        QCOMPARE(spoken(dialog.rejectedLabel()), dialog.rejectedLabel()->text());
         QVERIFY(!dialog.rejectedLabel()->text().contains(u'\n')); // a control character, made inert
         QVERIFY(select(u"signed-1"_s));
         QTRY_VERIFY_WITH_TIMEOUT(dialog.rejectedLabel()->isHidden(), 10000);
