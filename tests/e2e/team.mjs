@@ -4,7 +4,7 @@
 // (`fabric-broker --stdio` spawned by the official SDK's StdioClientTransport, the per-user
 // instance of its own runtime folder, with more sessions relayed into it), and the team
 // database's rows (pg.mjs).
-import { spawn, execFileSync } from 'node:child_process';
+import { spawn, execFile, execFileSync } from 'node:child_process';
 import { once } from 'node:events';
 import readline from 'node:readline';
 import fs from 'node:fs';
@@ -16,7 +16,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { ElicitRequestSchema, CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { BIN, baseEnv, scratchDir, sleep } from './lib.mjs';
 import { startXvfb } from './xvfb.mjs';
-import { PYTHON, atspiSkip, startSessionBus } from './atspi.mjs';
+import { PYTHON, atspiSkip, keyringSkip, startKeyring, startSessionBus } from './atspi.mjs';
 import { pgSkip } from './pg.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -91,9 +91,28 @@ export async function decisions(team, id) {
   return rows.map(([approver, decision, sha, osUser, host]) => ({ approver, decision, dialog_sha256: sha, os_user: osUser, host }));
 }
 
+// A reason to skip the tests whose workstations hold an approval key (keyring: true), or false.
+export function teamSigningSkip() { return teamDesktopSkip() || keyringSkip(); }
+
+// `fabric-broker team key` in env (a session bus with a Secret Service): makes the approval key
+// in that keychain on first use; returns what it printed, { public_key, fingerprint }.
+function approverKey(env) {
+  return new Promise((resolve, reject) => {
+    execFile(BIN, ['team', 'key'], { env: { ...env, QT_QPA_PLATFORM: 'offscreen' }, encoding: 'utf8', timeout: 120000 }, (err, stdout, stderr) => {
+      const m = /^public_key {2}([A-Za-z0-9+/]{43}=)\nfingerprint (SHA256:[A-Za-z0-9+/]{43})\n$/.exec(stdout ?? '');
+      if (err || !m) reject(new Error(`fabric-broker team key (as ${env.USER}) failed (${err ? `exit ${err.code ?? err.signal}` : 'unexpected output'}): ${stdout}${stderr}`));
+      else resolve({ public_key: m[1], fingerprint: m[2] });
+    });
+  });
+}
+
 // One approver's workstation: the desktop app as role, in its own HOME, runtime folder, X
 // display and session bus; team.database is its role's URI.
-export async function startWorkstation(role, team, { extraEnv = {} } = {}) {
+// keyring: also a Secret Service (gnome-keyring-daemon, its own scratch folder) on the
+// workstation's session bus, in which `fabric-broker team key` makes the role's Ed25519 approval
+// key before the app starts, so that the app signs every decision; ws.key is what `team key`
+// printed ({ public_key, fingerprint }: what the administrator lists in team.approver_keys).
+export async function startWorkstation(role, team, { extraEnv = {}, keyring = false } = {}) {
   const xvfb = await startXvfb(700, 800);
   const base = baseEnv();
   const home = scratchDir(`fb-e2e-home-${role}-`);
@@ -101,13 +120,19 @@ export async function startWorkstation(role, team, { extraEnv = {} } = {}) {
   const env = { ...base, HOME: home, USER: role, LOGNAME: role, DISPLAY: xvfb.display, DBUS_SESSION_BUS_ADDRESS: bus.address,
     QT_LINUX_ACCESSIBILITY_ALWAYS_ON: '1', FABRIC_BROKER_TEAM_DATABASE: team.uri(role), ...extraEnv };
   delete env.QT_QPA_PLATFORM; // a real X display, not offscreen
+  let keychain = null;
+  let key = null;
+  if (keyring) {
+    keychain = await startKeyring(bus, scratchDir(`fb-e2e-keyring-${role}-`));
+    key = await approverKey(env);
+  }
   let log = '';
   const host = `ws-${role}`;
   // unshare and sh exec: the process is the app itself.
   const app = spawn('unshare', [...UNSHARE, 'sh', '-c', 'hostname "$0" && exec "$@"', host, BIN, '--sandbox', '--toolsets', 'read,mutate'],
     { env, stdio: ['ignore', 'ignore', 'pipe'] });
   app.stderr.on('data', (d) => { log += d.toString(); });
-  const ws = { role, host, xvfb, bus, app, env, get log() { return log; } };
+  const ws = { role, host, xvfb, bus, app, env, keychain, key, get log() { return log; } };
   await xvfb.waitForWindow('^Fabric Broker( - SANDBOX)?$', 30000, () => `${role}'s app log:\n${log.slice(-3000)}`);
   const driver = spawn(PYTHON, [path.join(here, 'atspi_driver.py')], {
     env: { PATH: env.PATH, HOME: home, XDG_RUNTIME_DIR: env.XDG_RUNTIME_DIR, DISPLAY: env.DISPLAY, DBUS_SESSION_BUS_ADDRESS: bus.address, LANG: 'C.UTF-8' },
@@ -177,6 +202,7 @@ export async function startWorkstation(role, team, { extraEnv = {} } = {}) {
       await once(app, 'exit');
       clearTimeout(t);
     }
+    if (keychain) await keychain.stop();
     bus.proc.stdin.end();
     if (bus.proc.exitCode === null) await once(bus.proc, 'exit');
     await xvfb.stop();
