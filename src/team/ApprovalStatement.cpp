@@ -25,12 +25,20 @@ const QStringList &memberNames()
     return names;
 }
 
-QString timeText(qint64 ms)
+bool isHex64(const QString &s)
+{
+    static const QRegularExpression re(u"^[0-9a-f]{64}$"_s);
+    return re.match(s).hasMatch();
+}
+
+} // namespace
+
+QString statementTime(qint64 ms)
 {
     return QDateTime::fromMSecsSinceEpoch(ms, Qt::UTC).toString(u"yyyy-MM-ddTHH:mm:ss.zzz'Z'"_s);
 }
 
-std::optional<qint64> timeFromText(const QString &text)
+std::optional<qint64> statementTimeFromText(const QString &text)
 {
     static const QRegularExpression re(u"^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}Z$"_s);
     if (!re.match(text).hasMatch())
@@ -40,18 +48,10 @@ std::optional<qint64> timeFromText(const QString &text)
         return std::nullopt;
     t.setTimeSpec(Qt::UTC);
     const qint64 ms = t.toMSecsSinceEpoch();
-    if (timeText(ms) != text) // no 24:00, no leap seconds: one text per instant
+    if (statementTime(ms) != text) // no 24:00, no leap seconds: one text per instant
         return std::nullopt;
     return ms;
 }
-
-bool isHex64(const QString &s)
-{
-    static const QRegularExpression re(u"^[0-9a-f]{64}$"_s);
-    return re.match(s).hasMatch();
-}
-
-} // namespace
 
 QJsonObject ApprovalStatement::toJson() const
 {
@@ -64,8 +64,8 @@ QJsonObject ApprovalStatement::toJson() const
         {u"dialog_sha256"_s, QString::fromLatin1(dialogSha256)},
         {u"decision"_s, decision},
         {u"approver"_s, approver},
-        {u"decided_at"_s, timeText(decidedMs)},
-        {u"expires_at"_s, timeText(expiresMs)},
+        {u"decided_at"_s, statementTime(decidedMs)},
+        {u"expires_at"_s, statementTime(expiresMs)},
     };
 }
 
@@ -118,8 +118,8 @@ std::optional<ApprovalStatement> ApprovalStatement::parse(const QByteArray &text
     static const QRegularExpression roleRe(u"^[^\\x00-\\x1f\\x7f]{1,63}$"_s);
     if (!roleRe.match(str("approver")).hasMatch() || str("approver").toUtf8().size() > 63)
         return fail(u"approver: must be a role name (1 to 63 bytes, no control characters)"_s);
-    const auto decided = timeFromText(str("decided_at"));
-    const auto expires = timeFromText(str("expires_at"));
+    const auto decided = statementTimeFromText(str("decided_at"));
+    const auto expires = statementTimeFromText(str("expires_at"));
     if (!decided || !expires)
         return fail(u"decided_at and expires_at: must be UTC times YYYY-MM-DDTHH:MM:SS.mmmZ"_s);
     ApprovalStatement s;

@@ -44,6 +44,11 @@ struct ApprovalStatement {
     bool operator==(const ApprovalStatement &) const = default;
 };
 
+// The one time form of statements: UTC "YYYY-MM-DDTHH:MM:SS.mmmZ" (also ResolutionStatement's).
+QString statementTime(qint64 ms);
+// Its inverse, strict: nullopt for any other text (no 24:00, no leap second, no other zone).
+std::optional<qint64> statementTimeFromText(const QString &text);
+
 // The hex SHA-256 of the canonical form of a JSON text (what dry_run_sha256 holds for Fabric's
 // dry-run response); empty when the text is not strict JSON.
 QByteArray canonicalJsonSha256Hex(const QByteArray &json);

@@ -6,6 +6,33 @@ using namespace Qt::StringLiterals;
 
 namespace fb::team {
 
+namespace {
+
+// The policy key listed for role that verifies signature over statement: its fingerprint, or
+// empty with the reason in *why.
+QString listedKeyThatVerifies(const QList<ApproverKey> &policyKeys, const QString &role,
+                              const QByteArray &statement, const QByteArray &signature,
+                              const QByteArray &publicKeyHint, QString *why)
+{
+    QList<ApproverKey> listed;
+    for (const ApproverKey &k : policyKeys)
+        if (k.role == role)
+            listed.append(k);
+    for (const ApproverKey &k : listed)
+        if (ApprovalKeys::verify(k.publicKey, statement, signature))
+            return k.fingerprint;
+    if (ApprovalKeys::verify(publicKeyHint, statement, signature))
+        *why = u"signed with key %1, which the policy (team.approver_keys) does not list for role "
+               "%2"_s.arg(ApprovalKeys::fingerprint(publicKeyHint), role);
+    else if (listed.isEmpty())
+        *why = u"the policy (team.approver_keys) lists no key for role %1"_s.arg(role);
+    else
+        *why = u"the signature is invalid for every key the policy lists for role %1"_s.arg(role);
+    return {};
+}
+
+} // namespace
+
 std::optional<SignedDecision> signDecision(const TeamProposal &proposal, const QString &decision,
                                            const QByteArray &dialogSha256, const QString &role,
                                            const QByteArray &privateKey, qint64 nowMs)
@@ -46,28 +73,10 @@ ApprovalCheck verifyApproval(const TeamProposal &proposal, const SignedApproval 
     c.statement = ApprovalStatement::parse(approval.statement, &why);
     if (!c.statement)
         return no(u"the statement is invalid: %1"_s.arg(why));
-    QList<ApproverKey> listed;
-    for (const ApproverKey &k : policyKeys)
-        if (k.role == approval.approver)
-            listed.append(k);
-    for (const ApproverKey &k : listed)
-        if (ApprovalKeys::verify(k.publicKey, approval.statement, approval.signature)) {
-            c.fingerprint = k.fingerprint;
-            break;
-        }
-    if (c.fingerprint.isEmpty()) {
-        const bool ownKeyVerifies =
-            ApprovalKeys::verify(approval.publicKey, approval.statement, approval.signature);
-        if (ownKeyVerifies)
-            return no(u"signed with key %1, which the policy (team.approver_keys) does not list "
-                      "for role %2"_s.arg(ApprovalKeys::fingerprint(approval.publicKey),
-                                          approval.approver));
-        if (listed.isEmpty())
-            return no(u"the policy (team.approver_keys) lists no key for role %1"_s.arg(
-                approval.approver));
-        return no(u"the signature is invalid for every key the policy lists for role %1"_s.arg(
-            approval.approver));
-    }
+    c.fingerprint = listedKeyThatVerifies(policyKeys, approval.approver, approval.statement,
+                                          approval.signature, approval.publicKey, &why);
+    if (c.fingerprint.isEmpty())
+        return no(why);
     const ApprovalStatement &s = *c.statement;
     if (s.proposalId != proposal.id)
         return no(u"the statement is for another proposal (%1): a replayed signature"_s.arg(
@@ -103,6 +112,76 @@ ApprovalCheck verifyApproval(const TeamProposal &proposal, const TeamApproval &a
                                          approval.dialogSha256, approval.statement,
                                          approval.signature, approval.publicKey},
                           policyKeys);
+}
+
+std::optional<SignedDecision> signResolution(const TeamProposal &proposal, const QString &outcome,
+                                             const QString &uuid, const QByteArray &dialogSha256,
+                                             const QString &role, const QByteArray &privateKey,
+                                             qint64 nowMs)
+{
+    ResolutionStatement s;
+    s.proposalId = proposal.id;
+    s.changeType = proposal.changeType;
+    s.requestSha256 = proposal.requestSha256.toLower();
+    s.outcome = outcome;
+    s.uuid = uuid.toLower();
+    s.dialogSha256 = dialogSha256.toHex();
+    s.resolver = role;
+    s.decidedMs = nowMs;
+    SignedDecision d;
+    d.statement = s.canonical();
+    if (!ResolutionStatement::parse(d.statement, nullptr))
+        return std::nullopt;
+    const auto signature = ApprovalKeys::sign(privateKey, d.statement);
+    const auto publicKey = ApprovalKeys::publicKeyOf(privateKey);
+    if (!signature || !publicKey)
+        return std::nullopt;
+    d.signature = *signature;
+    d.publicKey = *publicKey;
+    return d;
+}
+
+ApprovalCheck verifyResolution(const TeamProposal &proposal, const TeamResolution &r,
+                               const QList<ApproverKey> &policyKeys)
+{
+    ApprovalCheck c;
+    auto no = [&c](const QString &why) {
+        c.counts = false;
+        c.reason = why;
+        return c;
+    };
+    if (r.statement.isEmpty() || r.signature.isEmpty())
+        return no(u"the resolution is not signed"_s);
+    QString why;
+    const auto s = ResolutionStatement::parse(r.statement, &why);
+    if (!s)
+        return no(u"the statement is invalid: %1"_s.arg(why));
+    c.fingerprint =
+        listedKeyThatVerifies(policyKeys, r.resolver, r.statement, r.signature, r.publicKey, &why);
+    if (c.fingerprint.isEmpty())
+        return no(why);
+    if (s->proposalId != proposal.id)
+        return no(u"the statement is for another proposal (%1): a replayed signature"_s.arg(
+            QString::fromLatin1(s->proposalId)));
+    if (s->resolver != r.resolver)
+        return no(u"the statement is signed as role %1 but the row is %2's"_s.arg(s->resolver,
+                                                                                  r.resolver));
+    if (s->outcome != r.outcome)
+        return no(u"the statement says %1 but the row says %2"_s.arg(s->outcome, r.outcome));
+    if (s->uuid != r.uuid)
+        return no(u"the statement's uuid is not the row's"_s);
+    if (r.resolver == proposal.proposer)
+        return no(u"the resolver %1 is the proposal's proposer: an unknown outcome is resolved by "
+                  "a second person"_s.arg(r.resolver));
+    if (s->changeType != proposal.changeType)
+        return no(u"the statement's change type %1 is not the proposal's %2"_s.arg(
+            s->changeType, proposal.changeType));
+    if (s->requestSha256 != proposal.requestSha256.toLower())
+        return no(u"the statement's request_sha256 is not the proposal's request"_s);
+    if (s->dialogSha256 != r.dialogSha256.toHex())
+        return no(u"the statement's dialog_sha256 is not the row's dialog text"_s);
+    c.counts = true;
+    return c;
 }
 
 QuorumCount countVerifiedQuorum(const TeamProposal &proposal, const QList<TeamApproval> &approvals,

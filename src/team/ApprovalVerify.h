@@ -4,6 +4,7 @@
 // policy (team.approver_keys), never a key the database holds.
 #include "core/TeamPolicy.h"
 #include "team/ApprovalStatement.h"
+#include "team/ResolutionStatement.h"
 #include "team/TeamQueue.h"
 
 #include <QList>
@@ -50,6 +51,25 @@ ApprovalCheck verifyApproval(const TeamProposal &proposal, const SignedApproval 
                              const QList<ApproverKey> &policyKeys);
 ApprovalCheck verifyApproval(const TeamProposal &proposal, const TeamApproval &approval,
                              const QList<ApproverKey> &policyKeys);
+
+// The statement of role's resolution of proposal's unknown outcome (created with the Fabric uuid
+// found, which is lower-cased, or not_created with an empty uuid), its dialog having shown the
+// text whose SHA-256 is dialogSha256 (32 raw bytes, the catalog lookup's result included), at
+// nowMs, signed with privateKey; nullopt when privateKey is not an Ed25519 key or the outcome and
+// uuid make no valid statement. TeamQueue::resolve stores it.
+std::optional<SignedDecision> signResolution(const TeamProposal &proposal, const QString &outcome,
+                                             const QString &uuid, const QByteArray &dialogSha256,
+                                             const QString &role, const QByteArray &privateKey,
+                                             qint64 nowMs);
+
+// Whether a resolution row holds, as verifyApproval for an approval, checked in this order (the
+// first that fails is the reason): it is signed; the statement parses strictly
+// (ResolutionStatement); its signature verifies with a key the policy lists for the row's
+// resolver role; it names this proposal (no replay), the row's resolver, outcome and uuid; the
+// resolver is not the proposal's proposer; its change type and request_sha256 are the
+// proposal's and its dialog_sha256 the row's. ApprovalCheck::statement stays empty.
+ApprovalCheck verifyResolution(const TeamProposal &proposal, const TeamResolution &r,
+                               const QList<ApproverKey> &policyKeys);
 
 // The quorum (countQuorum) where signatures are required: with policyKeys set (team.approver_keys
 // in the effective policy, even an empty list) an approval counts only when verifyApproval says

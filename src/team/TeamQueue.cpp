@@ -102,6 +102,41 @@ QByteArray proposalColumns()
     return Columns;
 }
 
+QByteArray resolutionColumn(const QByteArray &proposals)
+{
+    return "(SELECT json_build_object('id', r.id, 'resolver', r.resolver, 'outcome', r.outcome, "
+           "'uuid', r.uuid, 'dialog_sha256', encode(r.dialog_sha256, 'hex'), 'resolved_ms', "
+           "(extract(epoch FROM r.resolved_at) * 1000)::bigint, 'os_user', r.os_user, 'host', "
+           "r.host, 'statement', r.statement, 'signature', encode(r.signature, 'hex'), "
+           "'public_key', encode(r.public_key, 'hex'))::text FROM fabric_team.resolutions r WHERE "
+           "r.proposal_id = " +
+           proposals + ".id) AS resolution";
+}
+
+std::optional<TeamResolution> resolutionFromJson(const QByteArray &json)
+{
+    if (json.isNull())
+        return std::nullopt;
+    const QJsonObject o = objectOf(json);
+    auto text = [&o](const char *key) { return o.value(QLatin1StringView(key)).toString(); };
+    auto hex = [&](const char *key) { return QByteArray::fromHex(text(key).toLatin1()); };
+    TeamResolution r;
+    r.id = text("id").toLatin1();
+    r.resolver = text("resolver");
+    r.outcome = text("outcome");
+    r.uuid = text("uuid");
+    r.dialogSha256 = hex("dialog_sha256");
+    r.resolvedMs = static_cast<qint64>(o.value(u"resolved_ms"_s).toDouble());
+    r.osUser = text("os_user");
+    r.host = text("host");
+    r.statement = text("statement").toUtf8();
+    r.signature = hex("signature");
+    r.publicKey = hex("public_key");
+    if (r.id.isEmpty() || r.outcome.isEmpty())
+        return std::nullopt;
+    return r;
+}
+
 std::optional<TeamProposal> proposalFromRow(const PgRows &rows, int row)
 {
     if (row < 0 || row >= rows.rowCount())
@@ -126,6 +161,7 @@ std::optional<TeamProposal> proposalFromRow(const PgRows &rows, int row)
     p.expiresMs = rows.value(row, "expires_ms").toLongLong();
     p.state = text("state");
     p.live = rows.value(row, "live") == "t";
+    p.resolution = resolutionFromJson(rows.value(row, "resolution"));
     if (p.id.isEmpty() || p.state.isEmpty())
         return std::nullopt;
     return p;
@@ -420,8 +456,8 @@ void TeamQueue::read(const QByteArray &id, TeamDone<Snapshot> done)
         "a.os_user, 'host', a.host, 'dialog_sha256', encode(a.dialog_sha256, 'hex'), "
         "'statement', a.statement, 'signature', encode(a.signature, 'hex'), 'public_key', "
         "encode(a.public_key, 'hex')) ORDER BY a.decided_at, a.approver) FROM "
-        "fabric_team.approvals a WHERE a.proposal_id = p.id), '[]') AS approvals FROM "
-        "fabric_team.proposals p WHERE p.id = $1::uuid",
+        "fabric_team.approvals a WHERE a.proposal_id = p.id), '[]') AS approvals, " +
+            resolutionColumn("p") + " FROM fabric_team.proposals p WHERE p.id = $1::uuid",
         {id}, [done = std::move(done)](const PgResult<PgRows> &r) {
             if (!r.ok())
                 return done(std::nullopt, failed(r));
@@ -430,6 +466,7 @@ void TeamQueue::read(const QByteArray &id, TeamDone<Snapshot> done)
             Snapshot s;
             s.state = QString::fromUtf8(r.value->value(0, "state"));
             s.live = r.value->value(0, "live") == "t";
+            s.resolution = resolutionFromJson(r.value->value(0, "resolution"));
             const QJsonArray list = QJsonDocument::fromJson(r.value->value(0, "approvals")).array();
             for (const QJsonValue &v : list) {
                 const QJsonObject o = v.toObject();
@@ -453,10 +490,13 @@ void TeamQueue::read(const QByteArray &id, TeamDone<Snapshot> done)
 
 void TeamQueue::listOpen(TeamDone<QList<TeamProposal>> done)
 {
-    m_db.query("SELECT " + Columns +
+    // Resolved in the last day: the team sees who settled an unknown outcome, and how.
+    m_db.query("SELECT " + Columns + ", " + resolutionColumn("proposals") +
                    " FROM fabric_team.proposals WHERE (state IN ('pending', 'consumed') AND "
                    "expires_at > now()) OR (state IN ('sending', 'unknown') AND "
-                   "state_changed_at > now() - interval '1 day') ORDER BY created_at LIMIT 200",
+                   "state_changed_at > now() - interval '1 day') OR EXISTS (SELECT FROM "
+                   "fabric_team.resolutions r WHERE r.proposal_id = proposals.id AND "
+                   "r.resolved_at > now() - interval '1 day') ORDER BY created_at LIMIT 200",
                {}, [done = std::move(done)](const PgResult<PgRows> &r) {
                    if (!r.ok())
                        return done(std::nullopt, failed(r));
@@ -484,6 +524,36 @@ void TeamQueue::decide(const QByteArray &id, const QString &decision,
                [done = std::move(done)](const PgResult<PgRows> &r) {
                    if (!r.ok())
                        return done(std::nullopt, failed(r));
+                   done(true, {});
+               });
+}
+
+void TeamQueue::resolve(const QByteArray &id, const QString &outcome, const QString &uuid,
+                        const QByteArray &dialogSha256, TeamDone<bool> done,
+                        const std::optional<Signature> &signedBy)
+{
+    // NULLs for what is not given: a text parameter given as a null QByteArray is SQL NULL. The
+    // database fills in the resolver (current_user) and the time, checks who may resolve it and
+    // moves the proposal on; its notify trigger wakes every app.
+    const Signature sig = signedBy.value_or(Signature{});
+    m_db.query("INSERT INTO fabric_team.resolutions (proposal_id, outcome, uuid, dialog_sha256, "
+               "os_user, host, statement, signature, public_key) VALUES ($1::uuid, $2, $3, "
+               "decode($4, 'hex'), $5, $6, $7, decode($8, 'hex'), decode($9, 'hex'))",
+               {id, outcome.toUtf8(), uuid.isEmpty() ? QByteArray() : uuid.toLower().toUtf8(),
+                dialogSha256.toHex(), m_identity.osUser.toUtf8(), m_identity.host.toUtf8(),
+                signedBy ? sig.statement : QByteArray(),
+                signedBy ? sig.signature.toHex() : QByteArray(),
+                signedBy ? sig.publicKey.toHex() : QByteArray()},
+               [done = std::move(done)](const PgResult<PgRows> &r) {
+                   if (!r.ok()) {
+                       QString why = failed(r);
+                       if (r.error.sqlState == u"42501"_s)
+                           why += u" (only an approver other than the proposer's role resolves "
+                                  "a proposal whose outcome is unknown, once)"_s;
+                       else if (r.error.sqlState == u"23505"_s)
+                           why += u" (it is already resolved)"_s;
+                       return done(std::nullopt, why);
+                   }
                    done(true, {});
                });
 }

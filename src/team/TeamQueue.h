@@ -35,6 +35,23 @@ struct TeamIdentity {
     static TeamIdentity local();
 };
 
+// One row of fabric_team.resolutions (migration 005): an approver other than the proposer says
+// what became of a create whose outcome was `unknown`, optionally signed (team/ApprovalVerify's
+// signResolution; statement, signature and publicKey empty when not signed).
+struct TeamResolution {
+    QByteArray id; // uuid text
+    QString resolver;
+    QString outcome;         // created | not_created
+    QString uuid;            // the Fabric uuid found (created), empty (not_created)
+    QByteArray dialogSha256; // 32 raw bytes
+    qint64 resolvedMs = 0;
+    QString osUser;
+    QString host;
+    QByteArray statement; // the canonical statement text as stored
+    QByteArray signature; // 64 raw bytes
+    QByteArray publicKey; // 32 raw bytes
+};
+
 // One row of fabric_team.proposals. Every text is the database's, untrusted for display.
 struct TeamProposal {
     QByteArray id; // uuid text
@@ -53,6 +70,9 @@ struct TeamProposal {
     qint64 expiresMs = 0;
     QString state;
     bool live = false; // expires_at > now() when read
+    // Its resolution, when a second person resolved its unknown outcome (filled by listOpen and
+    // TeamHistory::read; nullopt otherwise).
+    std::optional<TeamResolution> resolution;
 };
 
 // One decision of fabric_team.approvals, with what its approver signed (migration 004; empty
@@ -168,11 +188,13 @@ public:
         QString state;
         bool live = false;
         QList<TeamApproval> approvals;
+        std::optional<TeamResolution> resolution; // when its unknown outcome was resolved
     };
     void read(const QByteArray &id, TeamDone<Snapshot> done);
 
-    // Approver side: the proposals still open to a decision (and those left unknown in the last
-    // day, for everyone to see), oldest first, at most 200.
+    // Approver side: the proposals still open to a decision (and those left sending or unknown
+    // in the last day, and those resolved in the last day, with their resolution, for everyone
+    // to see), oldest first, at most 200.
     void listOpen(TeamDone<QList<TeamProposal>> done);
     // Records this role's decision (approve | deny) on id; dialogSha256: 32 raw bytes of the
     // SHA-256 of the exact text the dialog showed. statement, signature, publicKey: what the
@@ -184,6 +206,18 @@ public:
     };
     void decide(const QByteArray &id, const QString &decision, const QByteArray &dialogSha256,
                 TeamDone<bool> done, const std::optional<Signature> &signedBy = std::nullopt);
+
+    // Resolves proposal id's unknown outcome as this role (migration 005): outcome created (uuid:
+    // the Fabric uuid found, lower-cased here) or not_created (uuid empty); dialogSha256: 32 raw
+    // bytes of the SHA-256 of the exact text the dialog showed (the catalog lookup included);
+    // signedBy: what the resolver signed (team/ApprovalVerify's signResolution), or none. With
+    // this app's OS user and host. The database refuses it (done(nullopt, its message)) unless
+    // this role is an approver other than the proposer's and the proposal is still unknown; on
+    // success the database moves the proposal to the outcome, appends outcome_resolved to the
+    // team audit chain and wakes every app.
+    void resolve(const QByteArray &id, const QString &outcome, const QString &uuid,
+                 const QByteArray &dialogSha256, TeamDone<bool> done,
+                 const std::optional<Signature> &signedBy = std::nullopt);
 
     // Tells the team (the team audit chain, event approval_rejected) that an approval on
     // proposal id does not count, and why.
@@ -206,8 +240,8 @@ public:
     // connect and every settleIntervalMs while connected).
     void settleOrphans();
     int settleIntervalMs = 10000;
-    // The schema version this binary needs (004: signed approvals).
-    static constexpr int RequiredSchemaVersion = 4;
+    // The schema version this binary needs (005: resolutions of unknown outcomes).
+    static constexpr int RequiredSchemaVersion = 5;
 
 signals:
     void availabilityChanged(bool available, const QString &reason);
@@ -233,5 +267,11 @@ private:
 std::optional<TeamProposal> proposalFromRow(const PgRows &rows, int row);
 // The select list those statements use (from fabric_team.proposals), for proposalFromRow.
 QByteArray proposalColumns();
+// A select-list expression (from fabric_team.proposals, whose row it names `proposals`, or the
+// alias given):
+// the proposal's resolution as one JSON object, NULL when there is none; resolutionFromJson
+// reads it. The schema must be at version 5.
+QByteArray resolutionColumn(const QByteArray &proposals = "proposals");
+std::optional<TeamResolution> resolutionFromJson(const QByteArray &json);
 
 } // namespace fb::team

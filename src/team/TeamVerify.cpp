@@ -10,6 +10,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QSet>
 
 using namespace Qt::StringLiterals;
 
@@ -65,6 +66,22 @@ QJsonObject approvalJson(const HistoryApproval &a)
             {u"statement"_s, QString::fromUtf8(a.row.statement)},
             {u"signature"_s, QString::fromLatin1(a.row.signature.toBase64())},
             {u"public_key"_s, QString::fromLatin1(a.row.publicKey.toBase64())}};
+}
+
+QJsonObject resolutionJson(const HistoryResolution &r)
+{
+    return {{u"id"_s, QString::fromLatin1(r.row.id)},
+            {u"proposal_id"_s, QString::fromLatin1(r.proposalId)},
+            {u"resolver"_s, r.row.resolver},
+            {u"outcome"_s, r.row.outcome},
+            {u"uuid"_s, r.row.uuid},
+            {u"dialog_sha256"_s, QString::fromLatin1(r.row.dialogSha256.toHex())},
+            {u"resolved_ms"_s, static_cast<double>(r.row.resolvedMs)},
+            {u"os_user"_s, r.row.osUser},
+            {u"host"_s, r.row.host},
+            {u"statement"_s, QString::fromUtf8(r.row.statement)},
+            {u"signature"_s, QString::fromLatin1(r.row.signature.toBase64())},
+            {u"public_key"_s, QString::fromLatin1(r.row.publicKey.toBase64())}};
 }
 
 QJsonObject auditJson(const HistoryAuditRow &r)
@@ -144,6 +161,25 @@ std::optional<TeamHistory> TeamHistory::read(PgConnection &db, std::optional<qin
                            QByteArray::fromHex(a.value(i, "dialog")), a.value(i, "statement"),
                            QByteArray::fromHex(a.value(i, "signature")),
                            QByteArray::fromHex(a.value(i, "key"))}});
+    // A version-4 schema has no resolutions (and no proposal could be resolved).
+    const auto present =
+        db.exec("SELECT to_regclass('fabric_team.resolutions') IS NOT NULL AS present");
+    if (!present.ok())
+        return fail(present.error);
+    if (present.value->value(0, "present") == "t") {
+        const auto resolutions =
+            db.exec("SELECT r.proposal_id, " + resolutionColumn("p") +
+                        " FROM fabric_team.resolutions r JOIN fabric_team.proposals p ON p.id = "
+                        "r.proposal_id WHERE p." +
+                        where + " ORDER BY r.resolved_at, r.id",
+                    {since});
+        if (!resolutions.ok())
+            return fail(resolutions.error);
+        const PgRows &rr = *resolutions.value;
+        for (int i = 0; i < rr.rowCount(); ++i)
+            if (const auto row = resolutionFromJson(rr.value(i, "resolution")))
+                h.resolutions.append(HistoryResolution{rr.value(i, "proposal_id"), *row});
+    }
     const auto audit = db.exec(
         "SELECT seq, (extract(epoch FROM at) * 1000000)::bigint AS at_us, actor, event, "
         "proposal_id, detail, encode(prev_hash, 'hex') AS prev, encode(hash, 'hex') AS hash "
@@ -172,6 +208,8 @@ QByteArray TeamHistory::toBundle() const
         out += line(u"proposal"_s, proposalJson(p));
     for (const HistoryApproval &a : approvals)
         out += line(u"approval"_s, approvalJson(a));
+    for (const HistoryResolution &r : resolutions)
+        out += line(u"resolution"_s, resolutionJson(r));
     for (const HistoryAuditRow &r : audit)
         out += line(u"audit"_s, auditJson(r));
     return out;
@@ -211,7 +249,8 @@ std::optional<TeamHistory> TeamHistory::fromBundle(const QByteArray &bundle, QSt
             continue;
         }
         if (o.size() != 1)
-            return bad(u"must be one of {\"proposal\"|\"approval\"|\"audit\": {...}}"_s);
+            return bad(
+                u"must be one of {\"proposal\"|\"approval\"|\"resolution\"|\"audit\": {...}}"_s);
         const QString kind = o.keys().first();
         const QJsonObject v = o.value(kind).toObject();
         auto text8 = [&v](const char *k) {
@@ -244,6 +283,25 @@ std::optional<TeamHistory> TeamHistory::fromBundle(const QByteArray &bundle, QSt
                                QByteArray::fromHex(text8("dialog_sha256")), text8("statement"),
                                QByteArray::fromBase64(text8("signature")),
                                QByteArray::fromBase64(text8("public_key"))}});
+        } else if (kind == u"resolution" &&
+                   hasExactly(v,
+                              {u"id"_s, u"proposal_id"_s, u"resolver"_s, u"outcome"_s, u"uuid"_s,
+                               u"dialog_sha256"_s, u"resolved_ms"_s, u"os_user"_s, u"host"_s,
+                               u"statement"_s, u"signature"_s, u"public_key"_s},
+                              {u"resolved_ms"_s})) {
+            TeamResolution r;
+            r.id = text8("id");
+            r.resolver = v.value(u"resolver"_s).toString();
+            r.outcome = v.value(u"outcome"_s).toString();
+            r.uuid = v.value(u"uuid"_s).toString();
+            r.dialogSha256 = QByteArray::fromHex(text8("dialog_sha256"));
+            r.resolvedMs = integer(v.value(u"resolved_ms"_s));
+            r.osUser = v.value(u"os_user"_s).toString();
+            r.host = v.value(u"host"_s).toString();
+            r.statement = text8("statement");
+            r.signature = QByteArray::fromBase64(text8("signature"));
+            r.publicKey = QByteArray::fromBase64(text8("public_key"));
+            h.resolutions.append(HistoryResolution{text8("proposal_id"), r});
         } else if (kind == u"audit" &&
                    hasExactly(v,
                               {u"seq"_s, u"at_us"_s, u"actor"_s, u"event"_s, u"proposal_id"_s,
@@ -313,7 +371,45 @@ TeamVerifyReport verifyHistory(const TeamHistory &history, const QList<ApproverK
             shown(c.statement->approver), c.fingerprint, timeText(c.statement->decidedMs),
             QString::fromLatin1(c.statement->dialogSha256.left(16))));
     }
-    static const QStringList creates{u"sending"_s, u"created"_s, u"failed"_s, u"unknown"_s};
+    QSet<QByteArray> resolved;
+    for (const HistoryResolution &res : history.resolutions) {
+        const QString row = u"resolution %1 (proposal %2, %3, %4)"_s.arg(
+            shown(res.row.id), shown(res.proposalId), shown(res.row.resolver),
+            shown(res.row.outcome));
+        const TeamProposal *p = byId.value(res.proposalId);
+        if (!p) {
+            r.failures.append(row + u": its proposal is not in the history"_s);
+            continue;
+        }
+        if (resolved.contains(res.proposalId)) {
+            r.failures.append(row + u": its proposal is resolved twice"_s);
+            continue;
+        }
+        resolved.insert(res.proposalId);
+        const ApprovalCheck c = verifyResolution(*p, res.row, keys);
+        if (!c.counts) {
+            r.failures.append(row + u": "_s + shown(c.reason));
+            continue;
+        }
+        if (p->state != res.row.outcome) {
+            r.failures.append(row + u": its proposal is %1, not %2"_s.arg(shown(p->state),
+                                                                          shown(res.row.outcome)));
+            continue;
+        }
+        const auto s = ResolutionStatement::parse(res.row.statement, nullptr);
+        approvedBy[res.proposalId].append(
+            u"resolved %1%2 by %3 [%4] at %5, who saw dialog text %6"_s.arg(
+                s->outcome, s->uuid.isEmpty() ? QString() : u" (uuid %1)"_s.arg(s->uuid),
+                shown(s->resolver), c.fingerprint, timeText(s->decidedMs),
+                QString::fromLatin1(s->dialogSha256.left(16))));
+    }
+    for (const TeamProposal &p : history.proposals)
+        if (p.state == u"not_created" && !resolved.contains(p.id))
+            r.failures.append(
+                u"proposal %1: not_created without a resolution (only a resolution moves an "
+                "unknown outcome)"_s.arg(shown(p.id)));
+    static const QStringList creates{u"sending"_s, u"created"_s, u"failed"_s, u"unknown"_s,
+                                     u"not_created"_s};
     for (const TeamProposal &p : history.proposals) {
         if (!creates.contains(p.state))
             continue;

@@ -1,11 +1,12 @@
 #pragma once
 // `fabric-broker team verify` (issue #26, docs/team-signing.md): the team's history (proposals,
-// their approvals, the audit chain) read in one snapshot or from an exported bundle, and checked
-// offline: the chain's every hash, and every approval's signed statement against its proposal
-// and the policy's keys (team.approver_keys). GUI-free.
+// their approvals and resolutions, the audit chain) read in one snapshot or from an exported
+// bundle, and checked offline: the chain's every hash, and every approval's and resolution's
+// signed statement against its proposal and the policy's keys (team.approver_keys). GUI-free.
 //
 // A bundle is JSON lines: {"format": "fabric-broker team bundle 1", "approver_keys": [...]}, then
-// one {"proposal": {...}}, {"approval": {...}} or {"audit": {...}} object per line.
+// one {"proposal": {...}}, {"approval": {...}}, {"resolution": {...}} or {"audit": {...}} object
+// per line.
 #include "core/TeamPolicy.h"
 #include "team/ApprovalVerify.h"
 #include "team/PgConnection.h"
@@ -23,6 +24,11 @@ struct HistoryApproval {
     SignedApproval row;
 };
 
+struct HistoryResolution {
+    QByteArray proposalId;
+    TeamResolution row; // row.id: the row's uuid
+};
+
 struct HistoryAuditRow {
     qint64 seq = 0;
     qint64 atMicros = 0;
@@ -35,11 +41,13 @@ struct TeamHistory {
 
     QList<TeamProposal> proposals; // oldest first
     QList<HistoryApproval> approvals;
-    QList<HistoryAuditRow> audit; // the whole chain, by seq
-    QList<ApproverKey> keys;      // in a bundle: the exporter's policy keys
+    QList<HistoryResolution> resolutions; // of those proposals (schema version 5)
+    QList<HistoryAuditRow> audit;         // the whole chain, by seq
+    QList<ApproverKey> keys;              // in a bundle: the exporter's policy keys
 
-    // Proposals created at or after sinceMs (all when nullopt), their approvals and the whole
-    // audit chain, in one REPEATABLE READ snapshot.
+    // Proposals created at or after sinceMs (all when nullopt), their approvals and resolutions
+    // (none on a schema older than version 5) and the whole audit chain, in one REPEATABLE READ
+    // snapshot.
     static std::optional<TeamHistory> read(PgConnection &db, std::optional<qint64> sinceMs,
                                            QString *error);
     QByteArray toBundle() const;
@@ -53,8 +61,10 @@ struct TeamVerifyReport {
     bool ok() const { return failures.isEmpty(); }
 };
 
-// Checks the audit rows' chain (from seq 1, each prev_hash and hash) and every approval with
-// verifyApproval against keys; an approval that does not count is a failure.
+// Checks the audit rows' chain (from seq 1, each prev_hash and hash), every approval with
+// verifyApproval and every resolution with verifyResolution against keys; an approval or a
+// resolution that does not verify is a failure, as is a resolution whose proposal is not in its
+// outcome's state and a not_created proposal without a resolution.
 TeamVerifyReport verifyHistory(const TeamHistory &history, const QList<ApproverKey> &keys);
 
 } // namespace fb::team

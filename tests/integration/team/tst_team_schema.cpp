@@ -81,7 +81,7 @@ private slots:
         QCOMPARE(r.fromVersion, 0);
         QCOMPARE(r.toVersion, TeamSchema::knownVersion());
         QCOMPARE(r.applied.first(), QStringLiteral("001_initial"));
-        QCOMPARE(r.applied.last(), QStringLiteral("004_signed_approvals"));
+        QCOMPARE(r.applied.last(), QStringLiteral("005_resolutions"));
         QCOMPARE(TeamSchema::currentVersion(*owner).value_or(-1), TeamSchema::knownVersion());
         const auto tables = owner->exec(
             "SELECT count(*) AS n FROM pg_tables WHERE schemaname = 'fabric_team' AND tablename IN "
@@ -175,7 +175,8 @@ private slots:
         QCOMPARE(r.fromVersion, 1);
         QCOMPARE(r.applied,
                  (QStringList{QStringLiteral("002_queue"), QStringLiteral("003_team_day"),
-                              QStringLiteral("004_signed_approvals")}));
+                              QStringLiteral("004_signed_approvals"),
+                              QStringLiteral("005_resolutions")}));
     }
 
     void refusesAChangedMigrationAndANonOwner()

@@ -8,6 +8,7 @@
 #include "core/Sha256.h"
 #include "team/ApprovalKeys.h"
 #include "team/ApprovalStatement.h"
+#include "team/ApprovalVerify.h"
 #include "team/TeamQueue.h"
 
 #include <QDateTime>
@@ -317,6 +318,61 @@ private slots:
                                             ", alice, approve): the statement is for "
                                             "another proposal (" +
                                             id + ")")),
+                 output.constData());
+    }
+
+    // Migration 005: a create whose outcome was unknown, resolved not_created by bob (signed).
+    void aResolvedUnknownCreateVerifiesAndExports()
+    {
+        const QString db = fx.initializedDatabase();
+        auto carol = as(QStringLiteral("carol"), db);
+        const QByteArray id = propose(*carol, "tok-1");
+        QVERIFY(!approve(db, QStringLiteral("alice"), aliceKey, id).isEmpty());
+        for (const char *state : {"consumed", "sending", "unknown"})
+            FB_SQL(*carol, "UPDATE fabric_team.proposals SET state = $2 WHERE id = $1",
+                   {id, state});
+        auto bob = as(QStringLiteral("bob"), db);
+        const auto p = readProposal(*bob, id);
+        QVERIFY(p);
+        const QByteArray dialog = Sha256::hash("bob's lookup: nothing named vc-1");
+        const auto signedBy = fb::team::signResolution(*p, QStringLiteral("not_created"), {},
+                                                       dialog, QStringLiteral("bob"), bobKey,
+                                                       QDateTime::currentMSecsSinceEpoch());
+        QVERIFY(signedBy);
+        const auto inserted = bob->exec(
+            "INSERT INTO fabric_team.resolutions (proposal_id, outcome, dialog_sha256, statement, "
+            "signature, public_key) VALUES ($1, 'not_created', decode($2, 'hex'), $3, "
+            "decode($4, 'hex'), decode($5, 'hex')) RETURNING id",
+            {id, dialog.toHex(), signedBy->statement, signedBy->signature.toHex(),
+             signedBy->publicKey.toHex()});
+        QVERIFY2(inserted.ok(), qPrintable(inserted.error.text()));
+        const QByteArray resolution = inserted.value->value(0, "id");
+        QByteArray output;
+        const QString bundle = scratch.filePath(QStringLiteral("resolved.jsonl"));
+        QCOMPARE(verify({uri(db), QStringLiteral("--export"), bundle}, &output), 0);
+        const QString bobPrint = ApprovalKeys::fingerprint(*ApprovalKeys::publicKeyOf(bobKey));
+        QVERIFY2(output.contains("OK: team history: 1 create(s)") &&
+                     output.contains(QByteArray("proposal " + id +
+                                                " connection_create (not_created, proposed by "
+                                                "carol")) &&
+                     output.contains("approved by alice [") &&
+                     output.contains(
+                         QByteArray("resolved not_created by bob [" + bobPrint.toUtf8() + "]")) &&
+                     output.contains(dialog.toHex().left(16)),
+                 output.constData());
+        QVERIFY2(verify({QStringLiteral("--bundle"), bundle}, &output) == 0 &&
+                     output.contains("resolved not_created by bob ["),
+                 output.constData());
+        QVERIFY(QFile::remove(bundle));
+        // One byte of the stored statement changed by the owner: the row is named.
+        auto owner = as(QStringLiteral("fb_owner"), db);
+        FB_SQL(*owner,
+               "UPDATE fabric_team.resolutions SET statement = replace(statement, "
+               "'\"not_created\"', '\"not_createD\"') WHERE id = $1",
+               {resolution});
+        QCOMPARE(verify({uri(db)}, &output), 1);
+        QVERIFY2(output.contains(QByteArray("FAIL: resolution " + resolution + " (proposal " + id +
+                                            ", bob, not_created): the statement is invalid")),
                  output.constData());
     }
 

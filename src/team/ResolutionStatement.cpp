@@ -1,0 +1,125 @@
+#include "team/ResolutionStatement.h"
+
+#include "core/CanonicalJson.h"
+#include "team/ApprovalStatement.h"
+
+#include <QJsonDocument>
+#include <QRegularExpression>
+#include <QStringList>
+
+using namespace Qt::StringLiterals;
+
+namespace fb::team {
+
+namespace {
+
+const QStringList &memberNames()
+{
+    static const QStringList names{
+        u"change_type"_s, u"decided_at"_s,     u"dialog_sha256"_s, u"format"_s, u"outcome"_s,
+        u"proposal_id"_s, u"request_sha256"_s, u"resolver"_s,      u"uuid"_s,
+    };
+    return names;
+}
+
+bool isHex64(const QString &s)
+{
+    static const QRegularExpression re(u"^[0-9a-f]{64}$"_s);
+    return re.match(s).hasMatch();
+}
+
+} // namespace
+
+bool isResolutionUuid(const QString &text)
+{
+    static const QRegularExpression re(
+        u"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"_s);
+    return re.match(text).hasMatch();
+}
+
+QJsonObject ResolutionStatement::toJson() const
+{
+    return QJsonObject{
+        {u"format"_s, QString::fromLatin1(Format)},
+        {u"proposal_id"_s, QString::fromLatin1(proposalId)},
+        {u"change_type"_s, changeType},
+        {u"request_sha256"_s, QString::fromLatin1(requestSha256)},
+        {u"outcome"_s, outcome},
+        {u"uuid"_s, uuid},
+        {u"dialog_sha256"_s, QString::fromLatin1(dialogSha256)},
+        {u"resolver"_s, resolver},
+        {u"decided_at"_s, statementTime(decidedMs)},
+    };
+}
+
+QByteArray ResolutionStatement::canonical() const
+{
+    return canonicalJson(toJson());
+}
+
+std::optional<ResolutionStatement> ResolutionStatement::parse(const QByteArray &text,
+                                                              QString *error)
+{
+    auto fail = [error](const QString &why) {
+        if (error)
+            *error = why;
+        return std::nullopt;
+    };
+    if (text.size() > MaxBytes)
+        return fail(u"the statement is over %1 bytes"_s.arg(MaxBytes));
+    QString why;
+    const auto canonicalText = canonicalizeText(text, &why, 2);
+    if (!canonicalText)
+        return fail(u"the statement is not strict JSON: %1"_s.arg(why));
+    if (*canonicalText != text)
+        return fail(u"the statement is not in its canonical form (RFC 8785)"_s);
+    const QJsonDocument doc = QJsonDocument::fromJson(text);
+    if (!doc.isObject())
+        return fail(u"the statement is not a JSON object"_s);
+    const QJsonObject o = doc.object();
+    if (o.keys() != memberNames()) // QJsonObject's keys are sorted
+        return fail(
+            u"the statement must have exactly the members %1"_s.arg(memberNames().join(u", "_s)));
+    for (const QString &k : memberNames())
+        if (!o.value(k).isString() || o.value(k).toString().toUtf8().size() > 256)
+            return fail(u"%1: must be a string of at most 256 bytes"_s.arg(k));
+    auto str = [&o](const char *k) { return o.value(QLatin1StringView(k)).toString(); };
+    if (str("format") != QLatin1StringView(Format))
+        return fail(u"format: must be \"%1\""_s.arg(QLatin1StringView(Format)));
+    if (!isResolutionUuid(str("proposal_id")))
+        return fail(u"proposal_id: must be a lower-case uuid"_s);
+    static const QStringList changeTypes{u"connection_create"_s, u"network_create"_s,
+                                         u"service_token_create"_s};
+    if (!changeTypes.contains(str("change_type")))
+        return fail(u"change_type: must be one of %1"_s.arg(changeTypes.join(u", "_s)));
+    for (const char *k : {"request_sha256", "dialog_sha256"})
+        if (!isHex64(str(k)))
+            return fail(u"%1: must be 64 lower-case hex digits"_s.arg(QLatin1StringView(k)));
+    if (str("outcome") == u"created"_s) {
+        if (!isResolutionUuid(str("uuid")))
+            return fail(u"uuid: must be the lower-case uuid found when the outcome is created"_s);
+    } else if (str("outcome") == u"not_created"_s) {
+        if (!str("uuid").isEmpty())
+            return fail(u"uuid: must be empty when the outcome is not_created"_s);
+    } else {
+        return fail(u"outcome: must be created or not_created"_s);
+    }
+    static const QRegularExpression roleRe(u"^[^\\x00-\\x1f\\x7f]{1,63}$"_s);
+    if (!roleRe.match(str("resolver")).hasMatch() || str("resolver").toUtf8().size() > 63)
+        return fail(u"resolver: must be a role name (1 to 63 bytes, no control characters)"_s);
+    const auto decided = statementTimeFromText(str("decided_at"));
+    if (!decided)
+        return fail(u"decided_at: must be a UTC time YYYY-MM-DDTHH:MM:SS.mmmZ"_s);
+    ResolutionStatement s;
+    s.proposalId = str("proposal_id").toLatin1();
+    s.changeType = str("change_type");
+    s.requestSha256 = str("request_sha256").toLatin1();
+    s.outcome = str("outcome");
+    s.uuid = str("uuid");
+    s.dialogSha256 = str("dialog_sha256").toLatin1();
+    s.resolver = str("resolver");
+    s.decidedMs = *decided;
+    return s;
+}
+
+} // namespace fb::team
