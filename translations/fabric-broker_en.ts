@@ -1493,10 +1493,6 @@ request SHA-256: %2</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>The create may have reached Fabric (outcome %1); it is never sent again. Before anyone proposes it again, look it up: %2</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>Team status</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1530,6 +1526,74 @@ request SHA-256: %2</source>
     </message>
     <message>
         <source>Your decision (%1) is recorded, %2.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Mark &amp;created</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Mark &amp;not created</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The create reached Fabric: the one resource the lookup found is it. Recorded for the whole team, signed.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The create did not reach Fabric: the lookup found no resource of this name. Recorded for the whole team, signed; it then no longer counts in the team&apos;s day.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Outcome resolved by role %1 (OS user %2 on %3) at %4: %5%6</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Lookup: %1 (searching...)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>This is your own proposal: another person marks its outcome.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>One resource has its name: if it is this create, mark it created.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No resource has its name: if the create did not reach Fabric, mark it not created.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Several resources have its name: look in the Equinix portal which one it is; it cannot be marked here.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The create may have reached Fabric (outcome unknown); it is never sent again and counts as spent until a person other than the proposer marks its outcome. %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The create is being sent (or its sender stopped); it is never sent again. Look it up: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Signing the outcome with your approval key...</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The outcome (%1) is recorded for the team, %2.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The outcome was not recorded: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The catalog is being searched for it: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The search could not tell (%1), so its outcome cannot be marked here. Look it up where the create was sent: %2</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -68,7 +68,8 @@ DesktopUi::DesktopUi(DesktopContext context, QObject *parent)
     if (teamDatabase.isEmpty())
         teamDatabase = QSettings().value(Settings::savedKey(SettingId::TeamDatabase)).toString();
     if (!teamDatabase.trimmed().isEmpty())
-        m_teamDesk = new TeamDesk(teamDatabase.trimmed(), m_context.teamPassword, this);
+        m_teamDesk =
+            new TeamDesk(teamDatabase.trimmed(), m_context.teamPassword, m_context.fabric, this);
 
     m_window = std::make_unique<MainWindow>(m_model, m_clock);
     const bool sandbox =

@@ -16,6 +16,7 @@
 #include <QListWidget>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QSet>
 #include <QTimeZone>
 #include <QVBoxLayout>
 
@@ -41,26 +42,18 @@ QString priceText(const team::TeamProposal &p)
         .arg(o.value(QStringLiteral("monthly_recurring")).toDouble(), 0, 'f', 2);
 }
 
-// The catalog call that finds what a proposal may have created: its search tool by the
-// request's name (as the proposer's own result says for an unknown outcome).
-QString lookupCall(const team::TeamProposal &p)
-{
-    static const QHash<QString, QString> tools{
-        {QStringLiteral("connection_create"), QStringLiteral("fabric_search_connections")},
-        {QStringLiteral("network_create"), QStringLiteral("fabric_search_networks")},
-        {QStringLiteral("service_token_create"), QStringLiteral("fabric_search_service_tokens")}};
-    const QString name =
-        QJsonDocument::fromJson(p.request).object().value(QStringLiteral("name")).toString();
-    const QJsonObject args = name.isEmpty() ? QJsonObject{{QStringLiteral("limit"), 20}}
-                                            : QJsonObject{{QStringLiteral("name"), name}};
-    return tools.value(p.changeType, QStringLiteral("the catalog search")) + u' ' +
-           QString::fromUtf8(QJsonDocument(args).toJson(QJsonDocument::Compact));
-}
-
 } // namespace
+
+// Whether p is an unknown outcome still waiting for a second person.
+static bool unresolved(const team::TeamProposal &p)
+{
+    return p.state == u"unknown" && !p.resolution;
+}
 
 struct TeamApprovalsDialog::Rows {
     QList<team::TeamProposal> proposals;
+    QHash<QByteArray, CreateLookup> lookups; // by proposal id: what the catalog said
+    QSet<QByteArray> lookingUp;
 };
 
 TeamApprovalsDialog::TeamApprovalsDialog(team::TeamQueue *queue, QWidget *parent)
@@ -72,6 +65,8 @@ TeamApprovalsDialog::TeamApprovalsDialog(team::TeamQueue *queue, QWidget *parent
     , m_details(new QPlainTextEdit(this))
     , m_approve(new QPushButton(tr("&Approve"), this))
     , m_deny(new QPushButton(tr("&Deny"), this))
+    , m_markCreated(new QPushButton(tr("Mark &created"), this))
+    , m_markNotCreated(new QPushButton(tr("Mark &not created"), this))
     , m_status(new QLabel(this))
     , m_rejected(new QLabel(this))
 {
@@ -101,6 +96,13 @@ TeamApprovalsDialog::TeamApprovalsDialog(team::TeamQueue *queue, QWidget *parent
     auto *buttons = new QDialogButtonBox(QDialogButtonBox::Close, this);
     buttons->addButton(m_approve, QDialogButtonBox::ActionRole);
     buttons->addButton(m_deny, QDialogButtonBox::ActionRole);
+    buttons->addButton(m_markCreated, QDialogButtonBox::ActionRole);
+    buttons->addButton(m_markNotCreated, QDialogButtonBox::ActionRole);
+    m_markCreated->setToolTip(tr("The create reached Fabric: the one resource the lookup found is "
+                                 "it. Recorded for the whole team, signed."));
+    m_markNotCreated->setToolTip(tr("The create did not reach Fabric: the lookup found no "
+                                    "resource of this name. Recorded for the whole team, signed; "
+                                    "it then no longer counts in the team's day."));
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
     auto *layout = new QVBoxLayout(this);
     layout->addWidget(m_banner);
@@ -126,6 +128,10 @@ TeamApprovalsDialog::TeamApprovalsDialog(team::TeamQueue *queue, QWidget *parent
             [this] { decideSelected(QStringLiteral("approve")); });
     connect(m_deny, &QPushButton::clicked, this,
             [this] { decideSelected(QStringLiteral("deny")); });
+    connect(m_markCreated, &QPushButton::clicked, this,
+            [this] { resolveSelected(QStringLiteral("created")); });
+    connect(m_markNotCreated, &QPushButton::clicked, this,
+            [this] { resolveSelected(QStringLiteral("not_created")); });
     if (m_queue) {
         connect(m_queue, &team::TeamQueue::proposalChanged, this, &TeamApprovalsDialog::refresh);
         connect(m_queue, &team::TeamQueue::availabilityChanged, this,
@@ -157,7 +163,49 @@ QString TeamApprovalsDialog::decisionText(const team::TeamProposal &p)
         tr("Request:")};
     for (const QString &line : body.split(u'\n', Qt::SkipEmptyParts))
         lines << QStringLiteral("  ") + inert(line, 400);
+    if (p.resolution) {
+        const team::TeamResolution &r = *p.resolution;
+        lines << tr("Outcome resolved by role %1 (OS user %2 on %3) at %4: %5%6")
+                     .arg(inert(r.resolver, 64), inert(r.osUser, 64), inert(r.host, 64),
+                          QDateTime::fromMSecsSinceEpoch(r.resolvedMs, QTimeZone::utc())
+                              .toString(Qt::ISODate),
+                          inert(r.outcome, 16),
+                          r.uuid.isEmpty() ? QString() : QStringLiteral(" ") + inert(r.uuid, 64));
+    }
     return lines.join(u'\n');
+}
+
+QString TeamApprovalsDialog::resolutionText(const team::TeamProposal &p, const CreateLookup &lookup)
+{
+    return decisionText(p) + u'\n' + lookup.text();
+}
+
+void TeamApprovalsDialog::setLookup(Lookup lookup)
+{
+    m_lookup = std::move(lookup);
+    lookUpUnknown();
+}
+
+void TeamApprovalsDialog::lookUpUnknown()
+{
+    if (!m_lookup)
+        return;
+    for (const team::TeamProposal &p : std::as_const(m_rows->proposals)) {
+        if (!unresolved(p) || m_rows->lookups.contains(p.id) || m_rows->lookingUp.contains(p.id))
+            continue;
+        m_rows->lookingUp.insert(p.id);
+        QPointer<TeamApprovalsDialog> self(this);
+        m_lookup(p, [self, id = p.id](const CreateLookup &l) {
+            if (!self)
+                return;
+            self->m_rows->lookingUp.remove(id);
+            self->m_rows->lookups.insert(id, l);
+            const int row = self->m_list->currentRow();
+            if (row >= 0 && row < self->m_rows->proposals.size() &&
+                self->m_rows->proposals.at(row).id == id)
+                self->showSelected();
+        });
+    }
 }
 
 void TeamApprovalsDialog::showAvailability(bool available, const QString &reason)
@@ -207,6 +255,7 @@ void TeamApprovalsDialog::refresh()
                         keep = static_cast<int>(i);
                 }
                 self->m_list->setCurrentRow(keep >= 0 ? keep : (list->isEmpty() ? -1 : 0));
+                self->lookUpUnknown();
                 emit self->refreshed(static_cast<int>(list->size()));
             }
             self->showSelected();
@@ -221,19 +270,60 @@ void TeamApprovalsDialog::showSelected()
 {
     const int row = m_list->currentRow();
     const bool valid = row >= 0 && row < m_rows->proposals.size();
-    const bool open = valid && (m_rows->proposals.at(row).state == u"pending" ||
-                                m_rows->proposals.at(row).state == u"consumed");
-    m_details->setPlainText(valid ? decisionText(m_rows->proposals.at(row)) : QString());
-    const bool usable = m_queue && m_queue->isAvailable() && open;
-    m_approve->setEnabled(usable && m_rows->proposals.at(row).proposer != m_queue->role());
+    const team::TeamProposal *p = valid ? &m_rows->proposals.at(row) : nullptr;
+    const bool open = p && (p->state == u"pending" || p->state == u"consumed");
+    const bool available = m_queue && m_queue->isAvailable();
+    const bool own = p && m_queue && p->proposer == m_queue->role();
+    const bool usable = available && open;
+    const auto lookup = p ? m_rows->lookups.constFind(p->id) : m_rows->lookups.cend();
+    const bool looked = p && lookup != m_rows->lookups.cend();
+    if (p && unresolved(*p))
+        m_details->setPlainText(
+            looked ? resolutionText(*p, *lookup)
+                   : decisionText(*p) + u'\n' +
+                         tr("Lookup: %1 (searching...)")
+                             .arg(inert(createLookupCall(p->changeType, p->request), 400)));
+    else
+        m_details->setPlainText(p ? decisionText(*p) : QString());
+    m_approve->setEnabled(usable && !own);
     m_deny->setEnabled(usable);
-    if (valid && (m_rows->proposals.at(row).state == u"unknown" ||
-                  m_rows->proposals.at(row).state == u"sending"))
-        m_status->setText(tr("The create may have reached Fabric (outcome %1); it is never sent "
-                             "again. Before anyone proposes it again, look it up: %2")
-                              .arg(inert(m_rows->proposals.at(row).state, 16),
-                                   inert(lookupCall(m_rows->proposals.at(row)), 300)));
-    if (valid && usable && m_rows->proposals.at(row).proposer == m_queue->role())
+    // Resolving: a person other than the proposer, on what the lookup found.
+    const bool resolvable =
+        available && p && unresolved(*p) && !own && looked && m_queue->isApprover() && lookup->ok;
+    m_markCreated->setEnabled(resolvable && !lookup->onlyUuid().isEmpty());
+    m_markNotCreated->setEnabled(resolvable && lookup->matches.isEmpty());
+    const bool showResolve = p && (p->state == u"unknown" || p->resolution.has_value());
+    m_markCreated->setVisible(showResolve);
+    m_markNotCreated->setVisible(showResolve);
+    if (p && unresolved(*p)) {
+        QString next;
+        if (own)
+            next = tr("This is your own proposal: another person marks its outcome.");
+        else if (!looked)
+            next = tr("The catalog is being searched for it: %1")
+                       .arg(inert(createLookupCall(p->changeType, p->request), 300));
+        else if (!lookup->ok)
+            next = tr("The search could not tell (%1), so its outcome cannot be marked here. "
+                      "Look it up where the create was sent: %2")
+                       .arg(inert(lookup->error, 300), inert(lookup->call, 300));
+        else if (!lookup->onlyUuid().isEmpty())
+            next = tr("One resource has its name: if it is this create, mark it created.");
+        else if (lookup->matches.isEmpty())
+            next = tr("No resource has its name: if the create did not reach Fabric, mark it "
+                      "not created.");
+        else
+            next = tr("Several resources have its name: look in the Equinix portal which one "
+                      "it is; it cannot be marked here.");
+        m_status->setText(tr("The create may have reached Fabric (outcome unknown); it is never "
+                             "sent again and counts as spent until a person other than the "
+                             "proposer marks its outcome. %1")
+                              .arg(next));
+    } else if (p && p->state == u"sending") {
+        m_status->setText(tr("The create is being sent (or its sender stopped); it is never sent "
+                             "again. Look it up: %1")
+                              .arg(inert(createLookupCall(p->changeType, p->request), 300)));
+    }
+    if (usable && own)
         m_status->setText(tr("This is your own proposal: your approval would not count. You "
                              "may deny it."));
     showRejections();
@@ -280,17 +370,91 @@ void TeamApprovalsDialog::decideSelected(const QString &decision)
     const QByteArray digest = QCryptographicHash::hash(shown, QCryptographicHash::Sha256);
     m_approve->setEnabled(false);
     m_deny->setEnabled(false);
-    if (!m_keyLoader)
-        return record(p, decision, digest, {}, tr("no approval key is configured"));
-    m_status->setText(tr("Signing your decision with your approval key..."));
+    if (m_keyLoader)
+        m_status->setText(tr("Signing your decision with your approval key..."));
     QPointer<TeamApprovalsDialog> self(this);
-    m_keyLoader([self, p, decision, digest](const QByteArray &key, const QString &error) {
-        QByteArray secret = key;
+    withKey([self, p, decision, digest](const QByteArray &key, const QString &error) {
         if (self)
-            self->record(p, decision, digest, secret, error);
+            self->record(p, decision, digest, key, error);
+    });
+}
+
+void TeamApprovalsDialog::withKey(
+    std::function<void(const QByteArray &key, const QString &error)> fn)
+{
+    if (!m_keyLoader)
+        return fn({}, tr("no approval key is configured"));
+    m_keyLoader([fn = std::move(fn)](const QByteArray &key, const QString &error) {
+        QByteArray secret = key;
+        secret.detach();
+        fn(secret, error);
         if (!secret.isEmpty())
             OPENSSL_cleanse(secret.data(), static_cast<size_t>(secret.size()));
     });
+}
+
+void TeamApprovalsDialog::resolveSelected(const QString &outcome)
+{
+    const int row = m_list->currentRow();
+    if (!m_queue || row < 0 || row >= m_rows->proposals.size())
+        return;
+    const team::TeamProposal p = m_rows->proposals.at(row);
+    const auto lookup = m_rows->lookups.constFind(p.id);
+    if (!unresolved(p) || lookup == m_rows->lookups.cend() || !lookup->ok)
+        return;
+    const QString uuid = outcome == u"created" ? lookup->onlyUuid() : QString();
+    if ((outcome == u"created" && uuid.isEmpty()) ||
+        (outcome != u"created" && !lookup->matches.isEmpty()))
+        return;
+    // Bound to exactly what this dialog shows: the proposal and what the catalog said.
+    const QByteArray shown = resolutionText(p, *lookup).toUtf8();
+    if (m_details->toPlainText().toUtf8() != shown)
+        return;
+    const QByteArray digest = QCryptographicHash::hash(shown, QCryptographicHash::Sha256);
+    m_markCreated->setEnabled(false);
+    m_markNotCreated->setEnabled(false);
+    if (m_keyLoader)
+        m_status->setText(tr("Signing the outcome with your approval key..."));
+    QPointer<TeamApprovalsDialog> self(this);
+    withKey([self, p, outcome, uuid, digest](const QByteArray &key, const QString &error) {
+        if (self)
+            self->recordResolution(p, outcome, uuid, digest, key, error);
+    });
+}
+
+void TeamApprovalsDialog::recordResolution(const team::TeamProposal &p, const QString &outcome,
+                                           const QString &uuid, const QByteArray &digest,
+                                           const QByteArray &privateKey, const QString &keyError)
+{
+    if (!m_queue)
+        return;
+    std::optional<team::TeamQueue::Signature> signature;
+    QString how;
+    if (!privateKey.isEmpty()) {
+        if (const auto d = team::signResolution(p, outcome, uuid, digest, m_queue->role(),
+                                                privateKey, QDateTime::currentMSecsSinceEpoch())) {
+            signature = team::TeamQueue::Signature{d->statement, d->signature, d->publicKey};
+            how = tr("signed with key %1").arg(team::ApprovalKeys::fingerprint(d->publicKey));
+        } else {
+            how = tr("not signed: the keychain's approval key is not an Ed25519 key");
+        }
+    } else {
+        how = tr("not signed: %1").arg(inert(keyError, 300));
+    }
+    QPointer<TeamApprovalsDialog> self(this);
+    m_queue->resolve(
+        p.id, outcome, uuid, digest,
+        [self, id = p.id, outcome, how](const std::optional<bool> &ok, const QString &error) {
+            if (!self)
+                return;
+            const bool recorded = ok.value_or(false);
+            self->m_status->setText(
+                recorded ? tr("The outcome (%1) is recorded for the team, %2.").arg(outcome, how)
+                         : tr("The outcome was not recorded: %1").arg(inert(error, 300)));
+            emit self->resolutionRecorded(id, outcome, recorded);
+            self->refresh();
+        },
+        signature);
 }
 
 void TeamApprovalsDialog::record(const team::TeamProposal &p, const QString &decision,

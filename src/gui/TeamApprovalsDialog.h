@@ -8,6 +8,12 @@
 // in the team audit chain) are listed under the details. Non-modal: the caller
 // open()s it; it never blocks. Every value is the database's, shown as inert plain text. While
 // the database is unreachable a banner says why and the decision buttons are off.
+// A create whose outcome is `unknown` (issue #26, requirement 5) is shown with the catalog's name
+// search already run (the lookup set by the caller, on this app's Fabric client); an approver
+// other than the proposer marks it created (the one resource found) or not created (none
+// found), signed like a decision, over the exact text shown, lookup included.
+#include "broker/CreateLookup.h"
+
 #include <QDialog>
 #include <QPointer>
 #include <functional>
@@ -38,12 +44,21 @@ public:
     using KeyLoader = std::function<void(
         std::function<void(const QByteArray &privateKey, const QString &error)>)>;
     void setKeyLoader(KeyLoader loader) { m_keyLoader = std::move(loader); }
+    // Runs the catalog's name search for an unknown create; answers once, later.
+    using Lookup =
+        std::function<void(const team::TeamProposal &, std::function<void(const CreateLookup &)>)>;
+    void setLookup(Lookup lookup);
+
+    // The text a resolution of an unknown p is made on: decisionText and the lookup's result.
+    static QString resolutionText(const team::TeamProposal &p, const CreateLookup &lookup);
 
     QLabel *banner() const { return m_banner; }
     QListWidget *list() const { return m_list; }
     QPlainTextEdit *details() const { return m_details; }
     QPushButton *approveButton() const { return m_approve; }
     QPushButton *denyButton() const { return m_deny; }
+    QPushButton *markCreatedButton() const { return m_markCreated; }
+    QPushButton *markNotCreatedButton() const { return m_markNotCreated; }
     QLabel *statusLabel() const { return m_status; }
     QLabel *rejectedLabel() const { return m_rejected; }
 
@@ -53,6 +68,7 @@ public slots:
 signals:
     void refreshed(int count);
     void decisionRecorded(const QByteArray &id, const QString &decision, bool ok);
+    void resolutionRecorded(const QByteArray &id, const QString &outcome, bool ok);
 
 private:
     void showAvailability(bool available, const QString &reason);
@@ -61,6 +77,13 @@ private:
     void record(const team::TeamProposal &p, const QString &decision, const QByteArray &digest,
                 const QByteArray &privateKey, const QString &keyError);
     void showRejections();
+    void lookUpUnknown();
+    void resolveSelected(const QString &outcome);
+    void recordResolution(const team::TeamProposal &p, const QString &outcome, const QString &uuid,
+                          const QByteArray &digest, const QByteArray &privateKey,
+                          const QString &keyError);
+    // The key (or why there is none), then fn; the key's copy is wiped after fn.
+    void withKey(std::function<void(const QByteArray &key, const QString &error)> fn);
 
     struct Rows;
     QPointer<team::TeamQueue> m_queue;
@@ -70,9 +93,12 @@ private:
     QPlainTextEdit *m_details;
     QPushButton *m_approve;
     QPushButton *m_deny;
+    QPushButton *m_markCreated;
+    QPushButton *m_markNotCreated;
     QLabel *m_status;
     QLabel *m_rejected;
     KeyLoader m_keyLoader;
+    Lookup m_lookup;
     quint64 m_rejectionsAsked = 0;
     bool m_refreshing = false;
     bool m_refreshAgain = false;

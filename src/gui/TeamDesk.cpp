@@ -1,5 +1,7 @@
 #include "gui/TeamDesk.h"
 
+#include "broker/CreateLookup.h"
+#include "fabric/FabricClient.h"
 #include "gui/ApproverKeyStore.h"
 #include "gui/CredentialStore.h"
 #include "gui/TeamApprovalsDialog.h"
@@ -11,9 +13,11 @@ Q_LOGGING_CATEGORY(lcTeamDesk, "fabricbroker.gui.team")
 
 namespace fb {
 
-TeamDesk::TeamDesk(const QString &uri, const QString &password, QObject *parent)
+TeamDesk::TeamDesk(const QString &uri, const QString &password, FabricClient *fabric,
+                   QObject *parent)
     : QObject(parent)
     , m_keys(new ApproverKeyStore(QString::fromLatin1(CredentialStore::DefaultService), this))
+    , m_fabric(fabric)
 {
     m_queue = std::make_unique<team::TeamQueue>(uri, team::TeamIdentity::local());
     m_queue->setPassword(password);
@@ -47,6 +51,14 @@ void TeamDesk::showApprovals(QWidget *parent)
                 answer(ok ? key : QByteArray(), error);
             });
         });
+        QPointer<FabricClient> fabric = m_fabric;
+        QPointer<TeamApprovalsDialog> dialog = m_dialog;
+        m_dialog->setLookup([fabric, dialog](const team::TeamProposal &p, auto answer) {
+            if (!dialog)
+                return;
+            lookUpCreate(fabric.data(), p.changeType, p.request, p.binding, dialog.data(),
+                         std::move(answer));
+        });
         m_dialog->open();
     }
     m_dialog->raise();
@@ -64,7 +76,9 @@ void TeamDesk::lookForNew()
                 return;
             bool fresh = false;
             for (const team::TeamProposal &p : *list) {
-                const bool open = p.state == u"pending" || p.state == u"consumed";
+                // Waiting for a decision, or an unknown outcome waiting for a second person.
+                const bool open = p.state == u"pending" || p.state == u"consumed" ||
+                                  (p.state == u"unknown" && !p.resolution);
                 if (open && p.proposer != self->m_queue->role() && !self->m_seen.contains(p.id)) {
                     self->m_seen.insert(p.id);
                     fresh = true;

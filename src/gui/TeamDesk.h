@@ -4,7 +4,8 @@
 // opens the TeamApprovalsDialog (open(), one at a time) as soon as a proposal of another
 // workstation is waiting for a decision, as approvals pop up in single-user mode. Decisions are
 // signed with this operator's approval key from the keychain (ApproverKeyStore, made by
-// `fabric-broker team key`; docs/team-signing.md).
+// `fabric-broker team key`; docs/team-signing.md). A create of another workstation whose
+// outcome is unknown opens the dialog too, with the catalog searched on this app's Fabric client.
 #include <QObject>
 #include <QPointer>
 #include <QSet>
@@ -16,6 +17,7 @@ class QWidget;
 namespace fb {
 
 class ApproverKeyStore;
+class FabricClient;
 class TeamApprovalsDialog;
 namespace team {
 class TeamQueue;
@@ -25,7 +27,9 @@ class TeamDesk : public QObject {
     Q_OBJECT
 public:
     // password: the role's, from the OS keychain (empty: ~/.pgpass, peer or certificates).
-    TeamDesk(const QString &uri, const QString &password = {}, QObject *parent = nullptr);
+    // fabric: this app's client, for the lookup of unknown outcomes (none: no lookup is run).
+    TeamDesk(const QString &uri, const QString &password = {}, FabricClient *fabric = nullptr,
+             QObject *parent = nullptr);
     ~TeamDesk() override;
 
     team::TeamQueue *queue() const { return m_queue.get(); }
@@ -36,6 +40,7 @@ private:
     void lookForNew();
     std::unique_ptr<team::TeamQueue> m_queue;
     ApproverKeyStore *m_keys;
+    QPointer<FabricClient> m_fabric;
     QPointer<TeamApprovalsDialog> m_dialog;
     QSet<QByteArray> m_seen;
 };

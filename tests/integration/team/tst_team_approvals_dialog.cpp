@@ -16,6 +16,8 @@
 #include <QAccessible>
 #include <QApplication>
 #include <QCryptographicHash>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QLabel>
 #include <QListWidget>
 #include <QPlainTextEdit>
@@ -249,6 +251,171 @@ private slots:
         QVERIFY(select(u"signed-1"_s));
         QTRY_VERIFY_WITH_TIMEOUT(dialog.rejectedLabel()->isHidden(), 10000);
         dialog.close();
+    }
+
+    // An unknown outcome (issue #26, requirement 5): shown with the lookup already run; only a
+    // person other than the proposer can mark it, created with the one uuid found or not created
+    // when nothing was found, signed over the exact text shown, lookup included.
+    void anUnknownOutcomeIsResolvedBySecondPerson()
+    {
+        auto carol = queueAs(u"carol"_s, u"ws-1"_s);
+        auto alice = queueAs(u"alice"_s, u"ws-2"_s);
+        QTRY_VERIFY_WITH_TIMEOUT(carol->isAvailable() && alice->isAvailable(), 10000);
+        const QByteArray privateKey = ApprovalKeys::generate().value_or(QByteArray());
+        const QByteArray publicKey = ApprovalKeys::publicKeyOf(privateKey).value_or(QByteArray());
+        QVERIFY(!publicKey.isEmpty());
+
+        // carol's create left unknown: published, approved, sending, outcome unknown.
+        auto unknownCreate = [&](const QByteArray &name) -> std::optional<TeamProposal> {
+            const QByteArray token = QCryptographicHash::hash(name, QCryptographicHash::Sha256);
+            std::optional<QByteArray> id;
+            carol->publish(u"connection_create"_s, R"({"name":")" + name + R"("})", {},
+                           std::nullopt, R"({"uuid":"dry"})", token, 60000,
+                           [&](const std::optional<QByteArray> &v, const QString &) { id = v; });
+            if (!QTest::qWaitFor([&] { return id.has_value(); }, 10000))
+                return std::nullopt;
+            std::optional<TeamProposal> row;
+            carol->consume(token,
+                           [&](const std::optional<TeamProposal> &p, const QString &) { row = p; });
+            if (!QTest::qWaitFor([&] { return row.has_value(); }, 10000))
+                return std::nullopt;
+            bool sent = false;
+            carol->beginSend(row->id, std::nullopt,
+                             [&](const TeamSendReply &r) { sent = r.moved; });
+            if (!QTest::qWaitFor([&] { return sent; }, 10000))
+                return std::nullopt;
+            std::optional<bool> finished;
+            carol->finishSend(row->id, u"unknown"_s,
+                              [&](const std::optional<bool> &v, const QString &) { finished = v; });
+            if (!QTest::qWaitFor([&] { return finished.has_value(); }, 10000) || !*finished)
+                return std::nullopt;
+            return row;
+        };
+        // The catalog as the test decides it: by request name.
+        QHash<QString, CreateLookup> catalog;
+        int lookups = 0;
+        auto lookup = [&](const TeamProposal &p, std::function<void(const CreateLookup &)> answer) {
+            ++lookups;
+            const QString name =
+                QJsonDocument::fromJson(p.request).object().value(u"name"_s).toString();
+            CreateLookup l = catalog.value(name);
+            l.call = createLookupCall(p.changeType, p.request);
+            QTimer::singleShot(10, alice.get(), [answer, l] { answer(l); });
+        };
+        CreateLookup none;
+        none.ok = true;
+        catalog.insert(u"gone-1"_s, none);
+        CreateLookup one;
+        one.ok = true;
+        one.matches.append(QJsonObject{{u"uuid"_s, u"11111111-2222-4333-8444-555555555555"_s},
+                                       {u"name"_s, u"made-1"_s},
+                                       {u"state"_s, u"ACTIVE"_s}});
+        catalog.insert(u"made-1"_s, one);
+        CreateLookup failed;
+        failed.error = u"Fabric answered 503"_s;
+        catalog.insert(u"down-1"_s, failed);
+
+        const auto gone = unknownCreate("gone-1");
+        const auto made = unknownCreate("made-1");
+        const auto down = unknownCreate("down-1");
+        QVERIFY(gone && made && down);
+
+        auto open = [&](TeamQueue *queue) {
+            auto d = std::make_unique<TeamApprovalsDialog>(queue);
+            d->setAttribute(Qt::WA_DeleteOnClose, false);
+            d->setKeyLoader([&, dialog = d.get()](auto answer) {
+                QTimer::singleShot(10, dialog, [&, answer] { answer(privateKey, QString()); });
+            });
+            d->setLookup(lookup);
+            d->open();
+            return d;
+        };
+        auto select = [](TeamApprovalsDialog &d, const QString &name) {
+            for (int i = 0; i < d.list()->count(); ++i) {
+                d.list()->setCurrentRow(i);
+                if (d.details()->toPlainText().contains(name))
+                    return true;
+            }
+            return false;
+        };
+
+        // The proposer's own app shows it, searched, but cannot mark it.
+        auto own = open(carol.get());
+        QTRY_VERIFY_WITH_TIMEOUT(
+            select(*own, u"gone-1"_s) &&
+                own->details()->toPlainText().contains(u"no resource has this name"_s),
+            10000);
+        QVERIFY(!own->markCreatedButton()->isEnabled());
+        QVERIFY(!own->markNotCreatedButton()->isEnabled());
+        QVERIFY2(own->statusLabel()->text().contains(u"another person marks its outcome"_s),
+                 qPrintable(own->statusLabel()->text()));
+        own->close();
+
+        auto dialog = open(alice.get());
+        // A failed search: nothing can be marked.
+        QTRY_VERIFY_WITH_TIMEOUT(select(*dialog, u"down-1"_s) &&
+                                     dialog->details()->toPlainText().contains(
+                                         u"the search failed: Fabric answered 503"_s),
+                                 10000);
+        QVERIFY(dialog->markCreatedButton()->isVisible());
+        QVERIFY(!dialog->markCreatedButton()->isEnabled());
+        QVERIFY(!dialog->markNotCreatedButton()->isEnabled());
+        QVERIFY(!dialog->approveButton()->isEnabled());
+
+        // Nothing found: "not created", signed over the text shown.
+        QTRY_VERIFY_WITH_TIMEOUT(
+            select(*dialog, u"gone-1"_s) && dialog->markNotCreatedButton()->isEnabled(), 10000);
+        QVERIFY(!dialog->markCreatedButton()->isEnabled());
+        const QString shown = dialog->details()->toPlainText();
+        QVERIFY2(shown.contains(u"Lookup: fabric_search_connections {\"name\":\"gone-1\"}"_s),
+                 qPrintable(shown));
+        QSignalSpy resolved(dialog.get(), &TeamApprovalsDialog::resolutionRecorded);
+        QTest::mouseClick(dialog->markNotCreatedButton(), Qt::LeftButton);
+        QTRY_COMPARE_WITH_TIMEOUT(resolved.size(), 1, 10000);
+        QCOMPARE(resolved.at(0).at(1).toString(), u"not_created"_s);
+        QCOMPARE(resolved.at(0).at(2).toBool(), true);
+        QVERIFY2(dialog->statusLabel()->text().contains(
+                     u"signed with key %1"_s.arg(ApprovalKeys::fingerprint(publicKey))),
+                 qPrintable(dialog->statusLabel()->text()));
+        std::optional<TeamQueue::Snapshot> snap;
+        alice->read(gone->id, [&](const std::optional<TeamQueue::Snapshot> &s, const QString &) {
+            snap = s;
+        });
+        QTRY_VERIFY_WITH_TIMEOUT(snap.has_value(), 10000);
+        QCOMPARE(snap->state, u"not_created"_s);
+        QVERIFY(snap->resolution);
+        QCOMPARE(snap->resolution->resolver, u"alice"_s);
+        QCOMPARE(snap->resolution->outcome, u"not_created"_s);
+        QCOMPARE(snap->resolution->dialogSha256,
+                 QCryptographicHash::hash(shown.toUtf8(), QCryptographicHash::Sha256));
+        const fb::ApproverKey listed{u"alice"_s, ApprovalKeys::fingerprint(publicKey), publicKey};
+        const ApprovalCheck check = verifyResolution(*gone, *snap->resolution, {listed});
+        QVERIFY2(check.counts, qPrintable(check.reason));
+
+        // One resource of that name: "created" with its uuid.
+        QTRY_VERIFY_WITH_TIMEOUT(
+            select(*dialog, u"made-1"_s) && dialog->markCreatedButton()->isEnabled(), 10000);
+        QVERIFY(!dialog->markNotCreatedButton()->isEnabled());
+        QTest::mouseClick(dialog->markCreatedButton(), Qt::LeftButton);
+        QTRY_COMPARE_WITH_TIMEOUT(resolved.size(), 2, 10000);
+        QCOMPARE(resolved.at(1).at(2).toBool(), true);
+        snap.reset();
+        alice->read(made->id, [&](const std::optional<TeamQueue::Snapshot> &s, const QString &) {
+            snap = s;
+        });
+        QTRY_VERIFY_WITH_TIMEOUT(snap.has_value(), 10000);
+        QCOMPARE(snap->state, u"created"_s);
+        QVERIFY(snap->resolution);
+        QCOMPARE(snap->resolution->uuid, u"11111111-2222-4333-8444-555555555555"_s);
+        // The resolved one is shown as resolved, and nothing more can be marked on it.
+        QTRY_VERIFY_WITH_TIMEOUT(
+            select(*dialog, u"made-1"_s) &&
+                dialog->details()->toPlainText().contains(u"Outcome resolved by role alice"_s),
+            10000);
+        QVERIFY(!dialog->markCreatedButton()->isEnabled());
+        QVERIFY(!dialog->markNotCreatedButton()->isEnabled());
+        QVERIFY(lookups >= 3);
+        dialog->close();
     }
 
     void ownProposalCannotBeApprovedHere()
