@@ -112,13 +112,16 @@ function approverKey(env) {
 // workstation's session bus, in which `fabric-broker team key` makes the role's Ed25519 approval
 // key before the app starts, so that the app signs every decision; ws.key is what `team key`
 // printed ({ public_key, fingerprint }: what the administrator lists in team.approver_keys).
-export async function startWorkstation(role, team, { extraEnv = {}, keyring = false } = {}) {
+// fabric: a sandbox process (lib.mjs startSandboxProcess) the app talks to instead of its own
+// embedded one, as the proposers do (the lookup of an unknown create then searches where it was
+// sent).
+export async function startWorkstation(role, team, { extraEnv = {}, keyring = false, fabric = null } = {}) {
   const xvfb = await startXvfb(700, 800);
   const base = baseEnv();
   const home = scratchDir(`fb-e2e-home-${role}-`);
   const bus = await startSessionBus(base.XDG_RUNTIME_DIR);
   const env = { ...base, HOME: home, USER: role, LOGNAME: role, DISPLAY: xvfb.display, DBUS_SESSION_BUS_ADDRESS: bus.address,
-    QT_LINUX_ACCESSIBILITY_ALWAYS_ON: '1', FABRIC_BROKER_TEAM_DATABASE: team.uri(role), ...extraEnv };
+    QT_LINUX_ACCESSIBILITY_ALWAYS_ON: '1', FABRIC_BROKER_TEAM_DATABASE: team.uri(role), ...(fabric ? fabric.env : {}), ...extraEnv };
   delete env.QT_QPA_PLATFORM; // a real X display, not offscreen
   let keychain = null;
   let key = null;
@@ -129,7 +132,7 @@ export async function startWorkstation(role, team, { extraEnv = {}, keyring = fa
   let log = '';
   const host = `ws-${role}`;
   // unshare and sh exec: the process is the app itself.
-  const app = spawn('unshare', [...UNSHARE, 'sh', '-c', 'hostname "$0" && exec "$@"', host, BIN, '--sandbox', '--toolsets', 'read,mutate'],
+  const app = spawn('unshare', [...UNSHARE, 'sh', '-c', 'hostname "$0" && exec "$@"', host, BIN, ...(fabric ? [] : ['--sandbox']), '--toolsets', 'read,mutate'],
     { env, stdio: ['ignore', 'ignore', 'pipe'] });
   app.stderr.on('data', (d) => { log += d.toString(); });
   const ws = { role, host, xvfb, bus, app, env, keychain, key, get log() { return log; } };
