@@ -490,10 +490,11 @@ void TeamQueue::read(const QByteArray &id, TeamDone<Snapshot> done)
 
 void TeamQueue::listOpen(TeamDone<QList<TeamProposal>> done)
 {
-    // Resolved in the last day: the team sees who settled an unknown outcome, and how.
+    // An unknown outcome until a person resolves it, however old; resolved in the last day:
+    // the team sees who settled it, and how.
     m_db.query("SELECT " + Columns + ", " + resolutionColumn("proposals") +
                    " FROM fabric_team.proposals WHERE (state IN ('pending', 'consumed') AND "
-                   "expires_at > now()) OR (state IN ('sending', 'unknown') AND "
+                   "expires_at > now()) OR state = 'unknown' OR (state = 'sending' AND "
                    "state_changed_at > now() - interval '1 day') OR EXISTS (SELECT FROM "
                    "fabric_team.resolutions r WHERE r.proposal_id = proposals.id AND "
                    "r.resolved_at > now() - interval '1 day') ORDER BY created_at LIMIT 200",

@@ -192,9 +192,9 @@ public:
     };
     void read(const QByteArray &id, TeamDone<Snapshot> done);
 
-    // Approver side: the proposals still open to a decision (and those left sending or unknown
-    // in the last day, and those resolved in the last day, with their resolution, for everyone
-    // to see), oldest first, at most 200.
+    // Approver side: the proposals still open to a decision (and, for everyone to see, every
+    // unknown outcome not resolved yet, those left sending in the last day and those resolved in
+    // the last day, with their resolution), oldest first, at most 200.
     void listOpen(TeamDone<QList<TeamProposal>> done);
     // Records this role's decision (approve | deny) on id; dialogSha256: 32 raw bytes of the
     // SHA-256 of the exact text the dialog showed. statement, signature, publicKey: what the
