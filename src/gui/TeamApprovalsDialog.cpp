@@ -42,6 +42,26 @@ QString priceText(const team::TeamProposal &p)
         .arg(o.value(QStringLiteral("monthly_recurring")).toDouble(), 0, 'f', 2);
 }
 
+// A statement's signature (when there is a key and it signs: sign()) and what the status line
+// says of it.
+struct Signing {
+    std::optional<team::TeamQueue::Signature> signature;
+    QString how;
+};
+Signing signing(const QByteArray &privateKey, const QString &keyError,
+                const std::function<std::optional<team::SignedDecision>()> &sign)
+{
+    if (privateKey.isEmpty())
+        return {std::nullopt, TeamApprovalsDialog::tr("not signed: %1").arg(inert(keyError, 300))};
+    const auto d = sign();
+    if (!d)
+        return {std::nullopt, TeamApprovalsDialog::tr(
+                                  "not signed: the keychain's approval key is not an Ed25519 key")};
+    return {team::TeamQueue::Signature{d->statement, d->signature, d->publicKey},
+            TeamApprovalsDialog::tr("signed with key %1")
+                .arg(team::ApprovalKeys::fingerprint(d->publicKey))};
+}
+
 } // namespace
 
 // Whether p is an unknown outcome still waiting for a second person.
@@ -428,23 +448,15 @@ void TeamApprovalsDialog::recordResolution(const team::TeamProposal &p, const QS
 {
     if (!m_queue)
         return;
-    std::optional<team::TeamQueue::Signature> signature;
-    QString how;
-    if (!privateKey.isEmpty()) {
-        if (const auto d = team::signResolution(p, outcome, uuid, digest, m_queue->role(),
-                                                privateKey, QDateTime::currentMSecsSinceEpoch())) {
-            signature = team::TeamQueue::Signature{d->statement, d->signature, d->publicKey};
-            how = tr("signed with key %1").arg(team::ApprovalKeys::fingerprint(d->publicKey));
-        } else {
-            how = tr("not signed: the keychain's approval key is not an Ed25519 key");
-        }
-    } else {
-        how = tr("not signed: %1").arg(inert(keyError, 300));
-    }
+    const Signing signedBy = signing(privateKey, keyError, [&] {
+        return team::signResolution(p, outcome, uuid, digest, m_queue->role(), privateKey,
+                                    QDateTime::currentMSecsSinceEpoch());
+    });
     QPointer<TeamApprovalsDialog> self(this);
     m_queue->resolve(
         p.id, outcome, uuid, digest,
-        [self, id = p.id, outcome, how](const std::optional<bool> &ok, const QString &error) {
+        [self, id = p.id, outcome, how = signedBy.how](const std::optional<bool> &ok,
+                                                       const QString &error) {
             if (!self)
                 return;
             const bool recorded = ok.value_or(false);
@@ -454,7 +466,7 @@ void TeamApprovalsDialog::recordResolution(const team::TeamProposal &p, const QS
             emit self->resolutionRecorded(id, outcome, recorded);
             self->refresh();
         },
-        signature);
+        signedBy.signature);
 }
 
 void TeamApprovalsDialog::record(const team::TeamProposal &p, const QString &decision,
@@ -463,24 +475,16 @@ void TeamApprovalsDialog::record(const team::TeamProposal &p, const QString &dec
 {
     if (!m_queue)
         return;
-    std::optional<team::TeamQueue::Signature> signature;
-    QString how;
-    if (!privateKey.isEmpty()) {
-        // What is signed is the decision on exactly the row read and the text shown.
-        if (const auto d = team::signDecision(p, decision, digest, m_queue->role(), privateKey,
-                                              QDateTime::currentMSecsSinceEpoch())) {
-            signature = team::TeamQueue::Signature{d->statement, d->signature, d->publicKey};
-            how = tr("signed with key %1").arg(team::ApprovalKeys::fingerprint(d->publicKey));
-        } else {
-            how = tr("not signed: the keychain's approval key is not an Ed25519 key");
-        }
-    } else {
-        how = tr("not signed: %1").arg(inert(keyError, 300));
-    }
+    // What is signed is the decision on exactly the row read and the text shown.
+    const Signing signedBy = signing(privateKey, keyError, [&] {
+        return team::signDecision(p, decision, digest, m_queue->role(), privateKey,
+                                  QDateTime::currentMSecsSinceEpoch());
+    });
     QPointer<TeamApprovalsDialog> self(this);
     m_queue->decide(
         p.id, decision, digest,
-        [self, id = p.id, decision, how](const std::optional<bool> &ok, const QString &error) {
+        [self, id = p.id, decision, how = signedBy.how](const std::optional<bool> &ok,
+                                                        const QString &error) {
             if (!self)
                 return;
             const bool recorded = ok.value_or(false);
@@ -490,7 +494,7 @@ void TeamApprovalsDialog::record(const team::TeamProposal &p, const QString &dec
             emit self->decisionRecorded(id, decision, recorded);
             self->refresh();
         },
-        signature);
+        signedBy.signature);
 }
 
 } // namespace fb

@@ -8,6 +8,18 @@ namespace fb::team {
 
 namespace {
 
+// statement (canonical) signed with privateKey, with the public key; nullopt when privateKey is
+// not an Ed25519 key.
+std::optional<SignedDecision> signCanonical(const QByteArray &statement,
+                                            const QByteArray &privateKey)
+{
+    const auto signature = ApprovalKeys::sign(privateKey, statement);
+    const auto publicKey = ApprovalKeys::publicKeyOf(privateKey);
+    if (!signature || !publicKey)
+        return std::nullopt;
+    return SignedDecision{statement, *signature, *publicKey};
+}
+
 // The policy key listed for role that verifies signature over statement: its fingerprint, or
 // empty with the reason in *why.
 QString listedKeyThatVerifies(const QList<ApproverKey> &policyKeys, const QString &role,
@@ -47,15 +59,7 @@ std::optional<SignedDecision> signDecision(const TeamProposal &proposal, const Q
     s.approver = role;
     s.decidedMs = nowMs;
     s.expiresMs = proposal.expiresMs;
-    SignedDecision d;
-    d.statement = s.canonical();
-    const auto signature = ApprovalKeys::sign(privateKey, d.statement);
-    const auto publicKey = ApprovalKeys::publicKeyOf(privateKey);
-    if (!signature || !publicKey)
-        return std::nullopt;
-    d.signature = *signature;
-    d.publicKey = *publicKey;
-    return d;
+    return signCanonical(s.canonical(), privateKey);
 }
 
 ApprovalCheck verifyApproval(const TeamProposal &proposal, const SignedApproval &approval,
@@ -128,17 +132,10 @@ std::optional<SignedDecision> signResolution(const TeamProposal &proposal, const
     s.dialogSha256 = dialogSha256.toHex();
     s.resolver = role;
     s.decidedMs = nowMs;
-    SignedDecision d;
-    d.statement = s.canonical();
-    if (!ResolutionStatement::parse(d.statement, nullptr))
+    const QByteArray statement = s.canonical();
+    if (!ResolutionStatement::parse(statement, nullptr))
         return std::nullopt;
-    const auto signature = ApprovalKeys::sign(privateKey, d.statement);
-    const auto publicKey = ApprovalKeys::publicKeyOf(privateKey);
-    if (!signature || !publicKey)
-        return std::nullopt;
-    d.signature = *signature;
-    d.publicKey = *publicKey;
-    return d;
+    return signCanonical(statement, privateKey);
 }
 
 ApprovalCheck verifyResolution(const TeamProposal &proposal, const TeamResolution &r,
