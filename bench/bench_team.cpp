@@ -18,13 +18,18 @@
 #include "../tests/integration/broker/BrokerHarness.h"
 #include "PgCluster.h"
 #include "core/AuditLog.h"
+#include "core/TeamPolicy.h"
+#include "team/ApprovalKeys.h"
+#include "team/ApprovalVerify.h"
 #include "team/PgConnection.h"
 #include "team/TeamQueue.h"
 #include "team/TeamSchema.h"
 
 #include <QCoreApplication>
 #include <QCryptographicHash>
+#include <QDateTime>
 #include <QElapsedTimer>
+#include <QJsonArray>
 #include <QTemporaryDir>
 
 #include <algorithm>
@@ -139,6 +144,25 @@ int main(int argc, char **argv)
     }
     QTemporaryDir dir;
 
+    // alice's approval key, listed in the proposing broker's team.approver_keys.
+    const QByteArray aliceKey = fb::team::ApprovalKeys::generate().value_or(QByteArray());
+    const QByteArray alicePublic =
+        fb::team::ApprovalKeys::publicKeyOf(aliceKey).value_or(QByteArray());
+    const QJsonArray listedKeys = fb::ApproverKey::toJson({fb::ApproverKey{
+        QStringLiteral("alice"), fb::team::ApprovalKeys::fingerprint(alicePublic), alicePublic}});
+
+    // What her dialog does: the decision signed with her key (only signed approvals count).
+    QHash<QByteArray, fb::team::TeamProposal> seenRows;
+    auto decideSigned = [&](const fb::team::TeamProposal &p, const QString &decision) {
+        const QByteArray text = QCryptographicHash::hash(p.id, QCryptographicHash::Sha256);
+        const auto d = fb::team::signDecision(p, decision, text, QStringLiteral("alice"), aliceKey,
+                                              QDateTime::currentMSecsSinceEpoch());
+        if (d)
+            alice.decide(
+                p.id, decision, text, [](const auto &, const QString &) {},
+                TeamQueue::Signature{d->statement, d->signature, d->publicKey});
+    };
+
     // alice's app: on every NOTIFY, list again (as the dialog does); note when a waiting proposal
     // first appears, and (when approving) decide on it at once.
     bool approve = false;
@@ -156,11 +180,10 @@ int main(int argc, char **argv)
                         continue;
                     seenAtNs.insert(p.id, clock.nsecsElapsed());
                     seenOrder << p.id;
+                    seenRows.insert(p.id, p);
                     if (approve && !decided.contains(p.id)) {
                         decided.insert(p.id);
-                        alice.decide(p.id, QStringLiteral("approve"),
-                                     QCryptographicHash::hash(p.id, QCryptographicHash::Sha256),
-                                     [](const auto &, const QString &) {});
+                        decideSigned(p, QStringLiteral("approve"));
                     }
                 }
             });
@@ -173,6 +196,7 @@ int main(int argc, char **argv)
             // and the whole confirm (alice approves when she sees it).
             fb::BrokerSettings settings;
             settings.toolsets = {QStringLiteral("read"), QStringLiteral("mutate")};
+            settings.policy.teamApproverKeys = listedKeys;
             fbtest::BrokerHarness h(settings);
             fb::AuditLog log;
             log.open(dir.filePath(QStringLiteral("team-%1.jsonl").arg(round)));
@@ -193,9 +217,7 @@ int main(int argc, char **argv)
                     const QByteArray pid = seenOrder.last();
                     visible << double(seenAtNs.value(pid) - startNs) / 1e6;
                     // Not approved: end it with a deny so that the next one starts clean.
-                    alice.decide(pid, QStringLiteral("deny"),
-                                 QCryptographicHash::hash(pid, QCryptographicHash::Sha256),
-                                 [](const auto &, const QString &) {});
+                    decideSigned(seenRows.value(pid), QStringLiteral("deny"));
                     h.answerTo(id, 30000);
                     continue;
                 }

@@ -80,8 +80,7 @@ public:
             const DesktopPreferences prefs = DesktopPreferences::load(QSettings());
             m_options.savedToolsets = prefs.toolsets;
             m_options.savedApprovalMode = prefs.approvalMode;
-            m_options.savedTeamDatabase =
-                QSettings().value(Settings::savedKey(SettingId::TeamDatabase)).toString().trimmed();
+            m_options.savedTeamDatabase = QSettings().contains(QStringLiteral("team/database"));
             if (m_options.http.isEmpty())
                 m_options.http = prefs.httpAddress; // --http wins over the saved setting
             const bool envCredentials = FabricConfig::fromEnvironment().hasCredentials();
@@ -121,8 +120,9 @@ private:
     void readTeamPassword()
     {
 #ifdef HAVE_FABRICBROKER_GUI
-        const bool team = !m_options.savedTeamDatabase.isEmpty() ||
-                          !qEnvironmentVariable("FABRIC_BROKER_TEAM_DATABASE").trimmed().isEmpty();
+        // Team mode is the administrator's policy's alone (docs/team.md).
+        const bool team = loadPolicy(PolicyPaths::fromEnvironment())
+                              .lockedByAdministrator(QStringLiteral("team.database"));
         if (m_gui && team) {
             auto *store =
                 new CredentialStore(QString::fromLatin1(CredentialStore::DefaultService), this);

@@ -1,5 +1,6 @@
 #include "app/PolicyCommand.h"
 
+#include "core/AuditDayMarker.h"
 #include "core/AuditLog.h"
 #include "core/Policy.h"
 #include "core/SpendLedger.h"
@@ -190,18 +191,22 @@ int resetLedger(const QString &reason)
     SpendLedger before;
     const LedgerSeed seed = seedSpendLedger(path, Clock::system()->nowMs(), &before);
     AuditLog log;
+    log.setDayMarker(AuditDayMarker::defaultPath()); // the reset starts the marker's day over
     QString error;
     if (!log.open(path, &error)) {
         err(QStringLiteral("fabric-broker policy reset-ledger: cannot open the audit log: %1\n")
                 .arg(error));
         return 2;
     }
-    const bool ok = log.record(
-        AuditEventType::LedgerReset,
-        {{QStringLiteral("reason"), reason},
-         {QStringLiteral("by"), userName()},
-         {QStringLiteral("uid"), static_cast<double>(::geteuid())},
-         {QStringLiteral("previous_problem"), seed.established ? QJsonValue() : seed.why}});
+    const bool ok =
+        log.record(AuditEventType::LedgerReset,
+                   {{QStringLiteral("reason"), reason},
+                    {QStringLiteral("by"), userName()},
+                    {QStringLiteral("uid"), static_cast<double>(::geteuid())},
+                    {QStringLiteral("previous_problem"), !seed.established ? QJsonValue(seed.why)
+                                                         : !log.dayMarkerProblem().isEmpty()
+                                                             ? QJsonValue(log.dayMarkerProblem())
+                                                             : QJsonValue()}});
     if (!ok) {
         err(QStringLiteral("fabric-broker policy reset-ledger: the audit log could not record "
                            "the reset: %1\n")

@@ -4,6 +4,8 @@
 #include "broker/MutationBroker.h"
 #include "broker/PolicyApply.h"
 #include "broker/RelayHello.h"
+#include "broker/TeamMode.h"
+#include "core/AuditDayMarker.h"
 #include "core/AuditLog.h"
 #include "core/AuditProposalEvents.h"
 #include "core/ProposalStore.h"
@@ -122,8 +124,14 @@ bool ServerHost::start(const Options &options, QString *error)
     if (options.savedApprovalMode)
         sources.saved.insert(SettingId::Approval,
                              BrokerSettings::approvalModeName(*options.savedApprovalMode));
-    if (!options.savedTeamDatabase.isEmpty())
-        sources.saved.insert(SettingId::TeamDatabase, options.savedTeamDatabase);
+    // Team mode is the administrator's policy's alone (issue #34): what else names a database
+    // is ignored, loudly.
+    if (!qEnvironmentVariable("FABRIC_BROKER_TEAM_DATABASE").trimmed().isEmpty())
+        qCWarning(lcHost) << "FABRIC_BROKER_TEAM_DATABASE is IGNORED: team mode is set by the "
+                             "administrator's policy alone (team.database, docs/team.md)";
+    if (options.savedTeamDatabase)
+        qCWarning(lcHost) << "the saved team/database setting is IGNORED: team mode is set by the "
+                             "administrator's policy alone (team.database, docs/team.md)";
     m_live = std::make_unique<LiveSettings>(sources, PolicyPaths::fromEnvironment());
     // The environment and flags are checked before anything starts; the policy comes once
     // the Fabric endpoint is known.
@@ -135,6 +143,7 @@ bool ServerHost::start(const Options &options, QString *error)
 
     // The audit trail comes first: without a durable log nothing may be created.
     m_audit = std::make_unique<AuditLog>();
+    m_audit->setDayMarker(AuditDayMarker::defaultPath());
     const QString auditPath = AuditLog::defaultPath();
     if (!m_audit->open(auditPath, error)) {
         *error = QStringLiteral("audit log %1: %2").arg(auditPath, *error);
@@ -194,6 +203,9 @@ bool ServerHost::start(const Options &options, QString *error)
                 });
         m_team->start();
         m_broker->setTeam(m_team.get());
+        if (!m_settings.policy.teamApproverKeys)
+            qCCritical(lcHost).noquote()
+                << "team mode: every proposal is refused:" << TeamKeysMissing;
         qCInfo(lcHost) << "team mode: proposals are published to the team database";
     }
     auditProposalEvents(m_store.get(), m_audit.get());

@@ -45,8 +45,10 @@ public:
         std::optional<FabricConfig> savedFabricConfig;
         QStringList savedToolsets;
         std::optional<ApprovalMode> savedApprovalMode;
-        QString savedTeamDatabase; // team/database (docs/team.md)
-        QString teamPassword;      // the team role's password, from the keychain; never logged
+        // A team/database saved by an earlier version: ignored and reported (team mode is the
+        // administrator's policy's alone, docs/team.md).
+        bool savedTeamDatabase = false;
+        QString teamPassword; // the team role's password, from the keychain; never logged
         // Appended to initialize.instructions (e.g. that no desktop app runs).
         QString instructionsNote;
         // Also appended when the mutate toolset is not served (how to turn proposals on).

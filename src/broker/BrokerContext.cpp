@@ -150,7 +150,12 @@ void BrokerContext::setAuditSink(AuditSink *sink)
         const LedgerSeed seed = seedSpendLedger(log->path(), nowMs(), &m_ledger);
         if (!seed.established)
             qCWarning(lcBroker).noquote() << "spend ledger:" << seed.why;
-        else
+        // The log must also continue the day's marker kept outside its folder: a deleted log
+        // (with its head file) or a fresh EQUINIX_MCP_AUDIT_LOG does not start the day over.
+        if (const QString problem = log->dayMarkerProblem(); !problem.isEmpty()) {
+            m_ledger.markUnestablished(problem);
+            qCWarning(lcBroker).noquote() << "spend ledger:" << problem;
+        } else
             qCDebug(lcBroker) << "spend ledger seeded from" << seed.recordsRead << "records";
     } else {
         m_ledger.markUnestablished(QStringLiteral("no audit log is open, so the creates of the "
@@ -249,6 +254,28 @@ team::TeamQueue *BrokerContext::team() const
 void BrokerContext::setTeam(team::TeamQueue *queue)
 {
     m_team = queue;
+}
+
+void BrokerContext::rememberPublished(const QString &tokenSha256, const PublishedTeamRow &row)
+{
+    const qint64 now = nowMs();
+    for (auto it = m_published.begin(); it != m_published.end();)
+        it = it->expiresAtMs + 60000 < now ? m_published.erase(it) : std::next(it);
+    constexpr qsizetype MaxPublished = 4096; // far above max_pending within one TTL
+    if (m_published.size() >= MaxPublished)
+        m_published.erase(m_published.begin());
+    m_published.insert(tokenSha256, row);
+}
+
+std::optional<BrokerContext::PublishedTeamRow>
+BrokerContext::takePublished(const QString &tokenSha256)
+{
+    const auto it = m_published.constFind(tokenSha256);
+    if (it == m_published.cend())
+        return std::nullopt;
+    PublishedTeamRow row = *it;
+    m_published.erase(it);
+    return row;
 }
 
 } // namespace fb

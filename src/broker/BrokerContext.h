@@ -14,6 +14,7 @@
 #include "core/ProposalStore.h"
 #include "core/SpendLedger.h"
 
+#include <QHash>
 #include <QJsonObject>
 #include <QList>
 #include <QLoggingCategory>
@@ -76,6 +77,15 @@ public:
     // Team mode (docs/team.md): the team's queue, or null (single-user). Not owned.
     team::TeamQueue *team() const;
     void setTeam(team::TeamQueue *queue);
+    // The rows this broker published to the team's queue, by the token's SHA-256 (hex): a
+    // consumed row that is not the one published for its token is another proposal (an owner
+    // can move a token hash onto an older, approved row). Bounded; expired entries are dropped.
+    struct PublishedTeamRow {
+        QByteArray id;
+        qint64 expiresAtMs = 0;
+    };
+    void rememberPublished(const QString &tokenSha256, const PublishedTeamRow &row);
+    std::optional<PublishedTeamRow> takePublished(const QString &tokenSha256);
     // The multi-round-trip confirms waiting for their retry (2026-07-28 era).
     ConfirmStateStore *confirmStates() { return &m_confirmStates; }
 
@@ -133,6 +143,7 @@ private:
     SpendLedger m_ledger;
     FabricBinding m_binding;  // the Fabric client's, as last seen
     QPointer<QObject> m_team; // a team::TeamQueue
+    QHash<QString, PublishedTeamRow> m_published;
 };
 
 } // namespace fb

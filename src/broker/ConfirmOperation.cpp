@@ -349,21 +349,25 @@ void ConfirmOperation::sendAfterRevalidation()
     revalidate();
 }
 
-void ConfirmOperation::startProgress()
+void ConfirmOperation::startProgress(qint64 totalMs, const QString &waiting)
 {
     if (!call()->hasProgressToken())
         return;
     // Keep clients that reset their timeout on progress from giving up while a person reads.
+    // The total is what the wait can last: the elicitation timeout, or (team) the proposal's
+    // expiry.
+    const double total = static_cast<double>(
+        std::max<qint64>(1, totalMs > 0 ? totalMs : context()->settings().elicitTimeoutMs));
+    const QString text =
+        waiting.isEmpty() ? QStringLiteral("waiting for a person to approve") : waiting;
     m_progressTimer = new QTimer(this);
-    connect(m_progressTimer, &QTimer::timeout, this, [this] {
+    connect(m_progressTimer, &QTimer::timeout, this, [this, total, text] {
         const qint64 waited = context()->nowMs() - m_state.askedAtMs;
-        call()->progress(static_cast<double>(waited),
-                         static_cast<double>(context()->settings().elicitTimeoutMs),
-                         QStringLiteral("waiting for a person to approve"));
+        call()->progress(static_cast<double>(waited), total, text);
     });
     m_progressTimer->start(context()->settings().progressIntervalMs);
-    call()->progress(0, context()->settings().elicitTimeoutMs,
-                     QStringLiteral("asking a person to approve"));
+    call()->progress(0, total,
+                     waiting.isEmpty() ? QStringLiteral("asking a person to approve") : waiting);
 }
 
 void ConfirmOperation::decided(const HumanDecision &d)

@@ -45,7 +45,7 @@ private:
     void revalidated(const FabricResult &r);
     QString revalidationMessage(const FabricResult &r) const;
     void sendAfterRevalidation();
-    void startProgress();
+    void startProgress(qint64 totalMs = 0, const QString &waiting = {});
     void decided(const HumanDecision &d);
     void execute();
     // What changed in the Fabric binding (endpoint, credentials) since the proposal, or empty.

@@ -8,6 +8,7 @@
 #include "broker/ConfirmOperation.h"
 
 #include "broker/ClientElicitationApprover.h"
+#include "broker/ProposalView.h"
 #include "broker/ProposeOperation.h"
 #include "broker/TeamMode.h"
 #include "fabric/FabricClient.h"
@@ -84,6 +85,25 @@ void ConfirmOperation::teamConsumed(const team::TeamConsumeReply &reply)
     }
     m_teamRow = row;
     m_team = {{u"proposal_id"_s, QString::fromLatin1(row.id)}};
+    // The row consumed must be the one this broker published for this token, with the expiry it
+    // asked for: the owner can move a token hash onto an older row that has approvals.
+    const auto published = context()->takePublished(m_state.tokenSha256);
+    if (!published || published->id != row.id ||
+        row.expiresMs > published->expiresAtMs + team::TeamConfirm::MaxClockSkewMs) {
+        m_state.checks.requestMatchesBinding = false;
+        return finishNotExecuted(
+            m_state.checks, u"binding_mismatch"_s,
+            u"Refused: the team's row consumed for this token (%1) is not the proposal this "
+            "broker published for it (%2). Nothing was sent. Propose the change again."_s.arg(
+                QString::fromLatin1(row.id.left(64)),
+                published ? QString::fromLatin1(published->id.left(64))
+                          : u"none published by this process"_s),
+            notAsked);
+    }
+    if (!teamApproverKeys(context()->settings().policy))
+        return finishNotExecuted(m_state.checks, u"team_unavailable"_s,
+                                 TeamKeysMissing + u". Nothing was sent; the token is used up."_s,
+                                 notAsked);
     if (const QString mismatch = teamRowMismatch(row, m_state.proposal); !mismatch.isEmpty()) {
         m_state.checks.requestMatchesBinding = false;
         return finishNotExecuted(
@@ -150,7 +170,9 @@ void ConfirmOperation::askTeam()
                         u"the team database is unreachable (%1); the approvals are "
                         "awaited until it is back or the proposal expires"_s.arg(reason.left(200)));
             });
-    startProgress();
+    startProgress(m_state.proposal.expiresAtMs - m_state.askedAtMs,
+                  u"waiting for %1 team approval(s) until the proposal expires at %2"_s.arg(
+                      QString::number(required), ProposalView::isoTime(m_teamRow->expiresMs)));
     confirm->start();
 
     // The proposer's acknowledgement: only through a client that can show a form, and only as
@@ -215,7 +237,12 @@ void ConfirmOperation::teamDecided(team::TeamConfirm::Verdict verdict, const QSt
 
 void ConfirmOperation::beginTeamSend()
 {
-    const std::optional<Money> dayLimit = context()->settings().policy.maxPerDay;
+    // The policy as it is now: a key revoked or a quorum raised since the wait began counts.
+    const Policy &policy = context()->settings().policy;
+    m_teamConfirm->setApproverKeys(teamApproverKeys(policy));
+    m_teamConfirm->setRequired(
+        teamRequired(policy, m_state.proposal.context.value(u"price"_s).toObject()));
+    const std::optional<Money> dayLimit = policy.maxPerDay;
     QPointer<ConfirmOperation> self(this);
     m_teamConfirm->beginSend(dayLimit, [self](bool may, const QString &reason) {
         if (!self)

@@ -34,8 +34,14 @@ QJsonObject lookupArguments(const Proposal &proposal)
     return QJsonObject{{QStringLiteral("name"), name}};
 }
 
-QString notApprovedMessage(const HumanDecision &d, int elicitTimeoutMs)
+QString notApprovedMessage(const HumanDecision &d, int elicitTimeoutMs, qint64 expiresAtMs)
 {
+    // A team's wait ends at the proposal's expiry, not at the elicitation timeout.
+    if (d.status == HumanStatus::TimedOut && d.channel == u"team")
+        return QStringLiteral("The team did not approve before the proposal expired at %1 (%2). "
+                              "Nothing was created. Propose again when the approvers are "
+                              "available.")
+            .arg(ProposalView::isoTime(expiresAtMs), d.detail.left(300));
     switch (d.status) {
     case HumanStatus::Declined:
         return QStringLiteral("The person declined. Nothing was created. Do not retry "
@@ -103,7 +109,7 @@ AnswerStep afterAnswer(const HumanDecision &decision, qint64 nowMs, qint64 expir
     }
     step.next = AfterAnswer::NotApproved;
     step.reason = QStringLiteral("not_approved");
-    step.message = notApprovedMessage(decision, elicitTimeoutMs);
+    step.message = notApprovedMessage(decision, elicitTimeoutMs, expiresAtMs);
     return step;
 }
 

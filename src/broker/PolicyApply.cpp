@@ -93,13 +93,20 @@ QStringList applyPolicy(const PolicyLoadResult &policy, const QString &endpoint,
                                   "uses %3")
                        .arg(p.sources.value(QStringLiteral("fabric.endpoint")), *p.fabricEndpoint,
                             endpoint));
-    if (p.teamDatabase && *p.teamDatabase != settings->teamDatabase) {
-        // The administrator's lock (or the user's own policy file) names the team database;
-        // the URI is not logged (docs/team.md).
-        settings->teamDatabase = *p.teamDatabase;
+    // Team mode is the administrator's alone (docs/team.md, "Who turns team mode on"): only an
+    // administrator-layer file's team.database is taken (the settings table has no other
+    // source); the URI is never logged.
+    const QString adminTeam = p.teamDatabase && policy.lockedByAdministrator(u"team.database"_s)
+                                  ? *p.teamDatabase
+                                  : QString();
+    if (!adminTeam.isEmpty() && settings->teamDatabase != adminTeam)
         lines << QStringLiteral("policy: the team database is the one team.database (%1) names")
                      .arg(p.sources.value(QStringLiteral("team.database")));
-    }
+    settings->teamDatabase = adminTeam;
+    if (!adminTeam.isEmpty() && !p.teamApproverKeys)
+        lines << QStringLiteral("POLICY ERROR: team.database is set but team.approver_keys is "
+                                "not: team mode refuses every proposal (team_unavailable) until "
+                                "the administrator's policy lists the approvers' keys");
     if (p.allowUnconfirmed && !*p.allowUnconfirmed && settings->allowUnconfirmedMutations) {
         settings->allowUnconfirmedMutations = false;
         lines << QStringLiteral("policy: EQUINIX_MCP_ALLOW_UNCONFIRMED_MUTATIONS=true is "

@@ -3,6 +3,7 @@
 #include "broker/PolicyGate.h"
 #include "broker/ProposalView.h"
 #include "broker/ResultJson.h"
+#include "broker/TeamMode.h"
 #include "fabric/FabricClient.h"
 #include "mcp/ToolCall.h"
 #include "team/TeamQueue.h"
@@ -213,6 +214,8 @@ void ProposeOperation::maybeFinish()
                  {QStringLiteral("policy"), policy.toJson()}};
     if (const team::TeamQueue *team = context()->team(); team && !team->isAvailable())
         return failTeam(team->unavailableReason());
+    if (context()->team() && !teamApproverKeys(context()->settings().policy))
+        return failTeam(TeamKeysMissing);
     m_policy = policy.toJson();
     m_added = context()->store()->add(p);
     if (context()->team())

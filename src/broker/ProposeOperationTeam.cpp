@@ -29,7 +29,8 @@ void ProposeOperation::publishToTeam()
         QJsonDocument(m_dryRunResult.body.toObject()).toJson(QJsonDocument::Compact),
         QByteArray::fromHex(tokenDigest(stored.token).toLatin1()),
         std::max<qint64>(1000, stored.expiresAtMs - context()->nowMs()),
-        [self, required](const std::optional<QByteArray> &id, const QString &error) {
+        [self, required, tokenSha = tokenDigest(stored.token), expiresAtMs = stored.expiresAtMs](
+            const std::optional<QByteArray> &id, const QString &error) {
             if (!self)
                 return;
             if (!self->context())
@@ -39,6 +40,7 @@ void ProposeOperation::publishToTeam()
                 self->context()->store()->consume(self->m_added.proposal.token);
                 return self->failTeam(error);
             }
+            self->context()->rememberPublished(tokenSha, {*id, expiresAtMs});
             self->m_team = {{u"proposal_id"_s, QString::fromLatin1(*id)},
                             {u"required"_s, required}};
             self->finishProposed();

@@ -12,6 +12,12 @@
 
 namespace fb {
 
+// Why team mode refuses every proposal and confirm while the administrator's policy lists no
+// team.approver_keys (issue #34): an unsigned approval never counts.
+inline const QString TeamKeysMissing = QStringLiteral(
+    "team.approver_keys is not set by the administrator's policy: in team mode only signed "
+    "approvals count, so no proposal could ever be approved (docs/team.md, \"Who turns team "
+    "mode on\")");
 // team.quorum's count for a change with this price context (1 without the key).
 int teamRequired(const Policy &policy, const QJsonObject &priceContext);
 // The keys whose signed approvals count (team.approver_keys of the effective policy); nullopt

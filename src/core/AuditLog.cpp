@@ -45,6 +45,9 @@ void AuditLog::close()
     if (m_headFd >= 0)
         ::close(m_headFd);
     m_headFd = -1;
+    if (m_markerFd >= 0)
+        ::close(m_markerFd);
+    m_markerFd = -1;
 }
 
 bool AuditLog::isOpen() const
@@ -115,6 +118,7 @@ bool AuditLog::open(const QString &path, QString *error)
                      QJsonObject{{QStringLiteral("seq"), static_cast<double>(m_seq)},
                                  {QStringLiteral("sha256"), QString::fromLatin1(m_prevHash)}}}};
             }
+            checkMarkerLocked();
             ok = openHeadFd(&tailError);
             if (ok) {
                 if (!m_continuation) {
@@ -253,6 +257,7 @@ bool AuditLog::appendLocked(const QString &type, const QJsonObject &data, const 
                         .arg(type, errnoText(err)));
     }
     writeHeadLocked();
+    writeMarkerLocked(type);
     return true;
 }
 

@@ -99,6 +99,14 @@ public:
     AuditLog(const AuditLog &) = delete;
     AuditLog &operator=(const AuditLog &) = delete;
 
+    // The day's marker (core/AuditDayMarker.h), kept at markerPath: set before open(). open()
+    // then checks that the log continues it (dayMarkerProblem() says why not), and each record
+    // updates it while the log does, or when it is a ledger_reset.
+    void setDayMarker(const QString &markerPath) { m_markerPath = markerPath; }
+    // Why the log opened does not hold the last 24 hours the marker knows of; empty when it does
+    // (or no marker is kept).
+    QString dayMarkerProblem() const;
+
     // Opens (creating it 0600, and missing directories 0700) the log at path and positions the
     // chain after its last valid record. Fails when the path is not a regular file or when the
     // last complete line is not a valid audit record (the log needs an operator: run
@@ -186,6 +194,8 @@ private:
     bool checkPathLocked(const struct stat &fdStat, QString *error);
     bool appendLocked(const QString &type, const QJsonObject &data, const struct stat *known);
     void writeHeadLocked();
+    void checkMarkerLocked();
+    void writeMarkerLocked(const QString &type);
 
     Clock *m_clock;
     mutable QMutex m_mutex;
@@ -202,6 +212,10 @@ private:
     // the next record.
     std::optional<QJsonObject> m_continuation;
     QString m_lastError;
+    QString m_markerPath;
+    int m_markerFd = -1;
+    bool m_markerContinues = true;
+    QString m_markerProblem;
     WriteFn m_write;
     SyncFn m_sync;
 };

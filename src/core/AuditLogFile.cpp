@@ -1,4 +1,7 @@
+#include "core/AuditDayMarker.h"
+#include "core/AuditEvent.h"
 #include "core/AuditLogDetail.h"
+#include "core/SpendLedger.h"
 
 #include "core/CanonicalJson.h"
 
@@ -265,6 +268,65 @@ void AuditLog::writeHeadLocked()
         return;
     const QByteArray content = headFileContent(m_seq, m_prevHash);
     while (::pwrite(m_headFd, content.constData(), static_cast<size_t>(content.size()), 0) < 0 &&
+           errno == EINTR) {
+    }
+}
+
+QString AuditLog::dayMarkerProblem() const
+{
+    QMutexLocker lock(&m_mutex);
+    return m_markerProblem;
+}
+
+// Whether the log just opened (its tail loaded) continues the day's marker. Caller holds
+// m_mutex.
+void AuditLog::checkMarkerLocked()
+{
+    using namespace Qt::StringLiterals;
+    m_markerContinues = true;
+    m_markerProblem.clear();
+    if (m_markerPath.isEmpty())
+        return;
+    QString why;
+    const std::optional<AuditDayMarker> marker = AuditDayMarker::read(m_markerPath, &why);
+    if (!why.isEmpty())
+        m_markerProblem = u"the audit day marker %1 cannot be read (%2), so the last 24 hours "
+                          "cannot be known to be in this log. Daily-limit confirms are refused "
+                          "until the administrator runs `fabric-broker policy reset-ledger` "
+                          "(audited)."_s.arg(m_markerPath, why);
+    else if (marker)
+        m_markerProblem =
+            marker->discontinuity(m_path, m_seq, QString::fromLatin1(m_prevHash), m_clock->nowMs(),
+                                  SpendLedger::WindowMs, m_markerPath);
+    m_markerContinues = m_markerProblem.isEmpty();
+}
+
+// After a durable record: the marker names it, while the log continues the marker (or the
+// record is a ledger_reset, which starts the day over on purpose). Best effort, like the head
+// file. Caller holds m_mutex.
+void AuditLog::writeMarkerLocked(const QString &type)
+{
+    if (m_markerPath.isEmpty())
+        return;
+    if (!m_markerContinues && type != auditEventName(AuditEventType::LedgerReset))
+        return;
+    m_markerContinues = true;
+    if (m_markerFd < 0) {
+        QString dirError;
+        if (!ensureDirectory(QFileInfo(m_markerPath).absolutePath(), &dirError))
+            return;
+        m_markerFd = ::open(QFile::encodeName(m_markerPath).constData(),
+                            O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+        if (m_markerFd < 0)
+            return;
+    }
+    AuditDayMarker m;
+    m.log = QFileInfo(m_path).absoluteFilePath();
+    m.seq = m_seq;
+    m.sha256 = QString::fromLatin1(m_prevHash);
+    m.atMs = m_clock->nowMs();
+    const QByteArray content = m.content();
+    while (::pwrite(m_markerFd, content.constData(), static_cast<size_t>(content.size()), 0) < 0 &&
            errno == EINTR) {
     }
 }

@@ -329,7 +329,7 @@ PolicyParseResult parsePolicy(const QByteArray &json, const QString &source)
     return r;
 }
 
-PolicyMergeResult mergePolicy(const Policy &admin, const Policy &user)
+PolicyMergeResult mergePolicy(const Policy &admin, const Policy &user, PolicyLayer layer)
 {
     PolicyMergeResult r;
     r.effective = admin;
@@ -445,7 +445,18 @@ PolicyMergeResult mergePolicy(const Policy &admin, const Policy &user)
                                   *e.fabricEndpoint, admin.sources.value(kEndpoint)));
         }
     }
-    if (user.teamDatabase) {
+    // team.database turns the person into rows of a database (docs/team.md, "Who turns team mode
+    // on"): only the administrator's layer may set it. A user's file is ignored and reported,
+    // whatever the administrator's file says.
+    if (user.teamDatabase && layer == PolicyLayer::User) {
+        ignore(kTeamDatabase,
+               e.teamDatabase
+                   ? u"team mode is set by the administrator's policy alone (%1 sets the team "
+                     "database)"_s.arg(admin.sources.value(kTeamDatabase))
+                   : u"team mode is set by the administrator's policy alone (/etc/fabric-broker/"
+                     "policy.json or FABRIC_BROKER_EXTRA_ADMIN_POLICY); a user's file cannot "
+                     "turn it on"_s);
+    } else if (user.teamDatabase) {
         if (!e.teamDatabase) {
             e.teamDatabase = user.teamDatabase;
             take(kTeamDatabase);
@@ -475,7 +486,13 @@ PolicyMergeResult mergePolicy(const Policy &admin, const Policy &user)
         // administrator's it keeps only the keys both list.
         QStringList unused;
         const auto u = ApproverKey::parse(*user.teamApproverKeys, kTeamApproverKeys, &unused);
-        if (!e.teamApproverKeys) {
+        if (!e.teamApproverKeys && layer == PolicyLayer::User) {
+            // Whose signatures count is the administrator's to say: a user's file (which the
+            // agent can write) may only remove keys the administrator lists.
+            ignore(kTeamApproverKeys,
+                   u"the approver keys are the administrator's to list; a user's file may only "
+                   "remove keys the administrator's policy lists, and it lists none"_s);
+        } else if (!e.teamApproverKeys) {
             e.teamApproverKeys = user.teamApproverKeys;
             take(kTeamApproverKeys);
         } else if (const auto a =

@@ -100,7 +100,12 @@ struct PolicyMergeResult {
 // only "desktop" is stricter than "auto"; "client" is not comparable with "auto" or "desktop"
 // (it moves approvals elsewhere, it does not tighten them), so a user's "client" is taken only
 // where the administrator set nothing.
-PolicyMergeResult mergePolicy(const Policy &admin, const Policy &user);
+// team.database and team.approver_keys are the administrator's: from a user's file (layer User)
+// the database is always ignored, and keys are taken only to remove some the administrator lists.
+// A second administrator-layer file (layer Administrator) may set both.
+enum class PolicyLayer { User, Administrator };
+PolicyMergeResult mergePolicy(const Policy &admin, const Policy &user,
+                              PolicyLayer layer = PolicyLayer::User);
 
 // ---- Evaluation (pure) ------------------------------------------------------------------------
 

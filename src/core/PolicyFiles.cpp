@@ -185,7 +185,7 @@ PolicyLoadResult loadPolicy(const PolicyPaths &paths)
             continue;
         }
         // A second administrator-layer file tightens the first, never loosens it.
-        const PolicyMergeResult m = mergePolicy(admin, r->policy);
+        const PolicyMergeResult m = mergePolicy(admin, r->policy, PolicyLayer::Administrator);
         admin = m.effective;
         out.ignored += m.ignored;
     }

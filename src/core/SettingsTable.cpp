@@ -178,16 +178,17 @@ const SettingSpec kTable[] = {
                  "[::1]:PORT; PORT 0 = a free port; without a value 127.0.0.1:7431). Every "
                  "request needs the bearer token kept in fabric-broker-http.token in the runtime "
                  "directory. The URL is printed on stderr."_L1},
+    // No environment variable, flag or saved key: team mode is the administrator's alone
+    // (issue #34; docs/team.md, "Who turns team mode on").
     {.id = SettingId::TeamDatabase,
      .name = "team.database"_L1,
-     .env = "FABRIC_BROKER_TEAM_DATABASE"_L1,
-     .savedKey = "team/database"_L1,
      .defaultDisplay = "unset (no team mode)"_L1,
      .type = SettingType::Text,
      .emptyIsUnset = true,
      .policyKey = "team.database"_L1,
      .summary = "team mode's shared PostgreSQL database, a libpq URI without a password "
-                "(`.pgpass`, peer or certificate authentication; docs/team.md)"_L1},
+                "(`.pgpass`, peer or certificate authentication; docs/team.md); set only by the "
+                "administrator's policy file"_L1},
     {.id = SettingId::CredentialsInKeychain,
      .name = "fabric.credentials_in_keychain"_L1,
      .savedKey = "fabric/credentialsInKeychain"_L1,

@@ -62,11 +62,9 @@ DesktopUi::DesktopUi(DesktopContext context, QObject *parent)
         m_live->setDesktopApprover(m_approver.get());
     }
 
-    // Team mode (docs/team.md): the resolved value (environment, or the policy's lock), else the
-    // saved one. Unset: nothing of it exists.
-    QString teamDatabase = m_live->settings().teamDatabase;
-    if (teamDatabase.isEmpty())
-        teamDatabase = QSettings().value(Settings::savedKey(SettingId::TeamDatabase)).toString();
+    // Team mode (docs/team.md): the administrator's policy's team.database alone (the resolved
+    // value has no other source). Unset: nothing of it exists.
+    const QString teamDatabase = m_live->settings().teamDatabase;
     if (!teamDatabase.trimmed().isEmpty())
         m_teamDesk =
             new TeamDesk(teamDatabase.trimmed(), m_context.teamPassword, m_context.fabric, this);

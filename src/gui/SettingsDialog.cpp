@@ -226,13 +226,6 @@ void SettingsDialog::save()
         setStatus(tr("Choose at least one toolset."), true);
         return;
     }
-    const QString team = m_teamDatabase->text().trimmed();
-    if (m_teamDatabase->isEnabled() && !team.isEmpty()) {
-        if (const QString why = teamDatabaseUriError(team); !why.isEmpty()) {
-            setStatus(tr("Team database: %1").arg(why), true);
-            return;
-        }
-    }
     // The team role's password goes to the keychain first; then the rest is saved.
     if (!m_teamPassword->text().isEmpty()) {
         if (!m_store) {
@@ -268,13 +261,6 @@ void SettingsDialog::save()
     }
     QSettings settings;
     prefs.save(settings);
-    if (m_teamDatabase->isEnabled()) {
-        const QString key = Settings::savedKey(SettingId::TeamDatabase);
-        if (team.isEmpty())
-            settings.remove(key);
-        else
-            settings.setValue(key, team);
-    }
 
     const bool credentialsChanged =
         config.clientId != m_current.clientId || config.clientSecret != m_current.clientSecret;
@@ -391,8 +377,6 @@ void SettingsDialog::addTeamGroup(const BrokerSettings &settings)
     m_teamDatabase->setAccessibleDescription(
         tr("The team's PostgreSQL database as a libpq URI, without a password. Empty: no team "
            "mode."));
-    m_teamDatabase->setText(
-        QSettings().value(Settings::savedKey(SettingId::TeamDatabase)).toString());
     m_teamPassword = new QLineEdit(group);
     m_teamPassword->setObjectName(QStringLiteral("teamPasswordEdit"));
     m_teamPassword->setEchoMode(QLineEdit::Password);
@@ -403,19 +387,19 @@ void SettingsDialog::addTeamGroup(const BrokerSettings &settings)
     note->setObjectName(QStringLiteral("teamNote"));
     note->setTextFormat(Qt::PlainText);
     note->setWordWrap(true);
-    // Who else sets it: the administrator's policy, then the environment (docs/team.md).
-    const QString env = Settings::envName(SettingId::TeamDatabase);
-    QString lockedBy;
+    // Only the administrator's policy turns team mode on (docs/team.md, "Who turns team mode
+    // on"): the field shows who set it and where it points, and is never editable here.
+    QString who;
     if (settings.policy.teamDatabase) {
         m_teamDatabase->setText(*settings.policy.teamDatabase);
-        lockedBy = tr("set by your administrator: team.database in %1")
-                       .arg(settings.policy.sources.value(QStringLiteral("team.database")));
-    } else if (!qEnvironmentVariable(env.toLatin1().constData()).trimmed().isEmpty()) {
-        m_teamDatabase->setText(qEnvironmentVariable(env.toLatin1().constData()).trimmed());
-        lockedBy = tr("set by %1 in this app's environment").arg(env);
+        who = tr("Set by your administrator: team.database in %1.")
+                  .arg(settings.policy.sources.value(QStringLiteral("team.database")));
+    } else {
+        who = tr("Off. Only your administrator's policy (team.database in "
+                 "/etc/fabric-broker/policy.json) turns team mode on.");
     }
-    m_teamDatabase->setEnabled(lockedBy.isEmpty());
-    note->setText((lockedBy.isEmpty() ? QString() : lockedBy + QStringLiteral(". ")) +
+    m_teamDatabase->setReadOnly(true);
+    note->setText(who + QLatin1Char(' ') +
                   tr("Team mode changes apply when Fabric Broker starts again (docs/team.md)."));
     form->addRow(tr("Team database:"), m_teamDatabase);
     form->addRow(tr("Password:"), m_teamPassword);

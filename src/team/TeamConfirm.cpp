@@ -11,6 +11,13 @@ using namespace Qt::StringLiterals;
 
 namespace fb::team {
 
+namespace {
+QString expiryText(qint64 ms)
+{
+    return QDateTime::fromMSecsSinceEpoch(ms, Qt::UTC).toString(Qt::ISODateWithMs);
+}
+} // namespace
+
 TeamConfirm::TeamConfirm(TeamQueue *queue, const TeamProposal &consumed, int required,
                          QObject *parent)
     : QObject(parent)
@@ -19,6 +26,9 @@ TeamConfirm::TeamConfirm(TeamQueue *queue, const TeamProposal &consumed, int req
 {
     m_count.required = std::max(1, required);
     m_expiry.setSingleShot(true);
+    // A coarse timer may fire up to 5% early: on a 20 s TTL the one read "at the expiry" came a
+    // second before it, found the row live, and nothing read it again (issue #34, item 10).
+    m_expiry.setTimerType(Qt::PreciseTimer);
     connect(&m_expiry, &QTimer::timeout, this, [this] { reread(); });
     if (m_queue)
         m_queue->hold(m_proposal.id);
@@ -54,9 +64,17 @@ void TeamConfirm::start()
                 emit connectionChanged({});
                 reread(); // decisions made while it was away
             });
-    const qint64 left = m_proposal.expiresMs - QDateTime::currentMSecsSinceEpoch();
-    m_expiry.start(static_cast<int>(std::clamp<qint64>(left + 50, 0, 24LL * 3600 * 1000)));
+    armExpiry();
     reread();
+}
+
+void TeamConfirm::armExpiry()
+{
+    // Until the row says it expired: at the expiry, then every ExpiryRecheckMs after it (the
+    // database's clock decides `live`; this process's clock may be a little ahead or behind).
+    const qint64 left = m_proposal.expiresMs - QDateTime::currentMSecsSinceEpoch();
+    m_expiry.start(static_cast<int>(left > 0 ? std::min<qint64>(left + 50, 24LL * 3600 * 1000)
+                                             : ExpiryRecheckMs));
 }
 
 void TeamConfirm::proposerAcknowledged()
@@ -73,9 +91,12 @@ void TeamConfirm::reread()
         // Nothing can be read; the TTL still holds.
         if (QDateTime::currentMSecsSinceEpoch() >= m_proposal.expiresMs)
             decide(Verdict::Expired,
-                   u"the proposal expired while the team database was "
-                   "unreachable, with %1 of %2 approvals"_s.arg(m_count.counted.size())
+                   u"the proposal expired at %1 while the team database was "
+                   "unreachable, with %2 of %3 approvals"_s.arg(expiryText(m_proposal.expiresMs))
+                       .arg(m_count.counted.size())
                        .arg(m_count.required));
+        else if (!m_expiry.isActive())
+            armExpiry();
         return;
     }
     if (m_reading) {
@@ -84,50 +105,59 @@ void TeamConfirm::reread()
     }
     m_reading = true;
     QPointer<TeamConfirm> self(this);
-    m_queue->read(m_proposal.id, [self](const std::optional<TeamQueue::Snapshot> &s,
-                                        const QString &error) {
-        if (!self)
-            return;
-        self->m_reading = false;
-        if (self->m_decided)
-            return;
-        if (!s && self->m_queue && !self->m_queue->isAvailable())
-            return; // the connection went away: read again when it is back
-        if (!s)
-            return self->decide(
-                Verdict::Unreachable,
-                u"the approvals could not be read: %1; nothing was sent"_s.arg(error));
-        self->m_count = self->count(*s);
-        self->m_count.proposerAcknowledged = self->m_acknowledged;
-        emit self->progress(self->m_count);
-        if (s->state != u"consumed")
-            return self->decide(Verdict::Denied,
-                                u"the team proposal is %1, no longer waiting"_s.arg(s->state));
-        if (!self->m_count.deniedBy.isEmpty()) {
-            self->m_queue->transition(self->m_proposal.id, u"consumed"_s, u"denied"_s,
-                                      [](const auto &, const QString &) {});
-            return self->decide(Verdict::Denied,
-                                u"denied by %1"_s.arg(self->m_count.deniedBy.left(64)));
-        }
-        if (self->m_count.met())
-            return self->decide(Verdict::Met, {});
-        if (!s->live) {
-            self->m_queue->transition(self->m_proposal.id, u"consumed"_s, u"expired"_s,
-                                      [](const auto &, const QString &) {});
-            return self->decide(Verdict::Expired, u"the proposal expired with %1 of %2 approvals"_s
-                                                      .arg(self->m_count.counted.size())
-                                                      .arg(self->m_count.required));
-        }
-        if (self->m_readAgain) {
-            self->m_readAgain = false;
-            self->reread();
-        }
-    });
+    m_queue->read(
+        m_proposal.id, [self](const std::optional<TeamQueue::Snapshot> &s, const QString &error) {
+            if (!self)
+                return;
+            self->m_reading = false;
+            if (self->m_decided)
+                return;
+            if (!s && self->m_queue && !self->m_queue->isAvailable())
+                return; // the connection went away: read again when it is back
+            if (!s)
+                return self->decide(
+                    Verdict::Unreachable,
+                    u"the approvals could not be read: %1; nothing was sent"_s.arg(error));
+            self->m_count = self->count(*s);
+            self->m_count.proposerAcknowledged = self->m_acknowledged;
+            emit self->progress(self->m_count);
+            if (s->state != u"consumed")
+                return self->decide(Verdict::Denied,
+                                    u"the team proposal is %1, no longer waiting"_s.arg(s->state));
+            if (!self->m_count.deniedBy.isEmpty()) {
+                self->m_queue->transition(self->m_proposal.id, u"consumed"_s, u"denied"_s,
+                                          [](const auto &, const QString &) {});
+                return self->decide(Verdict::Denied,
+                                    u"denied by %1"_s.arg(self->m_count.deniedBy.left(64)));
+            }
+            if (self->m_count.met())
+                return self->decide(Verdict::Met, {});
+            const qint64 late = QDateTime::currentMSecsSinceEpoch() - self->m_proposal.expiresMs;
+            // The row still says live past its expiry only when the two clocks differ; never
+            // longer than MaxClockSkewMs: a confirm ends at its proposal's expiry, every time.
+            if (!s->live || late >= MaxClockSkewMs) {
+                self->m_queue->transition(self->m_proposal.id, u"consumed"_s, u"expired"_s,
+                                          [](const auto &, const QString &) {});
+                return self->decide(Verdict::Expired,
+                                    u"the proposal expired at %1 with %2 of %3 "
+                                    "approvals"_s.arg(expiryText(self->m_proposal.expiresMs))
+                                        .arg(self->m_count.counted.size())
+                                        .arg(self->m_count.required));
+            }
+            if (late >= 0 && !self->m_expiry.isActive())
+                self->armExpiry();
+            if (self->m_readAgain) {
+                self->m_readAgain = false;
+                self->reread();
+            }
+        });
 }
 
 QuorumCount TeamConfirm::count(const TeamQueue::Snapshot &s)
 {
-    QuorumCount q = countVerifiedQuorum(m_proposal, s.approvals, m_count.required, m_keys);
+    // No keys: an empty list, under which no approval counts (never the unsigned rule).
+    QuorumCount q = countVerifiedQuorum(m_proposal, s.approvals, m_count.required,
+                                        m_keys.value_or(QList<ApproverKey>{}));
     q.proposerAcknowledged = m_acknowledged;
     for (const QJsonValue &v : std::as_const(q.notCounted)) {
         const QJsonObject o = v.toObject();
@@ -176,13 +206,19 @@ void TeamConfirm::beginSend(std::function<void(bool, const QString &)> done)
     beginSend(std::nullopt, std::move(done));
 }
 
+void TeamConfirm::setRequired(int required)
+{
+    m_count.required = std::max(1, required);
+}
+
 void TeamConfirm::beginSend(const std::optional<Money> &dayLimit,
                             std::function<void(bool, const QString &)> done)
 {
     if (!m_queue || !m_count.met())
         return done(false, u"the quorum is not met"_s);
     if (!m_keys)
-        return commitSend(dayLimit, std::move(done));
+        return done(false, u"team.approver_keys is not set: an unsigned approval never "
+                           "counts"_s);
     // Right before sending: every counted approval is read and verified once more.
     QPointer<TeamConfirm> self(this);
     m_queue->read(m_proposal.id, [self, dayLimit, done = std::move(done)](

@@ -36,7 +36,16 @@ public:
     // team.approver_keys, even an empty list), an approval counts only when its signed statement
     // verifies against a key listed for its role and names exactly this proposal; each one that
     // does not is reported once (approvalRejected, and the team audit chain). Before start().
+    // Without keys (nullopt) no approval counts: an unsigned approval never does (issue #34).
+    // Set again right before sending, with the policy as it is then (a revoked key or a raised
+    // quorum reaches confirms already waiting).
     void setApproverKeys(const std::optional<QList<ApproverKey>> &keys) { m_keys = keys; }
+    void setRequired(int required);
+
+    // Past the expiry, the row is read again every ExpiryRecheckMs until the database says it
+    // expired, and never longer than MaxClockSkewMs: then it ends Expired whatever the row says.
+    static constexpr int ExpiryRecheckMs = 250;
+    static constexpr qint64 MaxClockSkewMs = 5000;
 
     void start();
     // The MCP client's elicitation said "accept": the proposer's acknowledgement, shown in the
@@ -70,6 +79,7 @@ signals:
 
 private:
     void reread();
+    void armExpiry();
     void decide(Verdict verdict, const QString &reason);
     QuorumCount count(const TeamQueue::Snapshot &s);
     void commitSend(const std::optional<Money> &dayLimit,

@@ -95,7 +95,7 @@ export function baseEnv(extra = {}) {
   const env = {
     PATH: process.env.PATH, HOME: process.env.HOME ?? runtime,
     XDG_RUNTIME_DIR: runtime, XDG_DATA_HOME: path.join(runtime, 'data'),
-    XDG_CONFIG_HOME: path.join(runtime, 'config'),
+    XDG_CONFIG_HOME: path.join(runtime, 'config'), XDG_STATE_HOME: path.join(runtime, 'state'),
     QT_QPA_PLATFORM: 'offscreen', LANG: 'C.UTF-8',
     // No session bus unless a test starts one (atspi.mjs): without this, a GUI app on an Xvfb
     // display autolaunches one (dbus-launch) that outlives the test and would start the

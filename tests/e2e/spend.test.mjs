@@ -15,7 +15,9 @@ const usd = (amount) => ({ amount, currency: 'USD' });
 function policyEnv(policy, dir) {
   const file = path.join(dir, 'policy.json');
   fs.writeFileSync(file, JSON.stringify(policy));
-  return { FABRIC_BROKER_POLICY: file, EQUINIX_MCP_AUDIT_LOG: path.join(dir, 'audit.jsonl') };
+  // The day's marker (docs/audit.md) lives outside the log's folder, in XDG_STATE_HOME: the same
+  // across restarts here, as a user's is.
+  return { FABRIC_BROKER_POLICY: file, EQUINIX_MCP_AUDIT_LOG: path.join(dir, 'audit.jsonl'), XDG_STATE_HOME: path.join(dir, 'state') };
 }
 function run(args, env) {
   return new Promise((resolve) => {
@@ -122,6 +124,40 @@ test('the log deleted mid-run: the running day is kept, a restart is denied unti
     assert.equal(c.structuredContent.executed, true, JSON.stringify(c.structuredContent).slice(0, 600));
     assert.deepEqual(c.structuredContent.policy.used, usd(0));
   } finally { await b.close(); }
+});
+
+// Issue #34, item 8: with a daily limit of USD 200 and USD 150 creates, deleting the log and its
+// head file between runs, or pointing EQUINIX_MCP_AUDIT_LOG at a fresh path, no longer starts the
+// day over: the marker outside the log's folder says what is missing (fail closed, with the fix).
+test('the log and its head file deleted between runs, or a fresh log path: the day is not reset', async () => {
+  const dir = scratchDir('fb-spend-');
+  const env = policyEnv({ spend: { max_monthly_recurring_per_day: usd(200) } }, dir);
+  const elicit = async () => ({ action: 'accept', content: { confirm: true } });
+  const confirmOne = async (e) => {
+    const b = await startBroker({ env: e, elicit });
+    try {
+      return (await b.call('fabric_confirm_change', { confirm_token: (await propose(b)).structuredContent.confirm_token })).structuredContent;
+    } finally { await b.close(); }
+  };
+  let c = await confirmOne(env);
+  assert.equal(c.executed, true, JSON.stringify(c).slice(0, 600));
+  c = await confirmOne(env); // USD 150 + 150 > 200: refused, and still after a restart
+  assert.equal(c.execution.reason, 'policy_denied');
+  fs.rmSync(env.EQUINIX_MCP_AUDIT_LOG);
+  fs.rmSync(`${env.EQUINIX_MCP_AUDIT_LOG}.head`);
+  c = await confirmOne(env);
+  assert.equal(c.executed, false, JSON.stringify(c).slice(0, 600));
+  assert.equal(c.execution.reason, 'policy_denied');
+  assert.match(c.message, /is missing: the log was deleted, truncated or replaced/);
+  assert.match(c.message, /fabric-broker policy reset-ledger/);
+  // And again: the new log's records did not move the marker.
+  c = await confirmOne(env);
+  assert.equal(c.execution.reason, 'policy_denied');
+  // A fresh path for the log: the same.
+  c = await confirmOne({ ...env, EQUINIX_MCP_AUDIT_LOG: path.join(dir, 'fresh', 'audit.jsonl') });
+  assert.equal(c.executed, false);
+  assert.match(c.message, /the audit log is now .*fresh\/audit\.jsonl, but the last record of the last 24 hours went to/);
+  assert.equal(fs.existsSync(path.join(dir, 'state', 'fabric-broker', 'audit-day')), true);
 });
 
 // RFC 8785 for these records: sorted keys, integers and strings only.

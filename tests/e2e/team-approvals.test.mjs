@@ -23,20 +23,23 @@ import path from 'node:path';
 import { BIN, baseEnv, connectionSpec, sleep, startSandboxProcess } from './lib.mjs';
 import { startTeamDatabase } from './pg.mjs';
 import {
-  teamDesktopSkip, startWorkstation, proposerEnv, startProposer, waitForState, proposalRow,
+  teamSigningSkip, startWorkstation, proposerEnv, startProposer, waitForState, proposalRow,
   decisions, createsNamed, hasDecided, until,
 } from './team.mjs';
 
-const skip = teamDesktopSkip();
+const skip = teamSigningSkip();
 const QUORUM = { team: { quorum: [{ above_monthly: { amount: 500, currency: 'USD' }, approvals: 2 }] } };
-let team; let sandbox; let alice; let bob; let carolEnv; let carol;
+let team; let sandbox; let alice; let bob; let carolEnv; let carol; let keys;
 
 before(async () => {
   if (skip) return;
   team = await startTeamDatabase(BIN, baseEnv());
   sandbox = await startSandboxProcess();
-  [alice, bob] = await Promise.all([startWorkstation('alice', team), startWorkstation('bob', team)]);
-  carolEnv = proposerEnv(team, sandbox, { role: 'carol', policy: QUORUM });
+  // Each workstation signs its decisions with the key in its keychain; the administrator lists
+  // both (in team mode only signed approvals count).
+  [alice, bob] = await Promise.all([startWorkstation('alice', team, { keyring: true }), startWorkstation('bob', team, { keyring: true })]);
+  keys = [{ role: 'alice', ...alice.key }, { role: 'bob', ...bob.key }];
+  carolEnv = proposerEnv(team, sandbox, { role: 'carol', policy: QUORUM, keys });
 });
 
 after(async () => {
@@ -183,7 +186,7 @@ test('a USD 600 proposal needs both approvers', { skip, timeout: 180000 }, async
 
 test('the proposer\'s own approval does not count', { skip, timeout: 180000 }, async () => {
   // dave may both propose and approve; his agent proposes.
-  const dave = await startProposer(proposerEnv(team, sandbox, { role: 'dave' }), { name: 'team-e2e-dave' });
+  const dave = await startProposer(proposerEnv(team, sandbox, { role: 'dave', keys }), { name: 'team-e2e-dave' });
   try {
     const spec = connectionSpec();
     const p = await propose(dave, spec);

@@ -12,9 +12,10 @@ import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import { BIN, baseEnv, connectionSpec, startSandboxProcess } from './lib.mjs';
 import { startTeamDatabase, pgSkip } from './pg.mjs';
-import { proposerEnv, startProposer, until } from './team.mjs';
+import { proposerEnv, startProposer, until, adminPolicySkip } from './team.mjs';
+import { nodeApprover, approveSigned } from './team-signing.mjs';
 
-const skip = pgSkip();
+const skip = pgSkip() || adminPolicySkip();
 const trace = (...a) => { if (process.env.FB_E2E_TRACE) console.error(new Date().toISOString(), ...a); };
 const N = 50;
 let team; let sandbox; let sessions = [];
@@ -31,18 +32,21 @@ after(async () => {
   if (team) await team.cluster.stop();
 });
 
-// alice's approvals of whatever of carol's proposals waits, until stop() is called; each as the
-// dialog writes it (her role, the SHA-256 of a text, her OS user and host).
+// alice's approvals of whatever of carol's proposals waits, until stop() is called; each signed
+// with her key (the administrator lists it; in team mode only signed approvals count), as her
+// dialog writes it.
+const aliceKey = nodeApprover('alice');
 function approveAsAlice() {
   let running = true;
   let approved = 0;
   const loop = (async () => {
     while (running) {
-      const rows = await team.query('alice', `INSERT INTO fabric_team.approvals (proposal_id, decision, dialog_sha256, os_user, host)
-        SELECT p.id, 'approve', sha256(convert_to(p.id::text, 'UTF8')), 'alice', 'ws-alice' FROM fabric_team.proposals p
-        WHERE p.state = 'consumed' AND p.proposer = 'carol' AND NOT EXISTS (SELECT 1 FROM fabric_team.approvals a WHERE a.proposal_id = p.id)
-        ON CONFLICT DO NOTHING RETURNING proposal_id`);
-      approved += rows.length;
+      const rows = await team.query('alice', `SELECT p.id FROM fabric_team.proposals p
+        WHERE p.state = 'consumed' AND p.proposer = 'carol' AND NOT EXISTS (SELECT 1 FROM fabric_team.approvals a WHERE a.proposal_id = p.id)`);
+      for (const [id] of rows) {
+        await approveSigned(team, aliceKey, id);
+        approved += 1;
+      }
       if (rows.length) trace('approved', approved);
       await new Promise((r) => setTimeout(r, 100));
     }
@@ -51,7 +55,7 @@ function approveAsAlice() {
 }
 
 test('50 concurrent proposals from three sessions: every token single-use, no double send', { skip, timeout: 480000 }, async () => {
-  const env = proposerEnv(team, sandbox, { role: 'carol', extra: { EQUINIX_MCP_MAX_PENDING: String(N + 10) } });
+  const env = proposerEnv(team, sandbox, { role: 'carol', keys: [aliceKey.listed], extra: { EQUINIX_MCP_MAX_PENDING: String(N + 10) } });
   sessions.push(await startProposer(env, { name: 'team-e2e-session-1' })); // the instance
   sessions.push(await startProposer(env, { name: 'team-e2e-session-2' })); // relayed
   sessions.push(await startProposer(env, { name: 'team-e2e-session-3' })); // relayed

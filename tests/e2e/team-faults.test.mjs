@@ -16,19 +16,19 @@ import path from 'node:path';
 import { BIN, baseEnv, connectionSpec, sleep, startSandboxProcess } from './lib.mjs';
 import { startTeamDatabase } from './pg.mjs';
 import {
-  teamDesktopSkip, startWorkstation, proposerEnv, startProposer, waitForState, proposalRow,
+  teamSigningSkip, startWorkstation, proposerEnv, startProposer, waitForState, proposalRow,
   decisions, createsNamed, hasDecided,
 } from './team.mjs';
 
-const skip = teamDesktopSkip();
+const skip = teamSigningSkip();
 let team; let sandbox; let alice; let carolEnv;
 
 before(async () => {
   if (skip) return;
   team = await startTeamDatabase(BIN, baseEnv());
   sandbox = await startSandboxProcess();
-  alice = await startWorkstation('alice', team);
-  carolEnv = proposerEnv(team, sandbox, { role: 'carol' });
+  alice = await startWorkstation('alice', team, { keyring: true });
+  carolEnv = proposerEnv(team, sandbox, { role: 'carol', keys: [{ role: 'alice', ...alice.key }] });
 });
 
 after(async () => {

@@ -23,7 +23,7 @@ import { BIN, baseEnv, connectionSpec, scratchDir, sleep, startSandboxProcess } 
 import { startTeamDatabase } from './pg.mjs';
 import {
   teamSigningSkip, startWorkstation, proposerEnv, startProposer, waitForState, proposalRow,
-  createsNamed, hasDecided,
+  createsNamed, hasDecided, adminPolicyEnv,
 } from './team.mjs';
 
 const skip = teamSigningSkip();
@@ -61,10 +61,10 @@ async function propose(client, spec) {
 
 function teamVerify(role) {
   const dir = scratchDir('fb-e2e-verify-');
-  const file = path.join(dir, 'policy.json');
-  fs.writeFileSync(file, JSON.stringify(policy));
+  // The approver keys are the administrator's: an administrator-layer policy file.
+  const adminEnv = adminPolicyEnv(dir, policy);
   return new Promise((resolve) => {
-    execFile(BIN, ['team', 'verify', team.uri(role)], { env: baseEnv({ FABRIC_BROKER_POLICY: file }), encoding: 'utf8', timeout: 120000 },
+    execFile(BIN, ['team', 'verify', team.uri(role)], { env: baseEnv(adminEnv), encoding: 'utf8', timeout: 120000 },
       (err, stdout, stderr) => { fs.rmSync(dir, { recursive: true, force: true }); resolve({ code: err ? (err.code ?? 1) : 0, out: `${stdout}${stderr}` }); });
   });
 }

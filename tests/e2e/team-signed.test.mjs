@@ -4,7 +4,7 @@
 // which `fabric-broker team key` made the operator's Ed25519 approval key before the app started;
 // read and operated through AT-SPI as a screen reader and a person do. carol's agent proposes
 // through the official SDK client (`fabric-broker --stdio`, its own instance) against a separate
-// Fabric sandbox process; her policy (the user layer, FABRIC_BROKER_POLICY) lists alice's, bob's
+// Fabric sandbox process; her administrator's policy (FABRIC_BROKER_EXTRA_ADMIN_POLICY) lists alice's, bob's
 // and dave's keys in team.approver_keys. dave has no app: this file holds his key (node:crypto)
 // and writes his rows with psql as his role, as his app would.
 //
@@ -198,7 +198,7 @@ async function approveInDialog(ws, spec, id, later) {
 // `fabric-broker team verify uri [args]` with a policy listing the three keys.
 function teamVerify(uri, args = []) {
   return new Promise((resolve) => {
-    execFile(BIN, ['team', 'verify', uri, ...args], { env: baseEnv({ FABRIC_BROKER_POLICY: policyFile }), encoding: 'utf8', timeout: 120000 },
+    execFile(BIN, ['team', 'verify', uri, ...args], { env: baseEnv({ FABRIC_BROKER_EXTRA_ADMIN_POLICY: policyFile }), encoding: 'utf8', timeout: 120000 },
       (err, stdout, stderr) => resolve({ code: err ? err.code : 0, stdout, stderr }));
   });
 }

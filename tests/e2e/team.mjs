@@ -55,7 +55,12 @@ function ownHostSkip() {
 }
 
 // A reason to skip the tests with desktop apps, or false.
-export function teamDesktopSkip() { return pgSkip() || atspiSkip() || ownHostSkip(); }
+export function teamDesktopSkip() { return pgSkip() || atspiSkip() || ownHostSkip() || adminPolicySkip(); }
+
+// Team mode is set by an administrator-layer policy file, which must be owned by root.
+export function adminPolicySkip() {
+  return process.getuid() === 0 ? false : 'team mode is set by an administrator policy file, which must be owned by root: run as root';
+}
 
 // Waits until probe() returns something truthy (polled every 50 ms); throws what() after ms.
 export async function until(probe, ms, what) {
@@ -121,7 +126,7 @@ export async function startWorkstation(role, team, { extraEnv = {}, keyring = fa
   const home = scratchDir(`fb-e2e-home-${role}-`);
   const bus = await startSessionBus(base.XDG_RUNTIME_DIR);
   const env = { ...base, HOME: home, USER: role, LOGNAME: role, DISPLAY: xvfb.display, DBUS_SESSION_BUS_ADDRESS: bus.address,
-    QT_LINUX_ACCESSIBILITY_ALWAYS_ON: '1', FABRIC_BROKER_TEAM_DATABASE: team.uri(role), ...(fabric ? fabric.env : {}), ...extraEnv };
+    QT_LINUX_ACCESSIBILITY_ALWAYS_ON: '1', ...adminPolicyEnv(home, { team: { database: team.uri(role) } }), ...(fabric ? fabric.env : {}), ...extraEnv };
   delete env.QT_QPA_PLATFORM; // a real X display, not offscreen
   let keychain = null;
   let key = null;
@@ -217,20 +222,35 @@ export async function startWorkstation(role, team, { extraEnv = {}, keyring = fa
 // StdioClientTransport, its default environment plus what a client configuration sets). The
 // first one in a runtime folder becomes the per-user instance; later ones with the same folder
 // relay their session into it. elicit: a handler (the client then declares elicitation).
-export function proposerEnv(team, sandbox, { role = 'carol', policy, extra = {} } = {}) {
+//
+// Team mode is the administrator's alone (issue #34): team.database, team.approver_keys (keys:
+// the entries of the approvers whose signed approvals count) and whatever else policy holds go
+// into an administrator-layer policy file (FABRIC_BROKER_EXTRA_ADMIN_POLICY, root-owned in a
+// folder only root can write, as the loader demands), never into the user's.
+export function proposerEnv(team, sandbox, { role = 'carol', policy = {}, keys, extra = {} } = {}) {
   const runtime = scratchDir('fb-e2e-proposer-');
   fs.chmodSync(runtime, 0o700);
-  const env = {
+  const admin = { ...policy, team: { ...(policy.team ?? {}), database: team.uri(role) } };
+  if (keys) admin.team.approver_keys = keys;
+  return {
     HOME: scratchDir(`fb-e2e-home-${role}-`), USER: role, LOGNAME: role, PATH: process.env.PATH, LANG: 'C.UTF-8',
     XDG_RUNTIME_DIR: runtime, XDG_DATA_HOME: path.join(runtime, 'data'), XDG_CONFIG_HOME: path.join(runtime, 'config'),
-    QT_QPA_PLATFORM: 'offscreen', FABRIC_BROKER_TEAM_DATABASE: team.uri(role), ...sandbox.env, ...extra,
+    QT_QPA_PLATFORM: 'offscreen', ...adminPolicyEnv(runtime, admin), ...sandbox.env, ...extra,
   };
-  if (policy) {
-    const file = path.join(runtime, 'policy.json');
-    fs.writeFileSync(file, JSON.stringify(policy));
-    env.FABRIC_BROKER_POLICY = file;
-  }
-  return env;
+}
+
+// An administrator-layer policy file (JSON of policy) in dir: { FABRIC_BROKER_EXTRA_ADMIN_POLICY }.
+// The loader trusts it only when root owns it and its folder and nobody else can write them,
+// which holds for a scratch folder (mode 0700) made by a test running as root.
+export function adminPolicyEnv(dir, policy) {
+  const file = path.join(dir, 'admin-policy.json');
+  fs.writeFileSync(file, JSON.stringify(policy), { mode: 0o644 });
+  return { FABRIC_BROKER_EXTRA_ADMIN_POLICY: file };
+}
+
+// Updates the administrator policy file of env (adminPolicyEnv) to policy's JSON.
+export function rewriteAdminPolicy(env, policy) {
+  fs.writeFileSync(env.FABRIC_BROKER_EXTRA_ADMIN_POLICY, JSON.stringify(policy), { mode: 0o644 });
 }
 
 export async function startProposer(env, { elicit, name = 'team-e2e' } = {}) {

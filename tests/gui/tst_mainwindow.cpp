@@ -29,6 +29,8 @@
 #include <QTest>
 #include <QTreeWidget>
 
+#include <unistd.h>
+
 using namespace fb;
 
 class TestMainWindow : public QObject {
@@ -304,9 +306,21 @@ private slots:
             QVERIFY(!single.mainWindow()->teamApprovalsAction()->isVisible());
             QVERIFY(!single.mainWindow()->teamWarningBanner()->isVisibleTo(single.mainWindow()));
         }
-        const QByteArray old = qgetenv("FABRIC_BROKER_TEAM_DATABASE");
-        qputenv("FABRIC_BROKER_TEAM_DATABASE",
-                "postgresql://carol@/nodb?host=/nonexistent-fb-dir&port=1");
+        // Team mode is the administrator's alone (issue #34): an administrator-layer policy
+        // file names the database (root-owned, in a folder only its owner can write).
+        if (::getuid() != 0)
+            QSKIP("an administrator policy file must be owned by root: run as root");
+        QTemporaryDir adminDir;
+        QVERIFY(adminDir.isValid());
+        const QString adminFile = adminDir.filePath(QStringLiteral("admin-policy.json"));
+        {
+            QFile f(adminFile);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write("{\"team\": {\"database\": "
+                    "\"postgresql://carol@/nodb?host=/nonexistent-fb-dir&port=1\"}}");
+        }
+        const QByteArray old = qgetenv("FABRIC_BROKER_EXTRA_ADMIN_POLICY");
+        qputenv("FABRIC_BROKER_EXTRA_ADMIN_POLICY", QFile::encodeName(adminFile));
         // The unreachable database is logged, again on every retry (warnings fail these tests
         // otherwise): those categories are quiet here.
         QLoggingCategory::setFilterRules(QStringLiteral(
@@ -336,9 +350,9 @@ private slots:
         }
         QLoggingCategory::setFilterRules(QString());
         if (old.isNull())
-            qunsetenv("FABRIC_BROKER_TEAM_DATABASE");
+            qunsetenv("FABRIC_BROKER_EXTRA_ADMIN_POLICY");
         else
-            qputenv("FABRIC_BROKER_TEAM_DATABASE", old);
+            qputenv("FABRIC_BROKER_EXTRA_ADMIN_POLICY", old);
     }
 
     // The quit question names creates in flight and says how long quitting waits for them;

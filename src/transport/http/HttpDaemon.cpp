@@ -246,13 +246,20 @@ void HttpDaemon::onConnection(MHD_Connection *connection, void **socketContext, 
     m_connections.insert(connection, conn);
     *socketContext = conn;
     QString why;
+    qint64 unlogged = 0;
     if (m_peerCheck && !m_peerCheck(conn->fd, &why)) {
-        qCWarning(lcMcpTransport).noquote() << "HTTP: refused a connection:" << why;
+        if (m_refusedWarnings.allow(nowMs(), &unlogged))
+            qCWarning(lcMcpTransport).noquote()
+                << "HTTP: refused a connection:" << why
+                << (unlogged ? u"(and %1 more since the last line)"_s.arg(unlogged) : QString());
         refuseRaw(conn, refusal(403, u"Forbidden: "_s + why, true));
         return;
     }
     if (m_connections.size() > m_limits.maxConnections && !evictOne(conn)) {
-        qCWarning(lcMcpTransport) << "HTTP: connection limit reached, refused a connection";
+        if (m_limitWarnings.allow(nowMs(), &unlogged))
+            qCWarning(lcMcpTransport).noquote()
+                << "HTTP: connection limit reached, refused a connection"
+                << (unlogged ? u"(and %1 more since the last line)"_s.arg(unlogged) : QString());
         refuseRaw(conn, refusal(503, u"Service Unavailable: too many connections"_s, true));
     }
 }

@@ -18,6 +18,7 @@
 // has nothing to send the connection is suspended, and resumed by the stream's wake callback; a
 // client that closes meanwhile detaches the stream (kept for a resumption with Last-Event-ID).
 #include "transport/http/HttpExchange.h"
+#include "transport/http/WarnThrottle.h"
 
 #include <QHash>
 #include <QHostAddress>
@@ -99,6 +100,8 @@ private:
     QTimer *m_timer = nullptr;
     QTimer *m_sweeper = nullptr;
     QHash<MHD_Connection *, Conn *> m_connections;
+    transport::WarnThrottle m_refusedWarnings; // refused peers: one line a second, with the count
+    transport::WarnThrottle m_limitWarnings;
     QHash<quint64, Stream *> m_streams; // text/event-stream responses being sent
     quint64 m_nextStream = 0;
     quint16 m_port = 0;

@@ -7,6 +7,8 @@
 //   alice, bob approvers (fabric_approvers); carol, dave proposers (fabric_proposers)
 //   mallory    may log in, member of neither
 #include "PgCluster.h"
+#include "core/TeamPolicy.h"
+#include "team/ApprovalKeys.h"
 #include "team/PgConnection.h"
 #include "team/TeamSchema.h"
 
@@ -26,6 +28,24 @@ inline std::unique_ptr<PgConnection> connectAs(const PgCluster &cluster, const Q
     }
     return std::move(*c.value);
 }
+
+// One operator's Ed25519 approval key, as `fabric-broker team key` makes it, and the entry the
+// administrator lists for it in team.approver_keys.
+struct TeamSigner {
+    QString role;
+    QByteArray privateKey;
+    QByteArray publicKey;
+    fb::ApproverKey listed() const
+    {
+        return {role, fb::team::ApprovalKeys::fingerprint(publicKey), publicKey};
+    }
+    static TeamSigner make(const QString &role)
+    {
+        TeamSigner s{role, fb::team::ApprovalKeys::generate().value_or(QByteArray()), {}};
+        s.publicKey = fb::team::ApprovalKeys::publicKeyOf(s.privateKey).value_or(QByteArray());
+        return s;
+    }
+};
 
 // Runs sql (or fails the test with the server's message).
 #define FB_SQL(conn, ...)                                                                          \

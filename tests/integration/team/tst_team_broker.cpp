@@ -12,9 +12,13 @@
 #include "TeamFixture.h"
 #include "core/AuditLog.h"
 #include "core/AuditSink.h"
+#include "team/ApprovalVerify.h"
+#include "team/TeamConfirm.h"
 #include "team/TeamQueue.h"
 
 #include <QCryptographicHash>
+#include <QDateTime>
+#include <QElapsedTimer>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
@@ -46,9 +50,11 @@ class TstTeamBroker : public QObject {
 
     // A broker on its own "workstation" (its own sandbox), in team mode through queue.
     std::unique_ptr<BrokerHarness> broker(TeamQueue *queue, fb::BrokerSettings settings = {},
-                                          bool elicitation = false)
+                                          bool elicitation = false, bool withKeys = true)
     {
         settings.toolsets = {u"read"_s, u"mutate"_s};
+        if (!settings.policy.teamApproverKeys && withKeys)
+            settings.policy.teamApproverKeys = listedKeys();
         auto h = std::make_unique<BrokerHarness>(settings);
         h->broker->setTeam(queue);
         // Each workstation's own audit log (the local daily limit counts from it).
@@ -112,16 +118,50 @@ class TstTeamBroker : public QObject {
         return r.ok() && r.value->rowCount() == 1 ? r.value->value(0, "state") : QByteArray();
     }
 
+    // Every approver's key, listed in the brokers' team.approver_keys: in team mode only signed
+    // approvals count (issue #34).
+    QMap<QString, TeamSigner> signers{{u"alice"_s, TeamSigner::make(u"alice"_s)},
+                                      {u"bob"_s, TeamSigner::make(u"bob"_s)},
+                                      {u"dave"_s, TeamSigner::make(u"dave"_s)}};
+
+    QJsonArray listedKeys() const
+    {
+        QList<fb::ApproverKey> keys;
+        for (const TeamSigner &s : signers)
+            keys << s.listed();
+        return fb::ApproverKey::toJson(keys);
+    }
+
+    // What an approver's app does: finds the open row, signs the decision over the dialog's
+    // text with the role's key, and records it.
     bool decide(TeamQueue &q, const QString &proposalId, const QString &decision)
     {
+        std::optional<fb::team::TeamProposal> row;
+        bool listed = false;
+        q.listOpen([&](const std::optional<QList<fb::team::TeamProposal>> &rows, const QString &) {
+            for (const auto &p : rows.value_or(QList<fb::team::TeamProposal>{}))
+                if (p.id == proposalId.toLatin1())
+                    row = p;
+            listed = true;
+        });
+        if (!QTest::qWaitFor([&] { return listed; }, 10000) || !row)
+            return false;
+        const QByteArray text =
+            QCryptographicHash::hash("the dialog's text", QCryptographicHash::Sha256);
+        const TeamSigner &signer = signers[q.role()];
+        const auto d = signDecision(*row, decision, text, signer.role, signer.privateKey,
+                                    QDateTime::currentMSecsSinceEpoch());
+        if (!d)
+            return false;
         std::optional<bool> ok;
         bool done = false;
-        q.decide(proposalId.toLatin1(), decision,
-                 QCryptographicHash::hash("the dialog's text", QCryptographicHash::Sha256),
-                 [&](const std::optional<bool> &v, const QString &) {
-                     ok = v;
-                     done = true;
-                 });
+        q.decide(
+            proposalId.toLatin1(), decision, text,
+            [&](const std::optional<bool> &v, const QString &) {
+                ok = v;
+                done = true;
+            },
+            TeamQueue::Signature{d->statement, d->signature, d->publicKey});
         return QTest::qWaitFor([&] { return done; }, 10000) && ok.value_or(false);
     }
 
@@ -360,6 +400,107 @@ private slots:
         QCOMPARE(s.value("execution").toObject().value("reason").toString(), u"binding_mismatch"_s);
         QVERIFY2(s.value("message").toString().contains(named),
                  qPrintable(s.value("message").toString()));
+        QCOMPARE(h->sandbox.realCreateCount(), 0);
+    }
+
+    // Issue #34: an unsigned approval never counts, so without the administrator's
+    // team.approver_keys team mode gives out no token at all.
+    void withoutApproverKeysNoProposalIsTaken()
+    {
+        auto carol = queueAs(u"carol"_s, u"ws-carol"_s);
+        QTRY_VERIFY_WITH_TIMEOUT(carol->isAvailable(), 10000);
+        auto h = broker(carol.get(), {}, false, false);
+        const QJsonObject s = propose(*h);
+        QVERIFY(!s.contains("confirm_token"));
+        const QJsonObject error = s.value("error").toObject();
+        QCOMPARE(error.value("kind").toString(), u"team_unavailable"_s);
+        QVERIFY2(error.value("message").toString().contains("team.approver_keys"),
+                 qPrintable(error.value("message").toString()));
+        QCOMPARE(h->store.pendingCount(), 0);
+    }
+
+    // Issue #34, item 3: the owner moves a fresh proposal's token hash onto another row of the
+    // same request (one that could already hold approvals); the confirm consumes that row, which
+    // is not the one this broker published for the token.
+    void aRowOtherThanThePublishedOneIsRefused()
+    {
+        auto carol = queueAs(u"carol"_s, u"ws-carol"_s);
+        QTRY_VERIFY_WITH_TIMEOUT(carol->isAvailable(), 10000);
+        auto h = broker(carol.get());
+        const QJsonObject spec = BrokerHarness::connectionSpec(++vlan);
+        auto proposeSame = [&] {
+            return h
+                ->callTool("fabric_propose_change",
+                           {{"change_type", "connection_create"}, {"spec", spec}})
+                .value("structuredContent")
+                .toObject();
+        };
+        const QJsonObject older = proposeSame();
+        const QJsonObject fresh = proposeSame();
+        const QString olderId = older.value("team").toObject().value("proposal_id").toString();
+        const QString token = fresh.value("confirm_token").toString();
+        QVERIFY(!olderId.isEmpty() && !token.isEmpty());
+        FB_SQL(*owner, "ALTER TABLE fabric_team.proposals DISABLE TRIGGER USER");
+        const auto aside = owner->exec("UPDATE fabric_team.proposals SET token_sha256 = "
+                                       "sha256('moved') WHERE token_sha256 = decode($1, 'hex')",
+                                       {fb::tokenDigest(token).toLatin1()});
+        const auto moved = owner->exec("UPDATE fabric_team.proposals SET token_sha256 = "
+                                       "decode($1, 'hex') WHERE id = $2::uuid",
+                                       {fb::tokenDigest(token).toLatin1(), olderId.toLatin1()});
+        QVERIFY2(aside.ok(), qPrintable(aside.error.text()));
+        FB_SQL(*owner, "ALTER TABLE fabric_team.proposals ENABLE TRIGGER USER");
+        QVERIFY2(moved.ok(), qPrintable(moved.error.text()));
+        const QJsonObject s = h->callTool("fabric_confirm_change", {{"confirm_token", token}})
+                                  .value("structuredContent")
+                                  .toObject();
+        QCOMPARE(s.value("executed").toBool(), false);
+        QCOMPARE(s.value("failed_check").toString(), u"request_matches_binding"_s);
+        QCOMPARE(s.value("execution").toObject().value("reason").toString(), u"binding_mismatch"_s);
+        QVERIFY2(s.value("message").toString().contains("not the proposal this broker published"),
+                 qPrintable(s.value("message").toString()));
+        QCOMPARE(h->sandbox.realCreateCount(), 0);
+    }
+
+    // Issue #34, item 10: a team confirm nobody approves ends timed_out at its proposal's expiry,
+    // every time, and says so (not the elicitation timeout).
+    void aConfirmNobodyApprovesEndsAtItsExpiry()
+    {
+        auto carol = queueAs(u"carol"_s, u"ws-carol"_s);
+        QTRY_VERIFY_WITH_TIMEOUT(carol->isAvailable(), 10000);
+        fb::BrokerSettings settings;
+        settings.proposalTtlMs = 2500;
+        auto h = broker(carol.get(), settings);
+        QList<int> calls;
+        QStringList tokens;
+        for (int i = 0; i < 10; ++i) {
+            const QString token = propose(*h).value("confirm_token").toString();
+            QVERIFY(!token.isEmpty());
+            tokens << token;
+        }
+        for (const QString &token : tokens)
+            calls << startConfirm(*h, token);
+        QElapsedTimer waited;
+        waited.start();
+        for (int call : calls) {
+            const QJsonObject s = h->answerTo(call, 10000)
+                                      .value("result")
+                                      .toObject()
+                                      .value("structuredContent")
+                                      .toObject();
+            QCOMPARE(s.value("executed").toBool(true), false);
+            QCOMPARE(s.value("human_confirmation").toObject().value("status").toString(),
+                     u"timed_out"_s);
+            QVERIFY2(s.value("message").toString().contains("expired at"),
+                     qPrintable(s.value("message").toString()));
+            QVERIFY2(!s.value("message").toString().contains("300000"),
+                     qPrintable(s.value("message").toString()));
+        }
+        // Every one ended within the TTL and the allowed clock skew, not at the elicitation
+        // timeout (300 s).
+        QVERIFY2(waited.elapsed() < 2500 + fb::team::TeamConfirm::MaxClockSkewMs + 2000,
+                 qPrintable(QString::number(waited.elapsed())));
+        for (const QString &token : tokens)
+            QTRY_COMPARE_WITH_TIMEOUT(stateOfToken(token), QByteArray("expired"), 5000);
         QCOMPARE(h->sandbox.realCreateCount(), 0);
     }
 

@@ -7,7 +7,7 @@
 // approvalRejected signal, once, and approval_rejected in the team audit chain); an honest
 // signed approval counts after them; a statement changed by the owner after the quorum was met
 // stops the send (the approvals are verified again right before `sending`); without
-// team.approver_keys unsigned approvals count as in team mode without signatures.
+// team.approver_keys nothing counts, signed or not (issue #34).
 #include "TeamFixture.h"
 #include "team/ApprovalKeys.h"
 #include "team/ApprovalVerify.h"
@@ -322,26 +322,35 @@ private slots:
                  qPrintable(rejected.at(0).at(1).toString()));
     }
 
-    void withoutApproverKeysUnsignedApprovalsCount()
+    // Issue #34: an unsigned approval never counts, in any configuration. Without keys (the
+    // policy lists none) nothing counts: the confirm waits and ends at the expiry.
+    void withoutApproverKeysNothingCounts()
     {
         auto carol = queueAs(u"carol"_s, u"ws-carol"_s);
         auto aliceQ = queueAs(u"alice"_s, u"ws-alice"_s);
-        QTRY_VERIFY_WITH_TIMEOUT(carol->isAvailable() && aliceQ->isAvailable(), 10000);
+        auto bobQ = queueAs(u"bob"_s, u"ws-bob"_s);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            carol->isAvailable() && aliceQ->isAvailable() && bobQ->isAvailable(), 10000);
         const auto row = proposeAndConsume(*carol);
         QVERIFY(row);
         TeamConfirm confirm(carol.get(), *row, 1);
         QSignalSpy decided(&confirm, &TeamConfirm::decided);
+        QSignalSpy progress(&confirm, &TeamConfirm::progress);
         confirm.start();
-        QVERIFY(decide(*aliceQ, *row, u"approve"_s, "alice's dialog"));
-        QTRY_COMPARE_WITH_TIMEOUT(decided.size(), 1, 10000);
-        QCOMPARE(decided.at(0).at(0).value<TeamConfirm::Verdict>(), TeamConfirm::Verdict::Met);
-        // The signature columns stay NULL for an unsigned decision.
-        const auto r = owner->exec("SELECT statement IS NULL AND signature IS NULL AND public_key "
-                                   "IS NULL AS unsigned FROM fabric_team.approvals WHERE "
-                                   "proposal_id = $1::uuid",
-                                   {row->id});
-        QVERIFY(r.ok());
-        QCOMPARE(r.value->value(0, "unsigned"), QByteArray("t"));
+        QVERIFY(decide(*aliceQ, *row, u"approve"_s, "alice's dialog", &alice)); // signed
+        QVERIFY(decide(*bobQ, *row, u"approve"_s, "bob's dialog"));             // unsigned
+        QTRY_VERIFY_WITH_TIMEOUT(!progress.isEmpty(), 10000);
+        QTest::qWait(1000); // both decisions' wake-ups read
+        QVERIFY(decided.isEmpty());
+        QCOMPARE(confirm.count().counted.size(), 0);
+        bool sent = true;
+        QString why;
+        confirm.beginSend([&](bool may, const QString &reason) {
+            sent = may;
+            why = reason;
+        });
+        QVERIFY(!sent);
+        QVERIFY2(!why.isEmpty(), "refused without a reason");
     }
 };
 

@@ -76,6 +76,7 @@ private slots:
     void unstattableFilesRefuseMutate();
     void teamQuorumCounts();
     void teamApproverKeysMerge();
+    void teamDatabaseIsTheAdministratorsAlone();
     void teamDatabaseRefusesPasswords();
 };
 
@@ -302,6 +303,33 @@ void TestPolicy::mergeUserAloneSetsKeys()
     const PolicyMergeResult m = mergePolicy(Policy{}, user);
     QCOMPARE(m.effective.fabricEndpoint, QStringLiteral("https://a.example"));
     QCOMPARE(m.effective.sources.value("fabric.endpoint"), QStringLiteral("user"));
+}
+
+// Issue #34, item 1: the agent can write the user's policy file; a team.database there never
+// turns team mode on or points it elsewhere, with or without the administrator's.
+void TestPolicy::teamDatabaseIsTheAdministratorsAlone()
+{
+    const Policy user =
+        parseOk(R"({"team": {"database": "postgresql://agent@evil.example/db"}})", "user");
+    PolicyMergeResult m = mergePolicy(Policy{}, user);
+    QVERIFY(!m.effective.teamDatabase);
+    QCOMPARE(m.ignored.size(), 1);
+    QVERIFY2(m.ignored.first().startsWith("team.database: ") &&
+                 m.ignored.first().contains("administrator's policy alone"),
+             qPrintable(m.ignored.first()));
+    const Policy admin =
+        parseOk(R"({"team": {"database": "postgresql://alice@db.example/team"}})", "admin");
+    m = mergePolicy(admin, user);
+    QCOMPARE(*m.effective.teamDatabase, QStringLiteral("postgresql://alice@db.example/team"));
+    QCOMPARE(m.effective.sources.value("team.database"), QStringLiteral("admin"));
+    QCOMPARE(m.ignored.size(), 1);
+    // The same value from the user's file changes nothing and is still reported.
+    m = mergePolicy(admin, admin);
+    QCOMPARE(m.ignored.size(), 1);
+    // A second administrator-layer file may set it.
+    m = mergePolicy(Policy{}, admin, PolicyLayer::Administrator);
+    QCOMPARE(*m.effective.teamDatabase, QStringLiteral("postgresql://alice@db.example/team"));
+    QVERIFY(m.ignored.isEmpty());
 }
 
 void TestPolicy::perChangeBoundaries()
@@ -759,9 +787,16 @@ void TestPolicy::teamApproverKeysMerge()
     QVERIFY2(keys, qPrintable(errors.join('\n')));
     QCOMPARE(keys->at(1).publicKey.toHex(),
              QByteArray("3d4017c3e843895a92b70aa74d1b7ebc9c982ccf2ec4968cc0cd55f12af4660c"));
-    // A user's file alone restricts (unset, approvals need not be signed): taken.
+    // Whose signatures count is the administrator's to say (issue #34): a user's file alone is
+    // ignored and reported...
     PolicyMergeResult m = mergePolicy(Policy{}, file(alice));
+    QVERIFY(!m.effective.teamApproverKeys);
+    QCOMPARE(m.ignored.size(), 1);
+    QVERIFY2(m.ignored.first().contains("administrator's to list"), qPrintable(m.ignored.first()));
+    // ...while a second administrator-layer file sets them.
+    m = mergePolicy(Policy{}, file(alice), PolicyLayer::Administrator);
     QCOMPARE(m.effective.teamApproverKeys->size(), 1);
+    QVERIFY(m.ignored.isEmpty());
     // Beside the administrator's it can remove a key...
     m = mergePolicy(both, file(carol));
     QCOMPARE(m.effective.teamApproverKeys->size(), 1);
