@@ -363,7 +363,8 @@ void ConfirmOperation::startProgress(qint64 totalMs, const QString &waiting)
     m_progressTimer = new QTimer(this);
     connect(m_progressTimer, &QTimer::timeout, this, [this, total, text] {
         const qint64 waited = context()->nowMs() - m_state.askedAtMs;
-        call()->progress(static_cast<double>(waited), total, text);
+        call()->progress(static_cast<double>(waited),
+                         std::max(total, static_cast<double>(waited) + 1), text);
     });
     m_progressTimer->start(context()->settings().progressIntervalMs);
     call()->progress(0, total,

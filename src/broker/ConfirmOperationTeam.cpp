@@ -149,7 +149,8 @@ void ConfirmOperation::askTeam()
         confirm, &team::TeamConfirm::decided, this,
         [this](team::TeamConfirm::Verdict v, const QString &reason) { teamDecided(v, reason); });
     // Progress values only ever grow (the keep-alive sends the milliseconds waited): the count
-    // travels in the message.
+    // travels in the message. The total is the time to the expiry; past it (the row's expiry is
+    // read until the database agrees) it grows with the wait, never below the progress.
     const auto waited = [this] {
         return static_cast<double>(context() ? context()->nowMs() - m_state.askedAtMs : 0);
     };
@@ -159,14 +160,14 @@ void ConfirmOperation::askTeam()
             [this, waited, total](const team::QuorumCount &count) {
                 if (call()->hasProgressToken())
                     call()->progress(
-                        waited(), total,
+                        waited(), std::max(total, waited() + 1),
                         u"%1 of %2 team approvals"_s.arg(count.counted.size()).arg(count.required));
             });
     connect(confirm, &team::TeamConfirm::connectionChanged, this,
             [this, waited, total](const QString &reason) {
                 if (call()->hasProgressToken() && !reason.isEmpty())
                     call()->progress(
-                        waited(), total,
+                        waited(), std::max(total, waited() + 1),
                         u"the team database is unreachable (%1); the approvals are "
                         "awaited until it is back or the proposal expires"_s.arg(reason.left(200)));
             });
