@@ -91,14 +91,17 @@ ChainReplay replayChain(const TeamHistory &history)
 {
     ChainReplay r;
     // Chain -> state: each proposal's events in seq order.
-    QHash<QByteArray, qint64> lastAtMicros; // the latest event naming each proposal
+    // When each proposal began, as far as the chain says: its proposal_created event, else the
+    // latest event naming it.
+    QHash<QByteArray, qint64> beganAtMicros;
     for (const HistoryAuditRow &row : history.audit) {
         if (row.proposalId.isEmpty())
             continue;
         const QString at = u"team audit row seq %1 (%2 of proposal %3)"_s.arg(row.seq).arg(
             shown(row.event), shown(row.proposalId));
-        lastAtMicros[row.proposalId] = std::max(lastAtMicros.value(row.proposalId), row.atMicros);
         ChainProposal &c = r.proposals[row.proposalId];
+        if (c.createdSeq == 0)
+            beganAtMicros[row.proposalId] = row.atMicros;
         const QJsonObject d = detailOf(row.detail);
         if (row.event == "proposal_created") {
             if (c.createdSeq != 0) {
@@ -159,8 +162,8 @@ ChainReplay replayChain(const TeamHistory &history)
     for (auto it = r.proposals.cbegin(); it != r.proposals.cend(); ++it) {
         if (rows.contains(it.key()))
             continue;
-        if (history.sinceMs && lastAtMicros.value(it.key()) < *history.sinceMs * 1000)
-            continue; // all before the history begins
+        if (history.sinceMs && beganAtMicros.value(it.key()) < *history.sinceMs * 1000)
+            continue; // created before the history begins
         r.failures.append(
             u"proposal %1: the team audit chain names it (first at seq %2) but no "
             "proposal row has that id: the row was dropped from the table"_s.arg(shown(it.key()))

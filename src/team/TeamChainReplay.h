@@ -39,8 +39,8 @@ struct ChainReplay {
 };
 
 // Replays history.audit (whether or not its hashes hold: verifyHistory checks those) against
-// history's proposals, approvals and resolutions. With history.sinceMs, a chain event before it
-// naming no proposal of the history is outside the history, not a dropped row.
+// history's proposals, approvals and resolutions. With history.sinceMs, the events of a proposal
+// the chain created before it (and not in the history) are outside the history, not a dropped row.
 ChainReplay replayChain(const TeamHistory &history);
 
 } // namespace fb::team

@@ -142,12 +142,13 @@ std::optional<TeamHistory> TeamHistory::read(PgConnection &db, std::optional<qin
         ~Rollback() { db.exec("ROLLBACK"); }
     } rollback{db};
     const QByteArray since = QByteArray::number(sinceMs.value_or(0));
-    // The proposals made since then, and those the chain names since then (an older proposal
-    // that moved on, or one whose row is gone: the replay then names it).
+    // The proposals made since then, by the row's clock or its proposal_created event's (a few
+    // microseconds later), so that the replay finds every row of the window.
     const QByteArray ids =
         "(SELECT id FROM fabric_team.proposals WHERE created_at >= "
         "to_timestamp($1::bigint / 1000.0) UNION SELECT proposal_id FROM fabric_team.team_audit "
-        "WHERE at >= to_timestamp($1::bigint / 1000.0) AND proposal_id IS NOT NULL)";
+        "WHERE at >= to_timestamp($1::bigint / 1000.0) AND event = 'proposal_created' AND "
+        "proposal_id IS NOT NULL)";
     TeamHistory h;
     h.sinceMs = sinceMs;
     const auto proposals =

@@ -48,8 +48,8 @@ struct TeamHistory {
     QList<HistoryResolution> resolutions; // of those proposals (schema version 5)
     QList<HistoryAuditRow> audit;         // the whole chain, by seq
     QList<ApproverKey> keys;              // in a bundle: the exporter's policy keys
-    // --since: the proposals are those created from then on, and those the chain names from then
-    // on; earlier chain events naming no proposal of the history are outside it.
+    // --since: the proposals are those created from then on (by the row's created_at or its
+    // proposal_created event); chain events of proposals created before are outside it.
     std::optional<qint64> sinceMs;
 
     // The history (from sinceMs, all when nullopt) in one REPEATABLE READ snapshot; resolutions
