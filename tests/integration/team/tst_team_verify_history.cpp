@@ -222,6 +222,13 @@ private slots:
                      QByteArray("FAIL: proposal " + dropped + ": the team audit chain names it")) &&
                      output.contains("BROKEN: team history: 1 failure(s)"),
                  output.constData());
+        // Within a --since window too; a window that begins later holds neither proposal.
+        QCOMPARE(
+            verify({uri(db), QStringLiteral("--since"), QStringLiteral("2000-01-01")}, &output), 1);
+        QVERIFY2(output.contains(QByteArray("FAIL: proposal " + dropped + ": ")),
+                 output.constData());
+        QCOMPARE(
+            verify({uri(db), QStringLiteral("--since"), QStringLiteral("2999-01-01")}, &output), 0);
     }
 
     void aStateChangedWithoutAChainEventFails()
