@@ -12,7 +12,8 @@
 
 namespace fb {
 
-// team.quorum's count for a proposal: teamRequired (core/TeamPolicy.h).
+// team.quorum's count for a change with this price context (1 without the key).
+int teamRequired(const Policy &policy, const QJsonObject &priceContext);
 // The keys whose signed approvals count (team.approver_keys of the effective policy); nullopt
 // when the policy does not set it (approvals need not be signed). A value that does not parse
 // counts as an empty list: no approval counts (the policy loader refuses such a file anyway).
