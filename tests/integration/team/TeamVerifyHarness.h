@@ -87,11 +87,14 @@ inline QJsonObject approverKeyJson(const QString &role, const QByteArray &privat
             {QStringLiteral("public_key"), ApprovalKeys::toBase64(pub)}};
 }
 
+// A policy file as the administrator's layer accepts it: writable by its owner alone.
 inline bool writeJson(const QString &path, const QJsonObject &o)
 {
     QFile f(path);
     return f.open(QIODevice::WriteOnly | QIODevice::Truncate) &&
-           f.write(QJsonDocument(o).toJson()) > 0;
+           f.write(QJsonDocument(o).toJson()) > 0 &&
+           f.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner |
+                            QFileDevice::ReadGroup | QFileDevice::ReadOther);
 }
 
 class TeamVerifyHarness {
@@ -107,14 +110,16 @@ protected:
 
     QString uri(const QString &db) { return fx.cluster.uri(QStringLiteral("alice"), db); }
 
-    // `fabric-broker team verify args` with FABRIC_BROKER_POLICY=policy (policyPath when empty):
-    // its exit code, and its stdout and stderr in output.
+    // `fabric-broker team verify args` with policy (policyPath when empty) as the administrator's
+    // policy (FABRIC_BROKER_EXTRA_ADMIN_POLICY: team.approver_keys are the administrator's to
+    // list) and the user's: its exit code, and its stdout and stderr in output.
     int verify(const QStringList &args, QByteArray *output, const QString &policy = {})
     {
         QProcess p;
         p.setProcessChannelMode(QProcess::MergedChannels);
         QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-        env.insert(QStringLiteral("FABRIC_BROKER_POLICY"), policy.isEmpty() ? policyPath : policy);
+        for (const char *layer : {"FABRIC_BROKER_EXTRA_ADMIN_POLICY", "FABRIC_BROKER_POLICY"})
+            env.insert(QLatin1StringView(layer), policy.isEmpty() ? policyPath : policy);
         p.setProcessEnvironment(env);
         p.start(brokerBinary(),
                 QStringList{QStringLiteral("team"), QStringLiteral("verify")} + args);
