@@ -3,6 +3,7 @@
 #include "app/ConsoleOutput.h"
 #include "core/Policy.h"
 #include "core/TeamPolicy.h"
+#include "core/UntrustedText.h"
 #include "team/ApprovalKeys.h"
 #include "team/PgConnection.h"
 #include "team/TeamAudit.h"
@@ -45,15 +46,8 @@ QString help()
         "               use): prints its public key and fingerprint for the administrator's\n"
         "               team.approver_keys, never the private key\n"
         "  verify URI [--since DATE] [--export FILE]\n"
-        "               verify the team audit chain and every approval's and resolution's\n"
-        "               signed statement against its proposal and the policy's\n"
-        "               team.approver_keys; one line per create;\n"
-        "               --since: proposals created from DATE (ISO 8601, UTC); --export: also\n"
-        "               write a bundle that verifies without the database\n"
-        "  verify --bundle FILE\n"
-        "               verify an exported bundle offline (against the policy's "
-        "team.approver_keys,\n"
-        "               or the bundle's own keys when the policy lists none)\n"
+        "  verify --bundle FILE [--trust-bundle-keys]\n"
+        "               check the team's history; 'team verify --help' says what holds\n"
         "\n"
         "URI is a libpq connection URI, e.g. postgresql://fb_owner@db.example.com/fabric?"
         "sslmode=verify-full\n"
@@ -62,6 +56,45 @@ QString help()
         "Verify the team audit chain with 'fabric-broker audit verify --team URI'.\n"
         "Exit codes: 0 = done, 1 = refused by the database, schema mismatch or a verify\n"
         "failure, 2 = usage error, no connection or no keychain.\n");
+}
+
+QString verifyHelp()
+{
+    return QStringLiteral(
+        "Usage: fabric-broker team verify URI [--since DATE] [--export FILE]\n"
+        "       fabric-broker team verify --bundle FILE [--trust-bundle-keys]\n"
+        "Checks the team's history (docs/team-signing.md), read from the database in one\n"
+        "snapshot or from an exported bundle. It fails, naming the row, when:\n"
+        "  - a team audit chain row's seq, prev_hash or hash does not hold;\n"
+        "  - the chain and the rows disagree, either way: a proposal, approval or resolution\n"
+        "    without its chain event (proposal_created, approval_recorded, outcome_resolved),\n"
+        "    a chain event whose row is gone, a row that differs from its event, a state\n"
+        "    change without a proposal_state event, or a row whose state is not the last one\n"
+        "    the chain moved it to;\n"
+        "  - an approval or resolution does not verify against team.approver_keys;\n"
+        "  - a create (a proposal sending, created, unknown or not_created, or failed once\n"
+        "    sent) lacks the verified approvals the policy's team.quorum requires for its\n"
+        "    price, from roles other than the proposer's (the proposer's own role, the\n"
+        "    proposing OS user on the proposing host, an unsigned approval and one recorded\n"
+        "    after the create was sent never count), or anyone denied it.\n"
+        "The quorum is the policy's where verify runs. One line per create says who approved\n"
+        "what, with what they saw. Every value from the database or the bundle is printed\n"
+        "escaped (control, bidi and invisible characters as \\n, \\u202E) and cut at 200\n"
+        "characters.\n"
+        "\n"
+        "  --since DATE    the proposals created from DATE (ISO 8601, UTC); the chain's events\n"
+        "                  of proposals created before it are outside the history\n"
+        "  --export FILE   also write a bundle that verifies without the database\n"
+        "  --bundle FILE   verify an exported bundle offline, against the effective policy's\n"
+        "                  team.approver_keys, never the bundle's own keys; without policy keys\n"
+        "                  it prints UNVERIFIED and exits 1\n"
+        "  --trust-bundle-keys\n"
+        "                  with --bundle and no policy keys: verify against the keys the bundle\n"
+        "                  lists (whoever wrote the bundle chose them: compare the printed\n"
+        "                  fingerprints with 'fabric-broker team key' on each workstation)\n"
+        "\n"
+        "Exit codes: 0 = OK, 1 = a failure, or UNVERIFIED, 2 = usage error, no policy keys (URI),\n"
+        "no connection or an unreadable file.\n");
 }
 
 std::unique_ptr<PgConnection> connect(const QString &command, const QString &uri)
@@ -136,58 +169,89 @@ int status(const QString &uri)
     return *version > TeamSchema::knownVersion() ? 1 : 0;
 }
 
-std::optional<QList<ApproverKey>> policyKeys()
+Policy effectivePolicy()
 {
     const PolicyLoadResult policy = loadPolicy(PolicyPaths::fromEnvironment());
     for (const QString &e : policy.errors)
         err(QStringLiteral("fabric-broker team verify: policy: %1\n").arg(e));
-    if (!policy.effective.teamApproverKeys)
+    return policy.effective;
+}
+
+std::optional<QList<ApproverKey>> policyKeys(const Policy &policy)
+{
+    if (!policy.teamApproverKeys)
         return std::nullopt;
     QStringList errors;
-    return ApproverKey::parse(*policy.effective.teamApproverKeys,
-                              QStringLiteral("team.approver_keys"), &errors)
+    return ApproverKey::parse(*policy.teamApproverKeys, QStringLiteral("team.approver_keys"),
+                              &errors)
         .value_or(QList<ApproverKey>{});
 }
 
-int report(const team::TeamVerifyReport &r, const QString &what)
+// Every line through UntrustedText once more: the library escaped each value already (idempotent),
+// this keeps any line the library did not build (a database's error) inert too.
+void print(const QString &line)
+{
+    out(UntrustedText::escapeInvisible(line) + u'\n');
+}
+
+int report(const team::TeamVerifyReport &r, const QString &what, const QString &keysNote = {})
 {
     for (const QString &line : r.creates)
-        out(line + u'\n');
+        print(line);
     for (const QString &f : r.failures)
-        out(QStringLiteral("FAIL: ") + f + u'\n');
+        print(QStringLiteral("FAIL: ") + f);
     if (!r.ok()) {
-        out(QStringLiteral("BROKEN: %1: %2 failure(s)\n").arg(what).arg(r.failures.size()));
+        print(QStringLiteral("BROKEN: %1: %2 failure(s)").arg(what).arg(r.failures.size()));
         return 1;
     }
-    out(QStringLiteral("OK: %1: %2 create(s), every approval verified\n")
-            .arg(what)
-            .arg(r.creates.size()));
+    print(QStringLiteral("OK: %1: %2 create(s), every approval verified%3")
+              .arg(what)
+              .arg(r.creates.size())
+              .arg(keysNote));
     return 0;
 }
 
-int verifyBundle(const QString &path)
+int verifyBundle(const QString &path, bool trustBundleKeys)
 {
+    const QString what = QStringLiteral("bundle ") + team::shown(path);
     QFile f(path);
     if (!f.open(QIODevice::ReadOnly) || f.size() > team::TeamHistory::MaxBundleBytes) {
         err(QStringLiteral("fabric-broker team verify: cannot read %1 (%2)\n")
-                .arg(path, f.errorString()));
+                .arg(team::shown(path), f.errorString()));
         return 2;
     }
     QString why;
     const auto history = team::TeamHistory::fromBundle(f.readAll(), &why);
     if (!history) {
-        out(QStringLiteral("BROKEN: bundle %1: %2\n").arg(path, why));
+        print(QStringLiteral("BROKEN: %1: %2").arg(what, why));
         return 1;
     }
-    auto keys = policyKeys();
-    if (!keys) {
-        out(QStringLiteral("note: the policy lists no team.approver_keys; verifying against the "
-                           "bundle's own keys, compare their fingerprints:\n"));
+    const Policy policy = effectivePolicy();
+    auto keys = policyKeys(policy);
+    QString note;
+    if (keys) {
+        if (!history->keys.isEmpty())
+            print(QStringLiteral("note: verifying against the policy's team.approver_keys; the "
+                                 "bundle's own %1 key(s) are not used")
+                      .arg(history->keys.size()));
+    } else if (!trustBundleKeys) {
+        print(QStringLiteral(
+                  "UNVERIFIED: %1: the policy lists no team.approver_keys, and the bundle's own "
+                  "keys are whatever its writer chose: nothing was verified. Set "
+                  "team.approver_keys in the policy, or compare the bundle's fingerprints with "
+                  "'fabric-broker team key' on each workstation and pass --trust-bundle-keys")
+                  .arg(what));
+        return 1;
+    } else {
+        print(QStringLiteral("note: --trust-bundle-keys: the policy lists no team.approver_keys; "
+                             "verifying against the bundle's own keys, which its writer chose; "
+                             "compare their fingerprints:"));
         for (const ApproverKey &k : history->keys)
-            out(QStringLiteral("  %1 %2\n").arg(k.role, k.fingerprint));
+            print(QStringLiteral("  %1 %2").arg(team::shown(k.role), k.fingerprint));
         keys = history->keys;
+        note = QStringLiteral(" against the bundle's own keys (--trust-bundle-keys)");
     }
-    return report(team::verifyHistory(*history, *keys), QStringLiteral("bundle ") + path);
+    return report(team::verifyHistory(*history, *keys, policy), what, note);
 }
 
 int verify(const QString &uri, const QStringList &options)
@@ -220,7 +284,8 @@ int verify(const QString &uri, const QStringList &options)
         err(QStringLiteral("fabric-broker team verify: %1 needs a value\n").arg(options.last()));
         return 2;
     }
-    const auto keys = policyKeys();
+    const Policy policy = effectivePolicy();
+    const auto keys = policyKeys(policy);
     if (!keys) {
         err(QStringLiteral("fabric-broker team verify: the policy sets no team.approver_keys: "
                            "there is no key to verify approvals against (docs/team-signing.md)\n"));
@@ -231,17 +296,17 @@ int verify(const QString &uri, const QStringList &options)
         return 2;
     const team::TeamAuditVerifyResult chain = team::TeamAudit::verify(*db);
     if (chain.dbError) {
-        err(QStringLiteral("fabric-broker team verify: %1\n").arg(chain.problem));
+        err(QStringLiteral("fabric-broker team verify: %1\n").arg(team::shown(chain.problem)));
         return 2;
     }
     QString why;
     auto history = team::TeamHistory::read(*db, since, &why);
     if (!history) {
-        err(QStringLiteral("fabric-broker team verify: %1\n").arg(why));
+        err(QStringLiteral("fabric-broker team verify: %1\n").arg(team::shown(why)));
         return 2;
     }
     history->keys = *keys;
-    team::TeamVerifyReport r = team::verifyHistory(*history, *keys);
+    team::TeamVerifyReport r = team::verifyHistory(*history, *keys, policy);
     if (!chain.ok)
         r.failures.prepend(QStringLiteral("team audit chain: ") + chain.problem);
     if (!exportPath.isEmpty()) {
@@ -330,8 +395,20 @@ int runTeamCommand(const QStringList &args)
     const QString command = rest.takeFirst();
     if (command == u"key" && rest.isEmpty())
         return key();
-    if (command == u"verify" && rest.size() == 2 && rest.first() == u"--bundle")
-        return verifyBundle(rest.last());
+    if (command == u"verify" && rest.size() == 1 &&
+        (rest.first() == u"--help" || rest.first() == u"-h")) {
+        out(verifyHelp());
+        return 0;
+    }
+    if (command == u"verify" && rest.contains(QStringLiteral("--bundle"))) {
+        const bool trust = rest.removeAll(QStringLiteral("--trust-bundle-keys")) == 1;
+        if (rest.size() == 2 && rest.first() == u"--bundle")
+            return verifyBundle(rest.last(), trust);
+        err(QStringLiteral("fabric-broker team verify: --bundle FILE takes only "
+                           "--trust-bundle-keys\n") +
+            verifyHelp());
+        return 2;
+    }
     if (command == u"verify" && !rest.isEmpty() && !rest.first().startsWith(u'-'))
         return verify(rest.first(), rest.mid(1));
     if (rest.size() == 1 && !rest.first().startsWith(u'-')) {

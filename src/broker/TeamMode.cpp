@@ -19,20 +19,6 @@ std::optional<QList<ApproverKey>> teamApproverKeys(const Policy &policy)
         .value_or(QList<ApproverKey>{});
 }
 
-int teamRequired(const Policy &policy, const QJsonObject &priceContext)
-{
-    if (!policy.teamQuorum)
-        return 1;
-    QStringList errors;
-    const std::optional<TeamQuorum> quorum =
-        TeamQuorum::parse(*policy.teamQuorum, u"team.quorum"_s, &errors);
-    // The policy parser validated it; should it not parse, no rule can be read and the strictest
-    // count applies rather than the loosest.
-    if (!quorum)
-        return TeamQuorum::MaxApprovals;
-    return quorum->required(monthlyPrice(priceContext));
-}
-
 QJsonObject teamBindingJson(const QString &endpoint, const QString &credentialIdentity)
 {
     return {{u"fabric_endpoint"_s, endpoint}, {u"credential_identity"_s, credentialIdentity}};

@@ -63,6 +63,20 @@ int TeamQuorum::required(const std::optional<Money> &monthly) const
     return n;
 }
 
+int teamRequired(const Policy &policy, const QJsonObject &priceContext)
+{
+    if (!policy.teamQuorum)
+        return 1;
+    QStringList errors;
+    const std::optional<TeamQuorum> quorum =
+        TeamQuorum::parse(*policy.teamQuorum, u"team.quorum"_s, &errors);
+    // The policy parser validated it; should it not parse, no rule can be read and the strictest
+    // count applies rather than the loosest.
+    if (!quorum)
+        return TeamQuorum::MaxApprovals;
+    return quorum->required(monthlyPrice(priceContext));
+}
+
 QJsonArray TeamQuorum::toJson() const
 {
     QJsonArray out;

@@ -42,6 +42,11 @@ struct TeamQuorum {
     bool operator==(const TeamQuorum &) const = default;
 };
 
+// team.quorum's count for a change with this price context (the rate-card object a proposal
+// carries, {"priced": ..., "monthly_recurring": ..., "currency": ...}; empty when unpriced): 1
+// without the key. The broker's confirm and `team verify` both count with it.
+int teamRequired(const Policy &policy, const QJsonObject &priceContext);
+
 // One entry of team.approver_keys: {"role": "alice", "fingerprint": "SHA256:...", "public_key":
 // "<base64 of the raw 32-byte Ed25519 key>"} (docs/team-signing.md). The public key
 // itself is in the policy so that anyone can verify offline; the fingerprint is what a person

@@ -380,8 +380,11 @@ test('team verify: an honest history passes; the forged rows and a statement cha
   const broken = await teamVerify(team.uri('fb_owner'), ['--since', since]);
   assert.equal(broken.code, 1, broken.stdout + broken.stderr);
   const brokenFails = broken.stdout.split('\n').filter((l) => l.startsWith('FAIL: '));
-  assert.deepEqual(brokenFails, [`FAIL: approval ${bobRow.id} (proposal ${c.id}, bob, approve): the signature is invalid for every key the policy lists for role bob`], broken.stdout);
-  assert.match(broken.stdout, /^BROKEN: team history: 1 failure\(s\)$/m);
+  // Named twice: its signature, and the chain, which recorded the statement's SHA-256 with it.
+  assert.equal(brokenFails.length, 2, broken.stdout);
+  assert.ok(brokenFails.includes(`FAIL: approval ${bobRow.id} (proposal ${c.id}, bob, approve): the signature is invalid for every key the policy lists for role bob`), broken.stdout);
+  assert.ok(brokenFails.some((l) => l.startsWith(`FAIL: approval ${bobRow.id} (proposal ${c.id}, bob, approve): differs from its approval_recorded event (seq `) && l.includes('in its statement: changed after it was recorded')), broken.stdout);
+  assert.match(broken.stdout, /^BROKEN: team history: 2 failure\(s\)$/m);
   assert.doesNotMatch(line(broken.stdout), /approved by bob/, 'the changed approval is no longer listed as verified');
   assert.match(line(broken.stdout), /approved by alice/);
 

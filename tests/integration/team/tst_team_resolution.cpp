@@ -54,6 +54,21 @@ const QString FoundUuid = u"3a58dd05-f46d-4b1d-a154-2e85c396ea62"_s;
 
 } // namespace
 
+namespace {
+
+// team verify's failures but those of creates sent with no approval at all: this suite sends its
+// creates through the queue alone (nobody approves them), which verify rightly reports (#34).
+QStringList beyondUnapproved(const TeamVerifyReport &r)
+{
+    QStringList out;
+    for (const QString &f : r.failures)
+        if (!f.contains(u"sent with 0 verified approval(s)"_s))
+            out << f;
+    return out;
+}
+
+} // namespace
+
 class TstTeamResolution : public QObject {
     Q_OBJECT
 
@@ -398,7 +413,12 @@ private slots:
         QVERIFY(h);
         QCOMPARE(h->resolutions.size(), 2);
         TeamVerifyReport report = verifyHistory(*h, policyKeys());
-        QVERIFY2(report.ok(), qPrintable(report.failures.join(u'\n')));
+        QVERIFY2(beyondUnapproved(report).isEmpty(), qPrintable(report.failures.join(u'\n')));
+        QVERIFY2(!report.failures
+                      .filter(u"proposal "_s + QString::fromLatin1(lost->id) +
+                              u" (not_created, proposed by dave): sent with 0 "_s)
+                      .isEmpty(),
+                 qPrintable(report.failures.join(u'\n')));
         const QString lostLine = report.creates.filter(QString::fromLatin1(lost->id)).value(0);
         QVERIFY2(lostLine.contains(u"not_created"_s) &&
                      lostLine.contains(u"resolved not_created by bob ["_s +
@@ -413,7 +433,7 @@ private slots:
         QVERIFY2(bundle, qPrintable(why));
         QCOMPARE(bundle->resolutions.size(), 2);
         report = verifyHistory(*bundle, policyKeys());
-        QVERIFY2(report.ok(), qPrintable(report.failures.join(u'\n')));
+        QVERIFY2(beyondUnapproved(report).isEmpty(), qPrintable(report.failures.join(u'\n')));
         QCOMPARE(report.creates, verifyHistory(*h, policyKeys()).creates);
 
         // One byte changed in the stored statement (by the owner, who can): fails, naming the row.
@@ -424,12 +444,14 @@ private slots:
         h = history();
         QVERIFY(h);
         report = verifyHistory(*h, policyKeys());
-        QVERIFY(!report.ok());
-        QCOMPARE(report.failures.size(), 1);
-        QVERIFY2(report.failures.at(0).startsWith(
-                     u"resolution "_s + QString::fromLatin1(snapshot->resolution->id) +
-                     u" (proposal "_s + QString::fromLatin1(lost->id) + u", bob, not_created)"_s),
-                 qPrintable(report.failures.at(0)));
+        // Its signature, and the chain's record of the statement it held.
+        QStringList failures = beyondUnapproved(report);
+        QCOMPARE(failures.size(), 2);
+        for (const QString &f : failures)
+            QVERIFY2(f.startsWith(u"resolution "_s + QString::fromLatin1(snapshot->resolution->id) +
+                                  u" (proposal "_s + QString::fromLatin1(lost->id) +
+                                  u", bob, not_created)"_s),
+                     qPrintable(f));
         FB_SQL(*owner,
                "UPDATE fabric_team.resolutions SET statement = replace(statement, '\"bob \"', "
                "'\"bob\"') WHERE proposal_id = $1::uuid",
@@ -437,7 +459,7 @@ private slots:
         h = history();
         QVERIFY(h);
         report = verifyHistory(*h, policyKeys());
-        QVERIFY2(report.ok(), qPrintable(report.failures.join(u'\n')));
+        QVERIFY2(beyondUnapproved(report).isEmpty(), qPrintable(report.failures.join(u'\n')));
         // A resolution the owner forges in the proposer's name (it bypasses the row-level
         // security) fails too, even signed with a key the policy lists for that role.
         const auto forged = signResolution(*third, u"not_created"_s, {}, sha("forged"), u"carol"_s,
@@ -456,9 +478,10 @@ private slots:
         keys.append(
             fb::ApproverKey{u"carol"_s, ApprovalKeys::fingerprint(dave.publicKey), dave.publicKey});
         report = verifyHistory(*h, keys);
-        QCOMPARE(report.failures.size(), 1);
-        QVERIFY2(report.failures.at(0).contains(u"is the proposal's proposer"_s),
-                 qPrintable(report.failures.at(0)));
+        failures = beyondUnapproved(report);
+        QCOMPARE(failures.size(), 1);
+        QVERIFY2(failures.at(0).contains(u"is the proposal's proposer"_s),
+                 qPrintable(failures.at(0)));
         QVERIFY2(TeamAudit::verify(*owner).ok, "the chain still verifies");
     }
 };

@@ -3,21 +3,8 @@
 // database and from an exported bundle, offline); a single byte changed in a stored statement, an
 // approval the schema owner forged with SQL (unsigned, or signed with a key the policy does not
 // list) and a signature replayed onto another proposal each fail, naming the row.
-#include "TeamFixture.h"
-#include "TestEnvironment.h"
-#include "core/Sha256.h"
-#include "team/ApprovalKeys.h"
-#include "team/ApprovalStatement.h"
-#include "team/ApprovalVerify.h"
-#include "team/TeamQueue.h"
+#include "TeamVerifyHarness.h"
 
-#include <QDateTime>
-#include <QFile>
-#include <QJsonArray>
-#include <QJsonDocument>
-#include <QJsonObject>
-#include <QProcess>
-#include <QTemporaryDir>
 #include <QTest>
 
 using namespace fbtest;
@@ -30,103 +17,23 @@ namespace {
 
 QByteArray propose(PgConnection &carol, const QByteArray &token)
 {
-    const auto r = carol.exec(
-        "INSERT INTO fabric_team.proposals (change_type, request, request_sha256, binding, price, "
-        "dry_run, os_user, host, mcp_client, token_sha256, expires_at) VALUES "
-        "('connection_create', '{\"name\":\"vc-1\"}', sha256(convert_to('{\"name\":\"vc-1\"}', "
-        "'UTF8')), '{}', NULL, '{\"uuid\": \"x\", \"state\": \"PROVISIONED\"}', 'carol', "
-        "'ws-1', 'claude-code 1.0', sha256($1::bytea), now() + interval '10 minutes') "
-        "RETURNING id",
-        {token});
-    if (!r.ok())
-        qWarning("propose: %s", qUtf8Printable(r.error.text()));
-    return r.ok() ? r.value->value(0, "id") : QByteArray();
+    return proposeRow(carol, token);
 }
 
-std::optional<TeamProposal> readProposal(PgConnection &c, const QByteArray &id)
-{
-    const auto r = c.exec("SELECT " + fb::team::proposalColumns() +
-                              " FROM fabric_team.proposals WHERE id = $1",
-                          {id});
-    if (!r.ok() || r.value->rowCount() != 1)
-        return std::nullopt;
-    return fb::team::proposalFromRow(*r.value, 0);
-}
-
-// What the approver's app signs for proposal id.
-ApprovalStatement statementFor(const TeamProposal &p, const QString &role)
-{
-    ApprovalStatement s;
-    s.proposalId = p.id;
-    s.changeType = p.changeType;
-    s.requestSha256 = p.requestSha256;
-    s.dryRunSha256 = fb::team::canonicalJsonSha256Hex(p.dryRun);
-    s.dialogSha256 = Sha256::hash(QByteArray("the dialog " + role.toUtf8() + " saw")).toHex();
-    s.decision = QStringLiteral("approve");
-    s.approver = role;
-    s.decidedMs = QDateTime::currentMSecsSinceEpoch();
-    s.expiresMs = p.expiresMs;
-    return s;
-}
-
-// As the approver: the database fills in approver (current_user).
-const char *InsertOwn =
-    "INSERT INTO fabric_team.approvals (proposal_id, decision, dialog_sha256, statement, "
-    "signature, public_key) VALUES ($1, $2, decode($3, 'hex'), $4, decode($5, 'hex'), "
-    "decode($6, 'hex')) RETURNING id";
-// As the schema owner, in anyone's name.
-const char *InsertSigned =
-    "INSERT INTO fabric_team.approvals (proposal_id, approver, decision, dialog_sha256, "
-    "statement, signature, public_key) VALUES ($1, $2, $3, decode($4, 'hex'), $5, "
-    "decode($6, 'hex'), decode($7, 'hex')) RETURNING id";
+const char *InsertSigned = InsertSignedApproval;
 
 } // namespace
 
-class TstTeamVerify : public QObject {
+class TstTeamVerify : public QObject, private TeamVerifyHarness {
     Q_OBJECT
 
 private:
-    TeamFixture fx;
-    QTemporaryDir scratch;
-    QString policyPath;
     QByteArray aliceKey, bobKey;
 
-    std::unique_ptr<PgConnection> as(const QString &role, const QString &db)
-    {
-        return connectAs(fx.cluster, role, db);
-    }
-
-    int verify(const QStringList &args, QByteArray *output, const QString &policy = {})
-    {
-        QProcess p;
-        p.setProcessChannelMode(QProcess::MergedChannels);
-        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-        env.insert(QStringLiteral("FABRIC_BROKER_POLICY"), policy.isEmpty() ? policyPath : policy);
-        p.setProcessEnvironment(env);
-        p.start(brokerBinary(),
-                QStringList{QStringLiteral("team"), QStringLiteral("verify")} + args);
-        if (!p.waitForFinished(60000))
-            return -1;
-        *output = p.readAll();
-        return p.exitCode();
-    }
-
-    // Signs and inserts role's approval of id (as role itself, as the app would); its row id.
     QByteArray approve(const QString &db, const QString &role, const QByteArray &key,
                        const QByteArray &id)
     {
-        auto c = as(role, db);
-        const auto p = readProposal(*c, id);
-        if (!p)
-            return {};
-        const ApprovalStatement s = statementFor(*p, role);
-        const QByteArray text = s.canonical();
-        const auto r = c->exec(InsertOwn, {id, "approve", s.dialogSha256, text,
-                                           ApprovalKeys::sign(key, text)->toHex(),
-                                           ApprovalKeys::publicKeyOf(key)->toHex()});
-        if (!r.ok())
-            qWarning("approve: %s", qUtf8Printable(r.error.text()));
-        return r.ok() ? r.value->value(0, "id") : QByteArray();
+        return decide(db, role, key, id);
     }
 
     // A database with one proposal carol made, alice and bob approved and carol created.
@@ -137,13 +44,9 @@ private:
         *proposalId = propose(*carol, "tok-1");
         *aliceRow = approve(db, QStringLiteral("alice"), aliceKey, *proposalId);
         approve(db, QStringLiteral("bob"), bobKey, *proposalId);
-        for (const char *state : {"consumed", "sending", "created"})
-            carol->exec("UPDATE fabric_team.proposals SET state = $2 WHERE id = $1",
-                        {*proposalId, state});
+        move(*carol, *proposalId, {"consumed", "sending", "created"});
         return db;
     }
-
-    QString uri(const QString &db) { return fx.cluster.uri(QStringLiteral("alice"), db); }
 
 private slots:
     void initTestCase()
@@ -152,20 +55,14 @@ private slots:
         QVERIFY(scratch.isValid());
         aliceKey = *ApprovalKeys::generate();
         bobKey = *ApprovalKeys::generate();
-        QJsonArray keys;
-        for (const auto &[role, key] : {std::pair{QStringLiteral("alice"), aliceKey},
-                                        std::pair{QStringLiteral("bob"), bobKey}}) {
-            const QByteArray pub = *ApprovalKeys::publicKeyOf(key);
-            keys.append(QJsonObject{{QStringLiteral("role"), role},
-                                    {QStringLiteral("fingerprint"), ApprovalKeys::fingerprint(pub)},
-                                    {QStringLiteral("public_key"), ApprovalKeys::toBase64(pub)}});
-        }
         policyPath = scratch.filePath(QStringLiteral("policy.json"));
-        QFile f(policyPath);
-        QVERIFY(f.open(QIODevice::WriteOnly));
-        f.write(QJsonDocument(QJsonObject{{QStringLiteral("team"),
-                                           QJsonObject{{QStringLiteral("approver_keys"), keys}}}})
-                    .toJson());
+        QVERIFY(writeJson(
+            policyPath,
+            QJsonObject{
+                {QStringLiteral("team"),
+                 QJsonObject{{QStringLiteral("approver_keys"),
+                              QJsonArray{approverKeyJson(QStringLiteral("alice"), aliceKey),
+                                         approverKeyJson(QStringLiteral("bob"), bobKey)}}}}}));
     }
 
     void honestHistoryVerifiesAndExports()
@@ -186,13 +83,17 @@ private slots:
                 output.contains("approved by bob [") &&
                 output.contains(Sha256::hash("the dialog alice saw").toHex().left(16)),
             output.constData());
-        // Offline: the bundle verifies with the policy's keys, and with its own when the policy
-        // lists none (then it prints them to compare).
+        // Offline: the bundle verifies with the policy's keys; without them it is UNVERIFIED
+        // unless --trust-bundle-keys says to use its own (then it prints them to compare).
         QVERIFY2(verify({QStringLiteral("--bundle"), bundle}, &output) == 0 &&
                      output.contains("OK: bundle "),
                  output.constData());
         QCOMPARE(verify({QStringLiteral("--bundle"), bundle}, &output,
                         scratch.filePath(QStringLiteral("absent.json"))),
+                 1);
+        QVERIFY2(output.startsWith("UNVERIFIED: bundle "), output.constData());
+        QCOMPARE(verify({QStringLiteral("--bundle"), bundle, QStringLiteral("--trust-bundle-keys")},
+                        &output, scratch.filePath(QStringLiteral("absent.json"))),
                  0);
         QVERIFY2(output.contains("the bundle's own keys") && output.contains(alicePrint.toUtf8()),
                  output.constData());
@@ -242,7 +143,12 @@ private slots:
         QVERIFY2(output.contains(QByteArray("FAIL: approval " + aliceRow + " (proposal " + id +
                                             ", alice, approve): the signature is invalid")),
                  output.constData());
-        QVERIFY2(output.contains("BROKEN: team history: 1 failure(s)"), output.constData());
+        // And the chain, which recorded the statement's hash with the decision, no longer agrees.
+        QVERIFY2(output.contains(QByteArray("FAIL: approval " + aliceRow + " (proposal " + id +
+                                            ", alice, approve): differs from its "
+                                            "approval_recorded event (seq ")),
+                 output.constData());
+        QVERIFY2(output.contains("BROKEN: team history: 2 failure(s)"), output.constData());
         // That byte alone: put back, the history verifies again.
         FB_SQL(*owner, "UPDATE fabric_team.approvals SET statement = $2 WHERE id = $1",
                {aliceRow, statement});
