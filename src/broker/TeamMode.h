@@ -4,7 +4,7 @@
 // the comparison of a consumed row with this broker's own proposal. Pure functions.
 #include "broker/BrokerContext.h"
 #include "core/CompiledRequest.h"
-#include "core/TeamPolicy.h"
+#include "core/TeamPolicy.h" // teamRequired: team.quorum's count for a price
 #include "team/TeamQueue.h"
 
 #include <QJsonObject>
@@ -18,11 +18,9 @@ inline const QString TeamKeysMissing = QStringLiteral(
     "team.approver_keys is not set by the administrator's policy: in team mode only signed "
     "approvals count, so no proposal could ever be approved (docs/team.md, \"Who turns team "
     "mode on\")");
-// team.quorum's count for a change with this price context (1 without the key).
-int teamRequired(const Policy &policy, const QJsonObject &priceContext);
 // The keys whose signed approvals count (team.approver_keys of the effective policy); nullopt
-// when the policy does not set it (approvals need not be signed). A value that does not parse
-// counts as an empty list: no approval counts (the policy loader refuses such a file anyway).
+// when the policy does not set it (team mode then refuses: TeamKeysMissing). A value that does not
+// parse counts as an empty list: no approval counts (the policy loader refuses such a file anyway).
 std::optional<QList<ApproverKey>> teamApproverKeys(const Policy &policy);
 // {"fabric_endpoint": ..., "credential_identity": ...}: what the row's binding holds.
 QJsonObject teamBindingJson(const QString &endpoint, const QString &credentialIdentity);
