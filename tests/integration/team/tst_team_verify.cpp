@@ -9,6 +9,7 @@
 #include "team/ApprovalKeys.h"
 #include "team/ApprovalStatement.h"
 #include "team/ApprovalVerify.h"
+#include "team/ApproverDecision.h"
 #include "team/TeamQueue.h"
 
 #include <QDateTime>
@@ -56,11 +57,16 @@ std::optional<TeamProposal> readProposal(PgConnection &c, const QByteArray &id)
 // What the approver's app signs for proposal id.
 ApprovalStatement statementFor(const TeamProposal &p, const QString &role)
 {
-    ApprovalStatement s;
+    ApprovalStatement s; // version 2: what the app computed from the row it showed
     s.proposalId = p.id;
     s.changeType = p.changeType;
-    s.requestSha256 = p.requestSha256;
+    s.requestSha256 = fb::team::requestSha256Shown(p);
     s.dryRunSha256 = fb::team::canonicalJsonSha256Hex(p.dryRun);
+    s.priceSha256 = fb::team::priceSha256Hex(p.price);
+    s.fabricEndpoint = fb::team::fabricTargetOf(p).endpoint;
+    s.credentialIdentity = fb::team::fabricTargetOf(p).identity;
+    s.tokenSha256 = p.tokenSha256;
+    s.proposer = p.proposer;
     s.dialogSha256 = Sha256::hash(QByteArray("the dialog " + role.toUtf8() + " saw")).toHex();
     s.decision = QStringLiteral("approve");
     s.approver = role;
