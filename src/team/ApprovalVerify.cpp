@@ -119,7 +119,13 @@ ApprovalCheck verifyApproval(const TeamProposal &proposal, const SignedApproval 
                   "type and request body"_s);
     if (s.dryRunSha256 != canonicalJsonSha256Hex(proposal.dryRun))
         return no(u"the statement's dry_run_sha256 is not the proposal's dry-run response"_s);
-    if (s.version == 2) {
+    // A proposal without its token hash (never so in the database: a bundle of format 1, which
+    // carries no token hash, binding or price) leaves those three unchecked, in history only.
+    const bool partial = accept == StatementVersions::WithHistory && proposal.tokenSha256.isEmpty();
+    if (s.version == 2 && partial)
+        c.unchecked = {u"price_sha256"_s, u"fabric_endpoint"_s, u"credential_identity"_s,
+                       u"token_sha256"_s};
+    if (s.version == 2 && !partial) {
         if (s.priceSha256 != priceSha256Hex(proposal.price))
             return no(u"the statement's price_sha256 is not the proposal's price"_s);
         const FabricTarget target = fabricTargetOf(proposal);
@@ -128,10 +134,10 @@ ApprovalCheck verifyApproval(const TeamProposal &proposal, const SignedApproval 
                       "proposal's binding"_s);
         if (s.tokenSha256 != proposal.tokenSha256.toLower())
             return no(u"the statement's token_sha256 is not the proposal's token"_s);
-        if (s.proposer != proposal.proposer)
-            return no(u"the statement's proposer %1 is not the proposal's %2"_s.arg(
-                s.proposer, proposal.proposer));
     }
+    if (s.version == 2 && s.proposer != proposal.proposer)
+        return no(u"the statement's proposer %1 is not the proposal's %2"_s.arg(s.proposer,
+                                                                                proposal.proposer));
     if (s.dialogSha256 != approval.dialogSha256.toHex())
         return no(u"the statement's dialog_sha256 is not the row's dialog text"_s);
     if (s.expiresMs != proposal.expiresMs)

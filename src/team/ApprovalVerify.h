@@ -27,6 +27,10 @@ struct ApprovalCheck {
     QString reason;      // why it does not count (empty when it counts)
     QString fingerprint; // of the policy key whose signature verified (when one did)
     std::optional<ApprovalStatement> statement;
+    // History only: the version 2 members the proposal given could not be checked against,
+    // because it does not carry them (a team bundle of format 1 has no token hash, binding or
+    // price). Always empty for StatementVersions::CurrentOnly, which checks every member.
+    QStringList unchecked;
 };
 
 // What an approver's app stores with its decision: the statement of what it showed, signed.

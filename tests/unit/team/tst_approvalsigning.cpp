@@ -446,6 +446,27 @@ private slots:
                  QStringList{QStringLiteral("alice")});
     }
 
+    // A team bundle of format 1 has no token hash, binding or price: history leaves those
+    // unchecked and says so; a quorum never does.
+    void aProposalWithoutTokenHashIsCheckedOnlyInPart()
+    {
+        TeamProposal bundled = proposal();
+        bundled.tokenSha256.clear();
+        bundled.binding = {};
+        bundled.price.reset();
+        const SignedApproval row = signedRow(statement());
+        const ApprovalCheck history = verifyApproval(bundled, row, policyKeys());
+        QVERIFY2(history.counts, qPrintable(history.reason));
+        QCOMPARE(history.unchecked.size(), 4);
+        QVERIFY(verifyApproval(proposal(), row, policyKeys()).unchecked.isEmpty());
+        const ApprovalCheck now =
+            verifyApproval(bundled, row, policyKeys(), StatementVersions::CurrentOnly);
+        QVERIFY(!now.counts);
+        // What is there is still checked: the body, the proposer.
+        bundled.request = R"({"a":2})";
+        QVERIFY(!verifyApproval(bundled, row, policyKeys()).counts);
+    }
+
     void tamperedStatementDoesNotCount()
     {
         SignedApproval a = signedRow(statement());
