@@ -1596,6 +1596,26 @@ request SHA-256: %2</source>
         <source>The search could not tell (%1), so its outcome cannot be marked here. Look it up where the create was sent: %2</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Refused: this proposal is not shown and cannot be approved here: %1.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>(none given)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Fabric: Sandbox, endpoint %1 (loopback, on the proposing workstation: nothing is billed)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Fabric: Production, endpoint %1 (billable)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Fabric credentials: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>fb::TeamDesk</name>

@@ -104,7 +104,17 @@ void ConfirmOperation::teamConsumed(const team::TeamConsumeReply &reply)
         return finishNotExecuted(m_state.checks, u"team_unavailable"_s,
                                  TeamKeysMissing + u". Nothing was sent; the token is used up."_s,
                                  notAsked);
-    if (const QString mismatch = teamRowMismatch(row, m_state.proposal); !mismatch.isEmpty()) {
+    QString mismatch = teamRowMismatch(row, m_state.proposal);
+    // Approvals sign the row's token hash and proposer role (docs/team-signing.md): they must be
+    // this broker's own, so a statement counts only for what it published, and the quorum's
+    // "never the proposer" means this broker's role.
+    if (mismatch.isEmpty() && row.tokenSha256.toLower() != m_state.tokenSha256.toLower().toLatin1())
+        mismatch = u"the team's row holds another token hash than this confirm's"_s;
+    const QString me = context()->team() ? context()->team()->role() : QString();
+    if (mismatch.isEmpty() && row.proposer != me)
+        mismatch = u"the team's row names proposer %1, this broker is %2"_s.arg(
+            row.proposer.left(64), me.left(64));
+    if (!mismatch.isEmpty()) {
         m_state.checks.requestMatchesBinding = false;
         return finishNotExecuted(
             m_state.checks, u"binding_mismatch"_s,

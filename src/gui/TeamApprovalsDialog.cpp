@@ -3,9 +3,9 @@
 #include "core/UntrustedText.h"
 #include "team/ApprovalKeys.h"
 #include "team/ApprovalVerify.h"
+#include "team/ApproverDecision.h"
 #include "team/TeamQueue.h"
 
-#include <QCryptographicHash>
 #include <QDateTime>
 #include <QDialogButtonBox>
 #include <QHBoxLayout>
@@ -165,8 +165,20 @@ TeamApprovalsDialog::TeamApprovalsDialog(team::TeamQueue *queue, QWidget *parent
 
 TeamApprovalsDialog::~TeamApprovalsDialog() = default;
 
+QString TeamApprovalsDialog::refusalText(const team::TeamProposal &p)
+{
+    const QString why = team::refusalOf(p);
+    if (why.isEmpty())
+        return {};
+    return tr("Refused: this proposal is not shown and cannot be approved here: %1.")
+        .arg(inert(why, 300));
+}
+
 QString TeamApprovalsDialog::decisionText(const team::TeamProposal &p)
 {
+    const team::FabricTarget target = team::fabricTargetOf(p);
+    const QString endpoint =
+        target.endpoint.isEmpty() ? tr("(none given)") : inert(target.endpoint, 256);
     const QString body =
         QString::fromUtf8(QJsonDocument::fromJson(p.request).toJson(QJsonDocument::Indented));
     QStringList lines{
@@ -175,11 +187,17 @@ QString TeamApprovalsDialog::decisionText(const team::TeamProposal &p)
             .arg(inert(p.proposer, 64), inert(p.osUser, 64), inert(p.host, 64)),
         tr("MCP client: %1").arg(inert(p.mcpClient)),
         tr("Price: %1").arg(priceText(p)),
+        target.sandbox ? tr("Fabric: Sandbox, endpoint %1 (loopback, on the proposing "
+                            "workstation: nothing is billed)")
+                             .arg(endpoint)
+                       : tr("Fabric: Production, endpoint %1 (billable)").arg(endpoint),
+        tr("Fabric credentials: %1")
+            .arg(target.identity.isEmpty() ? tr("(none given)") : inert(target.identity, 256)),
         tr("State: %1").arg(inert(p.state, 16)),
         tr("Expires: %1")
             .arg(QDateTime::fromMSecsSinceEpoch(p.expiresMs, QTimeZone::utc())
                      .toString(Qt::ISODate)),
-        tr("Request SHA-256: %1").arg(inert(QString::fromLatin1(p.requestSha256), 64)),
+        tr("Request SHA-256: %1").arg(QString::fromLatin1(team::requestSha256Shown(p))),
         tr("Request:")};
     for (const QString &line : body.split(u'\n', Qt::SkipEmptyParts))
         lines << QStringLiteral("  ") + inert(line, 400);
@@ -291,13 +309,16 @@ void TeamApprovalsDialog::showSelected()
     const int row = m_list->currentRow();
     const bool valid = row >= 0 && row < m_rows->proposals.size();
     const team::TeamProposal *p = valid ? &m_rows->proposals.at(row) : nullptr;
-    const bool open = p && (p->state == u"pending" || p->state == u"consumed");
+    const QString refusal = p ? refusalText(*p) : QString();
+    const bool open = p && refusal.isEmpty() && (p->state == u"pending" || p->state == u"consumed");
     const bool available = m_queue && m_queue->isAvailable();
     const bool own = p && m_queue && p->proposer == m_queue->role();
     const bool usable = available && open;
     const auto lookup = p ? m_rows->lookups.constFind(p->id) : m_rows->lookups.cend();
     const bool looked = p && lookup != m_rows->lookups.cend();
-    if (p && unresolved(*p))
+    if (!refusal.isEmpty())
+        m_details->setPlainText(refusal); // never the row's text: it is not what was published
+    else if (p && unresolved(*p))
         m_details->setPlainText(
             looked ? resolutionText(*p, *lookup)
                    : decisionText(*p) + u'\n' +
@@ -308,14 +329,16 @@ void TeamApprovalsDialog::showSelected()
     m_approve->setEnabled(usable && !own);
     m_deny->setEnabled(usable);
     // Resolving: a person other than the proposer, on what the lookup found.
-    const bool resolvable =
-        available && p && unresolved(*p) && !own && looked && m_queue->isApprover() && lookup->ok;
+    const bool resolvable = available && p && refusal.isEmpty() && unresolved(*p) && !own &&
+                            looked && m_queue->isApprover() && lookup->ok;
     m_markCreated->setEnabled(resolvable && !lookup->onlyUuid().isEmpty());
     m_markNotCreated->setEnabled(resolvable && lookup->matches.isEmpty());
     const bool showResolve = p && (p->state == u"unknown" || p->resolution.has_value());
     m_markCreated->setVisible(showResolve);
     m_markNotCreated->setVisible(showResolve);
-    if (p && unresolved(*p)) {
+    if (!refusal.isEmpty()) {
+        m_status->setText(refusal);
+    } else if (p && unresolved(*p)) {
         QString next;
         if (own)
             next = tr("This is your own proposal: another person marks its outcome.");
@@ -383,19 +406,18 @@ void TeamApprovalsDialog::decideSelected(const QString &decision)
     if (!m_queue || row < 0 || row >= m_rows->proposals.size())
         return;
     const team::TeamProposal p = m_rows->proposals.at(row);
-    // The decision is bound to exactly what this dialog shows.
-    const QByteArray shown = decisionText(p).toUtf8();
-    if (m_details->toPlainText().toUtf8() != shown)
+    // The decision is bound to exactly what this dialog shows, and only a row it shows.
+    const QString shown = decisionText(p);
+    if (!refusalText(p).isEmpty() || m_details->toPlainText() != shown)
         return;
-    const QByteArray digest = QCryptographicHash::hash(shown, QCryptographicHash::Sha256);
     m_approve->setEnabled(false);
     m_deny->setEnabled(false);
     if (m_keyLoader)
         m_status->setText(tr("Signing your decision with your approval key..."));
     QPointer<TeamApprovalsDialog> self(this);
-    withKey([self, p, decision, digest](const QByteArray &key, const QString &error) {
+    withKey([self, p, decision, shown](const QByteArray &key, const QString &error) {
         if (self)
-            self->record(p, decision, digest, key, error);
+            self->record(p, decision, shown, key, error);
     });
 }
 
@@ -427,10 +449,10 @@ void TeamApprovalsDialog::resolveSelected(const QString &outcome)
         (outcome != u"created" && !lookup->matches.isEmpty()))
         return;
     // Bound to exactly what this dialog shows: the proposal and what the catalog said.
-    const QByteArray shown = resolutionText(p, *lookup).toUtf8();
-    if (m_details->toPlainText().toUtf8() != shown)
+    const QString shown = resolutionText(p, *lookup);
+    if (!refusalText(p).isEmpty() || m_details->toPlainText() != shown)
         return;
-    const QByteArray digest = QCryptographicHash::hash(shown, QCryptographicHash::Sha256);
+    const QByteArray digest = team::shownTextSha256(shown);
     m_markCreated->setEnabled(false);
     m_markNotCreated->setEnabled(false);
     if (m_keyLoader)
@@ -470,19 +492,19 @@ void TeamApprovalsDialog::recordResolution(const team::TeamProposal &p, const QS
 }
 
 void TeamApprovalsDialog::record(const team::TeamProposal &p, const QString &decision,
-                                 const QByteArray &digest, const QByteArray &privateKey,
+                                 const QString &shown, const QByteArray &privateKey,
                                  const QString &keyError)
 {
     if (!m_queue)
         return;
     // What is signed is the decision on exactly the row read and the text shown.
     const Signing signedBy = signing(privateKey, keyError, [&] {
-        return team::signDecision(p, decision, digest, m_queue->role(), privateKey,
-                                  QDateTime::currentMSecsSinceEpoch());
+        return team::signShownDecision(p, decision, shown, m_queue->role(), privateKey,
+                                       QDateTime::currentMSecsSinceEpoch());
     });
     QPointer<TeamApprovalsDialog> self(this);
     m_queue->decide(
-        p.id, decision, digest,
+        p.id, decision, team::shownTextSha256(shown),
         [self, id = p.id, decision, how = signedBy.how](const std::optional<bool> &ok,
                                                         const QString &error) {
             if (!self)

@@ -1,9 +1,12 @@
 #pragma once
 // TeamApprovalsDialog: an approver's view of the team queue (docs/team.md, "The queue"): the
 // proposals of every workstation still open to a decision, and those left `unknown`, read from
-// the team database and read again on every wake-up (NOTIFY) and reconnect. Approve and Deny
-// record this role's decision with the SHA-256 of the exact text shown, and with this operator's
-// signed statement of it (docs/team-signing.md) when a key loader is set and finds the key; the
+// the team database and read again on every wake-up (NOTIFY) and reconnect. Each is shown with
+// where it goes (Sandbox or Production, endpoint, credentials) and the Request SHA-256 computed
+// from the body shown; a row whose stored hash is not its body's is refused (one plain line,
+// nothing to decide). Approve and Deny record this role's decision with the SHA-256 of the exact
+// text shown, and with this operator's signed statement of it (docs/team-signing.md; made by
+// team/ApproverDecision) when a key loader is set and finds the key; the
 // approvals of the selected proposal that the proposing broker did not count (approval_rejected
 // in the team audit chain) are listed under the details. Non-modal: the caller
 // open()s it; it never blocks. Every value is the database's, shown as inert plain text. While
@@ -36,8 +39,14 @@ public:
     explicit TeamApprovalsDialog(team::TeamQueue *queue, QWidget *parent = nullptr);
     ~TeamApprovalsDialog() override;
 
-    // The text a decision on proposal p is made on (what the details pane shows).
+    // The text a decision on proposal p is made on (what the details pane shows): its Request
+    // SHA-256 is the agent's request_sha256, computed from the body shown; the binding says
+    // where the create goes (Sandbox or Production, endpoint, credentials).
     static QString decisionText(const team::TeamProposal &p);
+    // What the details pane shows instead of a row whose stored hash is not its body's
+    // (team/ApproverDecision's refusalOf): one plain line; nothing can be decided on it. Empty
+    // when the row may be shown.
+    static QString refusalText(const team::TeamProposal &p);
 
     // Gets this operator's approval key (the raw 32 bytes of the Ed25519 private key) or says
     // why there is none; called once per decision, answers once, later, from the event loop.
@@ -74,7 +83,7 @@ private:
     void showAvailability(bool available, const QString &reason);
     void showSelected();
     void decideSelected(const QString &decision);
-    void record(const team::TeamProposal &p, const QString &decision, const QByteArray &digest,
+    void record(const team::TeamProposal &p, const QString &decision, const QString &shown,
                 const QByteArray &privateKey, const QString &keyError);
     void showRejections();
     void lookUpUnknown();

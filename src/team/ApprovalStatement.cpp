@@ -15,14 +15,34 @@ namespace fb::team {
 
 namespace {
 
-const QStringList &memberNames()
+// Each version's members, sorted (as QJsonObject's keys are).
+const QStringList &memberNames(int version)
 {
-    static const QStringList names{
+    static const QStringList v1{
         u"approver"_s,      u"change_type"_s,    u"decided_at"_s, u"decision"_s,
         u"dialog_sha256"_s, u"dry_run_sha256"_s, u"expires_at"_s, u"format"_s,
         u"proposal_id"_s,   u"request_sha256"_s,
     };
-    return names;
+    static const QStringList v2{
+        u"approver"_s,        u"change_type"_s,    u"credential_identity"_s, u"decided_at"_s,
+        u"decision"_s,        u"dialog_sha256"_s,  u"dry_run_sha256"_s,      u"expires_at"_s,
+        u"fabric_endpoint"_s, u"format"_s,         u"price_sha256"_s,        u"proposal_id"_s,
+        u"proposer"_s,        u"request_sha256"_s, u"token_sha256"_s,
+    };
+    return version == 1 ? v1 : v2;
+}
+
+bool isRoleName(const QString &s)
+{
+    static const QRegularExpression roleRe(u"^[^\\x00-\\x1f\\x7f]{1,63}\\z"_s);
+    return roleRe.match(s).hasMatch() && s.toUtf8().size() <= 63;
+}
+
+// The binding's text: at most 256 bytes (the parser's bound), no control characters.
+bool isBindingText(const QString &s)
+{
+    static const QRegularExpression re(u"^[^\\x00-\\x1f\\x7f]*\\z"_s);
+    return re.match(s).hasMatch();
 }
 
 bool isHex64(const QString &s)
@@ -53,10 +73,46 @@ std::optional<qint64> statementTimeFromText(const QString &text)
     return ms;
 }
 
+qint64 statementExpiryMs(qint64 microseconds)
+{
+    // Round half away from zero, as PostgreSQL's numeric-to-bigint cast.
+    const qint64 whole = microseconds / 1000;
+    const qint64 rest = microseconds % 1000; // same sign as microseconds
+    if (rest >= 500)
+        return whole + 1;
+    if (rest <= -500)
+        return whole - 1;
+    return whole;
+}
+
+QByteArray priceSha256Hex(const std::optional<QJsonObject> &price)
+{
+    return Sha256::hash(canonicalJson(price ? QJsonValue(*price) : QJsonValue(QJsonValue::Null)))
+        .toHex();
+}
+
 QJsonObject ApprovalStatement::toJson() const
 {
+    if (version == 2)
+        return QJsonObject{
+            {u"format"_s, QString::fromLatin1(Format)},
+            {u"proposal_id"_s, QString::fromLatin1(proposalId)},
+            {u"change_type"_s, changeType},
+            {u"request_sha256"_s, QString::fromLatin1(requestSha256)},
+            {u"dry_run_sha256"_s, QString::fromLatin1(dryRunSha256)},
+            {u"price_sha256"_s, QString::fromLatin1(priceSha256)},
+            {u"fabric_endpoint"_s, fabricEndpoint},
+            {u"credential_identity"_s, credentialIdentity},
+            {u"token_sha256"_s, QString::fromLatin1(tokenSha256)},
+            {u"proposer"_s, proposer},
+            {u"dialog_sha256"_s, QString::fromLatin1(dialogSha256)},
+            {u"decision"_s, decision},
+            {u"approver"_s, approver},
+            {u"decided_at"_s, statementTime(decidedMs)},
+            {u"expires_at"_s, statementTime(expiresMs)},
+        };
     return QJsonObject{
-        {u"format"_s, QString::fromLatin1(Format)},
+        {u"format"_s, QString::fromLatin1(FormatV1)},
         {u"proposal_id"_s, QString::fromLatin1(proposalId)},
         {u"change_type"_s, changeType},
         {u"request_sha256"_s, QString::fromLatin1(requestSha256)},
@@ -93,15 +149,18 @@ std::optional<ApprovalStatement> ApprovalStatement::parse(const QByteArray &text
     if (!doc.isObject())
         return fail(u"the statement is not a JSON object"_s);
     const QJsonObject o = doc.object();
-    if (o.keys() != memberNames()) // QJsonObject's keys are sorted
-        return fail(
-            u"the statement must have exactly the members %1"_s.arg(memberNames().join(u", "_s)));
-    for (const QString &k : memberNames())
+    const QString format = o.value(u"format"_s).toString();
+    const int version = format == QLatin1StringView(FormatV1) ? 1 : 2;
+    if (version == 2 && format != QLatin1StringView(Format))
+        return fail(u"format: must be \"%1\" (or \"%2\" in old history)"_s.arg(
+            QLatin1StringView(Format), QLatin1StringView(FormatV1)));
+    const QStringList &members = memberNames(version);
+    if (o.keys() != members) // QJsonObject's keys are sorted
+        return fail(u"the statement must have exactly the members %1"_s.arg(members.join(u", "_s)));
+    for (const QString &k : members)
         if (!o.value(k).isString() || o.value(k).toString().toUtf8().size() > 256)
             return fail(u"%1: must be a string of at most 256 bytes"_s.arg(k));
     auto str = [&o](const char *k) { return o.value(QLatin1StringView(k)).toString(); };
-    if (str("format") != QLatin1StringView(Format))
-        return fail(u"format: must be \"%1\""_s.arg(QLatin1StringView(Format)));
     static const QRegularExpression uuidRe(
         u"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"_s);
     if (!uuidRe.match(str("proposal_id")).hasMatch())
@@ -110,19 +169,29 @@ std::optional<ApprovalStatement> ApprovalStatement::parse(const QByteArray &text
                                          u"service_token_create"_s};
     if (!changeTypes.contains(str("change_type")))
         return fail(u"change_type: must be one of %1"_s.arg(changeTypes.join(u", "_s)));
-    for (const char *k : {"request_sha256", "dry_run_sha256", "dialog_sha256"})
+    QList<const char *> hashes{"request_sha256", "dry_run_sha256", "dialog_sha256"};
+    if (version == 2)
+        hashes << "price_sha256"
+               << "token_sha256";
+    for (const char *k : std::as_const(hashes))
         if (!isHex64(str(k)))
             return fail(u"%1: must be 64 lower-case hex digits"_s.arg(QLatin1StringView(k)));
     if (str("decision") != u"approve"_s && str("decision") != u"deny"_s)
         return fail(u"decision: must be approve or deny"_s);
-    static const QRegularExpression roleRe(u"^[^\\x00-\\x1f\\x7f]{1,63}$"_s);
-    if (!roleRe.match(str("approver")).hasMatch() || str("approver").toUtf8().size() > 63)
+    if (!isRoleName(str("approver")))
         return fail(u"approver: must be a role name (1 to 63 bytes, no control characters)"_s);
+    if (version == 2 && !isRoleName(str("proposer")))
+        return fail(u"proposer: must be a role name (1 to 63 bytes, no control characters)"_s);
+    if (version == 2)
+        for (const char *k : {"fabric_endpoint", "credential_identity"})
+            if (!isBindingText(str(k)))
+                return fail(u"%1: must have no control characters"_s.arg(QLatin1StringView(k)));
     const auto decided = statementTimeFromText(str("decided_at"));
     const auto expires = statementTimeFromText(str("expires_at"));
     if (!decided || !expires)
         return fail(u"decided_at and expires_at: must be UTC times YYYY-MM-DDTHH:MM:SS.mmmZ"_s);
     ApprovalStatement s;
+    s.version = version;
     s.proposalId = str("proposal_id").toLatin1();
     s.changeType = str("change_type");
     s.requestSha256 = str("request_sha256").toLatin1();
@@ -132,6 +201,13 @@ std::optional<ApprovalStatement> ApprovalStatement::parse(const QByteArray &text
     s.approver = str("approver");
     s.decidedMs = *decided;
     s.expiresMs = *expires;
+    if (version == 2) {
+        s.priceSha256 = str("price_sha256").toLatin1();
+        s.fabricEndpoint = str("fabric_endpoint");
+        s.credentialIdentity = str("credential_identity");
+        s.tokenSha256 = str("token_sha256").toLatin1();
+        s.proposer = str("proposer");
+    }
     return s;
 }
 

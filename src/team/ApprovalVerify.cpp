@@ -1,6 +1,8 @@
 #include "team/ApprovalVerify.h"
 
+#include "core/CompiledRequest.h"
 #include "team/ApprovalKeys.h"
+#include "team/ApproverDecision.h"
 
 using namespace Qt::StringLiterals;
 
@@ -49,21 +51,32 @@ std::optional<SignedDecision> signDecision(const TeamProposal &proposal, const Q
                                            const QByteArray &dialogSha256, const QString &role,
                                            const QByteArray &privateKey, qint64 nowMs)
 {
+    if (!refusalOf(proposal).isEmpty())
+        return std::nullopt;
     ApprovalStatement s;
     s.proposalId = proposal.id;
     s.changeType = proposal.changeType;
-    s.requestSha256 = proposal.requestSha256.toLower();
+    s.requestSha256 = requestSha256Shown(proposal); // from the body shown, never the column
     s.dryRunSha256 = canonicalJsonSha256Hex(proposal.dryRun);
+    s.priceSha256 = priceSha256Hex(proposal.price);
+    const FabricTarget target = fabricTargetOf(proposal);
+    s.fabricEndpoint = target.endpoint;
+    s.credentialIdentity = target.identity;
+    s.tokenSha256 = proposal.tokenSha256.toLower();
+    s.proposer = proposal.proposer;
     s.dialogSha256 = dialogSha256.toHex();
     s.decision = decision;
     s.approver = role;
     s.decidedMs = nowMs;
     s.expiresMs = proposal.expiresMs;
-    return signCanonical(s.canonical(), privateKey);
+    const QByteArray statement = s.canonical();
+    if (!ApprovalStatement::parse(statement, nullptr))
+        return std::nullopt; // e.g. a binding too long to sign
+    return signCanonical(statement, privateKey);
 }
 
 ApprovalCheck verifyApproval(const TeamProposal &proposal, const SignedApproval &approval,
-                             const QList<ApproverKey> &policyKeys)
+                             const QList<ApproverKey> &policyKeys, StatementVersions accept)
 {
     ApprovalCheck c;
     auto no = [&c](const QString &why) {
@@ -77,6 +90,11 @@ ApprovalCheck verifyApproval(const TeamProposal &proposal, const SignedApproval 
     c.statement = ApprovalStatement::parse(approval.statement, &why);
     if (!c.statement)
         return no(u"the statement is invalid: %1"_s.arg(why));
+    if (c.statement->version != 2 && accept == StatementVersions::CurrentOnly)
+        return no(u"the statement is of version %1 (\"%2\"), which binds neither the body shown "
+                  "nor the price or binding: only \"%3\" counts"_s.arg(c.statement->version)
+                      .arg(QLatin1StringView(ApprovalStatement::FormatV1),
+                           QLatin1StringView(ApprovalStatement::Format)));
     c.fingerprint = listedKeyThatVerifies(policyKeys, approval.approver, approval.statement,
                                           approval.signature, approval.publicKey, &why);
     if (c.fingerprint.isEmpty())
@@ -94,10 +112,32 @@ ApprovalCheck verifyApproval(const TeamProposal &proposal, const SignedApproval 
     if (s.changeType != proposal.changeType)
         return no(u"the statement's change type %1 is not the proposal's %2"_s.arg(
             s.changeType, proposal.changeType));
-    if (s.requestSha256 != proposal.requestSha256.toLower())
+    if (s.version == 1 && s.requestSha256 != proposal.requestSha256.toLower())
         return no(u"the statement's request_sha256 is not the proposal's request"_s);
+    if (s.version == 2 && s.requestSha256 != requestSha256Shown(proposal))
+        return no(u"the statement's request_sha256 is not the SHA-256 of the proposal's change "
+                  "type and request body"_s);
     if (s.dryRunSha256 != canonicalJsonSha256Hex(proposal.dryRun))
         return no(u"the statement's dry_run_sha256 is not the proposal's dry-run response"_s);
+    // A proposal without its token hash (never so in the database: a bundle of format 1, which
+    // carries no token hash, binding or price) leaves those three unchecked, in history only.
+    const bool partial = accept == StatementVersions::WithHistory && proposal.tokenSha256.isEmpty();
+    if (s.version == 2 && partial)
+        c.unchecked = {u"price_sha256"_s, u"fabric_endpoint"_s, u"credential_identity"_s,
+                       u"token_sha256"_s};
+    if (s.version == 2 && !partial) {
+        if (s.priceSha256 != priceSha256Hex(proposal.price))
+            return no(u"the statement's price_sha256 is not the proposal's price"_s);
+        const FabricTarget target = fabricTargetOf(proposal);
+        if (s.fabricEndpoint != target.endpoint || s.credentialIdentity != target.identity)
+            return no(u"the statement's fabric_endpoint or credential_identity is not the "
+                      "proposal's binding"_s);
+        if (s.tokenSha256 != proposal.tokenSha256.toLower())
+            return no(u"the statement's token_sha256 is not the proposal's token"_s);
+    }
+    if (s.version == 2 && s.proposer != proposal.proposer)
+        return no(u"the statement's proposer %1 is not the proposal's %2"_s.arg(s.proposer,
+                                                                                proposal.proposer));
     if (s.dialogSha256 != approval.dialogSha256.toHex())
         return no(u"the statement's dialog_sha256 is not the row's dialog text"_s);
     if (s.expiresMs != proposal.expiresMs)
@@ -109,13 +149,25 @@ ApprovalCheck verifyApproval(const TeamProposal &proposal, const SignedApproval 
 }
 
 ApprovalCheck verifyApproval(const TeamProposal &proposal, const TeamApproval &approval,
-                             const QList<ApproverKey> &policyKeys)
+                             const QList<ApproverKey> &policyKeys, StatementVersions accept)
 {
     return verifyApproval(proposal,
                           SignedApproval{approval.approver, approval.decision,
                                          approval.dialogSha256, approval.statement,
                                          approval.signature, approval.publicKey},
-                          policyKeys);
+                          policyKeys, accept);
+}
+
+ApprovalCheck verifyApproval(const TeamProposal &proposal, const SignedApproval &approval,
+                             const QList<ApproverKey> &policyKeys)
+{
+    return verifyApproval(proposal, approval, policyKeys, StatementVersions::WithHistory);
+}
+
+ApprovalCheck verifyApproval(const TeamProposal &proposal, const TeamApproval &approval,
+                             const QList<ApproverKey> &policyKeys)
+{
+    return verifyApproval(proposal, approval, policyKeys, StatementVersions::WithHistory);
 }
 
 std::optional<SignedDecision> signResolution(const TeamProposal &proposal, const QString &outcome,
@@ -187,7 +239,8 @@ QuorumCount countVerifiedQuorum(const TeamProposal &proposal, const QList<TeamAp
     if (!policyKeys)
         return countQuorum(proposal, approvals, required);
     return countQuorum(proposal, approvals, required, [&](const TeamApproval &a) {
-        const ApprovalCheck c = verifyApproval(proposal, a, *policyKeys);
+        const ApprovalCheck c =
+            verifyApproval(proposal, a, *policyKeys, StatementVersions::CurrentOnly);
         return c.counts ? QString() : c.reason;
     });
 }

@@ -27,6 +27,10 @@ struct ApprovalCheck {
     QString reason;      // why it does not count (empty when it counts)
     QString fingerprint; // of the policy key whose signature verified (when one did)
     std::optional<ApprovalStatement> statement;
+    // History only: the version 2 members the proposal given could not be checked against,
+    // because it does not carry them (a team bundle of format 1 has no token hash, binding or
+    // price). Always empty for StatementVersions::CurrentOnly, which checks every member.
+    QStringList unchecked;
 };
 
 // What an approver's app stores with its decision: the statement of what it showed, signed.
@@ -36,17 +40,35 @@ struct SignedDecision {
     QByteArray publicKey; // 32 bytes
 };
 
-// The statement for role's decision on proposal, its dialog having shown the text whose SHA-256
-// is dialogSha256 (32 raw bytes), at nowMs, signed with privateKey; nullopt when privateKey is
-// not an Ed25519 key.
+// The statement (version 2) for role's decision on proposal, its dialog having shown the text
+// whose SHA-256 is dialogSha256 (32 raw bytes), at nowMs, signed with privateKey: its
+// request_sha256 computed here from the row's body and change type (never the row's column),
+// its price, binding, token hash and proposer the row's. nullopt when privateKey is not an
+// Ed25519 key or the row is one an approver is not shown (team/ApproverDecision's
+// refusalOf: its stored hash is not its body's).
 std::optional<SignedDecision> signDecision(const TeamProposal &proposal, const QString &decision,
                                            const QByteArray &dialogSha256, const QString &role,
                                            const QByteArray &privateKey, qint64 nowMs);
 
-// Counts only when: the statement parses strictly; its signature verifies with a key the policy
-// lists for the row's approver role; it names this proposal (not another: no replay), the row's
-// role and decision; and its hashes equal the proposal's request, dry run and the row's dialog
-// text, its change type and expiry the proposal's, and it was made before that expiry.
+// Which statement versions verifyApproval accepts: the current one only (what counts toward a
+// quorum), or version 1 too (team verify's old history; ApprovalCheck::statement->version says
+// which).
+enum class StatementVersions { CurrentOnly, WithHistory };
+
+// Counts only when: the statement parses strictly (and is of a version accepted); its signature
+// verifies with a key the policy lists for the row's approver role; it names this proposal (not
+// another: no replay), the row's role and decision; its change type and expiry are the
+// proposal's, its hashes the proposal's dry run and the row's dialog text, and it was made before
+// that expiry. Version 2 also: its request_sha256 is the SHA-256 of the proposal's change type and
+// body bytes (computed here), its price_sha256 the proposal's price's, its fabric_endpoint and
+// credential_identity the proposal's binding, its token_sha256 and proposer the proposal's.
+// Version 1: its request_sha256 is the row's column. proposal is the row as the caller knows it
+// (the proposing broker: the row it consumed and checked against what it published).
+ApprovalCheck verifyApproval(const TeamProposal &proposal, const SignedApproval &approval,
+                             const QList<ApproverKey> &policyKeys, StatementVersions accept);
+ApprovalCheck verifyApproval(const TeamProposal &proposal, const TeamApproval &approval,
+                             const QList<ApproverKey> &policyKeys, StatementVersions accept);
+// The same, version 1 accepted: for history (team verify) only, never for a quorum.
 ApprovalCheck verifyApproval(const TeamProposal &proposal, const SignedApproval &approval,
                              const QList<ApproverKey> &policyKeys);
 ApprovalCheck verifyApproval(const TeamProposal &proposal, const TeamApproval &approval,
@@ -73,8 +95,9 @@ ApprovalCheck verifyResolution(const TeamProposal &proposal, const TeamResolutio
 
 // The quorum (countQuorum) where signatures are required: with policyKeys set (team.approver_keys
 // in the effective policy, even an empty list) an approval counts only when verifyApproval says
-// so; its reason is listed under not_counted (rejected: true). nullopt: approvals need not be
-// signed (team mode without signed approvals).
+// so of its current-version statement (a version 1 statement never counts); its reason is listed
+// under not_counted (rejected: true). nullopt: approvals need not be signed (team mode without
+// signed approvals).
 QuorumCount countVerifiedQuorum(const TeamProposal &proposal, const QList<TeamApproval> &approvals,
                                 int required, const std::optional<QList<ApproverKey>> &policyKeys);
 

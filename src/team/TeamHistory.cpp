@@ -27,6 +27,8 @@ QJsonObject proposalJson(const TeamProposal &p, const std::optional<qint64> &sen
             {u"request"_s, QString::fromUtf8(p.request)},
             {u"request_sha256"_s, QString::fromLatin1(p.requestSha256)},
             {u"price"_s, p.price ? QJsonValue(*p.price) : QJsonValue(QJsonValue::Null)},
+            {u"binding"_s, p.binding},
+            {u"token_sha256"_s, QString::fromLatin1(p.tokenSha256)},
             {u"dry_run"_s, QString::fromUtf8(p.dryRun)},
             {u"proposer"_s, p.proposer},
             {u"os_user"_s, p.osUser},
@@ -295,10 +297,11 @@ std::optional<TeamHistory> TeamHistory::fromBundle(const QByteArray &bundle, QSt
         if (kind == u"proposal" &&
             hasExactly(v,
                        Members{{u"id"_s, u"change_type"_s, u"request"_s, u"request_sha256"_s,
-                                u"dry_run"_s, u"proposer"_s, u"os_user"_s, u"host"_s, u"state"_s},
+                                u"token_sha256"_s, u"dry_run"_s, u"proposer"_s, u"os_user"_s,
+                                u"host"_s, u"state"_s},
                                {u"created_ms"_s, u"expires_ms"_s},
                                {u"sent_ms"_s},
-                               {u"price"_s}})) {
+                               {u"price"_s, u"binding"_s}})) {
             TeamProposal p;
             p.id = text8("id");
             p.changeType = string("change_type");
@@ -306,6 +309,8 @@ std::optional<TeamHistory> TeamHistory::fromBundle(const QByteArray &bundle, QSt
             p.requestSha256 = text8("request_sha256");
             if (v.value(u"price"_s).isObject())
                 p.price = v.value(u"price"_s).toObject();
+            p.binding = v.value(u"binding"_s).toObject();
+            p.tokenSha256 = text8("token_sha256");
             p.dryRun = text8("dry_run");
             p.proposer = string("proposer");
             p.osUser = string("os_user");

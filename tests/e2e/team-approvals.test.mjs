@@ -102,7 +102,9 @@ test('approver side: a proposal carol\'s workstation publishes shows in alice\'s
   const shown = await alice.choose(escapeRx(name));
   assert.match(shown, /Proposed by role carol \(OS user carol on ws-carol\)/);
   assert.match(shown, /Price: USD 150\.00 monthly recurring/);
-  assert.match(shown, new RegExp(`Request SHA-256: ${sha256hex(request)}`));
+  // The same value the agent sees as request_sha256: change type, a line feed, the body.
+  assert.match(shown, new RegExp(`Request SHA-256: ${sha256hex(`connection_create\n${request}`)}`));
+  assert.match(shown, /Fabric: Production, endpoint \(none given\) \(billable\)/);
   if (process.env.FB_E2E_SCREENSHOT_DIR) {
     alice.screenshot(path.join(process.env.FB_E2E_SCREENSHOT_DIR, 'team-approvals-alice-screen.png'));
     alice.screenshot(path.join(process.env.FB_E2E_SCREENSHOT_DIR, 'team-approvals-alice.png'), await alice.dialog());
@@ -140,6 +142,11 @@ test('a USD 150 proposal approved on another workstation executes once', { skip,
 
   const shown = await alice.decide(named(spec), 'Approve', () => hasDecided(team, id, 'alice'));
   assert.match(shown, /Price: USD 150\.00 monthly recurring/);
+  // One name per hash: the Request SHA-256 alice read is the agent's request_sha256; and where
+  // the create goes, said plainly (carol's broker talks to the embedded sandbox).
+  assert.match(shown, new RegExp(`^Request SHA-256: ${p.request_sha256}$`, 'm'));
+  assert.match(shown, /^Fabric: Sandbox, endpoint http:\/\/127\.0\.0\.1:\d+/m);
+  assert.match(shown, /^Fabric credentials: client id e2e-client$/m);
   const r = await pending;
   const s = r.structuredContent;
   assert.equal(s.executed, true, JSON.stringify(s).slice(0, 2000));

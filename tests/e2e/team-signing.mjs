@@ -34,24 +34,36 @@ export function canonical(v) {
   return JSON.stringify(v);
 }
 
-// What a statement signs of proposal id, as the database holds it (the schema owner reads it):
-// its id, change type, request SHA-256, the dry run (jsonb's text, read as hex so that no byte
-// is lost to psql's output) and its expiry in ms, as the app reads it.
+// What a statement signs of proposal id, as the database holds it (the schema owner reads it,
+// as hex so that no byte is lost to psql's output): its id, change type, request bytes, binding,
+// price, dry run (jsonb's text), token hash, proposer and expiry in ms, as the app reads them.
 export async function proposalFacts(team, id) {
-  const [[pid, changeType, requestSha256, dryRunHex, expiresMs]] = await team.query('fb_owner', `SELECT id::text, change_type,
-      encode(request_sha256, 'hex'), encode(convert_to(dry_run::text, 'UTF8'), 'hex'),
-      (extract(epoch FROM expires_at) * 1000)::bigint FROM fabric_team.proposals WHERE id = :'id'::uuid`, { id });
-  return { id: pid, changeType, requestSha256, dryRun: Buffer.from(dryRunHex, 'hex').toString('utf8'), expiresMs: Number(expiresMs) };
+  const [[pid, changeType, requestHex, bindingHex, priceHex, dryRunHex, tokenSha256, proposer, expiresMs]] = await team.query('fb_owner', `SELECT id::text, change_type,
+      encode(convert_to(request, 'UTF8'), 'hex'), encode(convert_to(binding::text, 'UTF8'), 'hex'),
+      coalesce(encode(convert_to(price::text, 'UTF8'), 'hex'), ''), encode(convert_to(dry_run::text, 'UTF8'), 'hex'),
+      encode(token_sha256, 'hex'), proposer, (extract(epoch FROM expires_at) * 1000)::bigint
+      FROM fabric_team.proposals WHERE id = :'id'::uuid`, { id });
+  const text = (hex) => Buffer.from(hex, 'hex').toString('utf8');
+  return {
+    id: pid, changeType, request: Buffer.from(requestHex, 'hex'), binding: JSON.parse(text(bindingHex)),
+    price: priceHex ? JSON.parse(text(priceHex)) : null, dryRun: text(dryRunHex), tokenSha256, proposer, expiresMs: Number(expiresMs),
+  };
 }
 
-// The statement (docs/team-signing.md, "The statement"), in its canonical form.
+// The statement, version 2 (docs/team-signing.md, "The statement"), in its canonical form: what
+// an approver's app computes from the row it showed.
 export function statementFor(facts, { approver, dialogSha256, decision = 'approve', decidedAt = new Date() }) {
   return canonical({
-    format: 'fabric-broker approval 1',
+    format: 'fabric-broker approval 2',
     proposal_id: facts.id,
     change_type: facts.changeType,
-    request_sha256: facts.requestSha256,
+    request_sha256: crypto.createHash('sha256').update(`${facts.changeType}\n`).update(facts.request).digest('hex'),
     dry_run_sha256: sha256hex(canonical(JSON.parse(facts.dryRun))),
+    price_sha256: sha256hex(canonical(facts.price)),
+    fabric_endpoint: facts.binding.fabric_endpoint ?? '',
+    credential_identity: facts.binding.credential_identity ?? '',
+    token_sha256: facts.tokenSha256,
+    proposer: facts.proposer,
     dialog_sha256: dialogSha256,
     decision,
     approver,

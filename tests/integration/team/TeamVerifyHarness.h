@@ -8,6 +8,7 @@
 #include "team/ApprovalKeys.h"
 #include "team/ApprovalStatement.h"
 #include "team/ApprovalVerify.h"
+#include "team/ApproverDecision.h"
 #include "team/TeamQueue.h"
 
 #include <QDateTime>
@@ -64,11 +65,16 @@ inline fb::team::ApprovalStatement statementFor(const fb::team::TeamProposal &p,
                                                 const QString &role,
                                                 const QString &decision = QStringLiteral("approve"))
 {
-    fb::team::ApprovalStatement s;
+    fb::team::ApprovalStatement s; // version 2: what the app computed from the row it showed
     s.proposalId = p.id;
     s.changeType = p.changeType;
-    s.requestSha256 = p.requestSha256;
+    s.requestSha256 = fb::team::requestSha256Shown(p);
     s.dryRunSha256 = fb::team::canonicalJsonSha256Hex(p.dryRun);
+    s.priceSha256 = fb::team::priceSha256Hex(p.price);
+    s.fabricEndpoint = fb::team::fabricTargetOf(p).endpoint;
+    s.credentialIdentity = fb::team::fabricTargetOf(p).identity;
+    s.tokenSha256 = p.tokenSha256;
+    s.proposer = p.proposer;
     s.dialogSha256 = fb::Sha256::hash(QByteArray("the dialog " + role.toUtf8() + " saw")).toHex();
     s.decision = decision;
     s.approver = role;

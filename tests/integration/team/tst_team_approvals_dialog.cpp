@@ -7,6 +7,7 @@
 // keychain's approval key) the decision carries its signed statement, which verifies against
 // the key and the text shown; the approvals the proposing broker rejected are listed.
 #include "TeamFixture.h"
+#include "core/CompiledRequest.h"
 #include "gui/TeamApprovalsDialog.h"
 #include "gui/TeamDesk.h"
 #include "team/ApprovalKeys.h"
@@ -487,6 +488,100 @@ private slots:
         QVERIFY(!dialog.approveButton()->isEnabled());
         QVERIFY(!dialog.denyButton()->isEnabled());
         QTRY_VERIFY_WITH_TIMEOUT(dialog.banner()->isHidden(), 15000);
+        dialog.close();
+    }
+    // What you see is what you sign (issue #34): the Request SHA-256 shown is the broker's
+    // request_sha256 (change type and body), the binding says Sandbox or Production with the
+    // endpoint and credentials, and a row whose stored hash is not its body's is refused.
+    void theRowIsShownAsPublishedOrRefused()
+    {
+        auto carol = queueAs(u"carol"_s, u"ws-1"_s);
+        auto bob = queueAs(u"bob"_s, u"ws-3"_s);
+        QTRY_VERIFY_WITH_TIMEOUT(carol->isAvailable() && bob->isAvailable(), 10000);
+        auto publish = [&](const QByteArray &body, const QJsonObject &binding) {
+            std::optional<QByteArray> id;
+            carol->publish(u"connection_create"_s, body, binding, std::nullopt, "{}",
+                           QCryptographicHash::hash(body, QCryptographicHash::Sha256), 60000,
+                           [&](const std::optional<QByteArray> &v, const QString &) { id = v; });
+            if (!QTest::qWaitFor([&] { return id.has_value(); }, 10000))
+                return QByteArray();
+            return id.value_or(QByteArray());
+        };
+        const QByteArray sandboxBody = R"({"name":"seen-sandbox"})";
+        const QByteArray prodBody = R"({"name":"seen-production","bandwidth":10000})";
+        QVERIFY(!publish(sandboxBody, {{u"fabric_endpoint"_s, u"http://127.0.0.1:4010"_s},
+                                       {u"credential_identity"_s, u"client id sandbox"_s}})
+                     .isEmpty());
+        const QByteArray prodId =
+            publish(prodBody, {{u"fabric_endpoint"_s, u"https://api.equinix.com"_s},
+                               {u"credential_identity"_s, u"client id prod-7"_s}});
+        QVERIFY(!prodId.isEmpty());
+
+        TeamApprovalsDialog dialog(bob.get());
+        dialog.setAttribute(Qt::WA_DeleteOnClose, false);
+        dialog.open();
+        auto select = [&](const QString &name) {
+            for (int i = 0; i < dialog.list()->count(); ++i) {
+                dialog.list()->setCurrentRow(i);
+                if (dialog.details()->toPlainText().contains(name))
+                    return true;
+            }
+            return false;
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(select(u"seen-sandbox"_s), 10000);
+        QString shown = dialog.details()->toPlainText();
+        QVERIFY2(shown.contains(u"Fabric: Sandbox, endpoint http://127.0.0.1:4010"_s),
+                 qPrintable(shown));
+        QVERIFY(shown.contains(u"Fabric credentials: client id sandbox"_s));
+        // The same value the broker's result calls request_sha256, under the same name.
+        const QString brokers = requestSha256(ChangeType::ConnectionCreate, sandboxBody);
+        QVERIFY2(shown.contains(u"Request SHA-256: "_s + brokers), qPrintable(shown));
+        QVERIFY(!shown.contains(QString::fromLatin1(
+            QCryptographicHash::hash(sandboxBody, QCryptographicHash::Sha256).toHex())));
+        QVERIFY(dialog.approveButton()->isEnabled());
+
+        QVERIFY(select(u"seen-production"_s));
+        shown = dialog.details()->toPlainText();
+        QVERIFY2(shown.contains(u"Fabric: Production, endpoint https://api.equinix.com"_s),
+                 qPrintable(shown));
+        QVERIFY(shown.contains(u"Fabric credentials: client id prod-7"_s));
+        QVERIFY(dialog.approveButton()->isEnabled());
+
+        // The schema owner puts a harmless body beside the real request's hash.
+        const auto check = owner->exec(
+            "SELECT conname FROM pg_constraint WHERE conrelid = 'fabric_team.proposals'::regclass "
+            "AND pg_get_constraintdef(oid) LIKE '%sha256(convert_to(request%'");
+        QVERIFY(check.ok() && check.value->rowCount() == 1);
+        const QByteArray conname = check.value->value(0, "conname");
+        FB_SQL(*owner, "ALTER TABLE fabric_team.proposals DROP CONSTRAINT " + conname);
+        FB_SQL(*owner, "ALTER TABLE fabric_team.proposals DISABLE TRIGGER USER");
+        const auto swapped = owner->exec("UPDATE fabric_team.proposals SET request = "
+                                         "'{\"name\":\"seen-production\",\"bandwidth\":50}' "
+                                         "WHERE id = $1::uuid",
+                                         {prodId});
+        FB_SQL(*owner, "ALTER TABLE fabric_team.proposals ENABLE TRIGGER USER");
+        FB_SQL(*owner, "ALTER TABLE fabric_team.proposals ADD CONSTRAINT " + conname +
+                           " CHECK (request_sha256 = sha256(convert_to(request, 'UTF8'))) "
+                           "NOT VALID");
+        QVERIFY2(swapped.ok(), qPrintable(swapped.error.text()));
+        dialog.refresh();
+        QTRY_VERIFY_WITH_TIMEOUT(select(u"Refused"_s), 10000);
+        shown = dialog.details()->toPlainText();
+        QVERIFY2(shown.startsWith(u"Refused: this proposal is not shown"_s), qPrintable(shown));
+        QVERIFY(!shown.contains(u"bandwidth"_s)); // not the harmless body
+        QVERIFY(!shown.contains(u'\n'));          // one plain line
+        QVERIFY(!dialog.approveButton()->isEnabled());
+        QVERIFY(!dialog.denyButton()->isEnabled());
+        QVERIFY(dialog.statusLabel()->text().startsWith(u"Refused"_s));
+        QSignalSpy recorded(&dialog, &TeamApprovalsDialog::decisionRecorded);
+        QTest::mouseClick(dialog.approveButton(), Qt::LeftButton);
+        QTest::qWait(200);
+        QCOMPARE(recorded.size(), 0);
+        const auto none = owner->exec(
+            "SELECT count(*) AS n FROM fabric_team.approvals WHERE proposal_id = $1::uuid",
+            {prodId});
+        QVERIFY(none.ok());
+        QCOMPARE(none.value->value(0, "n"), QByteArray("0"));
         dialog.close();
     }
 };

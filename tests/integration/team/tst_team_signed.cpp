@@ -183,6 +183,7 @@ private slots:
         p.proposer = u"carol"_s;
         p.osUser = u"carol"_s;
         p.host = u"ws-carol"_s;
+        p.tokenSha256 = sha("token").toHex(); // every row has one; version 2 signs it
         p.expiresMs = QDateTime::currentMSecsSinceEpoch() + 60000;
         const auto d = signDecision(p, u"approve"_s, sha("shown"), u"alice"_s, alice.privateKey,
                                     QDateTime::currentMSecsSinceEpoch());
@@ -320,6 +321,51 @@ private slots:
         QCOMPARE(rejected.size(), 1);
         QVERIFY2(rejected.at(0).at(1).toString().contains(u"invalid"_s),
                  qPrintable(rejected.at(0).at(1).toString()));
+    }
+
+    // The statement's expires_at (docs/team-signing.md): the database's microseconds rounded to
+    // the nearest millisecond, 500 µs up, as the app reads it; never truncated.
+    void expiresAtIsRoundedToTheMillisecond_data()
+    {
+        QTest::addColumn<int>("micros");
+        QTest::addColumn<QString>("suffix");
+        QTest::newRow("499 us down") << 123499 << u".123Z"_s;
+        QTest::newRow("500 us up") << 123500 << u".124Z"_s;
+        QTest::newRow("999 us up") << 999999 << u".000Z"_s;
+    }
+    void expiresAtIsRoundedToTheMillisecond()
+    {
+        QFETCH(int, micros);
+        QFETCH(QString, suffix);
+        auto carol = queueAs(u"carol"_s, u"ws-carol"_s);
+        auto aliceQ = queueAs(u"alice"_s, u"ws-alice"_s);
+        QTRY_VERIFY_WITH_TIMEOUT(carol->isAvailable() && aliceQ->isAvailable(), 10000);
+        const auto row = proposeAndConsume(*carol);
+        QVERIFY(row);
+        FB_SQL(*owner, "ALTER TABLE fabric_team.proposals DISABLE TRIGGER USER");
+        const auto set = owner->exec(
+            "UPDATE fabric_team.proposals SET expires_at = date_trunc('second', now()) + "
+            "interval '30 seconds' + $2::bigint * interval '1 microsecond' WHERE id = $1::uuid "
+            "RETURNING (extract(epoch FROM expires_at) * 1000000)::bigint AS us",
+            {row->id, QByteArray::number(micros)});
+        FB_SQL(*owner, "ALTER TABLE fabric_team.proposals ENABLE TRIGGER USER");
+        QVERIFY2(set.ok() && set.value->rowCount() == 1, qPrintable(set.error.text()));
+        const qint64 us = set.value->value(0, "us").toLongLong();
+        std::optional<TeamProposal> listed;
+        aliceQ->listOpen([&](const std::optional<QList<TeamProposal>> &l, const QString &) {
+            for (const TeamProposal &p : l.value_or(QList<TeamProposal>{}))
+                if (p.id == row->id)
+                    listed = p;
+        });
+        QTRY_VERIFY_WITH_TIMEOUT(listed.has_value(), 10000);
+        QCOMPARE(listed->expiresMs, statementExpiryMs(us));
+        const auto d = signDecision(*listed, u"approve"_s, sha("text"), alice.role,
+                                    alice.privateKey, QDateTime::currentMSecsSinceEpoch());
+        QVERIFY(d);
+        const auto st = ApprovalStatement::parse(d->statement, nullptr);
+        QVERIFY(st);
+        QVERIFY2(statementTime(st->expiresMs).endsWith(suffix),
+                 qPrintable(statementTime(st->expiresMs)));
     }
 
     // Issue #34: an unsigned approval never counts, in any configuration. Without keys (the

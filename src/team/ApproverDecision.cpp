@@ -1,0 +1,63 @@
+#include "team/ApproverDecision.h"
+
+#include "core/ChangeType.h"
+#include "core/CompiledRequest.h"
+#include "core/Sha256.h"
+
+#include <QRegularExpression>
+#include <QUrl>
+
+using namespace Qt::StringLiterals;
+
+namespace fb::team {
+
+QByteArray requestSha256Shown(const TeamProposal &p)
+{
+    const auto type = changeTypeFromName(p.changeType);
+    return type ? requestSha256(*type, p.request).toLatin1() : QByteArray();
+}
+
+QByteArray bodySha256(const TeamProposal &p)
+{
+    return Sha256::hash(p.request).toHex();
+}
+
+QString refusalOf(const TeamProposal &p)
+{
+    if (!changeTypeFromName(p.changeType))
+        return u"its change type is not one this app knows"_s;
+    if (p.requestSha256.toLower() != bodySha256(p))
+        return u"its stored request hash is not the SHA-256 of the request body it carries: the "
+               "row was changed after it was published"_s;
+    return {};
+}
+
+FabricTarget fabricTargetOf(const TeamProposal &p)
+{
+    FabricTarget t;
+    t.endpoint = p.binding.value(u"fabric_endpoint"_s).toString();
+    t.identity = p.binding.value(u"credential_identity"_s).toString();
+    const QUrl url(t.endpoint, QUrl::StrictMode);
+    const QString host = url.host();
+    // Loopback: localhost, 127.0.0.0/8 or ::1 (QUrl gives hosts lower-cased, IPv6 unbracketed).
+    static const QRegularExpression v4(u"^127\\.\\d{1,3}\\.\\d{1,3}\\.\\d{1,3}$"_s);
+    t.sandbox =
+        url.isValid() && (host == u"localhost"_s || host == u"::1"_s || v4.match(host).hasMatch());
+    return t;
+}
+
+QByteArray shownTextSha256(const QString &shown)
+{
+    return Sha256::hash(shown.toUtf8());
+}
+
+std::optional<SignedDecision> signShownDecision(const TeamProposal &p, const QString &decision,
+                                                const QString &shown, const QString &role,
+                                                const QByteArray &privateKey, qint64 nowMs)
+{
+    if (!refusalOf(p).isEmpty())
+        return std::nullopt;
+    return signDecision(p, decision, shownTextSha256(shown), role, privateKey, nowMs);
+}
+
+} // namespace fb::team
