@@ -91,7 +91,10 @@ class TstTeamResolution : public QObject {
         bool done = false;
         q.publish(
             u"connection_create"_s, request, {{u"fabric_endpoint"_s, u"https://api.equinix.com"_s}},
-            std::nullopt, R"({"uuid":"dry","state":"DRAFT"})", sha(token), 600000,
+            // The team's day counts the database's reading of the price (migration 006).
+            QJsonObject{
+                {u"priced"_s, true}, {u"monthly_recurring"_s, 100}, {u"currency"_s, u"USD"_s}},
+            R"({"uuid":"dry","state":"DRAFT"})", sha(token), 600000,
             [&](const std::optional<QByteArray> &v, const QString &e) {
                 if (!v)
                     qWarning("publish: %s", qUtf8Printable(e));
@@ -263,13 +266,14 @@ private slots:
         QCOMPARE(listed->state, u"unknown"_s);
         QVERIFY(!listed->resolution);
 
-        // The proposer cannot resolve its own unknown outcome: not with its UPDATE(state) right,
+        // The proposer cannot resolve its own unknown outcome: not with an UPDATE (no role may
+        // write a state since migration 006),
         auto daveSql = connectAs(fx.cluster, u"dave"_s, db);
         QVERIFY(daveSql);
-        FB_SQL_REFUSED(*daveSql, "23514",
+        FB_SQL_REFUSED(*daveSql, "42501",
                        "UPDATE fabric_team.proposals SET state = 'created' WHERE id = $1::uuid",
                        {lost->id});
-        FB_SQL_REFUSED(*daveSql, "23514",
+        FB_SQL_REFUSED(*daveSql, "42501",
                        "UPDATE fabric_team.proposals SET state = 'not_created' WHERE id = $1::uuid",
                        {lost->id});
         // nor through a resolution of its own (dave is an approver too),
@@ -373,7 +377,7 @@ private slots:
         FB_SQL_REFUSED(*bobSql, "42501",
                        "DELETE FROM fabric_team.resolutions WHERE proposal_id = $1::uuid",
                        {lost->id});
-        FB_SQL_REFUSED(*daveSql, "23514",
+        FB_SQL_REFUSED(*daveSql, "42501",
                        "UPDATE fabric_team.proposals SET state = 'created' WHERE id = $1::uuid",
                        {lost->id});
 

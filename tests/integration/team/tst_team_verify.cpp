@@ -137,13 +137,31 @@ private:
         *proposalId = propose(*carol, "tok-1");
         *aliceRow = approve(db, QStringLiteral("alice"), aliceKey, *proposalId);
         approve(db, QStringLiteral("bob"), bobKey, *proposalId);
-        for (const char *state : {"consumed", "sending", "created"})
-            carol->exec("UPDATE fabric_team.proposals SET state = $2 WHERE id = $1",
-                        {*proposalId, state});
+        walk(*carol, "tok-1", *proposalId, "created");
         return db;
     }
 
     QString uri(const QString &db) { return fx.cluster.uri(QStringLiteral("alice"), db); }
+
+    // consumed, sending and the outcome, through the schema's own functions, in one session (as
+    // the proposing broker does).
+    static bool walk(PgConnection &carol, const QByteArray &token, const QByteArray &id,
+                     const QByteArray &outcome)
+    {
+        const auto c =
+            carol.exec("SELECT count(*) AS n FROM fabric_team.consume(sha256($1::bytea))", {token});
+        const auto b =
+            carol.exec("SELECT moved FROM fabric_team.begin_send($1::uuid, NULL, NULL)", {id});
+        const auto f =
+            carol.exec("SELECT fabric_team.finish_send($1::uuid, $2) AS moved", {id, outcome});
+        const bool ok = c.ok() && c.value->value(0, "n") == "1" && b.ok() &&
+                        b.value->value(0, "moved") == "t" && f.ok() &&
+                        f.value->value(0, "moved") == "t";
+        if (!ok)
+            qWarning("walk: %s %s %s", qUtf8Printable(c.error.text()),
+                     qUtf8Printable(b.error.text()), qUtf8Printable(f.error.text()));
+        return ok;
+    }
 
 private slots:
     void initTestCase()
@@ -328,9 +346,7 @@ private slots:
         auto carol = as(QStringLiteral("carol"), db);
         const QByteArray id = propose(*carol, "tok-1");
         QVERIFY(!approve(db, QStringLiteral("alice"), aliceKey, id).isEmpty());
-        for (const char *state : {"consumed", "sending", "unknown"})
-            FB_SQL(*carol, "UPDATE fabric_team.proposals SET state = $2 WHERE id = $1",
-                   {id, state});
+        QVERIFY(walk(*carol, "tok-1", id, "unknown"));
         auto bob = as(QStringLiteral("bob"), db);
         const auto p = readProposal(*bob, id);
         QVERIFY(p);
