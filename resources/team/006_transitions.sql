@@ -140,7 +140,8 @@ $$;
 -- consumed -> sending for the caller's own proposal, in one transaction with the team's day:
 -- under the row lock of team_day_lock (every begin_send of the team serializes on it) the
 -- creates of the last 24 hours in the limit's currency are summed; when this one would take the
--- sum above the limit nothing moves. A NULL limit means no daily limit. On success the calling
+-- sum above the limit nothing moves. A NULL limit means no daily limit. A proposal no other
+-- approver approved (or that anyone denied) does not move. On success the calling
 -- session holds the proposal's lease until finish_send (or until it is gone, when any app
 -- settles the proposal as `unknown`).
 CREATE OR REPLACE FUNCTION fabric_team.begin_send(p_id uuid, p_limit_amount numeric,
@@ -164,6 +165,21 @@ BEGIN
   END IF;
   IF p.state <> 'consumed' THEN
     RETURN QUERY SELECT false, NULL::numeric, format('the proposal is %s, not consumed', p.state);
+    RETURN;
+  END IF;
+  -- Nothing is sent (nor counted in the team's day) that no approver other than the proposer's
+  -- role approved, or that anyone denied: the quorum and the keys are each workstation's to
+  -- check, but a proposer alone cannot walk a row to `sending`.
+  IF EXISTS (SELECT FROM fabric_team.approvals a WHERE a.proposal_id = p_id
+             AND a.decision = 'deny') THEN
+    RETURN QUERY SELECT false, NULL::numeric, 'the proposal was denied'::text;
+    RETURN;
+  END IF;
+  IF NOT EXISTS (SELECT FROM fabric_team.approvals a WHERE a.proposal_id = p_id
+                 AND a.decision = 'approve' AND a.approver <> p.proposer
+                 AND pg_has_role(a.approver, 'fabric_approvers', 'MEMBER')) THEN
+    RETURN QUERY SELECT false, NULL::numeric,
+      'no member of fabric_approvers other than the proposer''s role approved it'::text;
     RETURN;
   END IF;
   IF p_limit_amount IS NOT NULL AND p.monthly_amount IS NOT NULL THEN

@@ -36,8 +36,9 @@ TeamQueue::TeamQueue(const QString &uri, const TeamIdentity &identity, QObject *
         m_settled = true;
         emit availabilityChanged(false, reason);
     });
-    // Wake-ups are coalesced: whatever arrives within coalesceMs is one proposalChanged per
-    // distinct id (at most MaxWoken) and one queueChanged, however many NOTIFYs came.
+    // Wake-ups are coalesced: at most BurstPerWindow + 1 deliveries per coalesceMs, each one
+    // proposalChanged per distinct id (at most MaxWoken) and one queueChanged, however many
+    // NOTIFYs came.
     m_wake = new QTimer(this);
     m_wake->setSingleShot(true);
     connect(m_wake, &QTimer::timeout, this, &TeamQueue::deliverWakeUps);
@@ -47,8 +48,19 @@ TeamQueue::TeamQueue(const QString &uri, const TeamIdentity &identity, QObject *
             return;
         if (m_woken.size() < MaxWoken)
             m_woken.insert(payload);
-        if (!m_wake->isActive())
-            m_wake->start(coalesceMs);
+        // The first BurstPerWindow wake-ups of a coalesceMs window go at once; the rest of
+        // the window is one delivery at its end.
+        if (!m_window.isValid() || m_window.elapsed() >= coalesceMs) {
+            m_window.start();
+            m_inWindow = 0;
+        }
+        if (m_wake->isActive())
+            return;
+        if (m_inWindow < BurstPerWindow) {
+            ++m_inWindow;
+            return deliverWakeUps();
+        }
+        m_wake->start(static_cast<int>(std::max<qint64>(1, coalesceMs - m_window.elapsed())));
     });
 }
 

@@ -18,6 +18,7 @@
 #include "team/PgAsync.h"
 #include "team/TeamQueueRows.h"
 
+#include <QElapsedTimer>
 #include <QJsonArray>
 #include <QJsonObject>
 #include <QObject>
@@ -138,8 +139,10 @@ public:
     // connect and every settleIntervalMs while connected).
     void settleOrphans();
     int settleIntervalMs = 10000;
-    // Wake-ups within this many ms are delivered together (a NOTIFY flood is one re-list).
+    // Wake-ups: the first BurstPerWindow of each coalesceMs window at once, the rest of the
+    // window together at its end (a NOTIFY flood costs a bounded number of re-lists).
     int coalesceMs = 50;
+    static constexpr int BurstPerWindow = 4;
     static constexpr int MaxWoken = 4096;
     // The schema version this binary needs (006: every transition through the schema's own
     // functions, leases instead of advisory locks).
@@ -158,6 +161,8 @@ private:
     PgAsync m_db;
     QTimer *m_settle = nullptr;
     QTimer *m_wake = nullptr;
+    QElapsedTimer m_window;     // the current coalescing window
+    int m_inWindow = 0;         // wake-ups delivered at once in it
     QSet<QByteArray> m_woken;   // ids woken since the last delivery
     QSet<QByteArray> m_sending; // proposals this connection's session holds the send of
     QString m_schemaError;

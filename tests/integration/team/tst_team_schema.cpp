@@ -79,7 +79,7 @@ private slots:
         QCOMPARE(r.fromVersion, 0);
         QCOMPARE(r.toVersion, TeamSchema::knownVersion());
         QCOMPARE(r.applied.first(), QStringLiteral("001_initial"));
-        QCOMPARE(r.applied.last(), QStringLiteral("005_resolutions"));
+        QCOMPARE(r.applied.last(), QStringLiteral("006_transitions"));
         QCOMPARE(TeamSchema::currentVersion(*owner).value_or(-1), TeamSchema::knownVersion());
         const auto tables = owner->exec(
             "SELECT count(*) AS n FROM pg_tables WHERE schemaname = 'fabric_team' AND tablename IN "
@@ -174,10 +174,11 @@ private slots:
         r = TeamSchema::migrate(*owner);
         QVERIFY2(r.ok, qPrintable(r.error));
         QCOMPARE(r.fromVersion, 1);
-        QCOMPARE(r.applied,
-                 (QStringList{QStringLiteral("002_queue"), QStringLiteral("003_team_day"),
-                              QStringLiteral("004_signed_approvals"),
-                              QStringLiteral("005_resolutions")}));
+        QCOMPARE(
+            r.applied,
+            (QStringList{QStringLiteral("002_queue"), QStringLiteral("003_team_day"),
+                         QStringLiteral("004_signed_approvals"), QStringLiteral("005_resolutions"),
+                         QStringLiteral("006_transitions")}));
     }
 
     void refusesAChangedMigrationAndANonOwner()

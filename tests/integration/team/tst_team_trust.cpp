@@ -34,14 +34,26 @@ QByteArray propose(PgConnection &as, const QByteArray &token, const QByteArray &
     return r.ok() ? r.value->value(0, "id") : QByteArray();
 }
 
-// consume and begin_send in this session; the reply's moved and reason.
-QByteArray consumeAndSend(PgConnection &as, const QByteArray &token, const QByteArray &id,
-                          const QByteArray &limit = "1000")
+// approver's approval of id (begin_send moves nothing that no other role approved).
+void approve(PgConnection &approver, const QByteArray &id)
+{
+    const auto r =
+        approver.exec("INSERT INTO fabric_team.approvals (proposal_id, decision, dialog_sha256) "
+                      "VALUES ($1::uuid, 'approve', sha256('seen'))",
+                      {id});
+    if (!r.ok())
+        qWarning("approve: %s", qUtf8Printable(r.error.text()));
+}
+
+// consume, approver's approval and begin_send in this session; the reply's moved and reason.
+QByteArray consumeAndSend(PgConnection &as, PgConnection &approver, const QByteArray &token,
+                          const QByteArray &id, const QByteArray &limit = "1000")
 {
     const auto c =
         as.exec("SELECT count(*) AS n FROM fabric_team.consume(sha256($1::bytea))", {token});
     if (!c.ok() || c.value->value(0, "n") != "1")
         return "not consumed";
+    approve(approver, id);
     const auto b = as.exec("SELECT moved, reason FROM fabric_team.begin_send($1::uuid, "
                            "$2::numeric, 'USD')",
                            {id, limit});
@@ -64,6 +76,7 @@ class TstTeamTrust : public QObject {
 private:
     TeamFixture fx;
     QString db;
+    std::unique_ptr<PgConnection> bob; // an approver
 
     std::unique_ptr<PgConnection> as(const QString &role)
     {
@@ -72,7 +85,12 @@ private:
 
 private slots:
     void initTestCase() { QVERIFY2(fx.setUp(), "PostgreSQL did not start"); }
-    void init() { db = fx.initializedDatabase(); }
+    void init()
+    {
+        db = fx.initializedDatabase();
+        bob = as(u"bob"_s);
+        QVERIFY(bob);
+    }
 
     // Item 4: no role writes a state; a send ends only from the session that holds it.
     void aProposerCannotWriteStatesOrFinishAnotherSessionsSend()
@@ -81,7 +99,7 @@ private slots:
         QVERIFY(carol && carol2);
         const QByteArray id = propose(*carol, "t1");
         FB_SQL_REFUSED(*carol, "42501", "UPDATE fabric_team.proposals SET state = 'consumed'");
-        QCOMPARE(consumeAndSend(*carol, "t1", id), QByteArray("moved"));
+        QCOMPARE(consumeAndSend(*carol, *bob, "t1", id), QByteArray("moved"));
         FB_SQL_REFUSED(*carol2, "42501", "UPDATE fabric_team.proposals SET state = 'failed'");
         FB_SQL_REFUSED(*carol2, "42501", "SELECT fabric_team.finish_send($1::uuid, 'failed')",
                        {id});
@@ -99,7 +117,7 @@ private slots:
         auto carol = as(u"carol"_s), alice = as(u"alice"_s);
         QVERIFY(carol && alice);
         const QByteArray lost = propose(*carol, "lost", "150");
-        QCOMPARE(consumeAndSend(*carol, "lost", lost, "200"), QByteArray("moved"));
+        QCOMPARE(consumeAndSend(*carol, *bob, "lost", lost, "200"), QByteArray("moved"));
         FB_SQL(*carol, "SELECT fabric_team.finish_send($1::uuid, 'unknown')", {lost});
         FB_SQL(*alice,
                "INSERT INTO fabric_team.resolutions (proposal_id, outcome, dialog_sha256) VALUES "
@@ -107,7 +125,7 @@ private slots:
                {lost});
         QCOMPARE(stateOf(*alice, lost), QByteArray("not_created"));
         const QByteArray next = propose(*carol, "next", "100");
-        QVERIFY(consumeAndSend(*carol, "next", next, "200").contains("add up to 150"));
+        QVERIFY(consumeAndSend(*carol, *bob, "next", next, "200").contains("add up to 150"));
         // Signed (the database checks the form; the apps check the key), it leaves the day.
         auto owner = as(u"fb_owner"_s);
         FB_SQL(*owner,
@@ -142,6 +160,13 @@ private slots:
         FB_SQL(*carol, "SELECT count(*) FROM fabric_team.consume(sha256('huge'::bytea))");
         FB_SQL_REFUSED(*carol, "42501",
                        "SELECT fabric_team.transition($1::uuid, 'consumed', 'unknown')", {id});
+        // Nobody else approved it: begin_send moves nothing, with or without a limit.
+        const auto alone = carol->exec(
+            "SELECT moved, reason FROM fabric_team.begin_send($1::uuid, NULL, NULL)", {id});
+        QVERIFY(alone.ok());
+        QCOMPARE(alone.value->value(0, "moved"), QByteArray("f"));
+        QVERIFY(alone.value->value(0, "reason").contains("other than the proposer"));
+        approve(*bob, id);
         const auto b = carol->exec("SELECT moved, reason FROM fabric_team.begin_send($1::uuid, "
                                    "1000, 'USD')",
                                    {id});
@@ -223,7 +248,7 @@ private slots:
         const QByteArray id = propose(*carol, "a1");
         QElapsedTimer t;
         t.start();
-        QCOMPARE(consumeAndSend(*carol, "a1", id), QByteArray("moved"));
+        QCOMPARE(consumeAndSend(*carol, *bob, "a1", id), QByteArray("moved"));
         QVERIFY(t.elapsed() < 2000);
         // Nor can a member take the locks begin_send uses.
         FB_SQL_REFUSED(*dave, "42501", "SELECT FROM fabric_team.team_day_lock FOR UPDATE");
@@ -237,7 +262,7 @@ private slots:
         auto sender = as(u"carol"_s), other = as(u"carol"_s), alice = as(u"alice"_s);
         QVERIFY(sender && other && alice);
         const QByteArray sending = propose(*sender, "s1");
-        QCOMPARE(consumeAndSend(*sender, "s1", sending), QByteArray("moved"));
+        QCOMPARE(consumeAndSend(*sender, *bob, "s1", sending), QByteArray("moved"));
         const QByteArray waiting = propose(*sender, "s2");
         FB_SQL(*sender, "SELECT count(*) FROM fabric_team.consume(sha256('s2'::bytea))");
         const auto r = other->exec("SELECT count(*) AS n FROM fabric_team.recover_own('os', "
