@@ -153,7 +153,7 @@ TeamApprovalsDialog::TeamApprovalsDialog(team::TeamQueue *queue, QWidget *parent
     connect(m_markNotCreated, &QPushButton::clicked, this,
             [this] { resolveSelected(QStringLiteral("not_created")); });
     if (m_queue) {
-        connect(m_queue, &team::TeamQueue::proposalChanged, this, &TeamApprovalsDialog::refresh);
+        connect(m_queue, &team::TeamQueue::queueChanged, this, &TeamApprovalsDialog::refresh);
         connect(m_queue, &team::TeamQueue::availabilityChanged, this,
                 &TeamApprovalsDialog::showAvailability);
         showAvailability(m_queue->isAvailable(), m_queue->unavailableReason());

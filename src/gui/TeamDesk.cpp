@@ -21,7 +21,7 @@ TeamDesk::TeamDesk(const QString &uri, const QString &password, FabricClient *fa
 {
     m_queue = std::make_unique<team::TeamQueue>(uri, team::TeamIdentity::local());
     m_queue->setPassword(password);
-    connect(m_queue.get(), &team::TeamQueue::proposalChanged, this, &TeamDesk::lookForNew);
+    connect(m_queue.get(), &team::TeamQueue::queueChanged, this, &TeamDesk::lookForNew);
     connect(m_queue.get(), &team::TeamQueue::rolesKnown, this, &TeamDesk::lookForNew);
     connect(m_queue.get(), &team::TeamQueue::availabilityChanged, this,
             [](bool available, const QString &reason) {

@@ -5,10 +5,6 @@
 #include <QJsonDocument>
 #include <QLoggingCategory>
 #include <QPointer>
-#include <QSysInfo>
-
-#include <pwd.h>
-#include <unistd.h>
 
 Q_LOGGING_CATEGORY(lcTeamQueue, "fabricbroker.team.queue")
 
@@ -20,152 +16,12 @@ namespace {
 
 const QByteArray Channel = "fabric_team";
 
-// The columns every statement that returns proposals selects, in proposalFromRow's names.
-const QByteArray Columns =
-    "id, change_type, request, encode(request_sha256, 'hex') AS request_sha256, "
-    "binding::text AS binding, price::text AS price, dry_run::text AS dry_run, proposer, os_user, "
-    "host, mcp_client, encode(token_sha256, 'hex') AS token_sha256, "
-    "(extract(epoch FROM created_at) * 1000)::bigint AS created_ms, "
-    "(extract(epoch FROM expires_at) * 1000)::bigint AS expires_ms, state, "
-    "(expires_at > now()) AS live";
-
-QJsonObject objectOf(const QByteArray &json)
-{
-    return QJsonDocument::fromJson(json).object();
-}
-
 QString failed(const PgResult<PgRows> &r)
 {
-    return r.error.sqlState.isEmpty() ? r.error.message
-                                      : u"the team database refused it: "_s + r.error.text();
+    return teamFailure(r);
 }
 
 } // namespace
-
-TeamIdentity TeamIdentity::local()
-{
-    QString user;
-    if (const passwd *pw = getpwuid(geteuid()); pw && pw->pw_name)
-        user = QString::fromLocal8Bit(pw->pw_name);
-    if (user.isEmpty())
-        user = u"uid %1"_s.arg(geteuid());
-    QString host = QSysInfo::machineHostName();
-    if (host.isEmpty())
-        host = u"localhost"_s;
-    return TeamIdentity{user.left(128), host.left(128), {}};
-}
-
-QJsonObject QuorumCount::toJson() const
-{
-    return {{u"required"_s, required},
-            {u"approvals"_s, QJsonArray::fromStringList(counted)},
-            {u"not_counted"_s, notCounted},
-            {u"denied_by"_s, deniedBy.isEmpty() ? QJsonValue() : QJsonValue(deniedBy)},
-            {u"proposer_acknowledged"_s, proposerAcknowledged}};
-}
-
-QuorumCount countQuorum(const TeamProposal &proposal, const QList<TeamApproval> &approvals,
-                        int required, const std::function<QString(const TeamApproval &)> &rejects)
-{
-    QuorumCount q;
-    q.required = std::max(1, required);
-    auto skip = [&](const TeamApproval &a, const QString &why) {
-        q.notCounted.append(QJsonObject{{u"approver"_s, a.approver}, {u"why"_s, why}});
-    };
-    for (const TeamApproval &a : approvals) {
-        if (a.decision == u"deny") {
-            if (q.deniedBy.isEmpty())
-                q.deniedBy = a.approver;
-            continue;
-        }
-        if (a.decision != u"approve")
-            continue;
-        if (a.approver == proposal.proposer)
-            skip(a, u"the proposer's own role"_s);
-        else if (a.osUser == proposal.osUser && a.host == proposal.host)
-            skip(a, u"the proposing OS user on the proposing host"_s);
-        else if (q.counted.contains(a.approver))
-            skip(a, u"this role already counted"_s);
-        else if (const QString why = rejects ? rejects(a) : QString(); !why.isEmpty())
-            q.notCounted.append(QJsonObject{{u"approver"_s, a.approver},
-                                            {u"why"_s, why},
-                                            {u"approval_id"_s, QString::fromLatin1(a.id)},
-                                            {u"rejected"_s, true}});
-        else
-            q.counted.append(a.approver);
-    }
-    return q;
-}
-
-QByteArray proposalColumns()
-{
-    return Columns;
-}
-
-QByteArray resolutionColumn(const QByteArray &proposals)
-{
-    return "(SELECT json_build_object('id', r.id, 'resolver', r.resolver, 'outcome', r.outcome, "
-           "'uuid', r.uuid, 'dialog_sha256', encode(r.dialog_sha256, 'hex'), 'resolved_ms', "
-           "(extract(epoch FROM r.resolved_at) * 1000)::bigint, 'os_user', r.os_user, 'host', "
-           "r.host, 'statement', r.statement, 'signature', encode(r.signature, 'hex'), "
-           "'public_key', encode(r.public_key, 'hex'))::text FROM fabric_team.resolutions r WHERE "
-           "r.proposal_id = " +
-           proposals + ".id) AS resolution";
-}
-
-std::optional<TeamResolution> resolutionFromJson(const QByteArray &json)
-{
-    if (json.isNull())
-        return std::nullopt;
-    const QJsonObject o = objectOf(json);
-    auto text = [&o](const char *key) { return o.value(QLatin1StringView(key)).toString(); };
-    auto hex = [&](const char *key) { return QByteArray::fromHex(text(key).toLatin1()); };
-    TeamResolution r;
-    r.id = text("id").toLatin1();
-    r.resolver = text("resolver");
-    r.outcome = text("outcome");
-    r.uuid = text("uuid");
-    r.dialogSha256 = hex("dialog_sha256");
-    r.resolvedMs = static_cast<qint64>(o.value(u"resolved_ms"_s).toDouble());
-    r.osUser = text("os_user");
-    r.host = text("host");
-    r.statement = text("statement").toUtf8();
-    r.signature = hex("signature");
-    r.publicKey = hex("public_key");
-    if (r.id.isEmpty() || r.outcome.isEmpty())
-        return std::nullopt;
-    return r;
-}
-
-std::optional<TeamProposal> proposalFromRow(const PgRows &rows, int row)
-{
-    if (row < 0 || row >= rows.rowCount())
-        return std::nullopt;
-    auto text = [&](const char *c) { return QString::fromUtf8(rows.value(row, c)); };
-    TeamProposal p;
-    p.id = rows.value(row, "id");
-    p.changeType = text("change_type");
-    p.request = rows.value(row, "request");
-    p.requestSha256 = rows.value(row, "request_sha256");
-    p.binding = objectOf(rows.value(row, "binding"));
-    const QByteArray price = rows.value(row, "price");
-    if (!price.isNull())
-        p.price = objectOf(price);
-    p.dryRun = rows.value(row, "dry_run");
-    p.proposer = text("proposer");
-    p.osUser = text("os_user");
-    p.host = text("host");
-    p.mcpClient = text("mcp_client");
-    p.tokenSha256 = rows.value(row, "token_sha256");
-    p.createdMs = rows.value(row, "created_ms").toLongLong();
-    p.expiresMs = rows.value(row, "expires_ms").toLongLong();
-    p.state = text("state");
-    p.live = rows.value(row, "live") == "t";
-    p.resolution = resolutionFromJson(rows.value(row, "resolution"));
-    if (p.id.isEmpty() || p.state.isEmpty())
-        return std::nullopt;
-    return p;
-}
 
 TeamQueue::TeamQueue(const QString &uri, const TeamIdentity &identity, QObject *parent)
     : QObject(parent)
@@ -180,14 +36,47 @@ TeamQueue::TeamQueue(const QString &uri, const TeamIdentity &identity, QObject *
         m_settled = true;
         emit availabilityChanged(false, reason);
     });
+    // Wake-ups are coalesced: at most BurstPerWindow + 1 deliveries per coalesceMs, each one
+    // proposalChanged per distinct id (at most MaxWoken) and one queueChanged, however many
+    // NOTIFYs came.
+    m_wake = new QTimer(this);
+    m_wake->setSingleShot(true);
+    connect(m_wake, &QTimer::timeout, this, &TeamQueue::deliverWakeUps);
     connect(&m_db, &PgAsync::notified, this, [this](const QString &, const QByteArray &payload) {
         // A uuid and nothing else; anything longer is not ours to pass on.
-        if (payload.size() == 36)
-            emit proposalChanged(payload);
+        if (payload.size() != 36)
+            return;
+        if (m_woken.size() < MaxWoken)
+            m_woken.insert(payload);
+        // The first BurstPerWindow wake-ups of a coalesceMs window go at once; the rest of
+        // the window is one delivery at its end.
+        if (!m_window.isValid() || m_window.elapsed() >= coalesceMs) {
+            m_window.start();
+            m_inWindow = 0;
+        }
+        if (m_wake->isActive())
+            return;
+        if (m_inWindow < BurstPerWindow) {
+            ++m_inWindow;
+            return deliverWakeUps();
+        }
+        m_wake->start(static_cast<int>(std::max<qint64>(1, coalesceMs - m_window.elapsed())));
     });
 }
 
 TeamQueue::~TeamQueue() = default;
+
+void TeamQueue::deliverWakeUps()
+{
+    const QSet<QByteArray> woken = std::exchange(m_woken, {});
+    QPointer<TeamQueue> self(this);
+    for (const QByteArray &id : woken) {
+        emit proposalChanged(id);
+        if (!self)
+            return;
+    }
+    emit queueChanged();
+}
 
 void TeamQueue::start()
 {
@@ -253,18 +142,6 @@ void TeamQueue::recover()
                    self->m_settled = true;
                    emit self->availabilityChanged(true, {});
                });
-    // A reconnect lost the session's sending locks: take those still in flight again.
-    if (!m_sending.isEmpty()) {
-        QStringList ids;
-        for (const QByteArray &id : std::as_const(m_sending))
-            ids << QString::fromLatin1(id);
-        m_db.query("SELECT pg_advisory_lock(fabric_team.sending_lock_key(id)) FROM "
-                   "unnest($1::uuid[]) AS id",
-                   {"{" + ids.join(u',').toLatin1() + "}"}, [](const PgResult<PgRows> &r) {
-                       if (!r.ok())
-                           qCWarning(lcTeamQueue).noquote() << "sending locks:" << failed(r);
-                   });
-    }
     QStringList held;
     for (const QByteArray &id : std::as_const(m_held))
         held << QString::fromLatin1(id);
@@ -280,26 +157,26 @@ void TeamQueue::recover()
         // Only a proposer moves its own proposals; anyone settles those of sessions gone.
         if (member.value->value(0, "proposer") != "t" || !self->m_recoversOwn)
             return self->settleOrphans();
-        self->m_db.query(
-            "UPDATE fabric_team.proposals SET state = CASE state WHEN 'sending' THEN 'unknown' "
-            "ELSE 'cancelled' END WHERE proposer = current_user AND os_user = $1 AND host = $2 "
-            "AND state IN ('consumed', 'sending') AND NOT (id = ANY ($3::uuid[])) "
-            "RETURNING id, state",
-            params, [self](const PgResult<PgRows> &r) {
-                if (!self)
-                    return;
-                if (!r.ok()) {
-                    qCWarning(lcTeamQueue).noquote() << "crash recovery:" << failed(r);
-                    return;
-                }
-                for (int i = 0; i < r.value->rowCount(); ++i) {
-                    const QByteArray id = r.value->value(i, "id");
-                    const QString state = QString::fromLatin1(r.value->value(i, "state"));
-                    qCWarning(lcTeamQueue).noquote() << "proposal" << QString::fromLatin1(id)
-                                                     << "left behind by a crash:" << state;
-                    emit self->recovered(id, state);
-                }
-            });
+        // Only rows whose lease holder session is gone (fabric_team.recover_own): never
+        // those of another live broker of the same role, OS user and host.
+        self->m_db.query("SELECT id, state FROM fabric_team.recover_own($1, $2, $3::uuid[])",
+                         params, [self](const PgResult<PgRows> &r) {
+                             if (!self)
+                                 return;
+                             if (!r.ok()) {
+                                 qCWarning(lcTeamQueue).noquote() << "crash recovery:" << failed(r);
+                                 return;
+                             }
+                             for (int i = 0; i < r.value->rowCount(); ++i) {
+                                 const QByteArray id = r.value->value(i, "id");
+                                 const QString state =
+                                     QString::fromLatin1(r.value->value(i, "state"));
+                                 qCWarning(lcTeamQueue).noquote()
+                                     << "proposal" << QString::fromLatin1(id)
+                                     << "left behind by a crash:" << state;
+                                 emit self->recovered(id, state);
+                             }
+                         });
         // After this process's own recovery, so that it reports what it settled itself.
         self->settleOrphans();
     };
@@ -333,20 +210,20 @@ void TeamQueue::publish(const QString &changeType, const QByteArray &request,
 {
     const QByteArray priceText =
         price ? QJsonDocument(*price).toJson(QJsonDocument::Compact) : QByteArray();
+    // The monthly amount the team's day counts is the database's reading of the price
+    // (migration 006); monthly is what this broker read, for its own ledger only.
+    Q_UNUSED(monthly);
     m_db.query(
         "INSERT INTO fabric_team.proposals (change_type, request, request_sha256, binding, "
-        "price, dry_run, os_user, host, mcp_client, token_sha256, expires_at, monthly_amount, "
-        "monthly_currency) VALUES ($1, $2, sha256(convert_to($2, 'UTF8')), $3::jsonb, "
-        "$4::jsonb, $5::jsonb, $6, $7, $8, decode($9, 'hex'), now() + $10::bigint * "
-        "interval '1 millisecond', $11::numeric, $12) RETURNING id",
+        "price, dry_run, os_user, host, mcp_client, token_sha256, expires_at) VALUES ($1, $2, "
+        "sha256(convert_to($2, 'UTF8')), $3::jsonb, $4::jsonb, $5::jsonb, $6, $7, $8, "
+        "decode($9, 'hex'), now() + $10::bigint * interval '1 millisecond') RETURNING id",
         {changeType.toUtf8(), request, QJsonDocument(binding).toJson(QJsonDocument::Compact),
          priceText, dryRun, m_identity.osUser.toUtf8(), m_identity.host.toUtf8(),
          // Never SQL NULL (a null QByteArray is): an unnamed client is the empty string.
          QByteArray("") +
              (mcpClient.isEmpty() ? m_identity.mcpClient : mcpClient).left(200).toUtf8(),
-         tokenSha256.toHex(), QByteArray::number(ttlMs),
-         monthly ? QByteArray::number(monthly->amount, 'f', 6) : QByteArray(),
-         monthly ? monthly->currency.toLatin1() : QByteArray()},
+         tokenSha256.toHex(), QByteArray::number(ttlMs)},
         [done = std::move(done)](const PgResult<PgRows> &r) {
             if (!r.ok())
                 return done(std::nullopt, failed(r));
@@ -371,10 +248,10 @@ void TeamQueue::consumeChecked(const QByteArray &tokenSha256,
 {
     // The main query reads the snapshot from before the UPDATE of its own CTE: the row as it
     // was, and `won` says whether this statement moved it.
-    m_db.query("WITH won AS (UPDATE fabric_team.proposals SET state = 'consumed' WHERE "
-               "token_sha256 = decode($1, 'hex') AND state = 'pending' AND expires_at > now() "
-               "RETURNING id) SELECT " +
-                   Columns +
+    // fabric_team.consume moves it (and takes its lease); this statement's snapshot, taken
+    // before, reads the row as it was.
+    m_db.query("WITH won AS (SELECT c.id FROM fabric_team.consume(decode($1, 'hex')) c) SELECT " +
+                   proposalColumns() +
                    ", EXISTS (SELECT FROM won) AS won FROM fabric_team.proposals WHERE "
                    "token_sha256 = decode($1, 'hex')",
                {tokenSha256.toHex()}, [done = std::move(done)](const PgResult<PgRows> &r) {
@@ -419,16 +296,13 @@ void TeamQueue::beginSend(const QByteArray &id, const std::optional<Money> &dayL
 void TeamQueue::finishSend(const QByteArray &id, const QString &outcome, TeamDone<bool> done)
 {
     QPointer<TeamQueue> self(this);
-    m_db.query("WITH moved AS (UPDATE fabric_team.proposals SET state = $2 WHERE id = $1::uuid "
-               "AND state = 'sending' RETURNING id) SELECT (SELECT count(*) FROM moved) AS n, "
-               "pg_advisory_unlock(fabric_team.sending_lock_key($1::uuid)) AS unlocked",
-               {id, outcome.toUtf8()},
+    m_db.query("SELECT fabric_team.finish_send($1::uuid, $2) AS moved", {id, outcome.toUtf8()},
                [self, id, done = std::move(done)](const PgResult<PgRows> &r) {
                    if (self)
                        self->m_sending.remove(id);
                    if (!r.ok())
                        return done(std::nullopt, failed(r));
-                   if (r.value->value(0, "n") != "1")
+                   if (r.value->value(0, "moved") != "t")
                        return done(false, u"the proposal is no longer sending"_s);
                    done(true, {});
                });
@@ -437,12 +311,12 @@ void TeamQueue::finishSend(const QByteArray &id, const QString &outcome, TeamDon
 void TeamQueue::transition(const QByteArray &id, const QString &from, const QString &to,
                            TeamDone<bool> done)
 {
-    m_db.query("UPDATE fabric_team.proposals SET state = $3 WHERE id = $1::uuid AND state = $2",
+    m_db.query("SELECT fabric_team.transition($1::uuid, $2, $3) AS moved",
                {id, from.toUtf8(), to.toUtf8()},
                [done = std::move(done), from](const PgResult<PgRows> &r) {
                    if (!r.ok())
                        return done(std::nullopt, failed(r));
-                   if (r.value->affected != 1)
+                   if (r.value->value(0, "moved") != "t")
                        return done(false, u"the proposal is no longer %1"_s.arg(from));
                    done(true, {});
                });
@@ -488,77 +362,6 @@ void TeamQueue::read(const QByteArray &id, TeamDone<Snapshot> done)
         });
 }
 
-void TeamQueue::listOpen(TeamDone<QList<TeamProposal>> done)
-{
-    // An unknown outcome until a person resolves it, however old; resolved in the last day:
-    // the team sees who settled it, and how.
-    m_db.query("SELECT " + Columns + ", " + resolutionColumn("proposals") +
-                   " FROM fabric_team.proposals WHERE (state IN ('pending', 'consumed') AND "
-                   "expires_at > now()) OR state = 'unknown' OR (state = 'sending' AND "
-                   "state_changed_at > now() - interval '1 day') OR EXISTS (SELECT FROM "
-                   "fabric_team.resolutions r WHERE r.proposal_id = proposals.id AND "
-                   "r.resolved_at > now() - interval '1 day') ORDER BY created_at LIMIT 200",
-               {}, [done = std::move(done)](const PgResult<PgRows> &r) {
-                   if (!r.ok())
-                       return done(std::nullopt, failed(r));
-                   QList<TeamProposal> out;
-                   for (int i = 0; i < r.value->rowCount(); ++i)
-                       if (const auto p = proposalFromRow(*r.value, i))
-                           out << *p;
-                   done(out, {});
-               });
-}
-
-void TeamQueue::decide(const QByteArray &id, const QString &decision,
-                       const QByteArray &dialogSha256, TeamDone<bool> done,
-                       const std::optional<Signature> &signedBy)
-{
-    // NULLs for an unsigned decision: a text parameter given as a null QByteArray is SQL NULL.
-    const Signature sig = signedBy.value_or(Signature{});
-    m_db.query("INSERT INTO fabric_team.approvals (proposal_id, decision, dialog_sha256, os_user, "
-               "host, statement, signature, public_key) VALUES ($1::uuid, $2, decode($3, 'hex'), "
-               "$4, $5, $6, decode($7, 'hex'), decode($8, 'hex'))",
-               {id, decision.toUtf8(), dialogSha256.toHex(), m_identity.osUser.toUtf8(),
-                m_identity.host.toUtf8(), signedBy ? sig.statement : QByteArray(),
-                signedBy ? sig.signature.toHex() : QByteArray(),
-                signedBy ? sig.publicKey.toHex() : QByteArray()},
-               [done = std::move(done)](const PgResult<PgRows> &r) {
-                   if (!r.ok())
-                       return done(std::nullopt, failed(r));
-                   done(true, {});
-               });
-}
-
-void TeamQueue::resolve(const QByteArray &id, const QString &outcome, const QString &uuid,
-                        const QByteArray &dialogSha256, TeamDone<bool> done,
-                        const std::optional<Signature> &signedBy)
-{
-    // NULLs for what is not given: a text parameter given as a null QByteArray is SQL NULL. The
-    // database fills in the resolver (current_user) and the time, checks who may resolve it and
-    // moves the proposal on; its notify trigger wakes every app.
-    const Signature sig = signedBy.value_or(Signature{});
-    m_db.query("INSERT INTO fabric_team.resolutions (proposal_id, outcome, uuid, dialog_sha256, "
-               "os_user, host, statement, signature, public_key) VALUES ($1::uuid, $2, $3, "
-               "decode($4, 'hex'), $5, $6, $7, decode($8, 'hex'), decode($9, 'hex'))",
-               {id, outcome.toUtf8(), uuid.isEmpty() ? QByteArray() : uuid.toLower().toUtf8(),
-                dialogSha256.toHex(), m_identity.osUser.toUtf8(), m_identity.host.toUtf8(),
-                signedBy ? sig.statement : QByteArray(),
-                signedBy ? sig.signature.toHex() : QByteArray(),
-                signedBy ? sig.publicKey.toHex() : QByteArray()},
-               [done = std::move(done)](const PgResult<PgRows> &r) {
-                   if (!r.ok()) {
-                       QString why = failed(r);
-                       if (r.error.sqlState == u"42501"_s)
-                           why += u" (only an approver other than the proposer's role resolves "
-                                  "a proposal whose outcome is unknown, once)"_s;
-                       else if (r.error.sqlState == u"23505"_s)
-                           why += u" (it is already resolved)"_s;
-                       return done(std::nullopt, why);
-                   }
-                   done(true, {});
-               });
-}
-
 void TeamQueue::reportRejected(const QByteArray &id, const TeamApproval &approval,
                                const QString &reason, TeamDone<bool> done)
 {
@@ -567,9 +370,9 @@ void TeamQueue::reportRejected(const QByteArray &id, const TeamApproval &approva
                              {u"decision"_s, approval.decision.left(16)},
                              {u"reason"_s, reason.left(1000)}};
     // With a wake-up, so the approvers' apps show it at once.
-    m_db.query("WITH a AS (INSERT INTO fabric_team.team_audit (event, proposal_id, detail) VALUES "
-               "('approval_rejected', $1::uuid, $2) RETURNING proposal_id) SELECT "
-               "pg_notify('fabric_team', proposal_id::text) FROM a",
+    // Only the proposal's own proposer role may (fabric_team.report_rejected, which records
+    // who reported it and wakes the approvers' apps).
+    m_db.query("SELECT fabric_team.report_rejected($1::uuid, $2) AS seq",
                {id, QJsonDocument(detail).toJson(QJsonDocument::Compact)},
                [done = std::move(done)](const PgResult<PgRows> &r) {
                    if (!done)
@@ -578,27 +381,6 @@ void TeamQueue::reportRejected(const QByteArray &id, const TeamApproval &approva
                        return done(std::nullopt, failed(r));
                    done(true, {});
                });
-}
-
-void TeamQueue::rejections(const QByteArray &id, TeamDone<QJsonArray> done)
-{
-    m_db.query(
-        "SELECT actor, detail FROM fabric_team.team_audit WHERE event = 'approval_rejected' "
-        "AND proposal_id = $1::uuid ORDER BY seq LIMIT 50",
-        {id}, [done = std::move(done)](const PgResult<PgRows> &r) {
-            if (!r.ok())
-                return done(std::nullopt, failed(r));
-            QJsonArray out;
-            for (int i = 0; i < r.value->rowCount(); ++i) {
-                const QJsonObject d = objectOf(r.value->value(i, "detail"));
-                out.append(QJsonObject{
-                    {u"approval_id"_s, d.value(u"approval_id"_s).toString().left(64)},
-                    {u"approver"_s, d.value(u"approver"_s).toString().left(64)},
-                    {u"reason"_s, d.value(u"reason"_s).toString().left(1000)},
-                    {u"reported_by"_s, QString::fromUtf8(r.value->value(i, "actor")).left(64)}});
-            }
-            done(out, {});
-        });
 }
 
 } // namespace fb::team

@@ -111,6 +111,38 @@ struct Step {
         return {};
     }
 
+    // Only the two groups (and the owner) may connect: CONNECT is granted to PUBLIC by default,
+    // and any login role could then LISTEN, NOTIFY and take locks. Done when the database's
+    // owner (or a member of it) runs this; otherwise refused with the SQL its owner runs.
+    QString restrictConnect()
+    {
+        const auto r = db.exec(
+            "SELECT has_database_privilege('public', d.oid, 'CONNECT') AS public_connects, "
+            "has_database_privilege('fabric_proposers', d.oid, 'CONNECT') AND "
+            "has_database_privilege('fabric_approvers', d.oid, 'CONNECT') AS groups_connect, "
+            "pg_has_role(d.datdba, 'MEMBER') AS may, quote_ident(d.datname) AS name "
+            "FROM pg_database d WHERE d.datname = current_database()");
+        if (!r.ok())
+            return failure(QStringLiteral("cannot read who may connect to the database"), r.error);
+        const bool open = r.value->value(0, "public_connects") == "t";
+        if (!open && r.value->value(0, "groups_connect") == "t")
+            return {};
+        const QString name = QString::fromUtf8(r.value->value(0, "name"));
+        const QString sql = QStringLiteral("REVOKE CONNECT ON DATABASE %1 FROM PUBLIC; GRANT "
+                                           "CONNECT ON DATABASE %1 TO fabric_proposers, "
+                                           "fabric_approvers;")
+                                .arg(name);
+        if (r.value->value(0, "may") != "t")
+            return QStringLiteral("every login role may connect to the database %1 (CONNECT is "
+                                  "granted to PUBLIC) and this role may not change that: have "
+                                  "the database's owner run\n  %2\nthen run 'fabric-broker team "
+                                  "init' again")
+                .arg(name, sql);
+        if (auto x = db.execScript(sql.toUtf8()); !x.ok())
+            return failure(QStringLiteral("cannot restrict CONNECT to the team's groups"), x.error);
+        return {};
+    }
+
     // One transaction: lock, check, apply at most one migration. *done when nothing was left.
     QString run(bool *done)
     {
@@ -131,7 +163,7 @@ struct Step {
             return e;
         if (!next) {
             *done = true;
-            return {};
+            return restrictConnect();
         }
         if (auto r = db.execScript(next->sql); !r.ok()) {
             QString e = failure(QStringLiteral("migration %1 failed").arg(next->name), r.error);

@@ -280,6 +280,10 @@ private slots:
                            [&](const std::optional<TeamProposal> &p, const QString &) { row = p; });
             if (!QTest::qWaitFor([&] { return row.has_value(); }, 10000))
                 return std::nullopt;
+            if (auto bobSql = connectAs(fx.cluster, u"bob"_s, db)) // begin_send needs an approval
+                bobSql->exec("INSERT INTO fabric_team.approvals (proposal_id, decision, "
+                             "dialog_sha256) VALUES ($1::uuid, 'approve', sha256('bob''s dialog'))",
+                             {row->id});
             bool sent = false;
             carol->beginSend(row->id, std::nullopt,
                              [&](const TeamSendReply &r) { sent = r.moved; });

@@ -351,9 +351,7 @@ private slots:
         const QString token = propose(*h).value("confirm_token").toString();
         auto other = connectAs(fx.cluster, u"carol"_s, db);
         QVERIFY(other);
-        FB_SQL(*other,
-               "UPDATE fabric_team.proposals SET state = 'consumed' WHERE token_sha256 = "
-               "decode($1, 'hex')",
+        FB_SQL(*other, "SELECT count(*) FROM fabric_team.consume(decode($1, 'hex'))",
                {fb::tokenDigest(token).toLatin1()});
         const QJsonObject s = h->callTool("fabric_confirm_change", {{"confirm_token", token}})
                                   .value("structuredContent")

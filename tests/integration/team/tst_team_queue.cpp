@@ -29,9 +29,9 @@ QByteArray sha(const QByteArray &bytes)
     return QCryptographicHash::hash(bytes, QCryptographicHash::Sha256);
 }
 
-QJsonObject priced(double monthly)
+QJsonObject priced(double monthly, const QString &currency = u"USD"_s)
 {
-    return {{u"priced"_s, true}, {u"currency"_s, u"USD"_s}, {u"monthly_recurring"_s, monthly}};
+    return {{u"priced"_s, true}, {u"currency"_s, currency}, {u"monthly_recurring"_s, monthly}};
 }
 
 } // namespace
@@ -374,7 +374,8 @@ private slots:
             std::optional<QByteArray> id;
             bool done = false;
             q.publish(
-                u"connection_create"_s, Request, {}, priced(monthly), "{}", sha(token), 60000,
+                u"connection_create"_s, Request, {}, priced(monthly, u"EUR"_s), "{}", sha(token),
+                60000,
                 [&](const std::optional<QByteArray> &v, const QString &) {
                     id = v;
                     done = true;

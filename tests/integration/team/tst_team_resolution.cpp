@@ -106,7 +106,10 @@ class TstTeamResolution : public QObject {
         bool done = false;
         q.publish(
             u"connection_create"_s, request, {{u"fabric_endpoint"_s, u"https://api.equinix.com"_s}},
-            std::nullopt, R"({"uuid":"dry","state":"DRAFT"})", sha(token), 600000,
+            // The team's day counts the database's reading of the price (migration 006).
+            QJsonObject{
+                {u"priced"_s, true}, {u"monthly_recurring"_s, 100}, {u"currency"_s, u"USD"_s}},
+            R"({"uuid":"dry","state":"DRAFT"})", sha(token), 600000,
             [&](const std::optional<QByteArray> &v, const QString &e) {
                 if (!v)
                     qWarning("publish: %s", qUtf8Printable(e));
@@ -130,8 +133,20 @@ class TstTeamResolution : public QObject {
     }
 
     // begin_send with the team's daily limit of USD 1000: what the team's day was before it.
-    std::optional<double> beginSend(TeamQueue &q, const QByteArray &id)
+    std::optional<double> beginSend(TeamQueue &q, const TeamProposal &row)
     {
+        // bob's signed approval first: begin_send moves nothing no other role approved.
+        const QByteArray id = row.id;
+        const auto d = fb::team::signDecision(row, u"approve"_s, sha("bob's dialog"), u"bob"_s,
+                                              bob.privateKey, QDateTime::currentMSecsSinceEpoch());
+        auto bobSql = connectAs(fx.cluster, u"bob"_s, db);
+        if (!d || !bobSql)
+            return std::nullopt;
+        bobSql->exec("INSERT INTO fabric_team.approvals (proposal_id, decision, dialog_sha256, "
+                     "statement, signature, public_key) VALUES ($1::uuid, 'approve', "
+                     "decode($2, 'hex'), $3, decode($4, 'hex'), decode($5, 'hex'))",
+                     {id, sha("bob's dialog").toHex(), d->statement, d->signature.toHex(),
+                      d->publicKey.toHex()});
         std::optional<TeamSendReply> reply;
         q.beginSend(id, fb::Money{1000, u"USD"_s}, [&](const TeamSendReply &r) { reply = r; });
         if (!QTest::qWaitFor([&] { return reply.has_value(); }, 10000) || !reply->moved) {
@@ -158,7 +173,7 @@ class TstTeamResolution : public QObject {
     std::optional<TeamProposal> unknownCreate(TeamQueue &q)
     {
         auto row = proposeAndConsume(q);
-        if (!row || !beginSend(q, row->id) || !finishSend(q, row->id, u"unknown"_s))
+        if (!row || !beginSend(q, *row) || !finishSend(q, row->id, u"unknown"_s))
             return std::nullopt;
         row->state = u"unknown"_s;
         return row;
@@ -266,7 +281,7 @@ private slots:
         // Both count toward the team's day: a third send sees USD 200 (failed does not count).
         const auto probe = proposeAndConsume(*carolQ);
         QVERIFY(probe);
-        QCOMPARE(beginSend(*carolQ, probe->id).value_or(-1), 200.0);
+        QCOMPARE(beginSend(*carolQ, *probe).value_or(-1), 200.0);
         QVERIFY(finishSend(*carolQ, probe->id, u"failed"_s));
 
         // Every approver's app lists it, unresolved.
@@ -278,13 +293,14 @@ private slots:
         QCOMPARE(listed->state, u"unknown"_s);
         QVERIFY(!listed->resolution);
 
-        // The proposer cannot resolve its own unknown outcome: not with its UPDATE(state) right,
+        // The proposer cannot resolve its own unknown outcome: not with an UPDATE (no role may
+        // write a state since migration 006),
         auto daveSql = connectAs(fx.cluster, u"dave"_s, db);
         QVERIFY(daveSql);
-        FB_SQL_REFUSED(*daveSql, "23514",
+        FB_SQL_REFUSED(*daveSql, "42501",
                        "UPDATE fabric_team.proposals SET state = 'created' WHERE id = $1::uuid",
                        {lost->id});
-        FB_SQL_REFUSED(*daveSql, "23514",
+        FB_SQL_REFUSED(*daveSql, "42501",
                        "UPDATE fabric_team.proposals SET state = 'not_created' WHERE id = $1::uuid",
                        {lost->id});
         // nor through a resolution of its own (dave is an approver too),
@@ -346,7 +362,7 @@ private slots:
         // The team's day no longer counts it; the unresolved unknown still does.
         const auto next = proposeAndConsume(*carolQ);
         QVERIFY(next);
-        QCOMPARE(beginSend(*carolQ, next->id).value_or(-1), 100.0);
+        QCOMPARE(beginSend(*carolQ, *next).value_or(-1), 100.0);
         QVERIFY(finishSend(*carolQ, next->id, u"failed"_s));
 
         // The team audit chain: outcome_resolved, then the move, and the chain verifies.
@@ -388,7 +404,7 @@ private slots:
         FB_SQL_REFUSED(*bobSql, "42501",
                        "DELETE FROM fabric_team.resolutions WHERE proposal_id = $1::uuid",
                        {lost->id});
-        FB_SQL_REFUSED(*daveSql, "23514",
+        FB_SQL_REFUSED(*daveSql, "42501",
                        "UPDATE fabric_team.proposals SET state = 'created' WHERE id = $1::uuid",
                        {lost->id});
 

@@ -36,9 +36,7 @@ QByteArray propose(PgConnection &carol, const QByteArray &token)
     return r.value->value(0, "id");
 }
 
-constexpr const char *Consume =
-    "UPDATE fabric_team.proposals SET state = 'consumed' WHERE token_sha256 = sha256($1::bytea) "
-    "AND state = 'pending' AND expires_at > now() RETURNING id";
+constexpr const char *Consume = "SELECT id FROM fabric_team.consume(sha256($1::bytea))";
 
 } // namespace
 
@@ -81,7 +79,7 @@ private slots:
         QCOMPARE(r.fromVersion, 0);
         QCOMPARE(r.toVersion, TeamSchema::knownVersion());
         QCOMPARE(r.applied.first(), QStringLiteral("001_initial"));
-        QCOMPARE(r.applied.last(), QStringLiteral("005_resolutions"));
+        QCOMPARE(r.applied.last(), QStringLiteral("006_transitions"));
         QCOMPARE(TeamSchema::currentVersion(*owner).value_or(-1), TeamSchema::knownVersion());
         const auto tables = owner->exec(
             "SELECT count(*) AS n FROM pg_tables WHERE schemaname = 'fabric_team' AND tablename IN "
@@ -117,6 +115,9 @@ private slots:
                                      .append(QByteArray::number(TeamSchema::knownVersion()))) &&
                      output.contains("member of neither fabric_proposers nor fabric_approvers"),
                  output.constData());
+        // team init revoked CONNECT from PUBLIC; granted by hand, mallory still reads nothing.
+        FB_SQL(*fx.super,
+               QStringLiteral("GRANT CONNECT ON DATABASE %1 TO mallory").arg(db).toUtf8());
         QCOMPARE(runBroker({QStringLiteral("team"), QStringLiteral("status"),
                             fx.cluster.uri(QStringLiteral("mallory"), db)},
                            &output),
@@ -173,10 +174,11 @@ private slots:
         r = TeamSchema::migrate(*owner);
         QVERIFY2(r.ok, qPrintable(r.error));
         QCOMPARE(r.fromVersion, 1);
-        QCOMPARE(r.applied,
-                 (QStringList{QStringLiteral("002_queue"), QStringLiteral("003_team_day"),
-                              QStringLiteral("004_signed_approvals"),
-                              QStringLiteral("005_resolutions")}));
+        QCOMPARE(
+            r.applied,
+            (QStringList{QStringLiteral("002_queue"), QStringLiteral("003_team_day"),
+                         QStringLiteral("004_signed_approvals"), QStringLiteral("005_resolutions"),
+                         QStringLiteral("006_transitions")}));
     }
 
     void refusesAChangedMigrationAndANonOwner()
@@ -262,6 +264,9 @@ private slots:
     void onlyMembersOfFabricApproversApprove()
     {
         const QString db = fx.initializedDatabase();
+        // team init revoked CONNECT from PUBLIC; granted by hand, mallory still reads nothing.
+        FB_SQL(*fx.super,
+               QStringLiteral("GRANT CONNECT ON DATABASE %1 TO mallory").arg(db).toUtf8());
         auto carol = as(QStringLiteral("carol"), db);
         QVERIFY(carol);
         const QByteArray id = propose(*carol, "tok-1");
@@ -283,7 +288,7 @@ private slots:
         QVERIFY(propose(*bob, "tok-2").isEmpty());
         // A finished proposal takes no more decisions.
         FB_SQL(*carol, Consume, {"tok-1"});
-        FB_SQL(*carol, "UPDATE fabric_team.proposals SET state = 'denied' WHERE id = $1", {id});
+        FB_SQL(*carol, "SELECT fabric_team.transition($1, 'consumed', 'denied')", {id});
         FB_SQL_REFUSED(*bob, "42501",
                        "INSERT INTO fabric_team.approvals (proposal_id, decision, dialog_sha256) "
                        "VALUES ($1, 'approve', sha256('dialog text'))",
@@ -329,6 +334,9 @@ private slots:
     void nobodyButTheOwnerChangesApprovalsOrAudit()
     {
         const QString db = fx.initializedDatabase();
+        // team init revoked CONNECT from PUBLIC; granted by hand, mallory still reads nothing.
+        FB_SQL(*fx.super,
+               QStringLiteral("GRANT CONNECT ON DATABASE %1 TO mallory").arg(db).toUtf8());
         auto carol = as(QStringLiteral("carol"), db);
         auto alice = as(QStringLiteral("alice"), db);
         QVERIFY(carol && alice);
@@ -355,7 +363,8 @@ private slots:
         const auto notDaves = dave->exec(Consume, {"tok-1"});
         QVERIFY(notDaves.ok());
         QCOMPARE(notDaves.value->rowCount(), 0);
-        FB_SQL_REFUSED(*carol, "23514",
+        // No role writes a state directly (migration 006): only through the schema's functions.
+        FB_SQL_REFUSED(*carol, "42501",
                        "UPDATE fabric_team.proposals SET state = 'created' WHERE id = $1", {id});
         // The schema owner may change rows: that is what verify() is for.
         auto owner = as(QStringLiteral("fb_owner"), db);
@@ -448,7 +457,7 @@ private slots:
         const auto secondWaits = [&] {
             const auto w = fx.super->exec(
                 "SELECT count(*) AS n FROM pg_stat_activity WHERE datname = $1 AND "
-                "wait_event_type = 'Lock' AND query LIKE 'UPDATE fabric_team.proposals%'",
+                "wait_event_type = 'Lock' AND query LIKE 'SELECT id FROM fabric_team.consume%'",
                 {db.toUtf8()});
             return w.ok() && w.value->value(0, "n") == "1";
         };

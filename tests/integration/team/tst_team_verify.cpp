@@ -44,7 +44,7 @@ private:
         *proposalId = propose(*carol, "tok-1");
         *aliceRow = approve(db, QStringLiteral("alice"), aliceKey, *proposalId);
         approve(db, QStringLiteral("bob"), bobKey, *proposalId);
-        move(*carol, *proposalId, {"consumed", "sending", "created"});
+        move(db, *proposalId, {"consumed", "sending", "created"});
         return db;
     }
 
@@ -234,9 +234,7 @@ private slots:
         auto carol = as(QStringLiteral("carol"), db);
         const QByteArray id = propose(*carol, "tok-1");
         QVERIFY(!approve(db, QStringLiteral("alice"), aliceKey, id).isEmpty());
-        for (const char *state : {"consumed", "sending", "unknown"})
-            FB_SQL(*carol, "UPDATE fabric_team.proposals SET state = $2 WHERE id = $1",
-                   {id, state});
+        QVERIFY(walk(*carol, "tok-1", id, "unknown"));
         auto bob = as(QStringLiteral("bob"), db);
         const auto p = readProposal(*bob, id);
         QVERIFY(p);
