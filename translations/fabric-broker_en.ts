@@ -1346,10 +1346,6 @@ request SHA-256: %2</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Team database: %1</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>No keychain: the team database password was not saved.</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1382,14 +1378,6 @@ request SHA-256: %2</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>set by your administrator: team.database in %1</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>set by %1 in this app&apos;s environment</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>Team mode changes apply when Fabric Broker starts again (docs/team.md).</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1399,6 +1387,14 @@ request SHA-256: %2</source>
     </message>
     <message>
         <source>Password:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Set by your administrator: team.database in %1.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Off. Only your administrator&apos;s policy (team.database in /etc/fabric-broker/policy.json) turns team mode on.</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

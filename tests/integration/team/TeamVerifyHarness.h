@@ -154,6 +154,26 @@ protected:
         return r.ok() ? r.value->value(0, "id") : QByteArray();
     }
 
+    // consumed, sending and the outcome, through the schema's own functions, in one session (as
+    // the proposing broker does).
+    static bool walk(PgConnection &carol, const QByteArray &token, const QByteArray &id,
+                     const QByteArray &outcome)
+    {
+        const auto c =
+            carol.exec("SELECT count(*) AS n FROM fabric_team.consume(sha256($1::bytea))", {token});
+        const auto b =
+            carol.exec("SELECT moved FROM fabric_team.begin_send($1::uuid, NULL, NULL)", {id});
+        const auto f =
+            carol.exec("SELECT fabric_team.finish_send($1::uuid, $2) AS moved", {id, outcome});
+        const bool ok = c.ok() && c.value->value(0, "n") == "1" && b.ok() &&
+                        b.value->value(0, "moved") == "t" && f.ok() &&
+                        f.value->value(0, "moved") == "t";
+        if (!ok)
+            qWarning("walk: %s %s %s", qUtf8Printable(c.error.text()),
+                     qUtf8Printable(b.error.text()), qUtf8Printable(f.error.text()));
+        return ok;
+    }
+
     // Moves proposal id through states as the schema owner (along the graph its trigger keeps).
     // Since schema version 6 a proposer moves its rows only through the queue's functions, and
     // begin_send there needs another role's approval: a history without one (what team verify
@@ -164,8 +184,8 @@ protected:
         if (!owner)
             return false;
         for (const QByteArray &state : states) {
-            const auto r = owner->exec(
-                "UPDATE fabric_team.proposals SET state = $2 WHERE id = $1", {id, state});
+            const auto r = owner->exec("UPDATE fabric_team.proposals SET state = $2 WHERE id = $1",
+                                       {id, state});
             if (!r.ok()) {
                 qWarning("move to %s: %s", state.constData(), qUtf8Printable(r.error.text()));
                 return false;

@@ -66,8 +66,18 @@ private slots:
         auto alice = queueAs(u"alice"_s, u"ws-2"_s);
         QTRY_VERIFY_WITH_TIMEOUT(carol->isAvailable() && alice->isAvailable(), 10000);
 
+        // alice's key, as her keychain holds it and the proposer's policy lists it: only signed
+        // approvals count (issue #34).
+        const QByteArray privateKey = ApprovalKeys::generate().value_or(QByteArray());
+        const QByteArray publicKey = ApprovalKeys::publicKeyOf(privateKey).value_or(QByteArray());
+        const fb::ApproverKey listed{u"alice"_s, ApprovalKeys::fingerprint(publicKey), publicKey};
+
         auto *dialog = new TeamApprovalsDialog(alice.get());
         QPointer<TeamApprovalsDialog> guard(dialog);
+        dialog->setKeyLoader([&privateKey, dialog](auto answer) {
+            QTimer::singleShot(10, dialog,
+                               [&privateKey, answer] { answer(privateKey, QString()); });
+        });
         QSignalSpy refreshed(dialog, &TeamApprovalsDialog::refreshed);
         dialog->open();
         QVERIFY(dialog->isVisible());
@@ -87,6 +97,7 @@ private slots:
                        [&](const std::optional<TeamProposal> &p, const QString &) { row = p; });
         QTRY_VERIFY_WITH_TIMEOUT(row.has_value(), 10000);
         TeamConfirm confirm(carol.get(), *row, 1);
+        confirm.setApproverKeys(QList<fb::ApproverKey>{listed});
         QSignalSpy decided(&confirm, &TeamConfirm::decided);
         confirm.start();
 

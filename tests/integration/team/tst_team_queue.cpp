@@ -8,9 +8,11 @@
 // `unknown` after a crash (settled by the proposer's next start, or by anyone once the sending
 // session is gone).
 #include "TeamFixture.h"
+#include "team/ApprovalVerify.h"
 #include "team/TeamConfirm.h"
 
 #include <QCryptographicHash>
+#include <QDateTime>
 #include <QJsonDocument>
 #include <QSignalSpy>
 #include <QTest>
@@ -91,18 +93,47 @@ private:
         return row;
     }
 
+    // Every approver's key; the confirms list them (only signed approvals count, issue #34).
+    QMap<QString, TeamSigner> signers{{u"alice"_s, TeamSigner::make(u"alice"_s)},
+                                      {u"bob"_s, TeamSigner::make(u"bob"_s)},
+                                      {u"dave"_s, TeamSigner::make(u"dave"_s)}};
+    QList<fb::ApproverKey> keys() const
+    {
+        QList<fb::ApproverKey> k;
+        for (const TeamSigner &s : signers)
+            k << s.listed();
+        return k;
+    }
+
+    // The decision as the role's dialog records it: signed over the row it showed.
     bool decide(TeamQueue &q, const QByteArray &id, const QString &decision,
                 QString *error = nullptr)
     {
+        const auto r = owner->exec("SELECT " + fb::team::proposalColumns() +
+                                       " FROM fabric_team.proposals WHERE id = $1::uuid",
+                                   {id});
+        if (!r.ok() || r.value->rowCount() != 1)
+            return false;
+        const std::optional<fb::team::TeamProposal> row = fb::team::proposalFromRow(*r.value, 0);
+        if (!row)
+            return false;
+        const TeamSigner &signer = signers[q.role()];
+        const auto d =
+            fb::team::signDecision(*row, decision, sha("dialog text"), signer.role,
+                                   signer.privateKey, QDateTime::currentMSecsSinceEpoch());
+        if (!d)
+            return false;
         std::optional<bool> ok;
         bool done = false;
-        q.decide(id, decision, sha("dialog text"),
-                 [&](const std::optional<bool> &v, const QString &e) {
-                     ok = v;
-                     if (error)
-                         *error = e;
-                     done = true;
-                 });
+        q.decide(
+            id, decision, sha("dialog text"),
+            [&](const std::optional<bool> &v, const QString &e) {
+                ok = v;
+                if (error)
+                    *error = e;
+                done = true;
+            },
+            TeamQueue::Signature{d->statement, d->signature, d->publicKey});
         return QTest::qWaitFor([&] { return done; }, 10000) && ok.value_or(false);
     }
 
@@ -208,6 +239,7 @@ private slots:
         const auto row = consume(*dave, "token-600");
         QVERIFY(row);
         TeamConfirm confirm(dave.get(), *row, 2);
+        confirm.setApproverKeys(keys());
         QSignalSpy decided(&confirm, &TeamConfirm::decided);
         QSignalSpy progress(&confirm, &TeamConfirm::progress);
         confirm.start();
@@ -246,6 +278,7 @@ private slots:
         const auto row = consume(*carol, "token-600b");
         QVERIFY(row);
         TeamConfirm confirm(carol.get(), *row, 2);
+        confirm.setApproverKeys(keys());
         QSignalSpy decided(&confirm, &TeamConfirm::decided);
         confirm.start();
         // The approver's app lists it.
@@ -292,6 +325,7 @@ private slots:
         const auto row = consume(*carol, "token-deny");
         QVERIFY(row);
         TeamConfirm confirm(carol.get(), *row, 2);
+        confirm.setApproverKeys(keys());
         QSignalSpy decided(&confirm, &TeamConfirm::decided);
         confirm.start();
         QVERIFY(decide(*alice, id, u"approve"_s));
@@ -318,6 +352,7 @@ private slots:
         const auto row = consume(*carol, "token-lost");
         QVERIFY(row);
         auto confirm = std::make_unique<TeamConfirm>(carol.get(), *row, 1);
+        confirm->setApproverKeys(keys());
         QSignalSpy decided(confirm.get(), &TeamConfirm::decided);
         QSignalSpy connection(confirm.get(), &TeamConfirm::connectionChanged);
         QSignalSpy availability(carol.get(), &TeamQueue::availabilityChanged);
@@ -386,7 +421,9 @@ private slots:
             const auto row = consume(q, token);
             if (!row || !decide(*alice, *id, u"approve"_s))
                 return nullptr;
-            return std::make_unique<TeamConfirm>(&q, *row, 1);
+            auto c = std::make_unique<TeamConfirm>(&q, *row, 1);
+            c->setApproverKeys(keys());
+            return c;
         };
         auto first = ready(*carol, "day-1", 600);
         auto second = ready(*dave, "day-2", 600);
@@ -421,6 +458,7 @@ private slots:
         const auto row = consume(*carol, "token-orphan");
         QVERIFY(row);
         auto confirm = std::make_unique<TeamConfirm>(carol.get(), *row, 1);
+        confirm->setApproverKeys(keys());
         QSignalSpy decided(confirm.get(), &TeamConfirm::decided);
         confirm->start();
         QVERIFY(decide(*alice, id, u"approve"_s));
@@ -574,6 +612,7 @@ private slots:
             const auto row = consume(*carol, "token-crash");
             QVERIFY(row);
             TeamConfirm confirm(carol.get(), *row, 1);
+            confirm.setApproverKeys(keys());
             QSignalSpy decided(&confirm, &TeamConfirm::decided);
             confirm.start();
             QVERIFY(decide(*alice, id, u"approve"_s));
