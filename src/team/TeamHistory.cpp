@@ -295,13 +295,12 @@ std::optional<TeamHistory> TeamHistory::fromBundle(const QByteArray &bundle, QSt
         };
         auto string = [&v](const char *k) { return v.value(QLatin1StringView(k)).toString(); };
         if (kind == u"proposal" &&
-            hasExactly(v,
-                       Members{{u"id"_s, u"change_type"_s, u"request"_s, u"request_sha256"_s,
-                                u"token_sha256"_s, u"dry_run"_s, u"proposer"_s, u"os_user"_s,
-                                u"host"_s, u"state"_s},
-                               {u"created_ms"_s, u"expires_ms"_s},
-                               {u"sent_ms"_s},
-                               {u"price"_s, u"binding"_s}})) {
+            hasExactly(v, Members{{u"id"_s, u"change_type"_s, u"request"_s, u"request_sha256"_s,
+                                   u"token_sha256"_s, u"dry_run"_s, u"proposer"_s, u"os_user"_s,
+                                   u"host"_s, u"state"_s},
+                                  {u"created_ms"_s, u"expires_ms"_s},
+                                  {u"sent_ms"_s},
+                                  {u"price"_s, u"binding"_s}})) {
             TeamProposal p;
             p.id = text8("id");
             p.changeType = string("change_type");
