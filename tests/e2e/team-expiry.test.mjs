@@ -37,13 +37,13 @@ test(`${N} team confirms nobody approves end timed_out at their expiry (TTL ${TT
     extra: { EQUINIX_MCP_PROPOSAL_TTL_MS: String(TTL_MS), EQUINIX_MCP_MAX_PENDING: String(N) },
   });
   carol = await startProposer(env, { name: 'team-e2e-expiry' });
-  const proposals = await Promise.all(Array.from({ length: N }, async (_, i) => {
+  // Each confirm starts as soon as its proposal is made (a slow build, ASan, must not let a token
+  // expire before its confirm begins).
+  const results = await Promise.all(Array.from({ length: N }, async (_, i) => {
     const spec = connectionSpec({ name: `exp-${i}-${crypto.randomUUID().slice(0, 8)}` });
-    const p = await carol.call('fabric_propose_change', { change_type: 'connection_create', spec });
-    assert.equal(p.isError, undefined, JSON.stringify(p).slice(0, 1200));
-    return { token: p.structuredContent.confirm_token, id: p.structuredContent.team.proposal_id, expiresAt: Date.parse(p.structuredContent.expires_at) };
-  }));
-  const results = await Promise.all(proposals.map(async (p) => {
+    const proposed = await carol.call('fabric_propose_change', { change_type: 'connection_create', spec });
+    assert.equal(proposed.isError, undefined, JSON.stringify(proposed).slice(0, 1200));
+    const p = { token: proposed.structuredContent.confirm_token, id: proposed.structuredContent.team.proposal_id, expiresAt: Date.parse(proposed.structuredContent.expires_at) };
     const progress = [];
     const r = await carol.confirm(p.token, progress);
     return { p, r, endedAt: Date.now(), progress };

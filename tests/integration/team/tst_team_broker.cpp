@@ -18,7 +18,6 @@
 
 #include <QCryptographicHash>
 #include <QDateTime>
-#include <QElapsedTimer>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
@@ -466,25 +465,27 @@ private slots:
         auto carol = queueAs(u"carol"_s, u"ws-carol"_s);
         QTRY_VERIFY_WITH_TIMEOUT(carol->isAvailable(), 10000);
         fb::BrokerSettings settings;
-        settings.proposalTtlMs = 2500;
+        settings.proposalTtlMs = 4000;
         auto h = broker(carol.get(), settings);
         QList<int> calls;
         QStringList tokens;
+        // Each confirm starts right after its proposal (a slow build, ASan, must not let a token
+        // expire before its confirm begins).
         for (int i = 0; i < 10; ++i) {
             const QString token = propose(*h).value("confirm_token").toString();
             QVERIFY(!token.isEmpty());
             tokens << token;
-        }
-        for (const QString &token : tokens)
             calls << startConfirm(*h, token);
-        QElapsedTimer waited;
-        waited.start();
+        }
+        // Every one ends within the TTL and the allowed clock skew (the e2e team-expiry times
+        // each against its expires_at), not at the elicitation timeout (300 s).
         for (int call : calls) {
-            const QJsonObject s = h->answerTo(call, 10000)
-                                      .value("result")
-                                      .toObject()
-                                      .value("structuredContent")
-                                      .toObject();
+            const QJsonObject s =
+                h->answerTo(call, 4000 + fb::team::TeamConfirm::MaxClockSkewMs + 3000)
+                    .value("result")
+                    .toObject()
+                    .value("structuredContent")
+                    .toObject();
             QCOMPARE(s.value("executed").toBool(true), false);
             QCOMPARE(s.value("human_confirmation").toObject().value("status").toString(),
                      u"timed_out"_s);
@@ -493,10 +494,6 @@ private slots:
             QVERIFY2(!s.value("message").toString().contains("300000"),
                      qPrintable(s.value("message").toString()));
         }
-        // Every one ended within the TTL and the allowed clock skew, not at the elicitation
-        // timeout (300 s).
-        QVERIFY2(waited.elapsed() < 2500 + fb::team::TeamConfirm::MaxClockSkewMs + 2000,
-                 qPrintable(QString::number(waited.elapsed())));
         for (const QString &token : tokens)
             QTRY_COMPARE_WITH_TIMEOUT(stateOfToken(token), QByteArray("expired"), 5000);
         QCOMPARE(h->sandbox.realCreateCount(), 0);
