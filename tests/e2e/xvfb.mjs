@@ -10,24 +10,47 @@ const have = (cmd) => { try { execFileSync('which', [cmd], { stdio: 'ignore' });
 // A reason to skip, or false when Xvfb and xdotool are installed.
 export const xvfbSkip = !have('Xvfb') || !have('xdotool') ? 'Xvfb and xdotool are required (apt-get install xvfb xdotool)' : false;
 
-// Starts Xvfb and resolves once it accepts clients: Xvfb itself picks a free display at or
-// above `from` and writes its number to -displayfd only when it is ready, so neither a loaded
-// machine (slow start) nor another test file starting a server at the same moment (the same
-// number) can hand a test a display that is not there. `to` bounds the wait's failure message
-// only; 60 s for a server that never gets ready.
+// Starts Xvfb and resolves once it accepts clients, on a display number picked at random in
+// [from, to): Xvfb writes the number to -displayfd only when it is ready, so a loaded machine
+// (slow start) cannot hand a test a display that is not there. Not the first free number from 0
+// (-displayfd alone): a test file stopping its server on :0 while another file's server starts on
+// the same :0 removed the new server's socket ("could not connect to display :0", issue #40). A
+// number already taken (Xvfb exits at once) is followed by another; 60 s for a server that never
+// gets ready.
 export async function startXvfb(from, to) {
-  const proc = spawn('Xvfb', ['-displayfd', '3', '-screen', '0', '1280x800x24', '-nolisten', 'tcp'],
+  const span = Math.max(1, to - from);
+  const tried = new Set();
+  let last;
+  while (tried.size < Math.min(span, 20)) {
+    const n = from + Math.floor(Math.random() * span);
+    if (tried.has(n)) continue;
+    tried.add(n);
+    try {
+      return await startXvfbOn(n);
+    } catch (e) {
+      if (e.notReady) throw e;
+      last = e;
+    }
+  }
+  throw last;
+}
+
+async function startXvfbOn(display) {
+  const proc = spawn('Xvfb', [`:${display}`, '-displayfd', '3', '-screen', '0', '1280x800x24', '-nolisten', 'tcp'],
     { stdio: ['ignore', 'ignore', 'pipe', 'pipe'] });
   let err = '';
   proc.stderr.on('data', (d) => { err += d.toString(); });
   let out = '';
   const number = await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => { proc.kill('SIGKILL'); reject(new Error(`Xvfb did not start within 60 s: ${err}`)); }, 60000);
+    const timer = setTimeout(() => {
+      proc.kill('SIGKILL');
+      reject(Object.assign(new Error(`Xvfb :${display} did not start within 60 s: ${err}`), { notReady: true }));
+    }, 60000);
     proc.stdio[3].on('data', (d) => {
       out += d.toString();
       if (out.includes('\n')) { clearTimeout(timer); resolve(out.trim()); }
     });
-    proc.once('exit', (code, signal) => { clearTimeout(timer); reject(new Error(`Xvfb exited (${code ?? signal}) before it was ready (wanted a display from :${from}, below :${to}): ${err}`)); });
+    proc.once('exit', (code, signal) => { clearTimeout(timer); reject(new Error(`Xvfb :${display} exited (${code ?? signal}) before it was ready: ${err}`)); });
   });
   proc.stdio[3].destroy();
   return new Xvfb(`:${number}`, proc);
