@@ -28,6 +28,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { BIN, baseEnv, connectionSpec, scratchDir, sleep, startSandboxProcess } from './lib.mjs';
 import { startTeamDatabase } from './pg.mjs';
+import * as signing from './team-signing.mjs';
+import { sha256hex, rawPublic, fingerprintOf, publicKeyFromBase64, statementFor } from './team-signing.mjs';
 import {
   teamSigningSkip, startWorkstation, proposerEnv, startProposer, waitForState, proposalRow,
   createsNamed, hasDecided, until,
@@ -43,85 +45,13 @@ const owner = crypto.generateKeyPairSync('ed25519');
 // The approvals that do not count, made by the subtests below: { forged, daveBad } (ids).
 const notCounting = {};
 
-const sha256hex = (s) => crypto.createHash('sha256').update(s).digest('hex');
 const escapeRx = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 // The details pane shows the request's name as "name": "...".
 const named = (spec) => escapeRx(`"name": "${spec.name}"`);
 
-// An Ed25519 public key as raw bytes (the last 32 bytes of its SPKI DER), its base64 and its
-// OpenSSH fingerprint (SHA256: and the unpadded base64 of the SHA-256 of the raw key).
-const SPKI_ED25519 = Buffer.from('302a300506032b6570032100', 'hex');
-const rawPublic = (publicKey) => publicKey.export({ format: 'der', type: 'spki' }).subarray(-32);
-const fingerprintOf = (raw) => `SHA256:${crypto.createHash('sha256').update(raw).digest('base64').replace(/=+$/, '')}`;
-const publicKeyFromBase64 = (b64) => crypto.createPublicKey({ key: Buffer.concat([SPKI_ED25519, Buffer.from(b64, 'base64')]), format: 'der', type: 'spki' });
-
-// RFC 8785: members sorted by UTF-16 code units (what Array.prototype.sort compares), no
-// whitespace, strings and numbers as ECMAScript's JSON.stringify writes them (RFC 8785 is defined
-// by exactly that serialization; numbers were parsed to IEEE doubles first, as the app does).
-function canonical(v) {
-  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
-  if (v !== null && typeof v === 'object') {
-    return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canonical(v[k])}`).join(',')}}`;
-  }
-  if (typeof v === 'number' && !Number.isFinite(v)) throw new Error(`not a JSON number: ${v}`);
-  return JSON.stringify(v);
-}
-
-// What a statement signs of proposal id, as the database holds it (the schema owner reads it):
-// its id, change type, request body, binding, price, dry run (jsonb's text; every text read as
-// hex so that no byte is lost to psql's output), token hash, proposer and its expiry in ms, as
-// the app reads it (rounded to the nearest millisecond, 500 µs up).
-async function proposalFacts(id) {
-  const [[pid, changeType, requestHex, bindingHex, priceHex, dryRunHex, tokenSha256, proposer, expiresMs]] = await team.query('fb_owner', `SELECT id::text, change_type,
-      encode(convert_to(request, 'UTF8'), 'hex'), encode(convert_to(binding::text, 'UTF8'), 'hex'),
-      coalesce(encode(convert_to(price::text, 'UTF8'), 'hex'), ''), encode(convert_to(dry_run::text, 'UTF8'), 'hex'),
-      encode(token_sha256, 'hex'), proposer, (extract(epoch FROM expires_at) * 1000)::bigint
-      FROM fabric_team.proposals WHERE id = :'id'::uuid`, { id });
-  const text = (hex) => Buffer.from(hex, 'hex').toString('utf8');
-  return {
-    id: pid, changeType, request: Buffer.from(requestHex, 'hex'), binding: JSON.parse(text(bindingHex)),
-    price: priceHex ? JSON.parse(text(priceHex)) : null, dryRun: text(dryRunHex), tokenSha256, proposer, expiresMs: Number(expiresMs),
-  };
-}
-
-// The statement (docs/team-signing.md, "The statement", version 2), in its canonical form: the
-// request hash computed from the change type and body, never the row's column.
-function statementFor(facts, { approver, dialogSha256, decision = 'approve', decidedAt = new Date() }) {
-  return canonical({
-    format: 'fabric-broker approval 2',
-    proposal_id: facts.id,
-    change_type: facts.changeType,
-    request_sha256: crypto.createHash('sha256').update(`${facts.changeType}\n`).update(facts.request).digest('hex'),
-    dry_run_sha256: sha256hex(canonical(JSON.parse(facts.dryRun))),
-    price_sha256: sha256hex(canonical(facts.price)),
-    fabric_endpoint: facts.binding.fabric_endpoint ?? '',
-    credential_identity: facts.binding.credential_identity ?? '',
-    token_sha256: facts.tokenSha256,
-    proposer: facts.proposer,
-    dialog_sha256: dialogSha256,
-    decision,
-    approver,
-    decided_at: decidedAt.toISOString(),
-    expires_at: new Date(facts.expiresMs).toISOString(),
-  });
-}
-
-// Inserts a signed approval row of proposal id with psql as role. row.approver is set only by
-// the schema owner (an approver's row is always their own role, the database's identity).
-async function insertSigned(role, id, { approver, dialogSha256, statement, privateKey, publicKey, decision = 'approve', osUser, host }) {
-  const signature = crypto.sign(null, Buffer.from(statement, 'utf8'), privateKey);
-  const vars = {
-    id, decision, dialog: dialogSha256, statement, sig: signature.toString('hex'), pub: rawPublic(publicKey).toString('hex'),
-    os_user: osUser ?? approver ?? role, host: host ?? `ws-${approver ?? role}`,
-  };
-  const columns = 'proposal_id, decision, dialog_sha256, os_user, host, statement, signature, public_key';
-  const values = ":'id'::uuid, :'decision', decode(:'dialog', 'hex'), :'os_user', :'host', :'statement', decode(:'sig', 'hex'), decode(:'pub', 'hex')";
-  const sql = approver
-    ? `INSERT INTO fabric_team.approvals (approver, ${columns}) VALUES (:'approver', ${values}) RETURNING id`
-    : `INSERT INTO fabric_team.approvals (${columns}) VALUES (${values}) RETURNING id`;
-  const [[approvalId]] = await team.query(role, sql, approver ? { ...vars, approver } : vars);
-  return approvalId;
-}
+// The statement's pieces and the signed row: the e2e suites' one signer (team-signing.mjs).
+const proposalFacts = (id) => signing.proposalFacts(team, id);
+const insertSigned = (role, id, row) => signing.insertSigned(team, role, id, row);
 
 // role's approval row of proposal id, with its signed columns, or null.
 async function approvalOf(id, role) {
