@@ -128,8 +128,6 @@ async function ownerWalkToCreated(id) {
   } finally { await team.query('fb_owner', 'ALTER TABLE fabric_team.proposals ENABLE TRIGGER USER'); }
 }
 
-// ---- 7 first, on a history nothing else has touched yet ------------------------------------------
-
 test('7: team verify fails a create with no approval, one approved by its proposer only, and an unkeyed --bundle', { skip, timeout: 180000 }, async () => {
   const dir = scratchDir('fb-e2e-verify-');
   const adminEnv = adminPolicyEnv(dir, { team: { approver_keys: KEYS } });
@@ -169,8 +167,6 @@ test('7: team verify fails a create with no approval, one approved by its propos
   assert.notEqual(k.code, 0, k.out);
   assert.match(k.out, new RegExp(a.id));
 });
-
-// ---- 1 ------------------------------------------------------------------------------------------
 
 test('1a: the agent\'s own user policy file {"team":{"database":…}} does not turn team mode on', { skip, timeout: 120000 }, async () => {
   const dir = scratchDir('fb-e2e-userpol-');
@@ -212,8 +208,7 @@ test('1e: the saved team/database setting (QSettings) does not turn team mode on
   assert.equal(p.structuredContent.team, undefined, JSON.stringify(p.structuredContent).slice(0, 800));
   assert.equal(await rowsNamed(spec.name), 0);
   assert.equal((await createsNamed(sandbox, spec.name)).length, 0);
-  // (A --stdio with no desktop app running serves headless and never reads the saved setting;
-  // the desktop app's path, which logs "the saved team/database setting is IGNORED", is not run here.)
+  // (A --stdio without a desktop app serves headless; the desktop app's own path is not run here.)
 });
 
 test('1c: an administrator policy with team.database but no team.approver_keys: proposals refused team_unavailable', { skip, timeout: 120000 }, async () => {
@@ -246,8 +241,6 @@ test('1d: an unsigned approval (a plain INSERT by another role) never counts', {
   assert.ok(s.team.not_counted.some((n) => n.approver === 'alice' && /not signed/.test(n.why)), JSON.stringify(s.team));
   assert.equal((await createsNamed(sandbox, p.spec.name)).length, 0);
 });
-
-// ---- 2 ------------------------------------------------------------------------------------------
 
 // The owner swaps the row's body and price (trigger disabled) while approvers look, then back.
 async function swapShown(id, name) {
@@ -301,8 +294,6 @@ test('2b: a body swapped before the confirm: the consume refuses the row (reques
   assert.equal((await createsNamed(sandbox, p.spec.name)).length, 0);
 });
 
-// ---- 3 ------------------------------------------------------------------------------------------
-
 test('3: a fresh proposal\'s token moved onto an older signed-approved row of the same request: nothing created', { skip, timeout: 120000 }, async () => {
   const carol = await proposer('carol');
   const spec = connectionSpec({ name: `atk-replay-${crypto.randomUUID().slice(0, 8)}` });
@@ -325,8 +316,6 @@ test('3: a fresh proposal\'s token moved onto an older signed-approved row of th
   assert.match(JSON.stringify(s), /published|not the one|another proposal|request_matches_binding|binding_mismatch/, JSON.stringify(s).slice(0, 2000));
   console.error('3: refused with', JSON.stringify({ reason: s.execution?.reason, checks: s.confirm_checks, message: s.message }).slice(0, 800));
 });
-
-// ---- 4 ------------------------------------------------------------------------------------------
 
 test('4a: the proposer role moves its own in-flight rows with plain SQL or the functions from a second session: refused', { skip, timeout: 120000 }, async () => {
   const carol = await proposer('carol');
@@ -375,15 +364,12 @@ test('4b: an unknown create resolved not_created unsigned: the team\'s day still
   assert.equal(after, before, `the team's day dropped from ${before} to ${after} (resolution ${e ? `refused: ${e}` : 'accepted'})`);
   assert.ok(after >= Number(amount), `day ${after} does not hold the unknown create's ${amount}`);
   // team verify names it: an unsigned resolution does not hold.
-  const dir = scratchDir('fb-e2e-verify-');
-  const v = await teamVerify([team.uri('alice')], adminPolicyEnv(dir, { team: { approver_keys: KEYS } }));
+  const v = await teamVerify([team.uri('alice')], adminPolicyEnv(scratchDir('fb-e2e-verify-'), { team: { approver_keys: KEYS } }));
   assert.notEqual(v.code, 0);
   assert.match(v.out, new RegExp(`FAIL:.*(${p.id}).*|FAIL: resolution .*\\(proposal ${p.id}.*not signed`), v.out.slice(-3000));
   console.error('4b verify:', v.out.split('\n').filter((l) => l.includes(p.id)).join(' | ').slice(0, 800));
   console.error('4b: unsigned resolution', e ? `refused: ${e.split('\n')[0]}` : 'inserted', '; day', before, '->', after, 'state', (await proposalRow(team, p.id)).state);
 });
-
-// ---- 5 ------------------------------------------------------------------------------------------
 
 test('5a: a proposer inserts a row straight to unknown, or gives a huge monthly_amount: refused; begin_send will not walk it', { skip, timeout: 120000 }, async () => {
   const carol = await proposer('carol');
@@ -434,8 +420,6 @@ test('5b: 210 junk pending rows of one proposer do not push another\'s proposal 
   assert.equal(s.executed, true, JSON.stringify(s).slice(0, 1500));
 });
 
-// ---- 6 ------------------------------------------------------------------------------------------
-
 test('6: a stranger login role cannot connect; a member\'s LISTEN, NOTIFY flood and advisory locks do not stall a send', { skip, timeout: 120000 }, async () => {
   await team.cluster.query(SUPERUSER, 'postgres', 'CREATE ROLE mallory LOGIN');
   const e = await refused(team.query('mallory', 'SELECT 1'));
@@ -462,8 +446,6 @@ test('6: a stranger login role cannot connect; a member\'s LISTEN, NOTIFY flood 
     assert.equal((await createsNamed(sandbox, p.spec.name)).length, 1);
   } finally { held.end(); }
 });
-
-// ---- 8 ------------------------------------------------------------------------------------------
 
 test('8: the local day survives deleting audit.jsonl and its head between runs, and a fresh log path', { skip, timeout: 180000 }, async () => {
   const dir = scratchDir('fb-e2e-localday-');
@@ -535,8 +517,6 @@ test('8b: the agent also deletes the day\'s marker in XDG_STATE_HOME (same OS us
   assert.equal(c.executed, false, JSON.stringify(c).slice(0, 600));
   assert.equal(made, 1, 'a second create reached the sandbox under the daily limit');
 });
-
-// ---- 9 ------------------------------------------------------------------------------------------
 
 test('9a: a team confirm nobody approves ends timed_out at its expiry', { skip, timeout: 120000 }, async () => {
   const carol = await proposer('carol', { extra: { EQUINIX_MCP_PROPOSAL_TTL_MS: String(TTL_MS) } });
