@@ -31,7 +31,7 @@ ldflags="$(dpkg-buildflags --get LDFLAGS)"
 cmake -S "$root" -B "$build_dir" -G Ninja \
   -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_INSTALL_PREFIX=/usr \
-  -DFB_BUILD_TESTS=OFF -DFB_BUILD_BENCH=OFF \
+  -DFB_BUILD_TESTS=OFF -DFB_BUILD_BENCH=OFF -DFB_LLD=OFF \
   "-DCMAKE_CXX_FLAGS=$cxxflags" \
   "-DCMAKE_EXE_LINKER_FLAGS=$ldflags"
 cmake --build "$build_dir" -j "$jobs"
