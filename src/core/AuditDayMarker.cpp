@@ -1,5 +1,6 @@
 #include "core/AuditDayMarker.h"
 
+#include "core/AuditLogDetail.h"
 #include "core/CanonicalJson.h"
 
 #include <QDateTime>
@@ -9,11 +10,6 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QRegularExpression>
-
-#include <cerrno>
-#include <cstring>
-#include <fcntl.h>
-#include <unistd.h>
 
 namespace fb {
 
@@ -29,25 +25,10 @@ QString AuditDayMarker::defaultPath()
 
 std::optional<AuditDayMarker> AuditDayMarker::read(const QString &path, QString *why)
 {
-    why->clear();
-    const int fd = ::open(QFile::encodeName(path).constData(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0) {
-        if (errno != ENOENT)
-            *why = QString::fromLocal8Bit(std::strerror(errno));
+    const auto bytes = auditdetail::readSmallFile(path, FileBytes, why);
+    if (!bytes)
         return std::nullopt;
-    }
-    QByteArray buf(FileBytes + 1, '\0');
-    ssize_t n;
-    do {
-        n = ::pread(fd, buf.data(), static_cast<size_t>(buf.size()), 0);
-    } while (n < 0 && errno == EINTR);
-    const int err = errno;
-    ::close(fd);
-    if (n < 0) {
-        *why = QString::fromLocal8Bit(std::strerror(err));
-        return std::nullopt;
-    }
-    buf.truncate(n);
+    const QByteArray &buf = *bytes;
     QJsonParseError pe{};
     const QJsonDocument doc = QJsonDocument::fromJson(buf.trimmed(), &pe);
     const QJsonObject o = doc.object();

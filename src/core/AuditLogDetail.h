@@ -68,6 +68,9 @@ private:
     bool m_locked;
 };
 
+// The first maxBytes + 1 bytes of a small file (a head file, the day marker), opened with
+// O_NOFOLLOW: nullopt with why empty when there is none, with why set when unreadable.
+std::optional<QByteArray> readSmallFile(const QString &path, qsizetype maxBytes, QString *why);
 // The fixed-size content of the head file for this head.
 QByteArray headFileContent(qint64 seq, const QByteArray &sha256);
 // Reads a head file: nullopt with why empty when there is none, with why set when unreadable.

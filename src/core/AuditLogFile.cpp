@@ -138,7 +138,7 @@ QByteArray headFileContent(qint64 seq, const QByteArray &sha256)
     return line;
 }
 
-std::optional<AuditHead> readHeadFile(const QString &path, QString *why)
+std::optional<QByteArray> readSmallFile(const QString &path, qsizetype maxBytes, QString *why)
 {
     why->clear();
     const int fd = ::open(QFile::encodeName(path).constData(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
@@ -147,7 +147,7 @@ std::optional<AuditHead> readHeadFile(const QString &path, QString *why)
             *why = errnoText(errno);
         return std::nullopt;
     }
-    QByteArray buf(4096, '\0');
+    QByteArray buf(maxBytes + 1, '\0');
     ssize_t n;
     do {
         n = ::pread(fd, buf.data(), static_cast<size_t>(buf.size()), 0);
@@ -159,7 +159,15 @@ std::optional<AuditHead> readHeadFile(const QString &path, QString *why)
         return std::nullopt;
     }
     buf.truncate(n);
-    return parseHeadFile(buf, why);
+    return buf;
+}
+
+std::optional<AuditHead> readHeadFile(const QString &path, QString *why)
+{
+    const auto bytes = readSmallFile(path, 4095, why);
+    if (!bytes)
+        return std::nullopt;
+    return parseHeadFile(*bytes, why);
 }
 
 QString sameUserNote()

@@ -32,12 +32,6 @@ const QStringList &memberNames(int version)
     return version == 1 ? v1 : v2;
 }
 
-bool isRoleName(const QString &s)
-{
-    static const QRegularExpression roleRe(u"^[^\\x00-\\x1f\\x7f]{1,63}\\z"_s);
-    return roleRe.match(s).hasMatch() && s.toUtf8().size() <= 63;
-}
-
 // The binding's text: at most 256 bytes (the parser's bound), no control characters.
 bool isBindingText(const QString &s)
 {
@@ -45,13 +39,68 @@ bool isBindingText(const QString &s)
     return re.match(s).hasMatch();
 }
 
+} // namespace
+
+namespace statementcheck {
+
+std::optional<QJsonObject> parseObject(const QByteArray &text, int maxBytes, QString *error)
+{
+    auto fail = [error](const QString &why) {
+        if (error)
+            *error = why;
+        return std::nullopt;
+    };
+    if (text.size() > maxBytes)
+        return fail(u"the statement is over %1 bytes"_s.arg(maxBytes));
+    QString why;
+    const auto canonicalText = canonicalizeText(text, &why, 2);
+    if (!canonicalText)
+        return fail(u"the statement is not strict JSON: %1"_s.arg(why));
+    if (*canonicalText != text)
+        return fail(u"the statement is not in its canonical form (RFC 8785)"_s);
+    const QJsonDocument doc = QJsonDocument::fromJson(text);
+    if (!doc.isObject())
+        return fail(u"the statement is not a JSON object"_s);
+    return doc.object();
+}
+
+QString membersProblem(const QJsonObject &o, const QStringList &members)
+{
+    if (o.keys() != members)
+        return u"the statement must have exactly the members %1"_s.arg(members.join(u", "_s));
+    for (const QString &k : members)
+        if (!o.value(k).isString() || o.value(k).toString().toUtf8().size() > 256)
+            return u"%1: must be a string of at most 256 bytes"_s.arg(k);
+    return {};
+}
+
+bool isRoleName(const QString &s)
+{
+    static const QRegularExpression roleRe(u"^[^\\x00-\\x1f\\x7f]{1,63}\\z"_s);
+    return roleRe.match(s).hasMatch() && s.toUtf8().size() <= 63;
+}
+
 bool isHex64(const QString &s)
 {
-    static const QRegularExpression re(u"^[0-9a-f]{64}$"_s);
+    static const QRegularExpression re(u"^[0-9a-f]{64}\\z"_s);
     return re.match(s).hasMatch();
 }
 
-} // namespace
+bool isLowerUuid(const QString &s)
+{
+    static const QRegularExpression re(
+        u"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\\z"_s);
+    return re.match(s).hasMatch();
+}
+
+const QStringList &changeTypes()
+{
+    static const QStringList types{u"connection_create"_s, u"network_create"_s,
+                                   u"service_token_create"_s};
+    return types;
+}
+
+} // namespace statementcheck
 
 QString statementTime(qint64 ms)
 {
@@ -60,7 +109,8 @@ QString statementTime(qint64 ms)
 
 std::optional<qint64> statementTimeFromText(const QString &text)
 {
-    static const QRegularExpression re(u"^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}Z$"_s);
+    static const QRegularExpression re(
+        u"^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}Z\\z"_s);
     if (!re.match(text).hasMatch())
         return std::nullopt;
     QDateTime t = QDateTime::fromString(text.left(23), u"yyyy-MM-ddTHH:mm:ss.zzz"_s);
@@ -93,26 +143,8 @@ QByteArray priceSha256Hex(const std::optional<QJsonObject> &price)
 
 QJsonObject ApprovalStatement::toJson() const
 {
-    if (version == 2)
-        return QJsonObject{
-            {u"format"_s, QString::fromLatin1(Format)},
-            {u"proposal_id"_s, QString::fromLatin1(proposalId)},
-            {u"change_type"_s, changeType},
-            {u"request_sha256"_s, QString::fromLatin1(requestSha256)},
-            {u"dry_run_sha256"_s, QString::fromLatin1(dryRunSha256)},
-            {u"price_sha256"_s, QString::fromLatin1(priceSha256)},
-            {u"fabric_endpoint"_s, fabricEndpoint},
-            {u"credential_identity"_s, credentialIdentity},
-            {u"token_sha256"_s, QString::fromLatin1(tokenSha256)},
-            {u"proposer"_s, proposer},
-            {u"dialog_sha256"_s, QString::fromLatin1(dialogSha256)},
-            {u"decision"_s, decision},
-            {u"approver"_s, approver},
-            {u"decided_at"_s, statementTime(decidedMs)},
-            {u"expires_at"_s, statementTime(expiresMs)},
-        };
-    return QJsonObject{
-        {u"format"_s, QString::fromLatin1(FormatV1)},
+    QJsonObject o{
+        {u"format"_s, QString::fromLatin1(version == 2 ? Format : FormatV1)},
         {u"proposal_id"_s, QString::fromLatin1(proposalId)},
         {u"change_type"_s, changeType},
         {u"request_sha256"_s, QString::fromLatin1(requestSha256)},
@@ -123,6 +155,14 @@ QJsonObject ApprovalStatement::toJson() const
         {u"decided_at"_s, statementTime(decidedMs)},
         {u"expires_at"_s, statementTime(expiresMs)},
     };
+    if (version == 2) { // what version 2 binds beside version 1's members
+        o.insert(u"price_sha256"_s, QString::fromLatin1(priceSha256));
+        o.insert(u"fabric_endpoint"_s, fabricEndpoint);
+        o.insert(u"credential_identity"_s, credentialIdentity);
+        o.insert(u"token_sha256"_s, QString::fromLatin1(tokenSha256));
+        o.insert(u"proposer"_s, proposer);
+    }
+    return o;
 }
 
 QByteArray ApprovalStatement::canonical() const
@@ -132,43 +172,28 @@ QByteArray ApprovalStatement::canonical() const
 
 std::optional<ApprovalStatement> ApprovalStatement::parse(const QByteArray &text, QString *error)
 {
+    using namespace statementcheck;
     auto fail = [error](const QString &why) {
         if (error)
             *error = why;
         return std::nullopt;
     };
-    if (text.size() > MaxBytes)
-        return fail(u"the statement is over %1 bytes"_s.arg(MaxBytes));
-    QString why;
-    const auto canonicalText = canonicalizeText(text, &why, 2);
-    if (!canonicalText)
-        return fail(u"the statement is not strict JSON: %1"_s.arg(why));
-    if (*canonicalText != text)
-        return fail(u"the statement is not in its canonical form (RFC 8785)"_s);
-    const QJsonDocument doc = QJsonDocument::fromJson(text);
-    if (!doc.isObject())
-        return fail(u"the statement is not a JSON object"_s);
-    const QJsonObject o = doc.object();
+    const auto object = parseObject(text, MaxBytes, error);
+    if (!object)
+        return std::nullopt;
+    const QJsonObject &o = *object;
     const QString format = o.value(u"format"_s).toString();
     const int version = format == QLatin1StringView(FormatV1) ? 1 : 2;
     if (version == 2 && format != QLatin1StringView(Format))
         return fail(u"format: must be \"%1\" (or \"%2\" in old history)"_s.arg(
             QLatin1StringView(Format), QLatin1StringView(FormatV1)));
-    const QStringList &members = memberNames(version);
-    if (o.keys() != members) // QJsonObject's keys are sorted
-        return fail(u"the statement must have exactly the members %1"_s.arg(members.join(u", "_s)));
-    for (const QString &k : members)
-        if (!o.value(k).isString() || o.value(k).toString().toUtf8().size() > 256)
-            return fail(u"%1: must be a string of at most 256 bytes"_s.arg(k));
+    if (const QString problem = membersProblem(o, memberNames(version)); !problem.isEmpty())
+        return fail(problem);
     auto str = [&o](const char *k) { return o.value(QLatin1StringView(k)).toString(); };
-    static const QRegularExpression uuidRe(
-        u"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"_s);
-    if (!uuidRe.match(str("proposal_id")).hasMatch())
+    if (!isLowerUuid(str("proposal_id")))
         return fail(u"proposal_id: must be a lower-case uuid"_s);
-    static const QStringList changeTypes{u"connection_create"_s, u"network_create"_s,
-                                         u"service_token_create"_s};
-    if (!changeTypes.contains(str("change_type")))
-        return fail(u"change_type: must be one of %1"_s.arg(changeTypes.join(u", "_s)));
+    if (!changeTypes().contains(str("change_type")))
+        return fail(u"change_type: must be one of %1"_s.arg(changeTypes().join(u", "_s)));
     QList<const char *> hashes{"request_sha256", "dry_run_sha256", "dialog_sha256"};
     if (version == 2)
         hashes << "price_sha256"

@@ -26,6 +26,7 @@
 #include <QByteArray>
 #include <QJsonObject>
 #include <QString>
+#include <QStringList>
 #include <optional>
 
 namespace fb::team {
@@ -61,6 +62,19 @@ struct ApprovalStatement {
     static std::optional<ApprovalStatement> parse(const QByteArray &text, QString *error);
     bool operator==(const ApprovalStatement &) const = default;
 };
+
+// The strict checks both signed statements share (this and ResolutionStatement): one parser.
+namespace statementcheck {
+// At most maxBytes, strict JSON, in its own RFC 8785 form, an object. nullopt with the reason.
+std::optional<QJsonObject> parseObject(const QByteArray &text, int maxBytes, QString *error);
+// Empty when o has exactly these members (sorted, as QJsonObject's keys are), each a string of
+// at most 256 bytes; the reason otherwise.
+QString membersProblem(const QJsonObject &o, const QStringList &members);
+bool isRoleName(const QString &s);  // 1 to 63 bytes, no control characters
+bool isHex64(const QString &s);     // 64 lower-case hex digits, nothing after them
+bool isLowerUuid(const QString &s); // a lower-case uuid, nothing after it
+const QStringList &changeTypes();   // connection_create, network_create, service_token_create
+} // namespace statementcheck
 
 // The one time form of statements: UTC "YYYY-MM-DDTHH:MM:SS.mmmZ" (also ResolutionStatement's).
 QString statementTime(qint64 ms);

@@ -3,8 +3,6 @@
 #include "core/CanonicalJson.h"
 #include "team/ApprovalStatement.h"
 
-#include <QJsonDocument>
-#include <QRegularExpression>
 #include <QStringList>
 
 using namespace Qt::StringLiterals;
@@ -22,19 +20,11 @@ const QStringList &memberNames()
     return names;
 }
 
-bool isHex64(const QString &s)
-{
-    static const QRegularExpression re(u"^[0-9a-f]{64}$"_s);
-    return re.match(s).hasMatch();
-}
-
 } // namespace
 
 bool isResolutionUuid(const QString &text)
 {
-    static const QRegularExpression re(
-        u"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"_s);
-    return re.match(text).hasMatch();
+    return statementcheck::isLowerUuid(text);
 }
 
 QJsonObject ResolutionStatement::toJson() const
@@ -60,38 +50,25 @@ QByteArray ResolutionStatement::canonical() const
 std::optional<ResolutionStatement> ResolutionStatement::parse(const QByteArray &text,
                                                               QString *error)
 {
+    using namespace statementcheck;
     auto fail = [error](const QString &why) {
         if (error)
             *error = why;
         return std::nullopt;
     };
-    if (text.size() > MaxBytes)
-        return fail(u"the statement is over %1 bytes"_s.arg(MaxBytes));
-    QString why;
-    const auto canonicalText = canonicalizeText(text, &why, 2);
-    if (!canonicalText)
-        return fail(u"the statement is not strict JSON: %1"_s.arg(why));
-    if (*canonicalText != text)
-        return fail(u"the statement is not in its canonical form (RFC 8785)"_s);
-    const QJsonDocument doc = QJsonDocument::fromJson(text);
-    if (!doc.isObject())
-        return fail(u"the statement is not a JSON object"_s);
-    const QJsonObject o = doc.object();
-    if (o.keys() != memberNames()) // QJsonObject's keys are sorted
-        return fail(
-            u"the statement must have exactly the members %1"_s.arg(memberNames().join(u", "_s)));
-    for (const QString &k : memberNames())
-        if (!o.value(k).isString() || o.value(k).toString().toUtf8().size() > 256)
-            return fail(u"%1: must be a string of at most 256 bytes"_s.arg(k));
+    const auto object = parseObject(text, MaxBytes, error);
+    if (!object)
+        return std::nullopt;
+    const QJsonObject &o = *object;
+    if (const QString problem = membersProblem(o, memberNames()); !problem.isEmpty())
+        return fail(problem);
     auto str = [&o](const char *k) { return o.value(QLatin1StringView(k)).toString(); };
     if (str("format") != QLatin1StringView(Format))
         return fail(u"format: must be \"%1\""_s.arg(QLatin1StringView(Format)));
     if (!isResolutionUuid(str("proposal_id")))
         return fail(u"proposal_id: must be a lower-case uuid"_s);
-    static const QStringList changeTypes{u"connection_create"_s, u"network_create"_s,
-                                         u"service_token_create"_s};
-    if (!changeTypes.contains(str("change_type")))
-        return fail(u"change_type: must be one of %1"_s.arg(changeTypes.join(u", "_s)));
+    if (!changeTypes().contains(str("change_type")))
+        return fail(u"change_type: must be one of %1"_s.arg(changeTypes().join(u", "_s)));
     for (const char *k : {"request_sha256", "dialog_sha256"})
         if (!isHex64(str(k)))
             return fail(u"%1: must be 64 lower-case hex digits"_s.arg(QLatin1StringView(k)));
@@ -104,8 +81,7 @@ std::optional<ResolutionStatement> ResolutionStatement::parse(const QByteArray &
     } else {
         return fail(u"outcome: must be created or not_created"_s);
     }
-    static const QRegularExpression roleRe(u"^[^\\x00-\\x1f\\x7f]{1,63}$"_s);
-    if (!roleRe.match(str("resolver")).hasMatch() || str("resolver").toUtf8().size() > 63)
+    if (!isRoleName(str("resolver")))
         return fail(u"resolver: must be a role name (1 to 63 bytes, no control characters)"_s);
     const auto decided = statementTimeFromText(str("decided_at"));
     if (!decided)

@@ -33,37 +33,47 @@ QString base64(const QByteArray &raw)
     return raw.isEmpty() ? QString() : QString::fromLatin1(raw.toBase64());
 }
 
+// One member of an event's detail against the row's value: the name reported when they differ.
+struct Expected {
+    const char *key;
+    QString value;
+    QString name;
+};
+
+// The names of the members whose event text is not the row's value, comma-separated (empty when
+// all agree).
+QString differing(const QJsonObject &d, std::initializer_list<Expected> expected)
+{
+    QStringList what;
+    for (const Expected &e : expected)
+        if (text(d, e.key) != e.value)
+            what << e.name;
+    return what.join(u", "_s);
+}
+
 // What of the approval row differs from its approval_recorded event (empty when nothing).
 QString approvalDiffers(const HistoryApproval &a, const QJsonObject &d)
 {
-    QStringList what;
-    if (text(d, "decision") != a.row.decision)
-        what << u"decision"_s;
-    if (text(d, "dialog_sha256") != QString::fromLatin1(a.row.dialogSha256.toHex()))
-        what << u"dialog_sha256"_s;
-    if (text(d, "statement_sha256") != statementSha256(a.row.statement))
-        what << u"statement"_s;
-    if (text(d, "public_key") != base64(a.row.publicKey))
-        what << u"public_key"_s;
-    return what.join(u", "_s);
+    return differing(d, {
+                            {"decision", a.row.decision, u"decision"_s},
+                            {"dialog_sha256", QString::fromLatin1(a.row.dialogSha256.toHex()),
+                             u"dialog_sha256"_s},
+                            {"statement_sha256", statementSha256(a.row.statement), u"statement"_s},
+                            {"public_key", base64(a.row.publicKey), u"public_key"_s},
+                        });
 }
 
 QString resolutionDiffers(const HistoryResolution &r, const QJsonObject &d)
 {
-    QStringList what;
-    if (text(d, "outcome") != r.row.outcome)
-        what << u"outcome"_s;
-    if (text(d, "resolver") != r.row.resolver)
-        what << u"resolver"_s;
-    if (text(d, "uuid") != r.row.uuid)
-        what << u"uuid"_s;
-    if (text(d, "dialog_sha256") != QString::fromLatin1(r.row.dialogSha256.toHex()))
-        what << u"dialog_sha256"_s;
-    if (text(d, "statement_sha256") != statementSha256(r.row.statement))
-        what << u"statement"_s;
-    if (text(d, "public_key") != base64(r.row.publicKey))
-        what << u"public_key"_s;
-    return what.join(u", "_s);
+    return differing(d, {
+                            {"outcome", r.row.outcome, u"outcome"_s},
+                            {"resolver", r.row.resolver, u"resolver"_s},
+                            {"uuid", r.row.uuid, u"uuid"_s},
+                            {"dialog_sha256", QString::fromLatin1(r.row.dialogSha256.toHex()),
+                             u"dialog_sha256"_s},
+                            {"statement_sha256", statementSha256(r.row.statement), u"statement"_s},
+                            {"public_key", base64(r.row.publicKey), u"public_key"_s},
+                        });
 }
 
 // What of the proposal row differs from its proposal_created event (whose actor is the role that

@@ -218,6 +218,19 @@ private slots:
         QByteArray trailingLineFeed = kCanonical;
         trailingLineFeed.replace("\"proposer\":\"bob\"", "\"proposer\":\"bob\\n\"");
         QTest::newRow("line feed after the proposer") << trailingLineFeed;
+        // "$" would match before a final line feed: every pattern ends at the text's end.
+        QByteArray hashLineFeed = kCanonical;
+        hashLineFeed.replace("3fff36a9\"", "3fff36a9\\n\"");
+        QTest::newRow("line feed after a hash") << hashLineFeed;
+        QByteArray idLineFeed = kCanonical;
+        idLineFeed.replace("3c4b5a69\"", "3c4b5a69\\n\"");
+        QTest::newRow("line feed after the proposal id") << idLineFeed;
+        QByteArray approverLineFeed = kCanonical;
+        approverLineFeed.replace("\"approver\":\"alice\"", "\"approver\":\"alice\\n\"");
+        QTest::newRow("line feed after the approver") << approverLineFeed;
+        QByteArray timeLineFeed = kCanonical;
+        timeLineFeed.replace("05:00:00.123Z\"", "05:00:00.123Z\\n\"");
+        QTest::newRow("line feed after a time") << timeLineFeed;
         QByteArray badToken = kCanonical;
         badToken.replace("3c469e9d", "3c469e9");
         QTest::newRow("short token hash") << badToken;

@@ -171,6 +171,17 @@ private slots:
         QByteArray upperHex = kNotCreated;
         upperHex.replace("346326fb", "346326FB");
         QTest::newRow("upper-case hex") << upperHex;
+        // "$" would match before a final line feed: every pattern ends at the text's end.
+        QByteArray resolverLineFeed = kNotCreated;
+        resolverLineFeed.replace("\"resolver\":\"alice\"", "\"resolver\":\"alice\\n\"");
+        QTest::newRow("line feed after the resolver") << resolverLineFeed;
+        QByteArray hashLineFeed = kNotCreated;
+        hashLineFeed.replace("6a97f862\"", "6a97f862\\n\"");
+        QTest::newRow("line feed after a hash") << hashLineFeed;
+        QByteArray uuidLineFeed = kCreated;
+        uuidLineFeed.replace(QByteArray(kUuid.toLatin1() + "\""),
+                             QByteArray(kUuid.toLatin1() + "\\n\""));
+        QTest::newRow("line feed after the uuid") << uuidLineFeed;
         QTest::newRow("not an object") << QByteArray("[]");
         QTest::newRow("too long") << QByteArray(ResolutionStatement::MaxBytes + 1, ' ');
     }
