@@ -43,35 +43,38 @@ bool isBindingText(const QString &s)
 
 namespace statementcheck {
 
-std::optional<QJsonObject> parseObject(const QByteArray &text, int maxBytes, QString *error)
+std::nullopt_t refuse(QString *error, const QString &why)
 {
-    auto fail = [error](const QString &why) {
-        if (error)
-            *error = why;
-        return std::nullopt;
-    };
+    if (error)
+        *error = why;
+    return std::nullopt;
+}
+
+std::optional<QJsonObject>
+parseObject(const QByteArray &text, int maxBytes,
+            const std::function<const QStringList &(const QJsonObject &)> &membersOf,
+            QString *error)
+{
     if (text.size() > maxBytes)
-        return fail(u"the statement is over %1 bytes"_s.arg(maxBytes));
+        return refuse(error, u"the statement is over %1 bytes"_s.arg(maxBytes));
     QString why;
     const auto canonicalText = canonicalizeText(text, &why, 2);
     if (!canonicalText)
-        return fail(u"the statement is not strict JSON: %1"_s.arg(why));
+        return refuse(error, u"the statement is not strict JSON: %1"_s.arg(why));
     if (*canonicalText != text)
-        return fail(u"the statement is not in its canonical form (RFC 8785)"_s);
+        return refuse(error, u"the statement is not in its canonical form (RFC 8785)"_s);
     const QJsonDocument doc = QJsonDocument::fromJson(text);
     if (!doc.isObject())
-        return fail(u"the statement is not a JSON object"_s);
-    return doc.object();
-}
-
-QString membersProblem(const QJsonObject &o, const QStringList &members)
-{
+        return refuse(error, u"the statement is not a JSON object"_s);
+    const QJsonObject o = doc.object();
+    const QStringList &members = membersOf(o);
     if (o.keys() != members)
-        return u"the statement must have exactly the members %1"_s.arg(members.join(u", "_s));
+        return refuse(
+            error, u"the statement must have exactly the members %1"_s.arg(members.join(u", "_s)));
     for (const QString &k : members)
         if (!o.value(k).isString() || o.value(k).toString().toUtf8().size() > 256)
-            return u"%1: must be a string of at most 256 bytes"_s.arg(k);
-    return {};
+            return refuse(error, u"%1: must be a string of at most 256 bytes"_s.arg(k));
+    return o;
 }
 
 bool isRoleName(const QString &s)
@@ -173,48 +176,51 @@ QByteArray ApprovalStatement::canonical() const
 std::optional<ApprovalStatement> ApprovalStatement::parse(const QByteArray &text, QString *error)
 {
     using namespace statementcheck;
-    auto fail = [error](const QString &why) {
-        if (error)
-            *error = why;
-        return std::nullopt;
+    auto versionOf = [](const QJsonObject &o) {
+        return o.value(u"format"_s).toString() == QLatin1StringView(FormatV1) ? 1 : 2;
     };
-    const auto object = parseObject(text, MaxBytes, error);
+    const auto object = parseObject(
+        text, MaxBytes,
+        [&](const QJsonObject &o) -> const QStringList & { return memberNames(versionOf(o)); },
+        error);
     if (!object)
         return std::nullopt;
     const QJsonObject &o = *object;
-    const QString format = o.value(u"format"_s).toString();
-    const int version = format == QLatin1StringView(FormatV1) ? 1 : 2;
-    if (version == 2 && format != QLatin1StringView(Format))
-        return fail(u"format: must be \"%1\" (or \"%2\" in old history)"_s.arg(
-            QLatin1StringView(Format), QLatin1StringView(FormatV1)));
-    if (const QString problem = membersProblem(o, memberNames(version)); !problem.isEmpty())
-        return fail(problem);
+    const int version = versionOf(o);
+    if (version == 2 && o.value(u"format"_s).toString() != QLatin1StringView(Format))
+        return refuse(error, u"format: must be \"%1\" (or \"%2\" in old history)"_s.arg(
+                                 QLatin1StringView(Format), QLatin1StringView(FormatV1)));
     auto str = [&o](const char *k) { return o.value(QLatin1StringView(k)).toString(); };
     if (!isLowerUuid(str("proposal_id")))
-        return fail(u"proposal_id: must be a lower-case uuid"_s);
+        return refuse(error, u"proposal_id: must be a lower-case uuid"_s);
     if (!changeTypes().contains(str("change_type")))
-        return fail(u"change_type: must be one of %1"_s.arg(changeTypes().join(u", "_s)));
+        return refuse(error, u"change_type: must be one of %1"_s.arg(changeTypes().join(u", "_s)));
     QList<const char *> hashes{"request_sha256", "dry_run_sha256", "dialog_sha256"};
     if (version == 2)
         hashes << "price_sha256"
                << "token_sha256";
     for (const char *k : std::as_const(hashes))
         if (!isHex64(str(k)))
-            return fail(u"%1: must be 64 lower-case hex digits"_s.arg(QLatin1StringView(k)));
+            return refuse(error,
+                          u"%1: must be 64 lower-case hex digits"_s.arg(QLatin1StringView(k)));
     if (str("decision") != u"approve"_s && str("decision") != u"deny"_s)
-        return fail(u"decision: must be approve or deny"_s);
+        return refuse(error, u"decision: must be approve or deny"_s);
     if (!isRoleName(str("approver")))
-        return fail(u"approver: must be a role name (1 to 63 bytes, no control characters)"_s);
+        return refuse(error,
+                      u"approver: must be a role name (1 to 63 bytes, no control characters)"_s);
     if (version == 2 && !isRoleName(str("proposer")))
-        return fail(u"proposer: must be a role name (1 to 63 bytes, no control characters)"_s);
+        return refuse(error,
+                      u"proposer: must be a role name (1 to 63 bytes, no control characters)"_s);
     if (version == 2)
         for (const char *k : {"fabric_endpoint", "credential_identity"})
             if (!isBindingText(str(k)))
-                return fail(u"%1: must have no control characters"_s.arg(QLatin1StringView(k)));
+                return refuse(error,
+                              u"%1: must have no control characters"_s.arg(QLatin1StringView(k)));
     const auto decided = statementTimeFromText(str("decided_at"));
     const auto expires = statementTimeFromText(str("expires_at"));
     if (!decided || !expires)
-        return fail(u"decided_at and expires_at: must be UTC times YYYY-MM-DDTHH:MM:SS.mmmZ"_s);
+        return refuse(error,
+                      u"decided_at and expires_at: must be UTC times YYYY-MM-DDTHH:MM:SS.mmmZ"_s);
     ApprovalStatement s;
     s.version = version;
     s.proposalId = str("proposal_id").toLatin1();

@@ -27,6 +27,7 @@
 #include <QJsonObject>
 #include <QString>
 #include <QStringList>
+#include <functional>
 #include <optional>
 
 namespace fb::team {
@@ -65,11 +66,15 @@ struct ApprovalStatement {
 
 // The strict checks both signed statements share (this and ResolutionStatement): one parser.
 namespace statementcheck {
-// At most maxBytes, strict JSON, in its own RFC 8785 form, an object. nullopt with the reason.
-std::optional<QJsonObject> parseObject(const QByteArray &text, int maxBytes, QString *error);
-// Empty when o has exactly these members (sorted, as QJsonObject's keys are), each a string of
-// at most 256 bytes; the reason otherwise.
-QString membersProblem(const QJsonObject &o, const QStringList &members);
+// At most maxBytes, strict JSON, in its own RFC 8785 form, an object with exactly the members
+// membersOf names for it (sorted, as QJsonObject's keys are), each a string of at most 256
+// bytes. nullopt with the reason otherwise.
+std::optional<QJsonObject>
+parseObject(const QByteArray &text, int maxBytes,
+            const std::function<const QStringList &(const QJsonObject &)> &membersOf,
+            QString *error);
+// Sets *error (when given) to why; for `return refuse(error, why);`.
+std::nullopt_t refuse(QString *error, const QString &why);
 bool isRoleName(const QString &s);  // 1 to 63 bytes, no control characters
 bool isHex64(const QString &s);     // 64 lower-case hex digits, nothing after them
 bool isLowerUuid(const QString &s); // a lower-case uuid, nothing after it

@@ -13,14 +13,9 @@ namespace fb::team {
 
 namespace {
 
-QString oneLine(const char *text)
-{
-    return QString::fromUtf8(text ? text : "").simplified();
-}
-
 void quietNotice(void *, const char *message)
 {
-    qCDebug(lcTeamAsync) << "server notice:" << oneLine(message);
+    qCDebug(lcTeamAsync) << "server notice:" << pgLine(message);
 }
 
 constexpr int MaxReconnectDelayMs = 16000;
@@ -30,36 +25,6 @@ PgResult<PgRows> failure(const QString &message)
     PgResult<PgRows> r;
     r.error.message = message;
     return r;
-}
-
-// The same conversion PgConnection uses, for one result.
-PgResult<PgRows> rowsOf(PGresult *r)
-{
-    PgResult<PgRows> out;
-    const ExecStatusType status = PQresultStatus(r);
-    if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK) {
-        out.error.sqlState = QString::fromLatin1(PQresultErrorField(r, PG_DIAG_SQLSTATE));
-        out.error.message = oneLine(PQresultErrorField(r, PG_DIAG_MESSAGE_PRIMARY));
-        if (out.error.message.isEmpty())
-            out.error.message = oneLine(PQresultErrorMessage(r));
-        out.error.detail = oneLine(PQresultErrorField(r, PG_DIAG_MESSAGE_DETAIL));
-        return out;
-    }
-    PgRows rows;
-    const int columns = PQnfields(r);
-    for (int c = 0; c < columns; ++c)
-        rows.columns << QByteArray(PQfname(r, c));
-    const int count = PQntuples(r);
-    for (int i = 0; i < count; ++i) {
-        QList<QByteArray> row;
-        for (int c = 0; c < columns; ++c)
-            row << (PQgetisnull(r, i, c) ? QByteArray()
-                                         : QByteArray(PQgetvalue(r, i, c), PQgetlength(r, i, c)));
-        rows.rows << row;
-    }
-    rows.affected = QByteArray(PQcmdTuples(r)).toLongLong();
-    out.value = std::move(rows);
-    return out;
 }
 
 } // namespace
@@ -134,7 +99,7 @@ void PgAsync::finishConnection()
 PgError PgAsync::lastError() const
 {
     PgError e;
-    e.message = m_conn ? oneLine(PQerrorMessage(m_conn)) : QString();
+    e.message = m_conn ? pgLine(PQerrorMessage(m_conn)) : QString();
     if (e.message.isEmpty())
         e.message = QStringLiteral("the connection to the team database was lost");
     return e;
@@ -310,7 +275,7 @@ void PgAsync::onReadable()
         PGresult *res = PQgetResult(m_conn);
         if (res) {
             if (!m_lastResult || m_lastResult->ok())
-                m_lastResult = rowsOf(res); // the first error wins over later results
+                m_lastResult = pgRowsOf(res); // the first error wins over later results
             PQclear(res);
             continue;
         }

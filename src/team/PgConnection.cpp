@@ -11,17 +11,11 @@ namespace fb::team {
 
 namespace {
 
-QString oneLine(const char *text)
-{
-    // libpq's messages end in a newline and indent their second line with a tab.
-    return QString::fromUtf8(text ? text : "").simplified();
-}
-
 // The server's notices ("schema ... already exists, skipping") are for whoever debugs, not for
 // stderr, where libpq prints them by default.
 void logNotice(void *, const char *message)
 {
-    qCDebug(lcTeamPg) << "server notice:" << oneLine(message);
+    qCDebug(lcTeamPg) << "server notice:" << pgLine(message);
 }
 
 struct ResultDeleter {
@@ -74,7 +68,7 @@ PgResult<std::unique_ptr<PgConnection>> PgConnection::open(const QString &uri,
     char *parseError = nullptr;
     PQconninfoOption *options = PQconninfoParse(uriBytes.constData(), &parseError);
     if (!options) {
-        result.error.message = QStringLiteral("invalid connection URI: ") + oneLine(parseError);
+        result.error.message = QStringLiteral("invalid connection URI: ") + pgLine(parseError);
         PQfreemem(parseError);
         return result;
     }
@@ -124,10 +118,69 @@ PgConnection::~PgConnection()
 PgError PgConnection::connectionError() const
 {
     PgError e;
-    e.message = oneLine(PQerrorMessage(m_conn));
+    e.message = pgLine(PQerrorMessage(m_conn));
     if (e.message.isEmpty())
         e.message = QStringLiteral("connection failed");
     return e;
+}
+
+QString pgLine(const char *text)
+{
+    return QString::fromUtf8(text ? text : "").simplified();
+}
+
+PgResult<PgRows> pgRowsOf(PGresult *r)
+{
+    PgResult<PgRows> out;
+    const ExecStatusType status = PQresultStatus(r);
+    if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK) {
+        out.error.sqlState = QString::fromLatin1(PQresultErrorField(r, PG_DIAG_SQLSTATE));
+        out.error.message = pgLine(PQresultErrorField(r, PG_DIAG_MESSAGE_PRIMARY));
+        if (out.error.message.isEmpty())
+            out.error.message = pgLine(PQresultErrorMessage(r));
+        QStringList more;
+        for (int field : {PG_DIAG_MESSAGE_DETAIL, PG_DIAG_MESSAGE_HINT}) {
+            const QString t = pgLine(PQresultErrorField(r, field));
+            if (!t.isEmpty())
+                more << t;
+        }
+        out.error.detail = more.join(QStringLiteral("; "));
+        return out;
+    }
+    PgRows rows;
+    const int columns = PQnfields(r);
+    for (int c = 0; c < columns; ++c)
+        rows.columns << QByteArray(PQfname(r, c));
+    const int count = PQntuples(r);
+    rows.rows.reserve(count);
+    for (int i = 0; i < count; ++i) {
+        QList<QByteArray> row;
+        row.reserve(columns);
+        for (int c = 0; c < columns; ++c) {
+            if (PQgetisnull(r, i, c))
+                row << QByteArray();
+            else
+                row << QByteArray(PQgetvalue(r, i, c), PQgetlength(r, i, c));
+        }
+        rows.rows << row;
+    }
+    rows.affected = QByteArray(PQcmdTuples(r)).toLongLong();
+    out.value = std::move(rows);
+    return out;
+}
+
+PgReadSnapshot::PgReadSnapshot(PgConnection &db)
+    : m_db(db)
+{
+    auto r = m_db.exec("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
+    m_begun = r.ok();
+    m_error = r.error;
+}
+
+PgReadSnapshot::~PgReadSnapshot()
+{
+    if (m_begun)
+        m_db.exec("ROLLBACK");
 }
 
 PgResult<PgRows> PgConnection::take(PGresult *raw)
@@ -138,41 +191,7 @@ PgResult<PgRows> PgConnection::take(PGresult *raw)
         out.error = connectionError();
         return out;
     }
-    const ExecStatusType status = PQresultStatus(r.get());
-    if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK) {
-        out.error.sqlState = QString::fromLatin1(PQresultErrorField(r.get(), PG_DIAG_SQLSTATE));
-        out.error.message = oneLine(PQresultErrorField(r.get(), PG_DIAG_MESSAGE_PRIMARY));
-        if (out.error.message.isEmpty())
-            out.error.message = oneLine(PQresultErrorMessage(r.get()));
-        QStringList more;
-        for (int field : {PG_DIAG_MESSAGE_DETAIL, PG_DIAG_MESSAGE_HINT}) {
-            const QString t = oneLine(PQresultErrorField(r.get(), field));
-            if (!t.isEmpty())
-                more << t;
-        }
-        out.error.detail = more.join(QStringLiteral("; "));
-        return out;
-    }
-    PgRows rows;
-    const int columns = PQnfields(r.get());
-    for (int c = 0; c < columns; ++c)
-        rows.columns << QByteArray(PQfname(r.get(), c));
-    const int count = PQntuples(r.get());
-    rows.rows.reserve(count);
-    for (int i = 0; i < count; ++i) {
-        QList<QByteArray> row;
-        row.reserve(columns);
-        for (int c = 0; c < columns; ++c) {
-            if (PQgetisnull(r.get(), i, c))
-                row << QByteArray();
-            else
-                row << QByteArray(PQgetvalue(r.get(), i, c), PQgetlength(r.get(), i, c));
-        }
-        rows.rows << row;
-    }
-    rows.affected = QByteArray(PQcmdTuples(r.get())).toLongLong();
-    out.value = std::move(rows);
-    return out;
+    return pgRowsOf(r.get());
 }
 
 PgResult<PgRows> PgConnection::exec(const QByteArray &sql, const QList<QByteArray> &params)

@@ -80,6 +80,29 @@ private:
     pg_conn *m_conn = nullptr;
 };
 
+// One read-only REPEATABLE READ transaction for a scope: one snapshot (rows committed while the
+// scope reads are neither half-seen nor blamed), rolled back when the scope ends.
+class PgReadSnapshot {
+public:
+    explicit PgReadSnapshot(PgConnection &db);
+    ~PgReadSnapshot();
+    PgReadSnapshot(const PgReadSnapshot &) = delete;
+    PgReadSnapshot &operator=(const PgReadSnapshot &) = delete;
+    bool ok() const { return m_begun; }
+    const PgError &error() const { return m_error; }
+
+private:
+    PgConnection &m_db;
+    bool m_begun = false;
+    PgError m_error;
+};
+
+// libpq's text as one line (its messages end in a newline and indent their second line).
+QString pgLine(const char *text);
+// One result's rows, or its error with DETAIL and HINT (the result is not freed): the one
+// conversion PgConnection and PgAsync share.
+PgResult<PgRows> pgRowsOf(pg_result *result);
+
 // Hex of bytes as PostgreSQL's bytea text output ("\x0123...") and back.
 QByteArray byteaLiteral(const QByteArray &bytes);
 std::optional<QByteArray> fromByteaText(const QByteArray &text);

@@ -51,41 +51,39 @@ std::optional<ResolutionStatement> ResolutionStatement::parse(const QByteArray &
                                                               QString *error)
 {
     using namespace statementcheck;
-    auto fail = [error](const QString &why) {
-        if (error)
-            *error = why;
-        return std::nullopt;
-    };
-    const auto object = parseObject(text, MaxBytes, error);
+    const auto object = parseObject(
+        text, MaxBytes, [](const QJsonObject &) -> const QStringList & { return memberNames(); },
+        error);
     if (!object)
         return std::nullopt;
     const QJsonObject &o = *object;
-    if (const QString problem = membersProblem(o, memberNames()); !problem.isEmpty())
-        return fail(problem);
     auto str = [&o](const char *k) { return o.value(QLatin1StringView(k)).toString(); };
     if (str("format") != QLatin1StringView(Format))
-        return fail(u"format: must be \"%1\""_s.arg(QLatin1StringView(Format)));
+        return refuse(error, u"format: must be \"%1\""_s.arg(QLatin1StringView(Format)));
     if (!isResolutionUuid(str("proposal_id")))
-        return fail(u"proposal_id: must be a lower-case uuid"_s);
+        return refuse(error, u"proposal_id: must be a lower-case uuid"_s);
     if (!changeTypes().contains(str("change_type")))
-        return fail(u"change_type: must be one of %1"_s.arg(changeTypes().join(u", "_s)));
+        return refuse(error, u"change_type: must be one of %1"_s.arg(changeTypes().join(u", "_s)));
     for (const char *k : {"request_sha256", "dialog_sha256"})
         if (!isHex64(str(k)))
-            return fail(u"%1: must be 64 lower-case hex digits"_s.arg(QLatin1StringView(k)));
+            return refuse(error,
+                          u"%1: must be 64 lower-case hex digits"_s.arg(QLatin1StringView(k)));
     if (str("outcome") == u"created"_s) {
         if (!isResolutionUuid(str("uuid")))
-            return fail(u"uuid: must be the lower-case uuid found when the outcome is created"_s);
+            return refuse(error,
+                          u"uuid: must be the lower-case uuid found when the outcome is created"_s);
     } else if (str("outcome") == u"not_created"_s) {
         if (!str("uuid").isEmpty())
-            return fail(u"uuid: must be empty when the outcome is not_created"_s);
+            return refuse(error, u"uuid: must be empty when the outcome is not_created"_s);
     } else {
-        return fail(u"outcome: must be created or not_created"_s);
+        return refuse(error, u"outcome: must be created or not_created"_s);
     }
     if (!isRoleName(str("resolver")))
-        return fail(u"resolver: must be a role name (1 to 63 bytes, no control characters)"_s);
+        return refuse(error,
+                      u"resolver: must be a role name (1 to 63 bytes, no control characters)"_s);
     const auto decided = statementTimeFromText(str("decided_at"));
     if (!decided)
-        return fail(u"decided_at: must be a UTC time YYYY-MM-DDTHH:MM:SS.mmmZ"_s);
+        return refuse(error, u"decided_at: must be a UTC time YYYY-MM-DDTHH:MM:SS.mmmZ"_s);
     ResolutionStatement s;
     s.proposalId = str("proposal_id").toLatin1();
     s.changeType = str("change_type");

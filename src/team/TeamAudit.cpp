@@ -75,12 +75,9 @@ TeamAuditVerifyResult TeamAudit::verify(PgConnection &db)
         return v;
     };
     // One snapshot: rows appended while this reads are neither half-seen nor blamed.
-    if (auto r = db.exec("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"); !r.ok())
-        return fail(r.error);
-    struct Rollback {
-        PgConnection &db;
-        ~Rollback() { db.exec("ROLLBACK"); }
-    } rollback{db};
+    const PgReadSnapshot snapshot(db);
+    if (!snapshot.ok())
+        return fail(snapshot.error());
 
     QByteArray prev(32, '\0');
     qint64 lastSeq = 0;

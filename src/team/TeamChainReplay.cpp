@@ -40,12 +40,19 @@ struct Expected {
     QString name;
 };
 
-// The names of the members whose event text is not the row's value, comma-separated (empty when
-// all agree).
-QString differing(const QJsonObject &d, std::initializer_list<Expected> expected)
+// The names of the members whose event text is not the signed row's value, comma-separated
+// (empty when all agree): the row's own members, then what every signed row has.
+QString differing(const QJsonObject &d, std::initializer_list<Expected> own,
+                  const QByteArray &dialogSha256, const QByteArray &statement,
+                  const QByteArray &publicKey)
 {
+    QList<Expected> expected(own);
+    expected << Expected{"dialog_sha256", QString::fromLatin1(dialogSha256.toHex()),
+                         u"dialog_sha256"_s}
+             << Expected{"statement_sha256", statementSha256(statement), u"statement"_s}
+             << Expected{"public_key", base64(publicKey), u"public_key"_s};
     QStringList what;
-    for (const Expected &e : expected)
+    for (const Expected &e : std::as_const(expected))
         if (text(d, e.key) != e.value)
             what << e.name;
     return what.join(u", "_s);
@@ -54,26 +61,17 @@ QString differing(const QJsonObject &d, std::initializer_list<Expected> expected
 // What of the approval row differs from its approval_recorded event (empty when nothing).
 QString approvalDiffers(const HistoryApproval &a, const QJsonObject &d)
 {
-    return differing(d, {
-                            {"decision", a.row.decision, u"decision"_s},
-                            {"dialog_sha256", QString::fromLatin1(a.row.dialogSha256.toHex()),
-                             u"dialog_sha256"_s},
-                            {"statement_sha256", statementSha256(a.row.statement), u"statement"_s},
-                            {"public_key", base64(a.row.publicKey), u"public_key"_s},
-                        });
+    return differing(d, {{"decision", a.row.decision, u"decision"_s}}, a.row.dialogSha256,
+                     a.row.statement, a.row.publicKey);
 }
 
 QString resolutionDiffers(const HistoryResolution &r, const QJsonObject &d)
 {
-    return differing(d, {
-                            {"outcome", r.row.outcome, u"outcome"_s},
-                            {"resolver", r.row.resolver, u"resolver"_s},
-                            {"uuid", r.row.uuid, u"uuid"_s},
-                            {"dialog_sha256", QString::fromLatin1(r.row.dialogSha256.toHex()),
-                             u"dialog_sha256"_s},
-                            {"statement_sha256", statementSha256(r.row.statement), u"statement"_s},
-                            {"public_key", base64(r.row.publicKey), u"public_key"_s},
-                        });
+    return differing(d,
+                     {{"outcome", r.row.outcome, u"outcome"_s},
+                      {"resolver", r.row.resolver, u"resolver"_s},
+                      {"uuid", r.row.uuid, u"uuid"_s}},
+                     r.row.dialogSha256, r.row.statement, r.row.publicKey);
 }
 
 // What of the proposal row differs from its proposal_created event (whose actor is the role that

@@ -137,12 +137,9 @@ std::optional<TeamHistory> TeamHistory::read(PgConnection &db, std::optional<qin
         *error = e.text();
         return std::nullopt;
     };
-    if (auto r = db.exec("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"); !r.ok())
-        return fail(r.error);
-    struct Rollback {
-        PgConnection &db;
-        ~Rollback() { db.exec("ROLLBACK"); }
-    } rollback{db};
+    const PgReadSnapshot snapshot(db);
+    if (!snapshot.ok())
+        return fail(snapshot.error());
     const QByteArray since = QByteArray::number(sinceMs.value_or(0));
     // The proposals made since then, by the row's clock or its proposal_created event's (a few
     // microseconds later), so that the replay finds every row of the window.
