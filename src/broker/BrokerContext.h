@@ -61,7 +61,12 @@ public:
     const BrokerSettings &settings() const { return m_settings; }
     // The settings changed while running (broker/PolicyApply's LiveSettings): the next step of
     // every operation reads them.
-    void setSettings(const BrokerSettings &settings) { m_settings = settings; }
+    // Emits settingsChanged(): a waiting team confirm adopts a revoked key or another quorum.
+    void setSettings(const BrokerSettings &settings)
+    {
+        m_settings = settings;
+        emit settingsChanged();
+    }
     Clock *clock() const { return m_clock; }
     qint64 nowMs() const { return m_clock->nowMs(); }
 
@@ -115,6 +120,7 @@ public:
     void abandonInFlight(const QString &reason);
 
 signals:
+    void settingsChanged();
     void auditEvent(fb::AuditEventType type, const QJsonObject &record);
     void approvalStarted(const fb::Proposal &proposal, const QString &channel);
     void approvalFinished(const fb::Proposal &proposal, const QString &status);

@@ -358,13 +358,13 @@ void ConfirmOperation::startProgress(qint64 totalMs, const QString &waiting)
     // expiry.
     const double total = static_cast<double>(
         std::max<qint64>(1, totalMs > 0 ? totalMs : context()->settings().elicitTimeoutMs));
-    const QString text =
+    m_progressText =
         waiting.isEmpty() ? QStringLiteral("waiting for a person to approve") : waiting;
     m_progressTimer = new QTimer(this);
-    connect(m_progressTimer, &QTimer::timeout, this, [this, total, text] {
+    connect(m_progressTimer, &QTimer::timeout, this, [this, total] {
         const qint64 waited = context()->nowMs() - m_state.askedAtMs;
         call()->progress(static_cast<double>(waited),
-                         std::max(total, static_cast<double>(waited) + 1), text);
+                         std::max(total, static_cast<double>(waited) + 1), m_progressText);
     });
     m_progressTimer->start(context()->settings().progressIntervalMs);
     call()->progress(0, total,

@@ -69,6 +69,7 @@ private:
     void consumeInTeam();
     void teamConsumed(const team::TeamConsumeReply &reply);
     void askTeam();
+    QString teamWaitingText(int required) const;
     void teamDecided(team::TeamConfirm::Verdict verdict, const QString &reason);
     void beginTeamSend();
     // The create's outcome (created | failed | unknown) into the team's row, once; then (when
@@ -80,6 +81,7 @@ private:
     ConfirmState m_state;
     QPointer<FabricCall> m_create; // the real create, while it is in flight
     QTimer *m_progressTimer = nullptr;
+    QString m_progressText; // what the keep-alive says (a team confirm's quorum may change)
     QStringList m_unknownArguments;
     std::optional<team::TeamProposal> m_teamRow; // the consumed row, in team mode
     QPointer<team::TeamConfirm> m_teamConfirm;

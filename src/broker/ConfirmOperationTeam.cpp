@@ -123,6 +123,12 @@ void ConfirmOperation::teamConsumed(const team::TeamConsumeReply &reply)
     checkConsumed();
 }
 
+QString ConfirmOperation::teamWaitingText(int required) const
+{
+    return u"waiting for %1 team approval(s) until the proposal expires at %2"_s.arg(
+        QString::number(required), ProposalView::isoTime(m_teamRow->expiresMs));
+}
+
 void ConfirmOperation::askTeam()
 {
     BrokerContext *ctx = context();
@@ -155,6 +161,18 @@ void ConfirmOperation::askTeam()
                      {u"decision"_s, a.decision.left(16)},
                      {u"reason"_s, why.left(1000)}});
             });
+    // A policy reload while waiting (a key revoked, the quorum raised) reaches this confirm now,
+    // not only at the re-check right before sending.
+    connect(ctx, &BrokerContext::settingsChanged, confirm, [this, confirm] {
+        if (!context())
+            return;
+        const Policy &policy = context()->settings().policy;
+        const int now = teamRequired(policy, m_state.proposal.context.value(u"price"_s).toObject());
+        m_team.insert(u"required"_s, now);
+        if (!m_progressText.isEmpty())
+            m_progressText = teamWaitingText(now);
+        confirm->adoptPolicy(teamApproverKeys(policy), now);
+    });
     connect(
         confirm, &team::TeamConfirm::decided, this,
         [this](team::TeamConfirm::Verdict v, const QString &reason) { teamDecided(v, reason); });
@@ -181,9 +199,7 @@ void ConfirmOperation::askTeam()
                         u"the team database is unreachable (%1); the approvals are "
                         "awaited until it is back or the proposal expires"_s.arg(reason.left(200)));
             });
-    startProgress(m_state.proposal.expiresAtMs - m_state.askedAtMs,
-                  u"waiting for %1 team approval(s) until the proposal expires at %2"_s.arg(
-                      QString::number(required), ProposalView::isoTime(m_teamRow->expiresMs)));
+    startProgress(m_state.proposal.expiresAtMs - m_state.askedAtMs, teamWaitingText(required));
     confirm->start();
 
     // The proposer's acknowledgement: only through a client that can show a form, and only as

@@ -211,6 +211,16 @@ void TeamConfirm::setRequired(int required)
     m_count.required = std::max(1, required);
 }
 
+void TeamConfirm::adoptPolicy(const std::optional<QList<ApproverKey>> &keys, int required)
+{
+    const int wanted = std::max(1, required);
+    if (m_decided || (keys == m_keys && wanted == m_count.required))
+        return;
+    m_keys = keys;
+    m_count.required = wanted;
+    reread();
+}
+
 void TeamConfirm::beginSend(const std::optional<Money> &dayLimit,
                             std::function<void(bool, const QString &)> done)
 {

@@ -41,6 +41,10 @@ public:
     // quorum reaches confirms already waiting).
     void setApproverKeys(const std::optional<QList<ApproverKey>> &keys) { m_keys = keys; }
     void setRequired(int required);
+    // The policy changed while waiting: these keys and this quorum from now on, and the
+    // approvals are counted again at once (a revoked key's approval stops counting, a raised
+    // quorum waits for more).
+    void adoptPolicy(const std::optional<QList<ApproverKey>> &keys, int required);
 
     // Past the expiry, the row is read again every ExpiryRecheckMs until the database says it
     // expired, and never longer than MaxClockSkewMs: then it ends Expired whatever the row says.
