@@ -44,30 +44,43 @@ scale="${FB_FUZZ_RUNS_SCALE:-1}"
 declare -A runs=([mcp_session]=12000 [changespec]=150000 [canonical]=1000000 [fabric_parsing]=1000000)
 mkdir -p "$build/artifacts"
 status=0
-for t in "${targets[@]}"; do
-  bin="$build/tests/fuzz/fuzz_$t"
+# One target: its regressions, then its seeded run. Prints into $build/fuzz_$t.out; exits 1 on a
+# finding. Targets run $jobs at a time (each libFuzzer run is single-threaded).
+fuzz_one() {
+  local t=$1 bin="$build/tests/fuzz/fuzz_$1" rc=0
   # Known findings first: every reproducer must now run clean.
   shopt -s nullglob
-  regressions=(tests/fuzz/regressions/"$t"-*)
+  local regressions=(tests/fuzz/regressions/"$t"-*)
   shopt -u nullglob
   if [ ${#regressions[@]} -gt 0 ]; then
     echo "== fuzz_$t: replaying ${#regressions[@]} regression input(s)"
-    "$bin" -rss_limit_mb=2048 -timeout=10 "${regressions[@]}" || status=1
+    "$bin" -rss_limit_mb=2048 -timeout=10 "${regressions[@]}" 2>&1 || rc=1
   fi
   # New units go to the build tree; the seed corpus in the source tree stays read-only.
-  work="$build/corpus/$t"
+  local work="$build/corpus/$t"
   mkdir -p "$work"
   echo "== fuzz_$t: seed $seed, $((runs[$t] * scale)) runs, at most ${seconds}s"
   if ! "$bin" -seed="$seed" -runs=$((runs[$t] * scale)) -max_total_time="$seconds" \
       -rss_limit_mb=2048 -timeout=10 -max_len=65536 \
       -print_final_stats=1 -artifact_prefix="$build/artifacts/$t-" \
       "$work" "tests/fuzz/corpus/$t" 2>"$build/fuzz_$t.log"; then
-    status=1
-    echo "!! fuzz_$t found a problem (reproducer in $build/artifacts/):" >&2
-    tail -n 60 "$build/fuzz_$t.log" >&2
+    rc=1
+    echo "!! fuzz_$t found a problem (reproducer in $build/artifacts/):"
+    tail -n 60 "$build/fuzz_$t.log"
   else
     grep -E '^stat::(number_of_executed_units|peak_rss_mb|new_units_added)' "$build/fuzz_$t.log" || true
   fi
+  return $rc
+}
+
+for t in "${targets[@]}"; do
+  while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do sleep 1; done
+  ( rc=0; fuzz_one "$t" >"$build/fuzz_$t.out" 2>&1 || rc=1; echo "$rc" >"$build/fuzz_$t.rc" ) &
+done
+wait
+for t in "${targets[@]}"; do
+  cat "$build/fuzz_$t.out"
+  [ "$(cat "$build/fuzz_$t.rc" 2>/dev/null)" = 0 ] || status=1
 done
 end=$(date +%s)
 echo "== fuzz: build $((built - start)) s, fuzzing $((end - built)) s"
