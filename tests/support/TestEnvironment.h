@@ -3,6 +3,7 @@
 // the repository, the source tree; and the rule that an unexpected warning is a failure.
 #include <QByteArray>
 #include <QString>
+#include <QStringList>
 
 namespace fbtest {
 
@@ -14,9 +15,11 @@ QString brokerBinary();
 QString sharedFile(const QString &relative);
 
 // Call from a suite's init(): every qWarning in the test function that follows (from the code
-// under test or the test) fails it, unless the test announced it with QTest::ignoreMessage.
+// under test or the test) fails it, unless the test announced it with QTest::ignoreMessage or it
+// begins with one of expected (regular expressions): the warnings that test provokes on purpose
+// (a session it ends, a password it withholds), allowed any number of times, none included.
 // The offscreen platform plugin's "This plugin does not support ..." notes do not count.
-void failOnWarnings();
+void failOnWarnings(const QStringList &expected = {});
 
 // Restores one environment variable, set or unset, as it was when the object was made; the second
 // form also sets it to value (a null value unsets it) for the object's lifetime.

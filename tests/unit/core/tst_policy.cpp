@@ -1,23 +1,19 @@
-// The operator policy (src/core/Policy): parsing with errors naming the key, the tighten-only
-// merge, every rule's evaluation at and around its limit, currency mismatch, unpriced changes,
-// the daily sum from audit records, and the administrator file's ownership rule.
+// The operator policy (src/core/Policy): parsing with errors naming the key, every rule's
+// evaluation at and around its limit, currency mismatch, unpriced changes, the daily sum from
+// audit records, and the shipped schema, example and enforcement table. The tighten-only merge
+// and the files' loading rules: tst_policy_layers; the team.* keys: tst_policy_team.
 #include "TestEnvironment.h"
 #include "core/JsonSchema.h"
 #include "core/Policy.h"
-#include "core/TeamPolicy.h"
+#include "policy_fixtures.h"
 
 #include <QDateTime>
-#include <QDir>
 #include <QFile>
-#include <QJsonArray>
 #include <QJsonDocument>
-#include <QTemporaryDir>
 #include <QTest>
 
-#include <sys/stat.h>
-#include <unistd.h>
-
 using namespace fb;
+using fbtest::parseOk;
 
 namespace {
 
@@ -28,14 +24,6 @@ QJsonObject priced(double monthly, const QString &currency = QStringLiteral("USD
 QJsonObject unpricedPrice()
 {
     return {{"priced", false}, {"reason", "no product"}};
-}
-
-Policy parseOk(const QByteArray &json, const QString &source = QStringLiteral("test"))
-{
-    const PolicyParseResult r = parsePolicy(json, source);
-    if (!r.ok())
-        qWarning() << r.errors;
-    return r.policy;
 }
 
 QJsonObject record(const QString &type, const QJsonObject &data, qint64 atMs)
@@ -56,10 +44,6 @@ private slots:
     void errorsNameTheKey_data();
     void errorsNameTheKey();
     void notJsonIsAnError();
-    void mergeTakesTheStricterValue();
-    void mergeIgnoresAndReportsLooserUserValues();
-    void mergeEqualValuesKeepTheAdministratorAsSource();
-    void mergeUserAloneSetsKeys();
     void perChangeBoundaries();
     void currencyMismatchIsDeniedNeverConverted();
     void perDayBoundaries();
@@ -68,16 +52,8 @@ private slots:
     void desktopAndTypedThresholds();
     void denyOutranksDesktop();
     void dailySpendFromAudit();
-    void adminFileOwnership();
     void shippedSchemaAndExample();
-    void userFileErrorsRefuseMutate();
-    void channelRanks();
     void enforcementTableIsTrue();
-    void unstattableFilesRefuseMutate();
-    void teamQuorumCounts();
-    void teamApproverKeysMerge();
-    void teamDatabaseIsTheAdministratorsAlone();
-    void teamDatabaseRefusesPasswords();
 };
 
 void TestPolicy::parsesEveryKey()
@@ -192,144 +168,6 @@ void TestPolicy::notJsonIsAnError()
 {
     QVERIFY(!parsePolicy("{", "f").ok());
     QVERIFY(!parsePolicy("[]", "f").ok());
-}
-
-void TestPolicy::mergeTakesTheStricterValue()
-{
-    const Policy admin = parseOk(R"({
-        "spend": {"max_monthly_recurring_per_change": {"amount": 500, "currency": "USD"},
-                  "unpriced": "require_desktop"},
-        "approval": {"channel": "auto"},
-        "revalidate_before_send_after_ms": 30000,
-        "toolsets": {"allowed": ["read", "mutate"]}
-    })",
-                                 "admin");
-    const Policy user = parseOk(R"({
-        "spend": {"max_monthly_recurring_per_change": {"amount": 100, "currency": "USD"},
-                  "max_monthly_recurring_per_day": {"amount": 300, "currency": "USD"},
-                  "unpriced": "deny"},
-        "approval": {"channel": "desktop"},
-        "revalidate_before_send_after_ms": 0,
-        "toolsets": {"allowed": ["read"]},
-        "allow_unconfirmed_mutations": false
-    })",
-                                "user");
-    const PolicyMergeResult m = mergePolicy(admin, user);
-    QVERIFY2(m.ignored.isEmpty(), qPrintable(m.ignored.join('\n')));
-    const Policy &e = m.effective;
-    QCOMPARE(e.maxPerChange, (Money{100, "USD"}));
-    QCOMPARE(e.maxPerDay, (Money{300, "USD"}));
-    QCOMPARE(e.unpriced, UnpricedRule::Deny);
-    QCOMPARE(e.channel, PolicyChannel::Desktop);
-    QCOMPARE(e.revalidateAfterMs, 0);
-    QCOMPARE(e.toolsetsAllowed, QStringList{"read"});
-    QCOMPARE(e.allowUnconfirmed, false);
-    for (const QString &key : Policy::keys()) {
-        if (e.isSet(key))
-            QCOMPARE(e.sources.value(key), QStringLiteral("user"));
-    }
-}
-
-void TestPolicy::mergeIgnoresAndReportsLooserUserValues()
-{
-    const Policy admin = parseOk(R"({
-        "spend": {"max_monthly_recurring_per_change": {"amount": 500, "currency": "USD"},
-                  "max_monthly_recurring_per_day": {"amount": 1000, "currency": "USD"},
-                  "unpriced": "deny"},
-        "approval": {"channel": "desktop",
-                     "desktop_required_above_monthly": {"amount": 100, "currency": "USD"},
-                     "typed_confirmation_above_monthly": {"amount": 100, "currency": "USD"}},
-        "revalidate_before_send_after_ms": 30000,
-        "toolsets": {"allowed": ["read"]},
-        "allow_unconfirmed_mutations": false,
-        "fabric": {"endpoint": "https://api.equinix.com"},
-        "team": {"database": "postgresql://db.example/team",
-                 "quorum": [{"above_monthly": {"amount": 500, "currency": "USD"}, "approvals": 2}],
-                 "approver_keys": [{"role": "alice",
-                     "fingerprint": "SHA256:If4x36FUomFia/hUBG/SJxt77UtqvkWqWId+9H+XIbk",
-                     "public_key": "11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo="}]}
-    })",
-                                 "admin");
-    const Policy user = parseOk(R"({
-        "spend": {"max_monthly_recurring_per_change": {"amount": 500.01, "currency": "USD"},
-                  "max_monthly_recurring_per_day": {"amount": 10, "currency": "EUR"},
-                  "unpriced": "allow"},
-        "approval": {"channel": "auto",
-                     "desktop_required_above_monthly": {"amount": 200, "currency": "USD"},
-                     "typed_confirmation_above_monthly": {"amount": 300, "currency": "USD"}},
-        "revalidate_before_send_after_ms": 30001,
-        "toolsets": {"allowed": ["read", "mutate"]},
-        "allow_unconfirmed_mutations": true,
-        "fabric": {"endpoint": "https://sandbox.example"},
-        "team": {"database": "postgresql://elsewhere.example/team",
-                 "quorum": [{"above_monthly": {"amount": 600, "currency": "USD"}, "approvals": 2},
-                            {"above_monthly": {"amount": 500, "currency": "USD"}, "approvals": 1}],
-                 "approver_keys": [{"role": "alice",
-                     "fingerprint": "SHA256:If4x36FUomFia/hUBG/SJxt77UtqvkWqWId+9H+XIbk",
-                     "public_key": "11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo="},
-                     {"role": "carol",
-                     "fingerprint": "SHA256:OfcT0KZEJT8EUpQhufUbmwiXnQgpWVnE85kO5hf1E58",
-                     "public_key": "PUAXw+hDiVqStwqnTRt+vJyYLM8uxJaMwM1V8Sr0Zgw="}]}
-    })",
-                                "user");
-    const PolicyMergeResult m = mergePolicy(admin, user);
-    for (const QString &key : Policy::keys()) {
-        QCOMPARE(m.effective.value(key), admin.value(key));
-        QVERIFY2(m.effective.sources.value(key) == u"admin", qPrintable(key));
-    }
-    QCOMPARE(m.ignored.size(), Policy::keys().size());
-    for (const QString &key : Policy::keys()) {
-        const QStringList lines = m.ignored.filter(key + ": the value ");
-        QCOMPARE(lines.size(), 1);
-        if (key == u"spend.max_monthly_recurring_per_day")
-            QVERIFY(lines.first().contains("cannot be compared"));
-        else if (key != u"fabric.endpoint" && key != u"team.database")
-            QVERIFY2(lines.first().contains("looser"), qPrintable(lines.first()));
-    }
-}
-
-void TestPolicy::mergeEqualValuesKeepTheAdministratorAsSource()
-{
-    const Policy admin = parseOk(R"({"spend": {"unpriced": "deny"}})", "admin");
-    const Policy user = parseOk(R"({"spend": {"unpriced": "deny"}})", "user");
-    const PolicyMergeResult m = mergePolicy(admin, user);
-    QVERIFY(m.ignored.isEmpty());
-    QCOMPARE(m.effective.sources.value("spend.unpriced"), QStringLiteral("admin"));
-}
-
-void TestPolicy::mergeUserAloneSetsKeys()
-{
-    const Policy user = parseOk(R"({"fabric": {"endpoint": "https://a.example"}})", "user");
-    const PolicyMergeResult m = mergePolicy(Policy{}, user);
-    QCOMPARE(m.effective.fabricEndpoint, QStringLiteral("https://a.example"));
-    QCOMPARE(m.effective.sources.value("fabric.endpoint"), QStringLiteral("user"));
-}
-
-// Issue #34, item 1: the agent can write the user's policy file; a team.database there never
-// turns team mode on or points it elsewhere, with or without the administrator's.
-void TestPolicy::teamDatabaseIsTheAdministratorsAlone()
-{
-    const Policy user =
-        parseOk(R"({"team": {"database": "postgresql://agent@evil.example/db"}})", "user");
-    PolicyMergeResult m = mergePolicy(Policy{}, user);
-    QVERIFY(!m.effective.teamDatabase);
-    QCOMPARE(m.ignored.size(), 1);
-    QVERIFY2(m.ignored.first().startsWith("team.database: ") &&
-                 m.ignored.first().contains("administrator's policy alone"),
-             qPrintable(m.ignored.first()));
-    const Policy admin =
-        parseOk(R"({"team": {"database": "postgresql://alice@db.example/team"}})", "admin");
-    m = mergePolicy(admin, user);
-    QCOMPARE(*m.effective.teamDatabase, QStringLiteral("postgresql://alice@db.example/team"));
-    QCOMPARE(m.effective.sources.value("team.database"), QStringLiteral("admin"));
-    QCOMPARE(m.ignored.size(), 1);
-    // The same value from the user's file changes nothing and is still reported.
-    m = mergePolicy(admin, admin);
-    QCOMPARE(m.ignored.size(), 1);
-    // A second administrator-layer file may set it.
-    m = mergePolicy(Policy{}, admin, PolicyLayer::Administrator);
-    QCOMPARE(*m.effective.teamDatabase, QStringLiteral("postgresql://alice@db.example/team"));
-    QVERIFY(m.ignored.isEmpty());
 }
 
 void TestPolicy::perChangeBoundaries()
@@ -499,39 +337,6 @@ void TestPolicy::dailySpendFromAudit()
     QCOMPARE(spend, (QList<Money>{{150, "USD"}, {40, "USD"}}));
 }
 
-void TestPolicy::adminFileOwnership()
-{
-    if (::geteuid() != 0)
-        QSKIP("needs root to create a root-owned file");
-    QTemporaryDir dir;
-    QVERIFY(dir.isValid());
-    QVERIFY(::chmod(QFile::encodeName(dir.path()).constData(), 0755) == 0);
-    const QString path = dir.filePath("policy.json");
-    QFile f(path);
-    QVERIFY(f.open(QIODevice::WriteOnly));
-    f.write(R"({"spend": {"unpriced": "deny"}})");
-    f.close();
-    QVERIFY(::chmod(QFile::encodeName(path).constData(), 0644) == 0);
-    QCOMPARE(adminFileUnsafeReason(path), QString());
-    PolicyPaths paths{QStringLiteral("/nonexistent/policy.json"), path, dir.filePath("user.json")};
-    PolicyLoadResult r = loadPolicy(paths);
-    QVERIFY(!r.refuseMutate);
-    QCOMPARE(r.effective.unpriced, UnpricedRule::Deny);
-    QVERIFY(r.lockedByAdministrator("spend.unpriced"));
-
-    QVERIFY(::chmod(QFile::encodeName(path).constData(), 0666) == 0);
-    QVERIFY(adminFileUnsafeReason(path).contains("writable"));
-    r = loadPolicy(paths);
-    QVERIFY(r.refuseMutate);
-    QVERIFY(!r.effective.unpriced);
-    QVERIFY(r.errors.first().contains("IGNORED"));
-
-    QVERIFY(::chmod(QFile::encodeName(path).constData(), 0644) == 0);
-    QVERIFY(::chown(QFile::encodeName(path).constData(), 65534, 65534) == 0);
-    QVERIFY(adminFileUnsafeReason(path).contains("owned by uid 65534"));
-    QVERIFY(loadPolicy(paths).refuseMutate);
-}
-
 void TestPolicy::shippedSchemaAndExample()
 {
     const QString dir = qEnvironmentVariable("FB_SOURCE_DIR") + "/packaging/policy/";
@@ -573,62 +378,6 @@ void TestPolicy::shippedSchemaAndExample()
     QVERIFY(!js.validate(QJsonObject{{"extra", 1}}).isEmpty());
 }
 
-void TestPolicy::userFileErrorsRefuseMutate()
-{
-    QTemporaryDir dir;
-    const QString user = dir.filePath("user.json");
-    QFile f(user);
-    QVERIFY(f.open(QIODevice::WriteOnly));
-    f.write(R"({"spend": {"unpriced": "maybe"}})");
-    f.close();
-    const PolicyLoadResult r = loadPolicy({"/nonexistent/a.json", {}, user});
-    QVERIFY(r.refuseMutate);
-    QVERIFY(r.errors.first().contains("spend.unpriced"));
-    const PolicyLoadResult none = loadPolicy({"/nonexistent/a.json", {}, dir.filePath("x")});
-    QVERIFY(!none.refuseMutate);
-    QVERIFY(none.files.isEmpty());
-}
-
-void TestPolicy::channelRanks()
-{
-    auto merged = [](const char *admin, const char *user) {
-        const Policy a =
-            admin ? parseOk(QByteArray(R"({"approval": {"channel": ")") + admin + "\"}}", "admin")
-                  : Policy{};
-        const Policy u =
-            parseOk(QByteArray(R"({"approval": {"channel": ")") + user + "\"}}", "user");
-        return mergePolicy(a, u);
-    };
-    // desktop is the only value stricter than auto (set or the default).
-    PolicyMergeResult m = merged(nullptr, "desktop");
-    QCOMPARE(m.effective.channel, PolicyChannel::Desktop);
-    QCOMPARE(m.effective.sources.value("approval.channel"), QStringLiteral("user"));
-    QVERIFY(m.ignored.isEmpty());
-    m = merged("auto", "desktop");
-    QCOMPARE(m.effective.channel, PolicyChannel::Desktop);
-    // client is not comparable with auto: a user file cannot move approvals to the agent's
-    // client "as tightening".
-    for (const char *admin : {static_cast<const char *>(nullptr), "auto", "desktop"}) {
-        m = merged(admin, "client");
-        QCOMPARE(m.effective.channel,
-                 admin ? std::optional<PolicyChannel>(admin == QByteArray("auto")
-                                                          ? PolicyChannel::Auto
-                                                          : PolicyChannel::Desktop)
-                       : std::nullopt);
-        QCOMPARE(m.ignored.size(), 1);
-        QVERIFY2(m.ignored.first().contains("not comparable"), qPrintable(m.ignored.first()));
-    }
-    m = merged("client", "desktop");
-    QCOMPARE(m.effective.channel, PolicyChannel::Client);
-    QVERIFY(m.ignored.first().contains("not comparable"));
-    m = merged("desktop", "auto");
-    QCOMPARE(m.effective.channel, PolicyChannel::Desktop);
-    QVERIFY(m.ignored.first().contains("looser"));
-    m = merged("client", "client");
-    QVERIFY(m.ignored.isEmpty());
-    QCOMPARE(m.effective.sources.value("approval.channel"), QStringLiteral("admin"));
-}
-
 void TestPolicy::enforcementTableIsTrue()
 {
     // docs/policy.md's "Enforcement" table is the code's table, row for row.
@@ -658,175 +407,5 @@ void TestPolicy::enforcementTableIsTrue()
     QCOMPARE(keys, Policy::keys());
 }
 
-void TestPolicy::unstattableFilesRefuseMutate()
-{
-    QTemporaryDir dir;
-    QVERIFY(dir.isValid());
-    // A dangling link, a link loop and a path through a regular file: there, but not
-    // readable. Each refuses mutate with the errno; only ENOENT is "absent".
-    const QString dangling = dir.filePath("dangling.json");
-    QVERIFY(QFile::link(dir.filePath("nowhere.json"), dangling));
-    const QString loop = dir.filePath("loop.json");
-    QVERIFY(QFile::link(loop, loop));
-    const QString plain = dir.filePath("plain");
-    QFile f(plain);
-    QVERIFY(f.open(QIODevice::WriteOnly));
-    f.close();
-    const QString notDir = plain + "/policy.json";
-    struct Case {
-        QString path;
-        const char *expect;
-    };
-    for (const Case &c :
-         {Case{dangling, "ENOENT"}, Case{loop, "errno 40"}, Case{notDir, "errno 20"}}) {
-        QVERIFY(policyFileExists(c.path));
-        for (const PolicyPaths &paths :
-             {PolicyPaths{c.path, {}, dir.filePath("absent.json")},
-              PolicyPaths{"/nonexistent/a.json", c.path, dir.filePath("absent.json")},
-              PolicyPaths{"/nonexistent/a.json", {}, c.path}}) {
-            const PolicyLoadResult r = loadPolicy(paths);
-            QVERIFY2(r.refuseMutate, qPrintable(c.path));
-            QCOMPARE(r.failedFiles, QStringList{c.path});
-            QVERIFY2(r.errors.first().contains(c.expect), qPrintable(r.errors.first()));
-        }
-    }
-    QVERIFY(!policyFileExists(dir.filePath("absent.json")));
-    QVERIFY(!loadPolicy({dir.filePath("a.json"), {}, dir.filePath("b.json")}).refuseMutate);
-    if (::geteuid() != 0) {
-        // EACCES: a directory the process may not search.
-        const QString closed = dir.filePath("closed");
-        QVERIFY(QDir().mkdir(closed));
-        QVERIFY(::chmod(QFile::encodeName(closed).constData(), 0) == 0);
-        const PolicyLoadResult r = loadPolicy({closed + "/policy.json", {}, {}});
-        QVERIFY(::chmod(QFile::encodeName(closed).constData(), 0700) == 0);
-        QVERIFY(r.refuseMutate);
-        QVERIFY2(r.errors.first().contains("errno 13"), qPrintable(r.errors.first()));
-    }
-}
-
 QTEST_GUILESS_MAIN(TestPolicy)
 #include "tst_policy.moc"
-
-void TestPolicy::teamQuorumCounts()
-{
-    const Policy p = parseOk(R"({"team": {"quorum": [
-        {"above_monthly": {"amount": 500, "currency": "USD"}, "approvals": 2},
-        {"above_monthly": {"amount": 5000, "currency": "USD"}, "approvals": 3}]}})");
-    QStringList errors;
-    const auto q = TeamQuorum::parse(*p.teamQuorum, "team.quorum", &errors);
-    QVERIFY2(q, qPrintable(errors.join('\n')));
-    QCOMPARE(q->required(Money{150, "USD"}), 1);
-    QCOMPARE(q->required(Money{500, "USD"}), 1); // exactly at the threshold is not above it
-    QCOMPARE(q->required(Money{500.01, "USD"}), 2);
-    QCOMPARE(q->required(Money{600, "USD"}), 2);
-    QCOMPARE(q->required(Money{6000, "USD"}), 3);
-    QCOMPARE(q->required(Money{1, "EUR"}), 3); // another currency: above every rule
-    QCOMPARE(q->required(std::nullopt), 3);    // unpriced: above every threshold
-    QCOMPARE(TeamQuorum{}.required(std::nullopt), 1);
-    // ...unless the policy says otherwise.
-    const auto withUnpriced = TeamQuorum::parse(
-        QJsonDocument::fromJson(R"([{"above_monthly": {"amount": 500, "currency": "USD"},
-            "approvals": 2}, {"unpriced": true, "approvals": 1}])")
-            .array(),
-        "team.quorum", &errors);
-    QVERIFY(withUnpriced);
-    QCOMPARE(withUnpriced->required(std::nullopt), 1);
-    QCOMPARE(withUnpriced->required(Money{600, "USD"}), 2);
-    // A user's file cannot lower the unpriced count below what the administrator's requires.
-    const TeamQuorum merged = TeamQuorum::merged(*q, *withUnpriced);
-    QCOMPARE(merged.required(std::nullopt), 3);
-    QCOMPARE(merged.required(Money{600, "USD"}), 2);
-    for (const QByteArray &bad :
-         {QByteArray(R"({"team": {"quorum": {"approvals": 2}}})"),
-          QByteArray(R"({"team": {"quorum": [{"approvals": 2}]}})"),
-          QByteArray(R"({"team": {"quorum": [{"above_monthly": {"amount": 5, "currency": "USD"},
-              "approvals": 0}]}})"),
-          QByteArray(R"({"team": {"quorum": [{"above_monthly": {"amount": 5, "currency": "USD"},
-              "approvals": 1.5}]}})"),
-          QByteArray(R"({"team": {"quorum": [{"unpriced": false, "approvals": 1}]}})"),
-          QByteArray(R"({"team": {"quorum": [{"unpriced": true, "approvals": 1},
-              {"unpriced": true, "approvals": 2}]}})")}) {
-        const PolicyParseResult r = parsePolicy(bad, "x");
-        QVERIFY2(!r.ok(), bad.constData());
-        QVERIFY2(r.errors.first().startsWith("team.quorum"), qPrintable(r.errors.first()));
-    }
-}
-
-void TestPolicy::teamDatabaseRefusesPasswords()
-{
-    QVERIFY(
-        teamDatabaseUriError("postgresql://alice@db.example/team?sslmode=verify-full").isEmpty());
-    QVERIFY(teamDatabaseUriError("postgres://h1,h2:5433/team").isEmpty());
-    QVERIFY(teamDatabaseUriError("postgresql://alice@/team?host=%2Frun%2Fpostgresql").isEmpty());
-    QVERIFY(teamDatabaseUriError("postgresql://alice:s3cret@db.example/team").contains("password"));
-    QVERIFY(
-        teamDatabaseUriError("postgresql://db.example/team?password=s3cret").contains("password"));
-    QVERIFY(!teamDatabaseUriError("host=db.example dbname=team").isEmpty());
-    const PolicyParseResult r =
-        parsePolicy(R"({"team": {"database": "postgresql://a:b@h/d"}})", "x");
-    QVERIFY(!r.ok());
-    QVERIFY2(!r.errors.first().contains("a:b"), qPrintable(r.errors.first()));
-}
-
-void TestPolicy::teamApproverKeysMerge()
-{
-    // Two keys as `fabric-broker team key` prints them (RFC 8032's test keys 1 and 2).
-    const QByteArray alice =
-        R"({"role": "alice", "fingerprint": "SHA256:If4x36FUomFia/hUBG/SJxt77UtqvkWqWId+9H+XIbk",
-            "public_key": "11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo="})";
-    const QByteArray carol =
-        R"({"role": "carol", "fingerprint": "SHA256:OfcT0KZEJT8EUpQhufUbmwiXnQgpWVnE85kO5hf1E58",
-            "public_key": "PUAXw+hDiVqStwqnTRt+vJyYLM8uxJaMwM1V8Sr0Zgw="})";
-    auto file = [](const QByteArray &entries) {
-        return parseOk("{\"team\": {\"approver_keys\": [" + entries + "]}}");
-    };
-    const Policy both = file(alice + "," + carol);
-    QCOMPARE(both.teamApproverKeys->size(), 2);
-    QStringList errors;
-    const auto keys = ApproverKey::parse(*both.teamApproverKeys, "team.approver_keys", &errors);
-    QVERIFY2(keys, qPrintable(errors.join('\n')));
-    QCOMPARE(keys->at(1).publicKey.toHex(),
-             QByteArray("3d4017c3e843895a92b70aa74d1b7ebc9c982ccf2ec4968cc0cd55f12af4660c"));
-    // Whose signatures count is the administrator's to say (issue #34): a user's file alone is
-    // ignored and reported...
-    PolicyMergeResult m = mergePolicy(Policy{}, file(alice));
-    QVERIFY(!m.effective.teamApproverKeys);
-    QCOMPARE(m.ignored.size(), 1);
-    QVERIFY2(m.ignored.first().contains("administrator's to list"), qPrintable(m.ignored.first()));
-    // ...while a second administrator-layer file sets them.
-    m = mergePolicy(Policy{}, file(alice), PolicyLayer::Administrator);
-    QCOMPARE(m.effective.teamApproverKeys->size(), 1);
-    QVERIFY(m.ignored.isEmpty());
-    // Beside the administrator's it can remove a key...
-    m = mergePolicy(both, file(carol));
-    QCOMPARE(m.effective.teamApproverKeys->size(), 1);
-    QCOMPARE(m.effective.teamApproverKeys->first().toObject().value("role").toString(), "carol");
-    QVERIFY(m.ignored.isEmpty());
-    // ...never add one: the administrator's list stays, and the addition is reported.
-    m = mergePolicy(file(alice), file(alice + "," + carol));
-    QCOMPARE(m.effective.teamApproverKeys->size(), 1);
-    QCOMPARE(m.effective.teamApproverKeys->first().toObject().value("role").toString(), "alice");
-    QCOMPARE(m.ignored.size(), 1);
-    QVERIFY2(m.ignored.first().startsWith("team.approver_keys"), qPrintable(m.ignored.first()));
-    // A key listed for another role is another entry: moving alice's key to carol adds trust.
-    QByteArray aliceAsCarol = alice;
-    aliceAsCarol.replace("\"alice\"", "\"carol\"");
-    m = mergePolicy(file(alice), file(aliceAsCarol));
-    QCOMPARE(m.effective.teamApproverKeys->size(), 0);
-    for (const QByteArray &bad :
-         {QByteArray(R"({"team": {"approver_keys": {"role": "alice"}}})"),
-          QByteArray(R"({"team": {"approver_keys": [{"role": "alice"}]}})"),
-          QByteArray(R"({"team": {"approver_keys": [{"role": "alice", "fingerprint":
-              "SHA256:ZoS1YTxFt+0tkwdqH1jhPDxKCPcqbmK5RXW1LzhK6O0",
-              "public_key": "11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo="}]}})"),
-          QByteArray(R"({"team": {"approver_keys": [{"role": "", "fingerprint":
-              "SHA256:If4x36FUomFia/hUBG/SJxt77UtqvkWqWId+9H+XIbk",
-              "public_key": "11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo="}]}})"),
-          QByteArray(R"({"team": {"approver_keys": [{"role": "alice", "fingerprint":
-              "SHA256:If4x36FUomFia/hUBG/SJxt77UtqvkWqWId+9H+XIbk",
-              "public_key": "11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo"}]}})")}) {
-        const PolicyParseResult r = parsePolicy(bad, "bad");
-        QVERIFY2(!r.ok(), bad.constData());
-        QVERIFY2(r.errors.first().startsWith("team.approver_keys"), qPrintable(r.errors.first()));
-    }
-}
