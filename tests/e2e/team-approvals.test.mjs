@@ -23,7 +23,7 @@ import path from 'node:path';
 import { BIN, baseEnv, connectionSpec, sleep, startSandboxProcess } from './lib.mjs';
 import { startTeamDatabase } from './pg.mjs';
 import {
-  teamSigningSkip, startWorkstation, proposerEnv, startProposer, waitForState, proposalRow,
+  teamSigningSkip, startWorkstations, proposerEnv, startProposer, waitForState, proposalRow,
   decisions, createsNamed, hasDecided, until,
 } from './team.mjs';
 
@@ -37,7 +37,7 @@ before(async () => {
   sandbox = await startSandboxProcess();
   // Each workstation signs its decisions with the key in its keychain; the administrator lists
   // both (in team mode only signed approvals count).
-  [alice, bob] = await Promise.all([startWorkstation('alice', team, { keyring: true }), startWorkstation('bob', team, { keyring: true })]);
+  [alice, bob] = await startWorkstations(['alice', 'bob'], team, { keyring: true });
   keys = [{ role: 'alice', ...alice.key }, { role: 'bob', ...bob.key }];
   carolEnv = proposerEnv(team, sandbox, { role: 'carol', policy: QUORUM, keys });
 });

@@ -31,7 +31,7 @@ import { startTeamDatabase } from './pg.mjs';
 import * as signing from './team-signing.mjs';
 import { sha256hex, rawPublic, fingerprintOf, publicKeyFromBase64, statementFor } from './team-signing.mjs';
 import {
-  teamSigningSkip, startWorkstation, proposerEnv, startProposer, waitForState, proposalRow,
+  teamSigningSkip, startWorkstations, proposerEnv, startProposer, waitForState, proposalRow,
   createsNamed, hasDecided, until,
 } from './team.mjs';
 
@@ -150,7 +150,7 @@ before(async () => {
   if (skip) return;
   team = await startTeamDatabase(BIN, baseEnv());
   sandbox = await startSandboxProcess();
-  [alice, bob] = await Promise.all([startWorkstation('alice', team, { keyring: true }), startWorkstation('bob', team, { keyring: true })]);
+  [alice, bob] = await startWorkstations(['alice', 'bob'], team, { keyring: true });
   const daveRaw = rawPublic(dave.publicKey);
   keys = [
     { role: 'alice', fingerprint: alice.key.fingerprint, public_key: alice.key.public_key },

@@ -120,29 +120,67 @@ function approverKey(env) {
 // fabric: a sandbox process (lib.mjs startSandboxProcess) the app talks to instead of its own
 // embedded one, as the proposers do (the lookup of an unknown create then searches where it was
 // sent).
-export async function startWorkstation(role, team, { extraEnv = {}, keyring = false, fabric = null } = {}) {
-  const xvfb = await startXvfb(700, 800);
+export async function startWorkstation(role, team, opts = {}) {
+  // What is already running when a later step fails is stopped before the error goes on: a
+  // workstation that does not come up leaves no process (and no scratch folder) behind.
+  const started = { xvfb: null, bus: null, keychain: null, app: null, driver: null };
+  try {
+    return await bootWorkstation(role, team, opts, started);
+  } catch (e) {
+    await stopStarted(started);
+    throw e;
+  }
+}
+
+async function stopStarted({ xvfb, bus, keychain, app, driver }) {
+  if (driver) { driver.stdin.end(); driver.kill('SIGTERM'); }
+  if (app && app.exitCode === null && app.signalCode === null) {
+    app.kill('SIGTERM');
+    const t = setTimeout(() => app.kill('SIGKILL'), 5000);
+    await once(app, 'exit');
+    clearTimeout(t);
+  }
+  if (keychain) await keychain.stop();
+  if (bus) {
+    bus.proc.stdin.end();
+    if (bus.proc.exitCode === null && bus.proc.signalCode === null) await once(bus.proc, 'exit');
+  }
+  if (xvfb) await xvfb.stop();
+}
+
+// startWorkstation for each of roles at once; when one fails, the others that came up are
+// stopped too before the error goes on.
+export async function startWorkstations(roles, team, opts = {}) {
+  const results = await Promise.allSettled(roles.map((role) => startWorkstation(role, team, opts)));
+  const failed = results.find((r) => r.status === 'rejected');
+  if (!failed) return results.map((r) => r.value);
+  await Promise.all(results.filter((r) => r.status === 'fulfilled').map((r) => r.value.stop()));
+  throw failed.reason;
+}
+
+async function bootWorkstation(role, team, { extraEnv = {}, keyring = false, fabric = null }, started) {
+  const xvfb = started.xvfb = await startXvfb(700, 800);
   const base = baseEnv();
   const home = scratchDir(`fb-e2e-home-${role}-`);
-  const bus = await startSessionBus(base.XDG_RUNTIME_DIR);
+  const bus = started.bus = await startSessionBus(base.XDG_RUNTIME_DIR);
   const env = { ...base, HOME: home, USER: role, LOGNAME: role, DISPLAY: xvfb.display, DBUS_SESSION_BUS_ADDRESS: bus.address,
     QT_LINUX_ACCESSIBILITY_ALWAYS_ON: '1', ...adminPolicyEnv(home, { team: { database: team.uri(role) } }), ...(fabric ? fabric.env : {}), ...extraEnv };
   delete env.QT_QPA_PLATFORM; // a real X display, not offscreen
   let keychain = null;
   let key = null;
   if (keyring) {
-    keychain = await startKeyring(bus, scratchDir(`fb-e2e-keyring-${role}-`));
+    keychain = started.keychain = await startKeyring(bus, scratchDir(`fb-e2e-keyring-${role}-`));
     key = await approverKey(env);
   }
   let log = '';
   const host = `ws-${role}`;
   // unshare and sh exec: the process is the app itself.
-  const app = spawn('unshare', [...UNSHARE, 'sh', '-c', 'hostname "$0" && exec "$@"', host, BIN, ...(fabric ? [] : ['--sandbox']), '--toolsets', 'read,mutate'],
+  const app = started.app = spawn('unshare', [...UNSHARE, 'sh', '-c', 'hostname "$0" && exec "$@"', host, BIN, ...(fabric ? [] : ['--sandbox']), '--toolsets', 'read,mutate'],
     { env, stdio: ['ignore', 'ignore', 'pipe'] });
   app.stderr.on('data', (d) => { log += d.toString(); });
   const ws = { role, host, xvfb, bus, app, env, keychain, key, get log() { return log; } };
-  await xvfb.waitForWindow('^Fabric Broker( - SANDBOX)?$', 30000, () => `${role}'s app log:\n${log.slice(-3000)}`);
-  const driver = spawn(PYTHON, [path.join(here, 'atspi_driver.py')], {
+  await xvfb.waitForWindow('^Fabric Broker( - SANDBOX)?$', 30000, () => `${role}'s app log:\n${log.slice(-3000)}`, app);
+  const driver = started.driver = spawn(PYTHON, [path.join(here, 'atspi_driver.py')], {
     env: { PATH: env.PATH, HOME: home, XDG_RUNTIME_DIR: env.XDG_RUNTIME_DIR, DISPLAY: env.DISPLAY, DBUS_SESSION_BUS_ADDRESS: bus.address, LANG: 'C.UTF-8' },
     stdio: ['pipe', 'pipe', 'inherit'],
   });
@@ -202,19 +240,7 @@ export async function startWorkstation(role, team, { extraEnv = {}, keyring = fa
     } catch (e) { console.error(`no screenshot: ${e.message}`); return false; } finally { fs.rmSync(xwd, { force: true }); }
   };
 
-  ws.stop = async () => {
-    driver.stdin.end(); driver.kill('SIGTERM');
-    if (app.exitCode === null && app.signalCode === null) {
-      app.kill('SIGTERM');
-      const t = setTimeout(() => app.kill('SIGKILL'), 5000);
-      await once(app, 'exit');
-      clearTimeout(t);
-    }
-    if (keychain) await keychain.stop();
-    bus.proc.stdin.end();
-    if (bus.proc.exitCode === null) await once(bus.proc, 'exit');
-    await xvfb.stop();
-  };
+  ws.stop = () => stopStarted(started);
   return ws;
 }
 

@@ -16,7 +16,9 @@ export const xvfbSkip = !have('Xvfb') || !have('xdotool') ? 'Xvfb and xdotool ar
 // (-displayfd alone): a test file stopping its server on :0 while another file's server starts on
 // the same :0 removed the new server's socket ("could not connect to display :0", issue #40). A
 // number already taken (Xvfb exits at once) is followed by another; 60 s for a server that never
-// gets ready.
+// gets ready. -noreset: the server keeps its state when its last client leaves (every xdotool
+// call is a client that leaves; without it each one starts a server reset that an app
+// connecting at that moment can run into).
 export async function startXvfb(from, to) {
   const span = Math.max(1, to - from);
   const tried = new Set();
@@ -36,7 +38,7 @@ export async function startXvfb(from, to) {
 }
 
 async function startXvfbOn(display) {
-  const proc = spawn('Xvfb', [`:${display}`, '-displayfd', '3', '-screen', '0', '1280x800x24', '-nolisten', 'tcp'],
+  const proc = spawn('Xvfb', [`:${display}`, '-displayfd', '3', '-screen', '0', '1280x800x24', '-nolisten', 'tcp', '-noreset'],
     { stdio: ['ignore', 'ignore', 'pipe', 'pipe'] });
   let err = '';
   proc.stderr.on('data', (d) => { err += d.toString(); });
@@ -53,11 +55,19 @@ async function startXvfbOn(display) {
     proc.once('exit', (code, signal) => { clearTimeout(timer); reject(new Error(`Xvfb :${display} exited (${code ?? signal}) before it was ready: ${err}`)); });
   });
   proc.stdio[3].destroy();
-  return new Xvfb(`:${number}`, proc);
+  return new Xvfb(`:${number}`, proc, () => err);
 }
 
 export class Xvfb {
-  constructor(display, proc) { this.display = display; this.proc = proc; }
+  constructor(display, proc, log = () => '') { this.display = display; this.proc = proc; this.log = log; }
+
+  // Whether the server still runs, and what it printed: for a test's failure message.
+  describe() {
+    const state = this.proc.exitCode !== null || this.proc.signalCode !== null
+      ? `Xvfb ${this.display} exited (${this.proc.exitCode ?? this.proc.signalCode})` : `Xvfb ${this.display} is running`;
+    const log = this.log().trim();
+    return log ? `${state}; it printed:\n${log.slice(-2000)}` : state;
+  }
 
   // Runs xdotool against this display; returns its trimmed output (throws when it fails, as
   // `search` does when nothing matches).
@@ -70,15 +80,19 @@ export class Xvfb {
     try { return this.xdo('search', '--onlyvisible', '--name', name).split('\n').filter(Boolean); } catch { return []; }
   }
 
-  // The last visible window whose name matches; throws after ms with detail() appended.
-  async waitForWindow(name, ms = 20000, detail = () => '') {
+  // The last visible window whose name matches; throws after ms with detail() appended, or at
+  // once when app (a child process whose window is awaited) has exited: a window that cannot
+  // come up fails the test in seconds, not at its timeout.
+  async waitForWindow(name, ms = 20000, detail = () => '', app = null) {
     const deadline = Date.now() + ms;
-    while (Date.now() < deadline) {
+    const exited = () => app && (app.exitCode !== null || app.signalCode !== null);
+    while (Date.now() < deadline && !exited()) {
       try { const id = this.xdo('search', '--onlyvisible', '--name', name).split('\n').pop(); if (id) return id; } catch { /* not yet */ }
       await sleep(100);
     }
     const more = detail();
-    throw new Error(`no window named ${name}${more ? `; ${more}` : ''}`);
+    const why = exited() ? `the app exited (${app.exitCode ?? app.signalCode}) first` : `none within ${ms} ms`;
+    throw new Error(`no window named ${name} (${why}; ${this.describe()})${more ? `; ${more}` : ''}`);
   }
 
   // True once window id is no longer visible (or no window is), false after ms.
