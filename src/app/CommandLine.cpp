@@ -42,6 +42,8 @@ CommandLine::CommandLine()
             "  fabric-broker team init|status URI   create or migrate the team database's schema\n"
             "                                       (docs/team.md: team.database sends every\n"
             "                                       proposal through it)\n"
+            "  fabric-broker team key|verify        this operator's approval key; check the\n"
+            "                                       team's signed history\n"
             "\n"
             "Without credentials the embedded sandbox is used.\n"
             "\n"
@@ -109,7 +111,9 @@ CommandLine::Parsed CommandLine::parse(const QStringList &arguments)
                             << "\nTry 'fabric-broker --help'.\n";
         return {2};
     }
-    if (m_parser.isSet(QStringLiteral("help"))) {
+    // addHelpOption() also adds --help-all, which isSet("help") does not see: without it,
+    // `fabric-broker --help-all` started the app.
+    if (m_parser.isSet(QStringLiteral("help")) || m_parser.isSet(QStringLiteral("help-all"))) {
         QTextStream(stdout) << m_parser.helpText();
         return {0};
     }

@@ -54,6 +54,34 @@ QString help()
         "Exit codes: 0 = fine, 1 = a policy file is invalid or was ignored, 2 = usage error.\n");
 }
 
+QString commandHelp(const QString &command)
+{
+    if (command == u"show")
+        return QStringLiteral(
+            "Usage: fabric-broker policy show [--json]\n"
+            "Prints the effective policy (the administrator's and the user's files merged\n"
+            "tighten-only) and, for each value, which file it came from; a file that is\n"
+            "invalid or was ignored is named with the reason. --json prints the same as one\n"
+            "JSON object.\n"
+            "Exit codes: 0 = fine, 1 = a policy file is invalid or was ignored, 2 = usage "
+            "error.\n");
+    if (command == u"check")
+        return QStringLiteral(
+            "Usage: fabric-broker policy check FILE\n"
+            "Validates one policy file against the policy schema: unknown keys, wrong types and\n"
+            "values out of range are errors, each named with its key.\n"
+            "Exit codes: 0 = valid, 1 = invalid, 2 = usage error or an unreadable file.\n");
+    if (command == u"reset-ledger")
+        return QStringLiteral(
+            "Usage: fabric-broker policy reset-ledger --reason TEXT\n"
+            "Starts the daily spend count over: writes an audited ledger_reset record (with\n"
+            "TEXT, at most 500 characters) to the audit log ($EQUINIX_MCP_AUDIT_LOG or the\n"
+            "default). When the administrator set the daily limit, only a user who can write\n"
+            "the administrator's policy file may run it. Restart the app afterwards.\n"
+            "Exit codes: 0 = recorded, 1 = refused, 2 = usage error.\n");
+    return {};
+}
+
 QString valueText(const QJsonValue &v)
 {
     if (v.isObject()) {
@@ -238,6 +266,12 @@ int runPolicyCommand(const QStringList &args)
         return rest.isEmpty() ? 2 : 0;
     }
     const QString command = rest.takeFirst();
+    // Every command answers --help (or -h) with its own usage, wherever the flag stands.
+    if ((rest.contains(QStringLiteral("--help")) || rest.contains(QStringLiteral("-h"))) &&
+        !commandHelp(command).isEmpty()) {
+        out(commandHelp(command));
+        return 0;
+    }
     if (command == u"show") {
         if (rest.isEmpty())
             return show(false);

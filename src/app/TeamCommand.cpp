@@ -97,6 +97,43 @@ QString verifyHelp()
         "no connection or an unreadable file.\n");
 }
 
+QString initHelp()
+{
+    return QStringLiteral(
+        "Usage: fabric-broker team init URI\n"
+        "Creates the schema fabric_team in the database at URI, or migrates it to the newest\n"
+        "version this fabric-broker knows; refuses a schema newer than that. Idempotent. Run\n"
+        "it as the role that owns (or will own) the schema; docs/team.md says which roles\n"
+        "propose and which approve.\n"
+        "URI is a libpq connection URI; keep passwords out of it (~/.pgpass, peer or\n"
+        "certificate authentication).\n"
+        "Exit codes: 0 = done, 1 = refused by the database or a newer schema, 2 = usage\n"
+        "error or no connection.\n");
+}
+
+QString statusHelp()
+{
+    return QStringLiteral(
+        "Usage: fabric-broker team status URI\n"
+        "Prints the version of the schema fabric_team at URI, the newest this fabric-broker\n"
+        "knows, which role the connection is and whether that role is a member of\n"
+        "fabric_proposers or fabric_approvers.\n"
+        "Exit codes: 0 = done, 1 = no schema or a role that may not read it, 2 = usage error\n"
+        "or no connection.\n");
+}
+
+QString keyHelp()
+{
+    return QStringLiteral(
+        "Usage: fabric-broker team key\n"
+        "Prints this operator's Ed25519 approval key: its public key (base64) and its\n"
+        "fingerprint (SHA256:..., as OpenSSH writes it), for the administrator to list in\n"
+        "team.approver_keys. The key is made in the OS keychain (Secret Service) on first use;\n"
+        "the private key never leaves it and is never printed. The desktop app signs every\n"
+        "team decision with it.\n"
+        "Exit codes: 0 = printed, 2 = usage error or no keychain.\n");
+}
+
 std::unique_ptr<PgConnection> connect(const QString &command, const QString &uri)
 {
     auto c = PgConnection::open(uri);
@@ -393,13 +430,20 @@ int runTeamCommand(const QStringList &args)
         return rest.isEmpty() ? 2 : 0;
     }
     const QString command = rest.takeFirst();
+    // Every command answers --help (or -h) with its own usage, wherever the flag stands.
+    if (rest.contains(QStringLiteral("--help")) || rest.contains(QStringLiteral("-h"))) {
+        const QString usage = command == u"init"     ? initHelp()
+                              : command == u"status" ? statusHelp()
+                              : command == u"key"    ? keyHelp()
+                              : command == u"verify" ? verifyHelp()
+                                                     : QString();
+        if (!usage.isEmpty()) {
+            out(usage);
+            return 0;
+        }
+    }
     if (command == u"key" && rest.isEmpty())
         return key();
-    if (command == u"verify" && rest.size() == 1 &&
-        (rest.first() == u"--help" || rest.first() == u"-h")) {
-        out(verifyHelp());
-        return 0;
-    }
     if (command == u"verify" && rest.contains(QStringLiteral("--bundle"))) {
         const bool trust = rest.removeAll(QStringLiteral("--trust-bundle-keys")) == 1;
         if (rest.size() == 2 && rest.first() == u"--bundle")
