@@ -346,65 +346,6 @@
     </message>
 </context>
 <context>
-    <name>fb</name>
-    <message>
-        <source>%1: %2</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>The %1 toolset is not allowed</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Approvals</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Fabric endpoint</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Creating without a person&apos;s approval is locked off: %1</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Locked by policy (fabric-broker policy show):</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>last 6 characters</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Type the last six characters of the request SHA-256 to approve:</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>set by your administrator: %1 in %2</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>set by your policy file: %1 in %2</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>The mutate toolset is not allowed: %1</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Overridden: %1</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Last six characters of the request SHA-256</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>The policy asks you to type them before approving; the request SHA-256 is shown above.</source>
-        <translation type="unfinished"></translation>
-    </message>
-</context>
-<context>
     <name>fb::Accessibility</name>
     <message>
         <source>Saves these settings.</source>
@@ -1133,6 +1074,65 @@
     </message>
     <message>
         <source>team approval by %1 rejected: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>fb::PolicyLocks</name>
+    <message>
+        <source>Locked by policy (fabric-broker policy show):</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>set by your administrator: %1 in %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>set by your policy file: %1 in %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The %1 toolset is not allowed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Approvals</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Fabric endpoint</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Creating without a person&apos;s approval is locked off: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The mutate toolset is not allowed: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Overridden: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>last 6 characters</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Last six characters of the request SHA-256</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The policy asks you to type them before approving; the request SHA-256 is shown above.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Type the last six characters of the request SHA-256 to approve:</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

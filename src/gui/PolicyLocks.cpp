@@ -13,10 +13,13 @@
 namespace fb {
 
 namespace {
-QString tr(const char *text)
-{
-    return QCoreApplication::translate("fb::PolicyLocks", text);
-}
+// The translation context of these strings: lupdate files a PolicyLocks::tr() string under
+// "fb::PolicyLocks", the context it is looked up in at run time (a free tr() helper put them in
+// "fb", where no lookup finds them).
+struct PolicyLocks {
+    Q_DECLARE_TR_FUNCTIONS(fb::PolicyLocks)
+};
+
 // Adds lines to the dialog's "policyLocksLabel", made above the button box when missing.
 void appendLockLines(QWidget *dialog, const QStringList &lines)
 {
@@ -30,7 +33,8 @@ void appendLockLines(QWidget *dialog, const QStringList &lines)
     label->setObjectName(QStringLiteral("policyLocksLabel"));
     label->setTextFormat(Qt::PlainText); // paths come from the file system
     label->setWordWrap(true);
-    label->setText(tr("Locked by policy (fabric-broker policy show):") + u'\n' + lines.join(u'\n'));
+    label->setText(PolicyLocks::tr("Locked by policy (fabric-broker policy show):") + u'\n' +
+                   lines.join(u'\n'));
     // Above the button box, which is the last item of the dialog's layout.
     if (auto *box = qobject_cast<QBoxLayout *>(dialog->layout()))
         box->insertWidget(std::max(0, box->count() - 1), label);
@@ -48,8 +52,8 @@ QStringList showPolicyLocks(const Policy &policy, QWidget *dialog)
         const QString source = policy.sources.value(key);
         return (source == paths.system ||
                         (!paths.extraAdmin.isEmpty() && source == paths.extraAdmin)
-                    ? tr("set by your administrator: %1 in %2")
-                    : tr("set by your policy file: %1 in %2"))
+                    ? PolicyLocks::tr("set by your administrator: %1 in %2")
+                    : PolicyLocks::tr("set by your policy file: %1 in %2"))
             .arg(key, source);
     };
     auto lock = [&](QWidget *w, const QString &key, const QString &what) {
@@ -57,8 +61,8 @@ QStringList showPolicyLocks(const Policy &policy, QWidget *dialog)
             return;
         const QString by = lockedBy(key);
         w->setEnabled(false);
-        w->setToolTip(tr("%1: %2").arg(what, by));
-        lines << tr("%1: %2").arg(what, by);
+        w->setToolTip(PolicyLocks::tr("%1: %2").arg(what, by));
+        lines << PolicyLocks::tr("%1: %2").arg(what, by);
         if (!locked.contains(key))
             locked << key;
     };
@@ -70,7 +74,8 @@ QStringList showPolicyLocks(const Policy &policy, QWidget *dialog)
             if (!check || policy.toolsetsAllowed->contains(QLatin1String(name)))
                 continue;
             check->setChecked(false);
-            lock(check, key, tr("The %1 toolset is not allowed").arg(QLatin1String(name)));
+            lock(check, key,
+                 PolicyLocks::tr("The %1 toolset is not allowed").arg(QLatin1String(name)));
         }
     }
     if (policy.channel) {
@@ -78,17 +83,17 @@ QStringList showPolicyLocks(const Policy &policy, QWidget *dialog)
             const int index = combo->findData(Policy::channelName(*policy.channel));
             if (index >= 0)
                 combo->setCurrentIndex(index);
-            lock(combo, QStringLiteral("approval.channel"), tr("Approvals"));
+            lock(combo, QStringLiteral("approval.channel"), PolicyLocks::tr("Approvals"));
         }
     }
     if (policy.fabricEndpoint) {
         if (auto *edit = dialog->findChild<QLineEdit *>(QStringLiteral("endpointEdit"))) {
             edit->setText(*policy.fabricEndpoint);
-            lock(edit, QStringLiteral("fabric.endpoint"), tr("Fabric endpoint"));
+            lock(edit, QStringLiteral("fabric.endpoint"), PolicyLocks::tr("Fabric endpoint"));
         }
     }
     if (policy.allowUnconfirmed && !*policy.allowUnconfirmed)
-        lines << tr("Creating without a person's approval is locked off: %1")
+        lines << PolicyLocks::tr("Creating without a person's approval is locked off: %1")
                      .arg(lockedBy(QStringLiteral("allow_unconfirmed_mutations")));
     appendLockLines(dialog, lines);
     return locked;
@@ -101,15 +106,15 @@ void showMutateLock(const QString &lock, const QStringList &overridden, QWidget 
         if (auto *check = dialog->findChild<QCheckBox *>(QStringLiteral("mutateToolsetCheck"))) {
             check->setChecked(false);
             check->setEnabled(false);
-            check->setToolTip(tr("The mutate toolset is not allowed: %1").arg(lock));
+            check->setToolTip(PolicyLocks::tr("The mutate toolset is not allowed: %1").arg(lock));
         }
-        const QString line = tr("The mutate toolset is not allowed: %1").arg(lock);
+        const QString line = PolicyLocks::tr("The mutate toolset is not allowed: %1").arg(lock);
         auto *label = dialog->findChild<QLabel *>(QStringLiteral("policyLocksLabel"));
         if (!label || !label->text().contains(line))
             lines << line;
     }
     for (const QString &o : overridden)
-        lines << tr("Overridden: %1").arg(o);
+        lines << PolicyLocks::tr("Overridden: %1").arg(o);
     appendLockLines(dialog, lines);
 }
 
@@ -130,14 +135,15 @@ QLineEdit *addTypedConfirmation(QFormLayout *layout, QWidget *parent)
     auto *edit = new QLineEdit(parent);
     edit->setObjectName(QStringLiteral("typedConfirmationEdit"));
     edit->setMaxLength(6);
-    edit->setPlaceholderText(tr("last 6 characters"));
-    edit->setAccessibleName(tr("Last six characters of the request SHA-256"));
-    edit->setAccessibleDescription(
-        tr("The policy asks you to type them before approving; the request SHA-256 is shown "
-           "above."));
-    auto *caption = new QLabel(tr("Type the last six characters of the request SHA-256 to "
-                                  "approve:"),
-                               parent);
+    edit->setPlaceholderText(PolicyLocks::tr("last 6 characters"));
+    edit->setAccessibleName(PolicyLocks::tr("Last six characters of the request SHA-256"));
+    edit->setAccessibleDescription(PolicyLocks::tr(
+        "The policy asks you to type them before approving; the request SHA-256 is shown "
+        "above."));
+    auto *caption =
+        new QLabel(PolicyLocks::tr("Type the last six characters of the request SHA-256 to "
+                                   "approve:"),
+                   parent);
     caption->setTextFormat(Qt::PlainText);
     caption->setWordWrap(true);
     layout->addRow(caption, edit);
