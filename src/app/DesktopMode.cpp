@@ -23,6 +23,7 @@
 #include <QLoggingCategory>
 #include <QTextStream>
 #include <QTimer>
+#include <functional>
 #include <memory>
 
 Q_LOGGING_CATEGORY(lcDesktop, "fabricbroker.app.desktop")
@@ -72,9 +73,12 @@ public:
             m_host.liveSettings()->setDesktopApprover(nullptr);
     }
 
-    void start(mcp::StdioDevices *stdioDevices = nullptr)
+    // Reads the desktop's saved settings and, when they say so, the credentials saved in the
+    // keychain (asynchronous), then calls then(): before anything answers a client, so that a
+    // first server/discover already says the endpoint the app will use (issue #40: it said
+    // SANDBOX from the environment alone while the app then used the keychain's Equinix account).
+    void readSavedSettings(std::function<void()> then)
     {
-        m_options.stdioDevices = stdioDevices;
 #ifdef HAVE_FABRICBROKER_GUI
         if (m_gui) {
             const DesktopPreferences prefs = DesktopPreferences::load(QSettings());
@@ -87,7 +91,9 @@ public:
             if (!m_options.forceSandbox && !envCredentials && prefs.credentialsInKeychain) {
                 auto *store =
                     new CredentialStore(QString::fromLatin1(CredentialStore::DefaultService), this);
-                store->read([this, prefs](bool ok, const FabricCredentials &c, const QString &e) {
+                store->read([this, prefs, store, then = std::move(then)](
+                                bool ok, const FabricCredentials &c, const QString &e) {
+                    store->deleteLater();
                     if (!ok) {
                         qCWarning(lcDesktop).noquote()
                             << "keychain unavailable, using the sandbox:" << e;
@@ -99,12 +105,24 @@ public:
                         config.clientSecret = c.clientSecret;
                         m_options.savedFabricConfig = config;
                     }
-                    readTeamPassword();
+                    then();
                 });
                 return;
             }
         }
 #endif
+        then();
+    }
+
+    const ServerHost::Options &options() const
+    {
+        return m_options;
+    }
+
+    // Starts serving, once readSavedSettings is done.
+    void start(mcp::StdioDevices *stdioDevices = nullptr)
+    {
+        m_options.stdioDevices = stdioDevices;
         readTeamPassword();
     }
 
@@ -293,11 +311,16 @@ int runDesktop(CommandLine &cli)
         initGuiResources();
 #endif
     auto *instance = new DesktopInstance(options, gui);
-    if (stdio) // a 2026-07-28 client's probe is answered before anything starts
-        ServerHost::answerDiscoverFirst(
-            options, [instance](mcp::StdioDevices *devices) { instance->start(devices); });
-    else
-        QTimer::singleShot(0, instance, [instance] { instance->start(); });
+    QTimer::singleShot(0, instance, [instance, stdio] {
+        instance->readSavedSettings([instance, stdio] {
+            if (stdio) // a 2026-07-28 client's probe is answered before anything starts
+                ServerHost::answerDiscoverFirst(
+                    instance->options(),
+                    [instance](mcp::StdioDevices *devices) { instance->start(devices); });
+            else
+                instance->start();
+        });
+    });
     const int rc = QCoreApplication::exec();
     delete instance; // sessions, UI and services end in order while Qt is still up
     return rc;

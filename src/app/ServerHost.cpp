@@ -155,7 +155,7 @@ bool ServerHost::start(const Options &options, QString *error)
                                                   options.savedFabricConfig);
     const bool savedCredentials =
         !FabricConfig::fromEnvironment().hasCredentials() && config.hasCredentials();
-    if (options.forceSandbox || !config.hasCredentials()) {
+    if (usesSandbox(options)) {
         m_sandbox = std::make_unique<FabricSandbox>();
         if (!m_sandbox->listen(0)) {
             *error = QStringLiteral("could not start the embedded Fabric sandbox on 127.0.0.1");
@@ -285,11 +285,20 @@ void ServerHost::startHttp(mcp::HttpServerOptions http)
                                 << "(the bearer token was replaced; the other transports run)";
 }
 
+bool ServerHost::usesSandbox(const Options &options)
+{
+    return options.forceSandbox ||
+           !FabricConfig::withSaved(QProcessEnvironment::systemEnvironment(),
+                                    options.savedFabricConfig)
+                .hasCredentials();
+}
+
 void ServerHost::answerDiscoverFirst(const Options &options,
                                      std::function<void(mcp::StdioDevices *)> open)
 {
-    // What start() will serve; the desktop's keychain credentials are not read yet.
-    const bool sandbox = options.forceSandbox || !FabricConfig::fromEnvironment().hasCredentials();
+    // What start() will serve: the environment's credentials, else those the desktop read from
+    // the keychain before calling this (options.savedFabricConfig), else the sandbox.
+    const bool sandbox = usesSandbox(options);
     mcp::ServerOptions early;
     early.version = QCoreApplication::applicationVersion();
     BrokerSettings settings; // the TTL and capacity the instructions name; start() checks them

@@ -86,6 +86,9 @@ public:
     bool applyApprovalMode(Approver *desktop, QString *error);
 
     static QString serverInstructions(bool sandbox, const BrokerSettings &settings = {});
+    // Whether start(options) serves the embedded sandbox: forced, or no credentials in the
+    // environment nor in options.savedFabricConfig. The one rule discover and start() share.
+    static bool usesSandbox(const Options &options);
     // --stdio: answers the server/discover requests that come first (a 2026-07-28 client's probe
     // process) before anything is started, then runs open with the devices for
     // Options::stdioDevices. Input that ends after discover requests only ends the process.

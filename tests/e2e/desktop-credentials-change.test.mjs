@@ -200,3 +200,46 @@ test('other credentials saved in Settings while the approval dialog is open: den
     for (const s of [FIRST.id, FIRST.secret, OTHER.id, OTHER.secret]) assert.ok(!prefs2.includes(s), `no credential in QSettings: ${prefs2}`);
   } finally { await client.close(); }
 });
+
+// Issue #40: `fabric-broker --stdio` with a display and no app running becomes the desktop
+// instance. A 2026-07-28 client's first line is server/discover, answered before anything starts;
+// it said SANDBOX (from the environment alone) while the app then used the credentials saved in
+// the keychain. Now the keychain is read first: the answer names the endpoint the session uses.
+test('with credentials in the keychain, --stdio becoming the desktop app answers server/discover as the account it then uses, not SANDBOX', { skip, timeout: 120000 }, async () => {
+  if (driver) { driver.stdin.end(); driver.kill('SIGTERM'); driver = null; }
+  await stopApp();
+  appLog = '';
+  app = spawn(BIN, ['--stdio'], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+  app.stderr.on('data', (d) => { appLog += d.toString(); });
+  const lines = readline.createInterface({ input: app.stdout })[Symbol.asyncIterator]();
+  const ask = async (msg) => {
+    app.stdin.write(`${JSON.stringify(msg)}\n`);
+    for (;;) {
+      const { value, done } = await lines.next();
+      if (done) throw new Error(`the app ended without answering ${msg.method}; app log:\n${appLog.slice(-3000)}`);
+      const m = JSON.parse(value);
+      if (m.id === msg.id) return m;
+    }
+  };
+  const meta = {
+    'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+    'io.modelcontextprotocol/clientCapabilities': {},
+    'io.modelcontextprotocol/clientInfo': { name: 'credentials-discover-e2e', version: '1' },
+  };
+  const discover = await ask({ jsonrpc: '2.0', id: 1, method: 'server/discover', params: { _meta: meta } });
+  const info = discover.result?._meta?.['io.modelcontextprotocol/serverInfo'];
+  assert.ok(info, JSON.stringify(discover).slice(0, 1500));
+  assert.doesNotMatch(info.title ?? '', /SANDBOX/, `discover's title: ${info.title}`);
+  assert.doesNotMatch(discover.result.instructions, /SANDBOX/, discover.result.instructions.slice(0, 600));
+
+  // The session that follows uses that account: a read goes to the keychain's endpoint with the
+  // keychain's client id (the separate sandbox process, not the embedded one).
+  const before = (await tokenRequests()).length;
+  const read = await ask({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'fabric_list_metros', arguments: {}, _meta: meta } });
+  assert.ok(read.result && !read.result.isError, JSON.stringify(read).slice(0, 1500));
+  const tokens = (await tokenRequests()).slice(before);
+  assert.ok(tokens.some((r) => JSON.stringify(r.body).includes(OTHER.id)), `a token for the keychain's client id: ${JSON.stringify(tokens).slice(0, 1500)}`);
+  await waitForWindow('^Fabric Broker$');
+  app.stdin.end();
+  await stopApp();
+});
