@@ -39,10 +39,12 @@ void finishFabricError(mcp::ToolCall *call, const FabricResult &r, const QString
     call->finishStructured(structured, message, true);
 }
 
-QString textFor(const QJsonObject &structured, const QString &summary)
+// A catalog result: the summary line, then the structured content as compact JSON, as text;
+// serialized once (ToolCall::finishStructuredJson reuses the bytes for the frame).
+void finishWithText(mcp::ToolCall *call, const QJsonObject &structured, const QString &summary)
 {
-    return summary + u'\n' +
-           QString::fromUtf8(QJsonDocument(structured).toJson(QJsonDocument::Compact));
+    call->finishStructuredJson(structured, summary + u'\n',
+                               QJsonDocument(structured).toJson(QJsonDocument::Compact));
 }
 
 QJsonObject paginationOf(const QJsonObject &args)
@@ -210,9 +212,9 @@ void finishWithVlans(mcp::ToolCall *call, FabricClient *fabric, const QString &u
                        v.body.toObject().value(QStringLiteral("data")));
         else
             out.insert(QStringLiteral("vlans_in_use_error"), v.message);
-        call->finishStructured(out,
-                               textFor(out, QStringLiteral("Port %1").arg(
-                                                port.value(QStringLiteral("name")).toString())));
+        finishWithText(
+            call, out,
+            QStringLiteral("Port %1").arg(port.value(QStringLiteral("name")).toString()));
     });
 }
 
@@ -237,8 +239,8 @@ void runCatalogTool(const CatalogTool &t, mcp::ToolCall *call, FabricClient *fab
             {QStringLiteral("proposals"), rows},
             {QStringLiteral("max_pending"), store->maxPending()},
             {QStringLiteral("ttl_seconds"), static_cast<int>(store->ttlMs() / 1000)}};
-        return call->finishStructured(
-            out, textFor(out, QStringLiteral("%1 pending proposal(s).").arg(rows.size())));
+        return finishWithText(call, out,
+                              QStringLiteral("%1 pending proposal(s).").arg(rows.size()));
     }
     case Fetch::Search:
         fc = fabric->search(t.path, searchBody(t, args));
@@ -275,7 +277,7 @@ void runCatalogTool(const CatalogTool &t, mcp::ToolCall *call, FabricClient *fab
                          const QJsonObject out = shape(t, args, r.body.toObject(), &summary);
                          if (t.fetch == Fetch::GetPortAndVlans)
                              return finishWithVlans(call, fabric, uuid, out);
-                         call->finishStructured(out, textFor(out, summary));
+                         finishWithText(call, out, summary);
                      });
 }
 

@@ -465,10 +465,13 @@ void Session::respond(const QJsonValue &id, const QJsonObject &result, const Bat
     }
     // The envelope is written directly: only the result goes through the JSON serializer, and
     // an empty result (ping) not even that.
+    respondJson(id, result.isEmpty() ? QByteArrayLiteral("{}")
+                                     : QJsonDocument(result).toJson(QJsonDocument::Compact));
+}
+
+void Session::respondJson(const QJsonValue &id, const QByteArray &resultJson)
+{
     const QByteArray idJson = protocol::valueToJson(id);
-    const QByteArray resultJson = result.isEmpty()
-                                      ? QByteArrayLiteral("{}")
-                                      : QJsonDocument(result).toJson(QJsonDocument::Compact);
     QByteArray frame;
     frame.reserve(resultJson.size() + idJson.size() + 40);
     // Keys in the order Qt's serializer uses (sorted), so every frame has one canonical shape.

@@ -127,6 +127,8 @@ private:
     void toolCallFailed(ToolCall *call, int code, const QString &message);
 
     void respond(const QJsonValue &id, const QJsonObject &result, const BatchPtr &batch);
+    // The response frame around a result already serialized (compact, as Qt writes it).
+    void respondJson(const QJsonValue &id, const QByteArray &resultJson);
     void respondError(const QJsonValue &id, int code, const QString &message, const BatchPtr &batch,
                       const QJsonValue &data = {});
     void deliver(QJsonObject message, const BatchPtr &batch);

@@ -191,7 +191,13 @@ void Session::toolCallFinished(ToolCall *call, const QJsonObject &callResult)
         finishBatchItem(rec.batch);
         return;
     }
-    if (send)
+    if (!send)
+        return;
+    // A result the tool serialized already (ToolCall::finishStructuredJson), unless the modern
+    // era added resultType to it above.
+    if (const QByteArray json = call->resultJson(); !json.isEmpty() && !call->isModernEra())
+        respondJson(rec.id, json);
+    else
         respond(rec.id, result, nullptr);
 }
 

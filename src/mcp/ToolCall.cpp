@@ -23,6 +23,7 @@ public:
     bool reportEvenIfCancelled = false;
     double lastProgress = -1;
     bool progressSent = false;
+    QByteArray resultJson; // finishStructuredJson()
 
     // Marks the call finished and cancels its client requests; false (with a warning naming
     // the caller) when it had finished already.
@@ -152,6 +153,51 @@ void ToolCall::finishWithProtocolError(int code, const QString &message)
 void ToolCall::finishStructured(const QJsonObject &structured, const QString &text, bool isError)
 {
     finish(makeResult(structured, text, isError));
+}
+
+void ToolCall::finishStructuredJson(const QJsonObject &structured, const QString &lead,
+                                    const QByteArray &structuredJson, bool isError)
+{
+    const QJsonObject result =
+        makeResult(structured, lead + QString::fromUtf8(structuredJson), isError);
+    if (!d->markFinished(this, "ToolCall::finish called twice for"))
+        return;
+    if (!structured.isEmpty()) {
+        // The result is {"content":[{"text":T,"type":"text"}][,"isError":true],
+        // "structuredContent":S}: Qt writes object keys sorted, and compact. T is lead followed
+        // by S's JSON; S's JSON is Qt's own compact output (no raw control character: those are
+        // escaped inside its strings; non-ASCII as UTF-8), so as a JSON string it only needs a
+        // backslash before each '"' and '\', which is what Qt's escaping does to those bytes.
+        // The lead is escaped by Qt itself. tst_mcpsession compares both ways byte for byte.
+        const QByteArray leadJson =
+            QJsonDocument(QJsonArray{lead}).toJson(QJsonDocument::Compact); // ["..."]
+        QByteArray &json = d->resultJson;
+        json.reserve(2 * structuredJson.size() + leadJson.size() + 96);
+        json.append("{\"content\":[{\"text\":\"");
+        json.append(QByteArrayView(leadJson).sliced(2, leadJson.size() - 4));
+        const qsizetype at = json.size();
+        json.resize(at + 2 * structuredJson.size()); // room for a backslash before every byte
+        char *out = json.data() + at;
+        for (const char c : structuredJson) {
+            if (c == '"' || c == '\\')
+                *out++ = '\\';
+            *out++ = c;
+        }
+        json.resize(out - json.constData());
+        json.append("\",\"type\":\"text\"}]");
+        if (isError)
+            json.append(",\"isError\":true");
+        json.append(",\"structuredContent\":");
+        json.append(structuredJson);
+        json.append('}');
+    }
+    emit finished(result);
+    deleteLater();
+}
+
+QByteArray ToolCall::resultJson() const
+{
+    return d->resultJson;
 }
 
 void ToolCall::finishError(const QString &message, const QJsonObject &structured)

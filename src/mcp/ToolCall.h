@@ -87,6 +87,15 @@ public:
     void finish(const QJsonObject &callToolResult);
     // Convenience: result with structuredContent and a text rendering.
     void finishStructured(const QJsonObject &structured, const QString &text, bool isError = false);
+    // The same result as finishStructured(structured, lead + structuredJson, isError), where
+    // structuredJson is exactly QJsonDocument(structured).toJson(Compact) (a non-empty object)
+    // that the caller made anyway: the session's frame is then assembled from these bytes
+    // instead of serializing structured twice more (inside the text and as structuredContent).
+    void finishStructuredJson(const QJsonObject &structured, const QString &lead,
+                              const QByteArray &structuredJson, bool isError = false);
+    // After finishStructuredJson(): the compact JSON of its result, byte for byte what
+    // QJsonDocument(result).toJson(Compact) gives. Empty after any other way of finishing.
+    QByteArray resultJson() const;
     // Convenience: isError result with a text message (and optional structured content).
     void finishError(const QString &message, const QJsonObject &structured = {});
     // Complete with a JSON-RPC error instead of a result (e.g. -32602 for params the tool

@@ -139,6 +139,7 @@ private slots:
     void batchesOnlyAt20250326();
     void batchWithAsyncToolCall();
     void toolsListFromCacheAndGating();
+    void preSerializedResultIsTheSameBytes();
     void toolsListChangedOnlyToInitialized();
     void toolsCallResultShape();
     void cancelInSameReadNeverStarts();
@@ -581,6 +582,56 @@ void TestMcpSession::toolsListFromCacheAndGating()
     f.registry.setServedToolsets({"mutate"});
     f.client.request(4, "tools/call", call("echo"));
     QCOMPARE(TestClient::errorCode(f.client.response(4)), -32602);
+}
+
+// ToolCall::finishStructuredJson assembles the result's JSON from the bytes the tool made: the
+// frame must be byte for byte the one finishStructured gives for the same result.
+void TestMcpSession::preSerializedResultIsTheSameBytes()
+{
+    Fixture f;
+    const QJsonObject structured{
+        {"s", QString::fromUtf8("quote \" backslash \\ slash / nl \n tab \t cr \r bell \x07 "
+                                "del \x7f latin \xc3\xa9 astral \xf0\x9f\x98\x80 ctl \x1f")},
+        {"lone", QString(QString(QChar(0xd800)) + "x" + QString(QChar(0xdc00)))},
+        {"n", 1.5},
+        {"i", 42},
+        {"big", 1e300},
+        {"tiny", 5e-324},
+        {"arr", QJsonArray{true, false, QJsonValue(), -0.0, "</script>"}},
+        {"nested", QJsonObject{{"k", "v\u2028w"}, {"empty", QJsonObject()}}}};
+    const QByteArray json = QJsonDocument(structured).toJson(QJsonDocument::Compact);
+    const QString lead = QString::fromUtf8("Summary \"q\" \\ \xc3\xbc\t") + QChar(0xd83d) + "\n";
+    bool isError = false;
+    f.registry.registerTool(
+        {"pre", "Pre", "", QJsonObject{{"type", "object"}}, {}, {}, "read", [&](ToolCall *c) {
+             c->finishStructuredJson(structured, lead, json, isError);
+         }});
+    f.registry.registerTool(
+        {"plain", "Plain", "", QJsonObject{{"type", "object"}}, {}, {}, "read", [&](ToolCall *c) {
+             c->finishStructured(structured, lead + QString::fromUtf8(json), isError);
+         }});
+    f.initialize();
+    for (const bool error : {false, true}) {
+        isError = error;
+        const int base = isError ? 20 : 10;
+        f.client.request(base + 1, "tools/call", call("pre"));
+        f.client.request(base + 2, "tools/call", call("plain"));
+        QVERIFY(!f.client.response(base + 1).isEmpty());
+        QVERIFY(!f.client.response(base + 2).isEmpty());
+        QByteArray pre, plain;
+        for (const QByteArray &line : std::as_const(f.client.lines)) {
+            const QByteArray head = line.left(line.indexOf(",\"jsonrpc\""));
+            if (head == "{\"id\":" + QByteArray::number(base + 1))
+                pre = line.mid(head.size());
+            if (head == "{\"id\":" + QByteArray::number(base + 2))
+                plain = line.mid(head.size());
+        }
+        QVERIFY(!pre.isEmpty());
+        QCOMPARE(pre, plain);
+        QCOMPARE(f.client.response(base + 1).value("result").toObject().value("isError").toBool(),
+                 isError);
+    }
+    QVERIFY(!f.client.badLine);
 }
 
 void TestMcpSession::toolsListChangedOnlyToInitialized()
