@@ -73,6 +73,22 @@ bool mayShowWindows(int argc, char *argv[])
     return fb::displayAvailable();
 }
 
+// The headless server and the sandbox use Qt's own event dispatcher instead of GLib's: GLib's
+// wakes the loop with an eventfd write for every event posted (each deleteLater, each queued
+// call), Qt's once per loop iteration; that was several write(2) + read(2) pairs per tool call.
+// Neither needs a GLib main loop. The other modes keep GLib's: the keychain (the `team key`
+// command, the desktop app) may go through libsecret, whose callbacks run on a GLib main loop.
+// QT_NO_GLIB is Qt's switch, read when the application object is created; a value already set
+// is kept.
+bool headlessServer(int argc, char *argv[])
+{
+    for (int i = 1; i < argc; ++i) {
+        if (std::strcmp(argv[i], "--headless") == 0 || std::strcmp(argv[i], "--sandbox-only") == 0)
+            return true;
+    }
+    return false;
+}
+
 } // namespace
 
 int main(int argc, char *argv[])
@@ -90,8 +106,11 @@ int main(int argc, char *argv[])
 #else
     (void)mayShowWindows;
 #endif
-    if (!app)
+    if (!app) {
+        if (headlessServer(argc, argv) && qEnvironmentVariableIsEmpty("QT_NO_GLIB"))
+            qputenv("QT_NO_GLIB", "1");
         app = std::make_unique<QCoreApplication>(argc, argv);
+    }
     QCoreApplication::setApplicationName(QStringLiteral("fabric-broker"));
     QCoreApplication::setOrganizationName(QStringLiteral("fabric-broker"));
     QCoreApplication::setApplicationVersion(QStringLiteral(FB_VERSION));

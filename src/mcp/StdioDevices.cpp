@@ -137,6 +137,10 @@ void StdinDevice::onNotifier()
         if (n > 0) {
             m_buffer.append(buffer, n);
             got = true;
+            // A short read emptied the pipe (or socket): reading on would only return EAGAIN.
+            // What arrives meanwhile, and the end of input, wake the notifier again.
+            if (n < ssize_t(sizeof buffer))
+                break;
             continue;
         }
         if (n < 0 && errno == EINTR)
