@@ -86,8 +86,11 @@ test('neither the client secret nor any bearer token appears in logs, messages, 
     // expires every second (refresh).
     const inUse = await b.call('fabric_propose_change', { change_type: 'connection_create', spec: connectionSpec({ vlan: 100 }) });
     assert.equal(inUse.isError, true);
+    // (A network: its propose makes one request, the dry run. A connection's dry run and price
+    // search run in parallel and either may reach the sandbox first and take the fault.)
     await sandbox.admin('POST', '/sandbox/v1/faults', { fail: { count: 1, status: 500 } });
-    const failed = await b.call('fabric_propose_change', { change_type: 'connection_create', spec: connectionSpec() });
+    const failed = await b.call('fabric_propose_change', { change_type: 'network_create', spec: {
+      type: 'EVPLAN', name: 'e2e-secrets-net', scope: 'LOCAL', notifications: [{ type: 'ALL', emails: ['netops@example.com'] }] } });
     assert.equal(failed.isError, true);
     await sandbox.admin('POST', '/sandbox/v1/faults', { unauthorizeNext: true });
     const port = await b.call('fabric_get_port', { uuid: IDS.portSvPrimary });
