@@ -11,18 +11,8 @@ QJsonObject FabricError::toJson() const
         o.insert(QStringLiteral("correlation_id"), correlationId);
     if (!details.isEmpty())
         o.insert(QStringLiteral("details"), details);
-    if (!additionalInfo.isEmpty()) {
-        QJsonArray info;
-        for (const auto &[property, reason] : additionalInfo) {
-            QJsonObject item;
-            if (!property.isEmpty())
-                item.insert(QStringLiteral("property"), property);
-            if (!reason.isEmpty())
-                item.insert(QStringLiteral("reason"), reason);
-            info.append(item);
-        }
-        o.insert(QStringLiteral("additional_info"), info);
-    }
+    if (!additionalInfo.isEmpty())
+        o.insert(QStringLiteral("additional_info"), propertyReasonsJson(additionalInfo));
     return o;
 }
 

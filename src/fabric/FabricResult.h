@@ -1,5 +1,7 @@
 #pragma once
 // FabricResult: the typed outcome of one Fabric call, and the agent-facing rendering of it.
+#include "core/PropertyReasons.h"
+
 #include <QJsonArray>
 #include <QJsonObject>
 #include <QJsonValue>
@@ -15,7 +17,7 @@ struct FabricError {
     QString errorMessage;
     QString correlationId;
     QString details;
-    QList<QPair<QString, QString>> additionalInfo; // {property, reason}
+    PropertyReasons additionalInfo;
     QJsonObject toJson() const;
 };
 

@@ -29,33 +29,22 @@ SandboxReply SandboxReply::error(int status, const QString &code, const QString 
                                  const QString &correlationId, const QString &details,
                                  const QString &property, const QString &reason)
 {
-    QList<QPair<QString, QString>> info;
+    PropertyReasons info;
     if (!property.isEmpty() || !reason.isEmpty())
         info.append({property, reason});
     return errors(status, QJsonArray{fabricError(code, message, correlationId, details, info)});
 }
 
 QJsonObject fabricError(const QString &code, const QString &message, const QString &correlationId,
-                        const QString &details,
-                        const QList<QPair<QString, QString>> &additionalInfo)
+                        const QString &details, const PropertyReasons &additionalInfo)
 {
     QJsonObject e{{QStringLiteral("errorCode"), code},
                   {QStringLiteral("errorMessage"), message},
                   {QStringLiteral("correlationId"), correlationId}};
     if (!details.isEmpty())
         e.insert(QStringLiteral("details"), details);
-    if (!additionalInfo.isEmpty()) {
-        QJsonArray info;
-        for (const auto &[property, reason] : additionalInfo) {
-            QJsonObject item;
-            if (!property.isEmpty())
-                item.insert(QStringLiteral("property"), property);
-            if (!reason.isEmpty())
-                item.insert(QStringLiteral("reason"), reason);
-            info.append(item);
-        }
-        e.insert(QStringLiteral("additionalInfo"), info);
-    }
+    if (!additionalInfo.isEmpty())
+        e.insert(QStringLiteral("additionalInfo"), propertyReasonsJson(additionalInfo));
     return e;
 }
 

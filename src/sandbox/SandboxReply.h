@@ -2,6 +2,8 @@
 // SandboxReply: one HTTP answer of the sandbox, plus builders for Fabric's ErrorList shape
 // (array of {errorCode, errorMessage, correlationId, details, additionalInfo:[{property,
 // reason}]}).
+#include "core/PropertyReasons.h"
+
 #include <QByteArray>
 #include <QJsonArray>
 #include <QJsonObject>
@@ -29,8 +31,7 @@ struct SandboxReply {
 // One Fabric Error object. additionalInfo entries are (property, reason); empty parts are
 // left out.
 QJsonObject fabricError(const QString &code, const QString &message, const QString &correlationId,
-                        const QString &details = {},
-                        const QList<QPair<QString, QString>> &additionalInfo = {});
+                        const QString &details = {}, const PropertyReasons &additionalInfo = {});
 
 // HTTP reason phrase for the status codes the sandbox uses.
 QByteArray httpReasonPhrase(int status);
