@@ -28,6 +28,15 @@ QString newUuid()
     return QUuid::createUuid().toString(QUuid::WithoutBraces);
 }
 
+// The changeLog of a resource the sandbox's user creates now (ISO 8601).
+QJsonObject createdChangeLog(const QString &now)
+{
+    return QJsonObject{{u"createdBy"_s, "sandbox-user"_L1},
+                       {u"createdDateTime"_s, now},
+                       {u"updatedBy"_s, "sandbox-user"_L1},
+                       {u"updatedDateTime"_s, now}};
+}
+
 SandboxReply notFound(const QString &cid, const QString &id,
                       QLatin1String code = SandboxErrors::UuidNotFound,
                       QLatin1String message = SandboxErrors::UuidNotFoundMessage)
@@ -364,15 +373,10 @@ SandboxReply SandboxApi::createConnection(const QJsonObject &body, bool dryRun, 
                                       {u"status"_s, "REQUESTED"_L1},
                                       {u"createdDateTime"_s, now},
                                       {u"updatedDateTime"_s, now}});
-    c.insert(u"changeLog"_s, QJsonObject{{u"createdBy"_s, "sandbox-user"_L1},
-                                         {u"createdDateTime"_s, now},
-                                         {u"updatedBy"_s, "sandbox-user"_L1},
-                                         {u"updatedDateTime"_s, now}});
+    c.insert(u"changeLog"_s, createdChangeLog(now));
     m_estate->add(SandboxKind::Connection, c);
     qCInfo(lcSandbox) << "connection created" << uuid << "type" << type;
-    SandboxReply reply = SandboxReply::json(201, c);
-    reply.realCreate = true;
-    return reply;
+    return SandboxReply::created(c);
 }
 
 SandboxReply SandboxApi::createNetwork(const QJsonObject &body, bool dryRun, const QString &cid)
@@ -407,15 +411,10 @@ SandboxReply SandboxApi::createNetwork(const QJsonObject &body, bool dryRun, con
                                                           u"/changes/"_s + changeId)},
                                       {u"uuid"_s, changeId},
                                       {u"type"_s, "NETWORK_CREATION"_L1}});
-    n.insert(u"changeLog"_s, QJsonObject{{u"createdBy"_s, "sandbox-user"_L1},
-                                         {u"createdDateTime"_s, now},
-                                         {u"updatedBy"_s, "sandbox-user"_L1},
-                                         {u"updatedDateTime"_s, now}});
+    n.insert(u"changeLog"_s, createdChangeLog(now));
     m_estate->add(SandboxKind::Network, n);
     qCInfo(lcSandbox) << "network created" << uuid;
-    SandboxReply reply = SandboxReply::json(201, n);
-    reply.realCreate = true;
-    return reply;
+    return SandboxReply::created(n);
 }
 
 SandboxReply SandboxApi::createServiceToken(const QJsonObject &body, bool dryRun,
@@ -459,15 +458,10 @@ SandboxReply SandboxApi::createServiceToken(const QJsonObject &body, bool dryRun
     t.insert(u"uuid"_s, uuid);
     t.insert(u"href"_s, m_estate->href(u"serviceTokens"_s, uuid));
     t.insert(u"state"_s, "INACTIVE"_L1);
-    t.insert(u"changelog"_s, QJsonObject{{u"createdBy"_s, "sandbox-user"_L1},
-                                         {u"createdDateTime"_s, now},
-                                         {u"updatedBy"_s, "sandbox-user"_L1},
-                                         {u"updatedDateTime"_s, now}});
+    t.insert(u"changelog"_s, createdChangeLog(now));
     m_estate->add(SandboxKind::ServiceToken, t);
     qCInfo(lcSandbox) << "service token created" << uuid;
-    SandboxReply reply = SandboxReply::json(201, t);
-    reply.realCreate = true;
-    return reply;
+    return SandboxReply::created(t);
 }
 
 } // namespace fb

@@ -20,6 +20,13 @@ SandboxReply SandboxReply::json(int status, const QJsonArray &array)
     return r;
 }
 
+SandboxReply SandboxReply::created(const QJsonObject &resource)
+{
+    SandboxReply r = json(201, resource);
+    r.realCreate = true;
+    return r;
+}
+
 SandboxReply SandboxReply::errors(int status, const QJsonArray &errorList)
 {
     return json(status, errorList);

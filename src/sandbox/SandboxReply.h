@@ -22,6 +22,8 @@ struct SandboxReply {
 
     static SandboxReply json(int status, const QJsonObject &object);
     static SandboxReply json(int status, const QJsonArray &array);
+    // 201 with the resource a real create added to the estate (realCreate).
+    static SandboxReply created(const QJsonObject &resource);
     static SandboxReply errors(int status, const QJsonArray &errorList);
     static SandboxReply error(int status, const QString &code, const QString &message,
                               const QString &correlationId, const QString &details = {},
