@@ -26,6 +26,26 @@ QString indented(const QJsonObject &o)
     return QString::fromUtf8(QJsonDocument(o).toJson(QJsonDocument::Indented)).trimmed();
 }
 
+// The HTTP snippets' JSON carries each snippet's note; the stdio snippets' JSON never has.
+enum class WithNotes { No, Yes };
+
+QJsonArray snippetsJson(const QList<ClientSnippet> &list, WithNotes notes)
+{
+    QJsonArray snippets;
+    for (const ClientSnippet &s : list) {
+        QJsonObject o{{u"id"_s, s.id},
+                      {u"client"_s, s.client},
+                      {u"kind"_s, ClientSnippets::kindName(s.kind)},
+                      {u"text"_s, s.text}};
+        if (!s.where.isEmpty())
+            o.insert(u"where"_s, s.where);
+        if (notes == WithNotes::Yes && !s.note.isEmpty())
+            o.insert(u"note"_s, s.note);
+        snippets.append(o);
+    }
+    return snippets;
+}
+
 } // namespace
 
 QString ClientSnippets::serverName()
@@ -221,40 +241,18 @@ QList<ClientSnippet> ClientSnippets::http(const QString &url, const QString &exe
 
 QJsonObject ClientSnippets::httpJson(const QString &url, const QString &executable)
 {
-    QJsonArray snippets;
-    for (const ClientSnippet &s : http(url, executable)) {
-        QJsonObject o{{u"id"_s, s.id},
-                      {u"client"_s, s.client},
-                      {u"kind"_s, kindName(s.kind)},
-                      {u"text"_s, s.text}};
-        if (!s.where.isEmpty())
-            o.insert(u"where"_s, s.where);
-        if (!s.note.isEmpty())
-            o.insert(u"note"_s, s.note);
-        snippets.append(o);
-    }
     return QJsonObject{{u"url"_s, url},
                        {u"token_variable"_s, httpTokenVariable()},
                        {u"note"_s, httpNote()},
-                       {u"snippets"_s, snippets}};
+                       {u"snippets"_s, snippetsJson(http(url, executable), WithNotes::Yes)}};
 }
 
 QJsonObject ClientSnippets::toJson(const QString &executable)
 {
-    QJsonArray snippets;
-    for (const ClientSnippet &s : all(executable)) {
-        QJsonObject o{{u"id"_s, s.id},
-                      {u"client"_s, s.client},
-                      {u"kind"_s, kindName(s.kind)},
-                      {u"text"_s, s.text}};
-        if (!s.where.isEmpty())
-            o.insert(u"where"_s, s.where);
-        snippets.append(o);
-    }
     return QJsonObject{{u"executable"_s, executable},
                        {u"args"_s, argsJson()},
                        {u"note"_s, proposalsNote()},
-                       {u"snippets"_s, snippets}};
+                       {u"snippets"_s, snippetsJson(all(executable), WithNotes::No)}};
 }
 
 } // namespace fb::mcp
