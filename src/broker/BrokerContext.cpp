@@ -36,7 +36,7 @@ FabricBinding FabricBinding::of(const FabricConfig &config)
 
 BrokerContext::BrokerContext(ProposalStore *store, FabricClient *fabric, BrokerSettings settings,
                              Clock *clock, QObject *parent)
-    : QObject(parent)
+    : BrokerEvents(parent)
     , m_store(store)
     , m_fabric(fabric)
     , m_settings(std::move(settings))

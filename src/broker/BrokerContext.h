@@ -5,6 +5,7 @@
 // events (audit()) and the source of the signals the GUI follows; the MutationBroker facade
 // owns it and forwards its signals.
 #include "broker/Approver.h"
+#include "broker/BrokerEvents.h"
 #include "broker/BrokerSettings.h"
 #include "broker/ConfirmState.h"
 #include "broker/ConfirmStateStore.h"
@@ -48,7 +49,7 @@ struct FabricBinding {
     QString changesSince(const FabricBinding &before) const;
 };
 
-class BrokerContext : public QObject {
+class BrokerContext : public BrokerEvents {
     Q_OBJECT
 public:
     BrokerContext(ProposalStore *store, FabricClient *fabric, BrokerSettings settings, Clock *clock,
@@ -120,14 +121,8 @@ public:
     void abandonInFlight(const QString &reason);
 
 signals:
+    // The other signals (auditEvent, approvalStarted, …) are BrokerEvents'.
     void settingsChanged();
-    void auditEvent(fb::AuditEventType type, const QJsonObject &record);
-    void approvalStarted(const fb::Proposal &proposal, const QString &channel);
-    void approvalFinished(const fb::Proposal &proposal, const QString &status);
-    void executionFinished(const fb::Proposal &proposal, bool executed, const QString &outcome);
-    void createsInFlightChanged(int count);
-    // requestSha256 is empty when the confirm named no known proposal.
-    void confirmStage(const QString &requestSha256, fb::ConfirmStage stage);
 
 private:
     void confirmStateTimedOut(const PendingConfirm &record);

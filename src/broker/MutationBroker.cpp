@@ -29,17 +29,10 @@ void setMutateTool(mcp::ToolDefinition *tool)
 
 MutationBroker::MutationBroker(ProposalStore *store, FabricClient *fabric, BrokerSettings settings,
                                Clock *clock, QObject *parent)
-    : QObject(parent)
+    : BrokerEvents(parent)
     , m_context(std::make_unique<BrokerContext>(store, fabric, std::move(settings), clock))
 {
-    BrokerContext *c = m_context.get();
-    connect(c, &BrokerContext::auditEvent, this, &MutationBroker::auditEvent);
-    connect(c, &BrokerContext::approvalStarted, this, &MutationBroker::approvalStarted);
-    connect(c, &BrokerContext::approvalFinished, this, &MutationBroker::approvalFinished);
-    connect(c, &BrokerContext::executionFinished, this, &MutationBroker::executionFinished);
-    connect(c, &BrokerContext::confirmStage, this, &MutationBroker::confirmStage);
-    connect(c, &BrokerContext::createsInFlightChanged, this,
-            &MutationBroker::createsInFlightChanged);
+    forwardBrokerEvents(m_context.get(), this);
 }
 
 MutationBroker::~MutationBroker()

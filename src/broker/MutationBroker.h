@@ -27,7 +27,8 @@ class TeamQueue;
 }
 struct FabricConfig;
 
-class MutationBroker : public QObject {
+// The signals (auditEvent, approvalStarted, …) are BrokerEvents', forwarded from the context.
+class MutationBroker : public BrokerEvents {
     Q_OBJECT
 public:
     MutationBroker(ProposalStore *store, FabricClient *fabric, BrokerSettings settings,
@@ -87,23 +88,8 @@ public:
     // 600000 -> "10 minutes", 90000 -> "90 seconds", 1500 -> "1500 ms".
     static QString durationText(qint64 ms);
 
-signals:
-    // Every step worth an audit record, emitted synchronously *before* the step's effect
-    // proceeds, so a durable audit writer connected directly holds up the create until its
-    // "approved"/"sending" record is on disk. type: proposed, propose_failed, redemption,
-    // approval_requested, decision, sending, executed.
-    void auditEvent(fb::AuditEventType type, const QJsonObject &record);
-    // For the GUI: the confirm flow's progress for one proposal (by request hash).
-    void approvalStarted(const fb::Proposal &proposal, const QString &channel);
-    void approvalFinished(const fb::Proposal &proposal, const QString &status);
-    void executionFinished(const fb::Proposal &proposal, bool executed, const QString &outcome);
-    // createsInFlight() changed; emitted after the "executed" record was written.
-    void createsInFlightChanged(int count);
-    // A confirm entered a stage (ConfirmState), by request hash (empty for an unknown token).
-    void confirmStage(const QString &requestSha256, fb::ConfirmStage stage);
-
 private:
-    // The operations' shared state and the source of the signals above (forwarded).
+    // The operations' shared state and the source of the BrokerEvents signals (forwarded).
     std::unique_ptr<BrokerContext> m_context;
 };
 
