@@ -103,17 +103,9 @@ void ConfirmOperation::checkConsumed()
     m_state.request = *recompiled.request;
 
     // The binding also covers where the create goes and as whom.
-    if (const QString detail = bindingChange(); !detail.isEmpty()) {
-        m_state.checks.requestMatchesBinding = false;
-        qCWarning(lcBroker).noquote() << "binding mismatch:" << detail;
-        return finishNotExecuted(
-            m_state.checks, QStringLiteral("binding_mismatch"),
-            QStringLiteral("Refused: %1 since Fabric's dry run validated this proposal. "
-                           "Nothing was sent and no person was asked. Propose the change "
-                           "again.")
-                .arg(detail),
-            humanConfirmationJson(QStringLiteral("not_requested"), {}));
-    }
+    if (!bindingHolds(BindingCheck::AtConfirm,
+                      humanConfirmationJson(QStringLiteral("not_requested"), {})))
+        return;
 
     // The operator policy (docs/policy.md), before anyone is asked.
     const PolicyVerdict policy =
@@ -401,14 +393,8 @@ void ConfirmOperation::decided(const HumanDecision &d)
     m_state.human = step.human;
     // Settings saved another endpoint or other credentials while the person read: whatever
     // the answer, this proposal can no longer be sent (the dialog was denied with the reason).
-    if (const QString changed = bindingChange(); !changed.isEmpty()) {
-        m_state.checks.requestMatchesBinding = false;
-        return finishNotExecuted(m_state.checks, QStringLiteral("binding_mismatch"),
-                                 QStringLiteral("Refused: %1 while the person was asked. Nothing "
-                                                "was created. Propose the change again.")
-                                     .arg(changed),
-                                 step.human);
-    }
+    if (!bindingHolds(BindingCheck::AfterAnswer, step.human))
+        return;
     switch (step.next) {
     case AfterAnswer::Send:
         return sendAfterRevalidation();
@@ -439,17 +425,8 @@ void ConfirmOperation::execute()
                                  human);
     // Where the create goes and as whom, once more right before the bytes leave: Settings may
     // have saved other credentials or another endpoint while the person was reading.
-    if (const QString detail = bindingChange(); !detail.isEmpty()) {
-        m_state.checks.requestMatchesBinding = false;
-        qCWarning(lcBroker).noquote() << "binding changed before send:" << detail;
-        return finishNotExecuted(
-            m_state.checks, QStringLiteral("binding_mismatch"),
-            QStringLiteral("Refused: %1 since Fabric's dry run validated this proposal, so "
-                           "the approved create was not sent. Nothing was created. Propose "
-                           "the change again.")
-                .arg(detail),
-            human);
-    }
+    if (!bindingHolds(BindingCheck::BeforeSend, human))
+        return;
     if (!spendAllows(true))
         return;
     // Team mode: `sending` is committed in the team's database (with the team's day) before a

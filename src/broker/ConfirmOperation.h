@@ -50,6 +50,13 @@ private:
     void execute();
     // What changed in the Fabric binding (endpoint, credentials) since the proposal, or empty.
     QString bindingChange() const;
+    // The three moments the binding is checked: before anything is asked, when the person has
+    // answered, right before the create is sent. Each says its own words and logs (or not) its
+    // own way.
+    enum class BindingCheck { AtConfirm, AfterAnswer, BeforeSend };
+    // False: the binding changed; refused (binding_mismatch, with human), the result is on its
+    // way.
+    bool bindingHolds(BindingCheck when, const QJsonObject &human);
     void enter(ConfirmStage stage);
     // The daily limit with every reservation counted, when asking (then the price is reserved)
     // and right before the create is sent. False: refused, the result is on its way.

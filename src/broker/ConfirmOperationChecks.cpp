@@ -17,6 +17,37 @@ QString ConfirmOperation::bindingChange() const
         .changesSince(FabricBinding{p.fabricEndpoint, p.credentialIdentity});
 }
 
+bool ConfirmOperation::bindingHolds(BindingCheck when, const QJsonObject &human)
+{
+    const QString detail = bindingChange();
+    if (detail.isEmpty())
+        return true;
+    m_state.checks.requestMatchesBinding = false;
+    QString message;
+    switch (when) {
+    case BindingCheck::AtConfirm:
+        qCWarning(lcBroker).noquote() << "binding mismatch:" << detail;
+        message = QStringLiteral("Refused: %1 since Fabric's dry run validated this proposal. "
+                                 "Nothing was sent and no person was asked. Propose the change "
+                                 "again.");
+        break;
+    case BindingCheck::AfterAnswer:
+        // The dialog was already denied with the reason: nothing more to log.
+        message = QStringLiteral("Refused: %1 while the person was asked. Nothing was created. "
+                                 "Propose the change again.");
+        break;
+    case BindingCheck::BeforeSend:
+        qCWarning(lcBroker).noquote() << "binding changed before send:" << detail;
+        message = QStringLiteral("Refused: %1 since Fabric's dry run validated this proposal, so "
+                                 "the approved create was not sent. Nothing was created. Propose "
+                                 "the change again.");
+        break;
+    }
+    finishNotExecuted(m_state.checks, QStringLiteral("binding_mismatch"), message.arg(detail),
+                      human);
+    return false;
+}
+
 bool ConfirmOperation::spendAllows(bool beforeSend)
 {
     BrokerContext *ctx = context();
