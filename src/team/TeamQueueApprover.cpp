@@ -15,6 +15,18 @@ QString failed(const PgResult<PgRows> &r)
     return teamFailure(r);
 }
 
+// The last parameters of a decision's and of a resolution's row: os_user, host, statement,
+// signature (hex), public_key (hex). NULLs for an unsigned row: a text parameter given as a null
+// QByteArray is SQL NULL.
+QList<QByteArray> signerParams(const TeamIdentity &identity,
+                               const std::optional<TeamQueue::Signature> &signedBy)
+{
+    if (!signedBy)
+        return {identity.osUser.toUtf8(), identity.host.toUtf8(), {}, {}, {}};
+    return {identity.osUser.toUtf8(), identity.host.toUtf8(), signedBy->statement,
+            signedBy->signature.toHex(), signedBy->publicKey.toHex()};
+}
+
 } // namespace
 
 void TeamQueue::listOpen(int page, TeamDone<QList<TeamProposal>> done)
@@ -51,15 +63,11 @@ void TeamQueue::decide(const QByteArray &id, const QString &decision,
                        const QByteArray &dialogSha256, TeamDone<bool> done,
                        const std::optional<Signature> &signedBy)
 {
-    // NULLs for an unsigned decision: a text parameter given as a null QByteArray is SQL NULL.
-    const Signature sig = signedBy.value_or(Signature{});
     m_db.query("INSERT INTO fabric_team.approvals (proposal_id, decision, dialog_sha256, os_user, "
                "host, statement, signature, public_key) VALUES ($1::uuid, $2, decode($3, 'hex'), "
                "$4, $5, $6, decode($7, 'hex'), decode($8, 'hex'))",
-               {id, decision.toUtf8(), dialogSha256.toHex(), m_identity.osUser.toUtf8(),
-                m_identity.host.toUtf8(), signedBy ? sig.statement : QByteArray(),
-                signedBy ? sig.signature.toHex() : QByteArray(),
-                signedBy ? sig.publicKey.toHex() : QByteArray()},
+               QList<QByteArray>{id, decision.toUtf8(), dialogSha256.toHex()} +
+                   signerParams(m_identity, signedBy),
                [done = std::move(done)](const PgResult<PgRows> &r) {
                    if (!r.ok())
                        return done(std::nullopt, failed(r));
@@ -74,15 +82,13 @@ void TeamQueue::resolve(const QByteArray &id, const QString &outcome, const QStr
     // NULLs for what is not given: a text parameter given as a null QByteArray is SQL NULL. The
     // database fills in the resolver (current_user) and the time, checks who may resolve it and
     // moves the proposal on; its notify trigger wakes every app.
-    const Signature sig = signedBy.value_or(Signature{});
     m_db.query("INSERT INTO fabric_team.resolutions (proposal_id, outcome, uuid, dialog_sha256, "
                "os_user, host, statement, signature, public_key) VALUES ($1::uuid, $2, $3, "
                "decode($4, 'hex'), $5, $6, $7, decode($8, 'hex'), decode($9, 'hex'))",
-               {id, outcome.toUtf8(), uuid.isEmpty() ? QByteArray() : uuid.toLower().toUtf8(),
-                dialogSha256.toHex(), m_identity.osUser.toUtf8(), m_identity.host.toUtf8(),
-                signedBy ? sig.statement : QByteArray(),
-                signedBy ? sig.signature.toHex() : QByteArray(),
-                signedBy ? sig.publicKey.toHex() : QByteArray()},
+               QList<QByteArray>{id, outcome.toUtf8(),
+                                 uuid.isEmpty() ? QByteArray() : uuid.toLower().toUtf8(),
+                                 dialogSha256.toHex()} +
+                   signerParams(m_identity, signedBy),
                [done = std::move(done)](const PgResult<PgRows> &r) {
                    if (!r.ok()) {
                        QString why = failed(r);
