@@ -1,5 +1,6 @@
 #include "app/ClientConfigCommand.h"
 
+#include "app/Subcommand.h"
 #include "mcp/ClientSnippets.h"
 
 #include <QCommandLineParser>
@@ -28,23 +29,11 @@ int runClientConfigCommand(const QStringList &args)
                         "http://127.0.0.1:7431/mcp); none holds the token."),
          QStringLiteral("url")},
     });
-    QStringList rest = args;
-    if (rest.size() > 1)
-        rest.removeAt(1); // "client-config"
-    if (!parser.parse(rest) || !parser.positionalArguments().isEmpty()) {
-        QTextStream(stderr) << (parser.errorText().isEmpty() ? QStringLiteral("Unexpected argument")
-                                                             : parser.errorText())
-                            << "\nTry 'fabric-broker client-config --help'.\n";
-        return 2;
-    }
-    if (parser.isSet(QStringLiteral("help"))) {
-        // Qt's first line names argv[0] as typed; say what to type instead.
-        const QString help = parser.helpText();
-        QTextStream(stdout)
-            << "Usage: fabric-broker client-config [--json] [--executable PATH] [--http URL]"
-            << help.mid(help.indexOf(u'\n'));
-        return 0;
-    }
+    if (const std::optional<int> exit = parseOptions(
+            parser, args, QStringLiteral("client-config"),
+            QStringLiteral(
+                "Usage: fabric-broker client-config [--json] [--executable PATH] [--http URL]")))
+        return *exit;
     const QString exe = parser.isSet(QStringLiteral("executable"))
                             ? parser.value(QStringLiteral("executable"))
                             : QCoreApplication::applicationFilePath();

@@ -1,5 +1,6 @@
 #include "app/HttpHeadersCommand.h"
 
+#include "app/Subcommand.h"
 #include "transport/http/HttpToken.h"
 
 #include <QCommandLineParser>
@@ -23,21 +24,11 @@ int runHttpHeadersCommand(const QStringList &args)
          QStringLiteral("The token file (default: %1).").arg(mcp::HttpToken::defaultPath()),
          QStringLiteral("path")},
     });
-    QStringList rest = args;
-    if (rest.size() > 1)
-        rest.removeAt(1); // "http-headers"
-    if (!parser.parse(rest) || !parser.positionalArguments().isEmpty()) {
-        QTextStream(stderr) << (parser.errorText().isEmpty() ? QStringLiteral("Unexpected argument")
-                                                             : parser.errorText())
-                            << "\nTry 'fabric-broker http-headers --help'.\n";
-        return 2;
-    }
-    if (parser.isSet(QStringLiteral("help"))) {
-        const QString help = parser.helpText();
-        QTextStream(stdout) << "Usage: fabric-broker http-headers [--token] [--token-file PATH]"
-                            << help.mid(help.indexOf(u'\n'));
-        return 0;
-    }
+    if (const std::optional<int> exit =
+            parseOptions(parser, args, QStringLiteral("http-headers"),
+                         QStringLiteral("Usage: fabric-broker http-headers [--token] "
+                                        "[--token-file PATH]")))
+        return *exit;
     const QString path = parser.isSet(QStringLiteral("token-file"))
                              ? parser.value(QStringLiteral("token-file"))
                              : mcp::HttpToken::defaultPath();

@@ -1,5 +1,6 @@
 #include "app/PolicyCommand.h"
 
+#include "app/Subcommand.h"
 #include "core/AuditDayMarker.h"
 #include "core/AuditLog.h"
 #include "core/Policy.h"
@@ -255,16 +256,9 @@ int resetLedger(const QString &reason)
 
 int runPolicyCommand(const QStringList &args)
 {
-    QStringList rest = args;
-    if (!rest.isEmpty() && rest.first() != u"policy")
-        rest.removeFirst();
-    if (!rest.isEmpty())
-        rest.removeFirst(); // "policy"
-    if (rest.isEmpty() || rest.first() == u"--help" || rest.first() == u"-h" ||
-        rest.first() == u"help") {
-        out(help());
-        return rest.isEmpty() ? 2 : 0;
-    }
+    QStringList rest = subcommandWords(args, u"policy");
+    if (const std::optional<int> exit = answerUsage(rest, help()))
+        return *exit;
     const QString command = rest.takeFirst();
     // Every command answers --help (or -h) with its own usage, wherever the flag stands.
     if ((rest.contains(QStringLiteral("--help")) || rest.contains(QStringLiteral("-h"))) &&

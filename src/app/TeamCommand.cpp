@@ -1,6 +1,7 @@
 #include "app/TeamCommand.h"
 
 #include "app/ConsoleOutput.h"
+#include "app/Subcommand.h"
 #include "core/Policy.h"
 #include "core/TeamPolicy.h"
 #include "core/UntrustedText.h"
@@ -419,16 +420,9 @@ int runTeamAuditVerify(const QString &uri)
 
 int runTeamCommand(const QStringList &args)
 {
-    QStringList rest = args;
-    if (!rest.isEmpty() && rest.first() != u"team")
-        rest.removeFirst();
-    if (!rest.isEmpty())
-        rest.removeFirst(); // "team"
-    if (rest.isEmpty() || rest.first() == u"--help" || rest.first() == u"-h" ||
-        rest.first() == u"help") {
-        out(help());
-        return rest.isEmpty() ? 2 : 0;
-    }
+    QStringList rest = subcommandWords(args, u"team");
+    if (const std::optional<int> exit = answerUsage(rest, help()))
+        return *exit;
     const QString command = rest.takeFirst();
     // Every command answers --help (or -h) with its own usage, wherever the flag stands.
     if (rest.contains(QStringLiteral("--help")) || rest.contains(QStringLiteral("-h"))) {
