@@ -1,7 +1,8 @@
 #pragma once
 // SandboxEstate: the sandbox's in-memory Fabric estate, seeded deterministically with fixed
-// UUIDs (see SandboxIds.h): metros, ports, service profiles, connections, networks, service
-// tokens, cloud routers and a rate card. Resources use the Fabric v4 response shapes.
+// UUIDs (see SandboxIds.h) from the seed document resources/sandbox/estate.json (SandboxSeed.h):
+// metros, ports, service profiles, connections, networks, service tokens, cloud routers and a
+// rate card. Resources use the Fabric v4 response shapes.
 #include "core/Clock.h"
 
 #include <QJsonArray>
@@ -82,13 +83,14 @@ public:
 
 private:
     void settle(SandboxKind kind, SandboxResource &resource) const;
-    void seedMetros();
-    void seedPorts();
-    void seedProfiles();
-    void seedConnections();
-    void seedNetworks();
-    void seedTokens();
-    void seedRouters();
+    // Build the resources of one kind from the seed document's items (SandboxSeed.h).
+    void seedMetros(const QJsonArray &metros);
+    void seedPorts(const QJsonArray &ports);
+    void seedProfiles(const QJsonArray &profiles);
+    void seedConnections(const QJsonArray &connections);
+    void seedNetworks(const QJsonArray &networks);
+    void seedTokens(const QJsonArray &tokens);
+    void seedRouters(const QJsonArray &routers);
 
     const Clock *m_clock;
     QString m_baseUrl;

@@ -1,10 +1,12 @@
-// SandboxEstate::seed(): the fixed estate every sandbox starts from (metros, ports, service
-// profiles, cloud routers, networks, service tokens, connections) and the rate card. The
+// SandboxEstate::seed(): builds the fixed estate every sandbox starts from (metros, ports, service
+// profiles, cloud routers, networks, service tokens, connections) and the rate card out of the
+// seed document (resources/sandbox/estate.json, read and validated by SandboxSeed). What differs
+// between two resources of a kind is in the document; what all of them share is here. The
 // identifiers tests and docs name are in SandboxIds.h.
 #include "sandbox/SandboxEstate.h"
 
-#include "sandbox/SandboxIds.h"
 #include "sandbox/SandboxJson.h"
+#include "sandbox/SandboxSeed.h"
 
 #include <QJsonArray>
 #include <QUuid>
@@ -15,18 +17,8 @@ using namespace Qt::StringLiterals;
 
 namespace {
 
-using L1 = QLatin1String;
-namespace Ids = SandboxIds;
 using SandboxJson::obj;
 using SandboxJson::str;
-
-QJsonArray ints(std::initializer_list<int> values)
-{
-    QJsonArray a;
-    for (int v : values)
-        a.append(v);
-    return a;
-}
 
 QString seedTime(int day)
 {
@@ -43,6 +35,12 @@ QJsonObject changeLog(const QString &when)
                 {"updatedDateTime", when}});
 }
 
+// The string member key of a validated seed item.
+QString text(const QJsonObject &o, const char *key)
+{
+    return o.value(QLatin1String(key)).toString();
+}
+
 QJsonArray notifications()
 {
     return QJsonArray{obj({{"type", "ALL"_L1}, {"emails", QJsonArray{"noc@example.com"_L1}}})};
@@ -52,6 +50,7 @@ QJsonArray notifications()
 
 void SandboxEstate::seed(const QString &baseUrl)
 {
+    const QJsonObject &doc = SandboxSeed::builtin();
     m_baseUrl = baseUrl;
     m_metros.clear();
     m_ports.clear();
@@ -60,135 +59,116 @@ void SandboxEstate::seed(const QString &baseUrl)
     m_connections.clear();
     m_networks.clear();
     m_tokens.clear();
-    seedMetros();
-    seedPorts();
-    seedProfiles();
-    seedRouters();
-    seedNetworks();
-    seedTokens();
-    seedConnections();
+    m_rates.clear();
+    seedMetros(doc.value(u"metros"_s).toArray());
+    seedPorts(doc.value(u"ports"_s).toArray());
+    seedProfiles(doc.value(u"serviceProfiles"_s).toArray());
+    seedRouters(doc.value(u"routers"_s).toArray());
+    seedNetworks(doc.value(u"networks"_s).toArray());
+    seedTokens(doc.value(u"serviceTokens"_s).toArray());
+    seedConnections(doc.value(u"connections"_s).toArray());
     // Every bandwidth a seeded profile, token or port offers has a rate (tst_fabric_sandbox
     // rateCardPricesTheWholeEstate checks it in every metro), so a first proposal is priced.
-    m_rates = {{10, 100},  {50, 150},   {100, 200},  {200, 300},   {300, 375},   {400, 420},
-               {500, 450}, {1000, 600}, {2000, 900}, {5000, 1500}, {10000, 2500}};
+    const QJsonArray rates = doc.value(u"rateCard"_s).toArray();
+    for (const QJsonValue &v : rates)
+        m_rates.append({v[u"bandwidthMbps"_s].toInt(), v[u"monthlyUsd"_s].toDouble()});
 }
 
-void SandboxEstate::seedMetros()
+void SandboxEstate::seedMetros(const QJsonArray &metros)
 {
-    struct M {
-        const char *code, *name, *region, *country;
-        double lat, lon;
-        const char *scope;
-    };
-    const M metros[] = {{"SV", "Silicon Valley", "AMER", "US", 37.3861, -121.9644, "CONUS"},
-                        {"DC", "Ashburn", "AMER", "US", 39.0438, -77.4874, "CONUS"},
-                        {"NY", "New York", "AMER", "US", 40.7306, -74.0659, "CONUS"},
-                        {"AM", "Amsterdam", "EMEA", "NL", 52.3676, 4.9041, "EU"},
-                        {"LD", "London", "EMEA", "GB", 51.5072, -0.1276, "UK"},
-                        {"SG", "Singapore", "APAC", "SG", 1.3521, 103.8198, ""}};
-    for (const M &m : metros) {
+    for (const QJsonValue &mv : metros) {
+        const QJsonObject m = mv.toObject();
+        const QString code = text(m, "code");
         QJsonArray connected;
-        for (const M &other : metros) {
-            if (QLatin1String(other.code) == QLatin1String(m.code))
+        for (const QJsonValue &ov : metros) {
+            const QJsonObject other = ov.toObject();
+            if (text(other, "code") == code)
                 continue;
-            const bool sameRegion = QLatin1String(other.region) == QLatin1String(m.region);
-            connected.append(obj({{"href", href(u"metros"_s, L1(other.code))},
-                                  {"code", L1(other.code)},
+            const bool sameRegion = text(other, "region") == text(m, "region");
+            connected.append(obj({{"href", href(u"metros"_s, text(other, "code"))},
+                                  {"code", text(other, "code")},
                                   {"avgLatency", sameRegion ? 35.0 : 140.0},
                                   {"remoteVCBandwidthMax", 10000}}));
         }
         QJsonObject metroJson =
-            obj({{"href", href(u"metros"_s, L1(m.code))},
+            obj({{"href", href(u"metros"_s, code)},
                  {"type", "XF_METRO"_L1},
-                 {"code", L1(m.code)},
-                 {"region", L1(m.region)},
-                 {"name", L1(m.name)},
-                 {"country", L1(m.country)},
+                 {"code", code},
+                 {"region", text(m, "region")},
+                 {"name", text(m, "name")},
+                 {"country", text(m, "country")},
                  {"equinixAsn", 47341},
                  {"localVCBandwidthMax", 50000},
-                 {"geoCoordinates", obj({{"latitude", m.lat}, {"longitude", m.lon}})},
+                 {"geoCoordinates", obj({{"latitude", m.value(u"latitude"_s).toDouble()},
+                                         {"longitude", m.value(u"longitude"_s).toDouble()}})},
                  {"connectedMetros", connected}});
-        if (*m.scope)
-            metroJson.insert(u"geoScopes"_s, QJsonArray{L1(m.scope)});
+        if (m.contains(u"geoScope"_s))
+            metroJson.insert(u"geoScopes"_s, QJsonArray{text(m, "geoScope")});
         m_metros.append(metroJson);
     }
 }
 
-void SandboxEstate::seedPorts()
+void SandboxEstate::seedPorts(const QJsonArray &ports)
 {
-    struct P {
-        QLatin1String uuid;
-        const char *name, *metro, *ibx, *encapsulation;
-        int speed;
-        const char *priority;
-    };
-    const P ports[] = {
-        {Ids::PortSvPrimary, "SV-DOT1Q-PRI", "SV", "SV1", "DOT1Q", 10000, "PRIMARY"},
-        {Ids::PortSvSecondary, "SV-DOT1Q-SEC", "SV", "SV5", "DOT1Q", 10000, "SECONDARY"},
-        {Ids::PortDc, "DC-DOT1Q-1", "DC", "DC2", "DOT1Q", 10000, "PRIMARY"},
-        {Ids::PortNyQinq, "NY-QINQ-1", "NY", "NY5", "QINQ", 10000, "PRIMARY"},
-        {Ids::PortAm, "AM-DOT1Q-1", "AM", "AM3", "DOT1Q", 1000, "PRIMARY"},
-        {Ids::PortLd, "LD-DOT1Q-1", "LD", "LD5", "DOT1Q", 10000, "PRIMARY"},
-        {Ids::PortSg, "SG-DOT1Q-1", "SG", "SG3", "DOT1Q", 10000, "PRIMARY"}};
-    int id = 7001;
-    for (const P &p : ports) {
-        const QJsonObject *m = metro(L1(p.metro));
-        m_ports.append(obj(
-            {{"href", href(u"ports"_s, p.uuid)},
-             {"type", "XF_PORT"_L1},
-             {"id", id++},
-             {"uuid", p.uuid},
-             {"name", L1(p.name)},
-             {"description", u"Sandbox port %1"_s.arg(L1(p.name))},
-             {"state", "ACTIVE"_L1},
-             {"physicalPortsSpeed", p.speed},
-             {"physicalPortsType", p.speed >= 10000 ? "10GBASE_LR"_L1 : "1000BASE_LX"_L1},
-             {"physicalPortsCount", 1},
-             {"connectivitySourceType", "COLO"_L1},
-             {"bandwidth", p.speed},
-             {"availableBandwidth", p.speed},
-             {"usedBandwidth", 0},
-             {"serviceType", "EPL"_L1},
-             {"account", account()},
-             {"location", obj({{"metroHref", m->value(u"href"_s)},
-                               {"region", m->value(u"region"_s)},
-                               {"metroName", m->value(u"name"_s)},
-                               {"metroCode", L1(p.metro)},
-                               {"ibx", L1(p.ibx)}})},
-             {"device", obj({{"name", u"%1-06.sandbox"_s.arg(L1(p.ibx).toString().toLower())}})},
-             {"redundancy",
-              obj({{"enabled", false}, {"group", u"1"_s}, {"priority", L1(p.priority)}})},
-             {"encapsulation",
-              obj({{"type", L1(p.encapsulation)}, {"tagProtocolId", "0x8100"_L1}})},
-             {"lagEnabled", false},
-             {"package", obj({{"code", "STANDARD"_L1}})},
-             {"settings", obj({{"buyout", false},
-                               {"viewPortPermission", true},
-                               {"placeVcOrderPermission", true},
-                               {"layer3Enabled", false},
-                               {"packageType", "STANDARD"_L1}})},
-             {"operation", obj({{"operationalStatus", "UP"_L1}})},
-             {"changeLog", changeLog(seedTime(1))}}));
+    for (const QJsonValue &pv : ports) {
+        const QJsonObject p = pv.toObject();
+        const QString uuid = text(p, "uuid");
+        const QString name = text(p, "name");
+        const QString ibx = text(p, "ibx");
+        const int speed = p.value(u"speedMbps"_s).toInt();
+        const QJsonObject *m = metro(text(p, "metro"));
+        m_ports.append(
+            obj({{"href", href(u"ports"_s, uuid)},
+                 {"type", "XF_PORT"_L1},
+                 {"id", p.value(u"id"_s).toInt()},
+                 {"uuid", uuid},
+                 {"name", name},
+                 {"description", u"Sandbox port %1"_s.arg(name)},
+                 {"state", "ACTIVE"_L1},
+                 {"physicalPortsSpeed", speed},
+                 {"physicalPortsType", speed >= 10000 ? "10GBASE_LR"_L1 : "1000BASE_LX"_L1},
+                 {"physicalPortsCount", 1},
+                 {"connectivitySourceType", "COLO"_L1},
+                 {"bandwidth", speed},
+                 {"availableBandwidth", speed},
+                 {"usedBandwidth", 0},
+                 {"serviceType", "EPL"_L1},
+                 {"account", account()},
+                 {"location", obj({{"metroHref", m->value(u"href"_s)},
+                                   {"region", m->value(u"region"_s)},
+                                   {"metroName", m->value(u"name"_s)},
+                                   {"metroCode", text(p, "metro")},
+                                   {"ibx", ibx}})},
+                 {"device", obj({{"name", u"%1-06.sandbox"_s.arg(ibx.toLower())}})},
+                 {"redundancy",
+                  obj({{"enabled", false}, {"group", u"1"_s}, {"priority", text(p, "priority")}})},
+                 {"encapsulation",
+                  obj({{"type", text(p, "encapsulation")}, {"tagProtocolId", "0x8100"_L1}})},
+                 {"lagEnabled", false},
+                 {"package", obj({{"code", "STANDARD"_L1}})},
+                 {"settings", obj({{"buyout", false},
+                                   {"viewPortPermission", true},
+                                   {"placeVcOrderPermission", true},
+                                   {"layer3Enabled", false},
+                                   {"packageType", "STANDARD"_L1}})},
+                 {"operation", obj({{"operationalStatus", "UP"_L1}})},
+                 {"changeLog", changeLog(seedTime(1))}}));
     }
 }
 
-void SandboxEstate::seedProfiles()
+void SandboxEstate::seedProfiles(const QJsonArray &profiles)
 {
-    struct Metro {
-        const char *code;
-        std::initializer_list<std::pair<const char *, const char *>> regions;
-    };
-    const auto serviceMetros = [&](std::initializer_list<Metro> list) {
+    const auto serviceMetros = [&](const QJsonArray &list) {
         QJsonArray out;
-        for (const Metro &sm : list) {
-            const QJsonObject *m = metro(L1(sm.code));
-            QJsonObject regions;
-            for (const auto &[key, label] : sm.regions)
-                regions.insert(L1(key), L1(label));
-            QJsonObject item = obj({{"code", L1(sm.code)},
+        for (const QJsonValue &smv : list) {
+            const QJsonObject sm = smv.toObject();
+            const QString code = text(sm, "code");
+            const QJsonObject *m = metro(code);
+            const QJsonObject regions = sm.value(u"sellerRegions"_s).toObject();
+            QJsonObject item = obj({{"code", code},
                                     {"name", m->value(u"name"_s)},
                                     {"displayName", m->value(u"name"_s)},
-                                    {"ibxs", QJsonArray{u"%1%2"_s.arg(L1(sm.code)).arg(1)}},
+                                    {"ibxs", QJsonArray{u"%1%2"_s.arg(code).arg(1)}},
                                     {"inTrail", false},
                                     {"vcBandwidthMax", 10000}});
             if (!regions.isEmpty())
@@ -197,15 +177,17 @@ void SandboxEstate::seedProfiles()
         }
         return out;
     };
-    // org: the provider's organisation (account.organizationName), which the Target line shows.
-    const auto profile = [&](QLatin1String uuid, const char *name, const char *org,
-                             const char *description, QJsonArray bandwidths, bool authKey,
-                             const char *authLabel, QJsonArray metrosJson, const char *tag) {
+    for (const QJsonValue &pv : profiles) {
+        const QJsonObject sp = pv.toObject();
+        const QString uuid = text(sp, "uuid");
+        const QString name = text(sp, "name");
+        const QJsonObject key = sp.value(u"authenticationKey"_s).toObject();
+        const bool authKey = key.value(u"required"_s).toBool();
+        const QString authLabel = text(key, "label");
         QJsonObject config = obj(
-            {{"uuid",
-              QUuid::createUuidV5(QUuid(QString(uuid)), u"COLO"_s).toString(QUuid::WithoutBraces)},
+            {{"uuid", QUuid::createUuidV5(QUuid(uuid), u"COLO"_s).toString(QUuid::WithoutBraces)},
              {"type", "COLO"_L1},
-             {"supportedBandwidths", bandwidths},
+             {"supportedBandwidths", sp.value(u"bandwidths"_s)},
              {"allowRemoteConnections", true},
              {"allowCustomBandwidth", false},
              {"allowBandwidthAutoApproval", true},
@@ -222,73 +204,50 @@ void SandboxEstate::seedProfiles()
         config.insert(
             u"authenticationKey"_s,
             obj({{"required", authKey},
-                 {"label", L1(authLabel)},
-                 {"description", authKey ? u"Required: %1"_s.arg(L1(authLabel)) : u"Not used"_s}}));
+                 {"label", authLabel},
+                 {"description", authKey ? u"Required: %1"_s.arg(authLabel) : u"Not used"_s}}));
+        // organization: the provider's organisation (account.organizationName), which the
+        // Target line shows.
         m_profiles.append(obj({{"href", href(u"serviceProfiles"_s, uuid)},
                                {"type", "L2_PROFILE"_L1},
-                               {"name", L1(name)},
+                               {"name", name},
                                {"uuid", uuid},
-                               {"description", L1(description)},
+                               {"description", text(sp, "description")},
                                {"state", "ACTIVE"_L1},
                                {"visibility", "PUBLIC"_L1},
-                               {"tags", QJsonArray{L1(tag)}},
+                               {"tags", QJsonArray{text(sp, "tag")}},
                                {"notifications", notifications()},
                                {"accessPointTypeConfigs", QJsonArray{config}},
-                               {"metros", metrosJson},
+                               {"metros", serviceMetros(sp.value(u"metros"_s).toArray())},
                                {"selfProfile", false},
                                {"account", obj({{"accountNumber", 200001},
-                                                {"accountName", u"%1 Provider"_s.arg(L1(name))},
-                                                {"organizationName", L1(org)}})},
+                                                {"accountName", u"%1 Provider"_s.arg(name)},
+                                                {"organizationName", text(sp, "organization")}})},
                                {"changeLog", changeLog(seedTime(2))}}));
-    };
-    profile(Ids::ProfileAwsDirectConnect, "AWS Direct Connect", "Sandbox Cloud Provider A",
-            "Sandbox cloud profile modelled on AWS Direct Connect (needs the AWS account id)",
-            ints({50, 100, 200, 300, 400, 500, 1000, 2000, 5000, 10000}), true, "AWS Account ID",
-            serviceMetros({{"SV", {{"us-west-1", "US West (N. California)"}}},
-                           {"DC", {{"us-east-1", "US East (N. Virginia)"}}},
-                           {"NY", {{"us-east-1", "US East (N. Virginia)"}}},
-                           {"LD", {{"eu-west-2", "Europe (London)"}}},
-                           {"AM", {{"eu-central-1", "Europe (Frankfurt)"}}}}),
-            "Cloud");
-    profile(Ids::ProfileAzureExpressRoute, "Azure ExpressRoute", "Sandbox Cloud Provider B",
-            "Sandbox cloud profile modelled on Azure ExpressRoute (needs the service key)",
-            ints({50, 100, 200, 500, 1000, 2000, 5000, 10000}), true, "ExpressRoute Service Key",
-            serviceMetros({{"SV", {{"westus", "West US"}}},
-                           {"DC", {{"eastus", "East US"}}},
-                           {"AM", {{"westeurope", "West Europe"}}},
-                           {"LD", {{"uksouth", "UK South"}}},
-                           {"SG", {{"southeastasia", "Southeast Asia"}}}}),
-            "Cloud");
-    profile(Ids::ProfileGenericL2, "Sandbox Managed Services L2", "Sandbox Managed Services",
-            "Generic layer 2 service provider without an authentication key",
-            ints({10, 50, 100, 500, 1000}), false, "Not used",
-            serviceMetros({{"SV", {}}, {"NY", {}}, {"LD", {}}, {"SG", {}}}), "Managed Services");
+    }
 }
 
-void SandboxEstate::seedRouters()
+void SandboxEstate::seedRouters(const QJsonArray &routers)
 {
-    struct R {
-        QLatin1String uuid;
-        const char *name, *metro, *package;
-    };
-    const R routers[] = {{Ids::RouterSvStandard, "sandbox-fcr-sv", "SV", "STANDARD"},
-                         {Ids::RouterLdLab, "sandbox-fcr-ld-lab", "LD", "LAB"}};
-    for (const R &r : routers) {
-        const QJsonObject *m = metro(L1(r.metro));
-        m_routers.append(obj({{"href", href(u"routers"_s, r.uuid)},
-                              {"uuid", r.uuid},
+    for (const QJsonValue &rv : routers) {
+        const QJsonObject r = rv.toObject();
+        const QString uuid = text(r, "uuid");
+        const QString package = text(r, "package");
+        const QJsonObject *m = metro(text(r, "metro"));
+        m_routers.append(obj({{"href", href(u"routers"_s, uuid)},
+                              {"uuid", uuid},
                               {"type", "XF_ROUTER"_L1},
-                              {"name", L1(r.name)},
+                              {"name", text(r, "name")},
                               {"state", "PROVISIONED"_L1},
                               {"equinixAsn", 30000},
                               {"connectionsCount", 0},
                               {"location", obj({{"metroHref", m->value(u"href"_s)},
                                                 {"region", m->value(u"region"_s)},
                                                 {"metroName", m->value(u"name"_s)},
-                                                {"metroCode", L1(r.metro)}})},
-                              {"package", obj({{"href", href(u"routerPackages"_s, L1(r.package))},
+                                                {"metroCode", text(r, "metro")}})},
+                              {"package", obj({{"href", href(u"routerPackages"_s, package)},
                                                {"type", "ROUTER_PACKAGE"_L1},
-                                               {"code", L1(r.package)}})},
+                                               {"code", package}})},
                               {"project", obj({{"projectId", "sandbox-project"_L1}})},
                               {"account", account()},
                               {"notifications", notifications()},
@@ -296,21 +255,16 @@ void SandboxEstate::seedRouters()
     }
 }
 
-void SandboxEstate::seedNetworks()
+void SandboxEstate::seedNetworks(const QJsonArray &networks)
 {
-    struct N {
-        QLatin1String uuid;
-        const char *name, *type, *scope, *region;
-    };
-    const N networks[] = {
-        {Ids::NetworkGlobalEvplan, "sandbox-evplan-global", "EVPLAN", "GLOBAL", ""},
-        {Ids::NetworkAmerEplan, "sandbox-eplan-amer", "EPLAN", "REGIONAL", "AMER"}};
-    for (const N &n : networks) {
-        QJsonObject json = obj({{"href", href(u"networks"_s, n.uuid)},
-                                {"uuid", n.uuid},
-                                {"name", L1(n.name)},
-                                {"type", L1(n.type)},
-                                {"scope", L1(n.scope)},
+    for (const QJsonValue &nv : networks) {
+        const QJsonObject n = nv.toObject();
+        const QString uuid = text(n, "uuid");
+        QJsonObject json = obj({{"href", href(u"networks"_s, uuid)},
+                                {"uuid", uuid},
+                                {"name", text(n, "name")},
+                                {"type", text(n, "type")},
+                                {"scope", text(n, "scope")},
                                 {"state", "ACTIVE"_L1},
                                 {"connectionsCount", 0},
                                 {"operation", obj({{"equinixStatus", "PROVISIONED"_L1}})},
@@ -318,18 +272,20 @@ void SandboxEstate::seedNetworks()
                                 {"project", obj({{"projectId", "sandbox-project"_L1}})},
                                 {"notifications", notifications()},
                                 {"changeLog", changeLog(seedTime(4))}});
-        if (*n.region)
-            json.insert(u"location"_s, obj({{"region", L1(n.region)}}));
+        if (n.contains(u"region"_s))
+            json.insert(u"location"_s, obj({{"region", text(n, "region")}}));
         SandboxResource r;
         r.json = json;
         m_networks.append(r);
     }
 }
 
-void SandboxEstate::seedTokens()
+void SandboxEstate::seedTokens(const QJsonArray &tokens)
 {
-    const auto token = [&](QLatin1String uuid, const char *name, const char *state,
-                           const char *expires, QLatin1String portUuid, int vlan) {
+    for (const QJsonValue &tv : tokens) {
+        const QJsonObject t = tv.toObject();
+        const QString uuid = text(t, "uuid");
+        const QString portUuid = text(t, "port");
         const QJsonObject *p = port(portUuid);
         QJsonObject selector =
             obj({{"type", "COLO"_L1},
@@ -338,98 +294,87 @@ void SandboxEstate::seedTokens()
                                {"type", "XF_PORT"_L1},
                                {"portName", p->value(u"name"_s)},
                                {"location", p->value(u"location"_s)}})},
-                 {"linkProtocol", obj({{"type", "DOT1Q"_L1}, {"vlanTag", vlan}})}});
+                 {"linkProtocol",
+                  obj({{"type", "DOT1Q"_L1}, {"vlanTag", t.value(u"vlanTag"_s).toInt()}})}});
         SandboxResource r;
         r.json = obj({{"href", href(u"serviceTokens"_s, uuid)},
                       {"uuid", uuid},
                       {"type", "VC_TOKEN"_L1},
-                      {"name", L1(name)},
+                      {"name", text(t, "name")},
                       {"description", "Seeded sandbox service token"_L1},
                       {"issuerSide", "ASIDE"_L1},
-                      {"state", L1(state)},
-                      {"expirationDateTime", L1(expires)},
+                      {"state", text(t, "state")},
+                      {"expirationDateTime", text(t, "expirationDateTime")},
                       {"connection",
                        obj({{"type", "EVPL_VC"_L1},
                             {"allowRemoteConnection", true},
                             {"allowCustomBandwidth", false},
                             {"bandwidthLimit", 1000},
-                            {"supportedBandwidths", ints({50, 100, 500, 1000})},
+                            {"supportedBandwidths", QJsonArray{50, 100, 500, 1000}},
                             {"aSide", obj({{"accessPointSelectors", QJsonArray{selector}}})}})},
                       {"notifications", notifications()},
                       {"account", account()},
                       {"project", obj({{"projectId", "sandbox-project"_L1}})},
                       {"changelog", changeLog(seedTime(5))}});
         m_tokens.append(r);
-    };
-    token(Ids::ServiceTokenSv, "sandbox-token-sv", "ACTIVE", "2030-01-01T00:00:00Z",
-          Ids::PortSvPrimary, 150);
-    token(Ids::ServiceTokenLdExpired, "sandbox-token-ld-expired", "EXPIRED", "2025-06-30T00:00:00Z",
-          Ids::PortLd, 450);
+    }
 }
 
-void SandboxEstate::seedConnections()
+void SandboxEstate::seedConnections(const QJsonArray &connections)
 {
-    const auto colo = [&](QLatin1String portUuid, QJsonObject linkProtocol) {
-        return enrichAccessPoint(obj({{"type", "COLO"_L1},
-                                      {"port", obj({{"uuid", portUuid}})},
-                                      {"linkProtocol", linkProtocol}}));
-    };
-    const auto dot1q = [](int tag) { return obj({{"type", "DOT1Q"_L1}, {"vlanTag", tag}}); };
-    const auto sp = [&](QLatin1String profile, const char *metroCode, const char *region) {
+    // A seed side ({type COLO, port, linkProtocol} or {type SP, profile, metro, sellerRegion})
+    // as the access point Fabric echoes.
+    const auto accessPoint = [&](const QJsonObject &side) {
+        if (text(side, "type") == "COLO"_L1)
+            return enrichAccessPoint(obj({{"type", "COLO"_L1},
+                                          {"port", obj({{"uuid", text(side, "port")}})},
+                                          {"linkProtocol", side.value(u"linkProtocol"_s)}}));
         return enrichAccessPoint(obj({{"type", "SP"_L1},
-                                      {"profile", obj({{"uuid", profile}})},
-                                      {"location", obj({{"metroCode", L1(metroCode)}})},
-                                      {"sellerRegion", L1(region)},
+                                      {"profile", obj({{"uuid", text(side, "profile")}})},
+                                      {"location", obj({{"metroCode", text(side, "metro")}})},
+                                      {"sellerRegion", text(side, "sellerRegion")},
                                       {"authenticationKey", "xxxxxxxx7890"_L1}}));
     };
-    const auto connection = [&](QLatin1String uuid, const char *name, int bandwidth,
-                                QJsonObject aSide, QJsonObject zSide, const char *group,
-                                const char *priority, int day) {
+    for (const QJsonValue &cv : connections) {
+        const QJsonObject c = cv.toObject();
+        const QString uuid = text(c, "uuid");
+        const int day = c.value(u"createdDay"_s).toInt();
+        const QJsonObject aSide = accessPoint(c.value(u"aSide"_s).toObject());
+        const QJsonObject zSide = accessPoint(c.value(u"zSide"_s).toObject());
         const bool remote = str(aSide, "/location/metroCode") != str(zSide, "/location/metroCode");
         SandboxResource r;
-        r.json =
-            obj({{"href", href(u"connections"_s, uuid)},
-                 {"uuid", uuid},
-                 {"type", "EVPL_VC"_L1},
-                 {"name", L1(name)},
-                 {"state", "ACTIVE"_L1},
-                 {"bandwidth", bandwidth},
-                 {"isRemote", remote},
-                 {"direction", "OUTGOING"_L1},
-                 {"redundancy", obj({{"group", L1(group)}, {"priority", L1(priority)}})},
-                 {"aSide", obj({{"accessPoint", aSide}})},
-                 {"zSide", obj({{"accessPoint", zSide}})},
-                 {"operation", obj({{"providerStatus", "AVAILABLE"_L1},
-                                    {"equinixStatus", "PROVISIONED"_L1},
-                                    {"operationalStatus", "UP"_L1}})},
-                 {"change", obj({{"uuid", QUuid::createUuidV5(QUuid(QString(uuid)), u"change"_s)
-                                              .toString(QUuid::WithoutBraces)},
-                                 {"type", "CONNECTION_CREATION"_L1},
-                                 {"status", "COMPLETED"_L1},
-                                 {"createdDateTime", seedTime(day)},
-                                 {"updatedDateTime", seedTime(day)}})},
-                 {"order", obj({{"purchaseOrderNumber", "PO-SANDBOX-1"_L1},
-                                {"billingTier", "Up to 1 Gbps"_L1},
-                                {"termLength", 1}})},
-                 {"notifications", notifications()},
-                 {"account", account()},
-                 {"project", obj({{"projectId", "sandbox-project"_L1}})},
-                 {"changeLog", changeLog(seedTime(day))}});
+        r.json = obj(
+            {{"href", href(u"connections"_s, uuid)},
+             {"uuid", uuid},
+             {"type", "EVPL_VC"_L1},
+             {"name", text(c, "name")},
+             {"state", "ACTIVE"_L1},
+             {"bandwidth", c.value(u"bandwidth"_s).toInt()},
+             {"isRemote", remote},
+             {"direction", "OUTGOING"_L1},
+             {"redundancy",
+              obj({{"group", text(c, "redundancyGroup")}, {"priority", text(c, "priority")}})},
+             {"aSide", obj({{"accessPoint", aSide}})},
+             {"zSide", obj({{"accessPoint", zSide}})},
+             {"operation", obj({{"providerStatus", "AVAILABLE"_L1},
+                                {"equinixStatus", "PROVISIONED"_L1},
+                                {"operationalStatus", "UP"_L1}})},
+             {"change",
+              obj({{"uuid",
+                    QUuid::createUuidV5(QUuid(uuid), u"change"_s).toString(QUuid::WithoutBraces)},
+                   {"type", "CONNECTION_CREATION"_L1},
+                   {"status", "COMPLETED"_L1},
+                   {"createdDateTime", seedTime(day)},
+                   {"updatedDateTime", seedTime(day)}})},
+             {"order", obj({{"purchaseOrderNumber", "PO-SANDBOX-1"_L1},
+                            {"billingTier", "Up to 1 Gbps"_L1},
+                            {"termLength", 1}})},
+             {"notifications", notifications()},
+             {"account", account()},
+             {"project", obj({{"projectId", "sandbox-project"_L1}})},
+             {"changeLog", changeLog(seedTime(day))}});
         m_connections.append(r);
-    };
-    connection(
-        Ids::ConnectionSvAwsPrimary, "sv-aws-primary", 1000, colo(Ids::PortSvPrimary, dot1q(100)),
-        sp(Ids::ProfileAwsDirectConnect, "SV", "us-west-1"), "sandbox-aws-group", "PRIMARY", 10);
-    connection(Ids::ConnectionSvDcEvpl, "sv-dc-evpl", 500, colo(Ids::PortSvPrimary, dot1q(101)),
-               colo(Ids::PortDc, dot1q(200)), "sandbox-sv-dc", "PRIMARY", 11);
-    connection(Ids::ConnectionSvAwsSecondary, "sv-aws-secondary", 1000,
-               colo(Ids::PortSvSecondary, dot1q(100)),
-               sp(Ids::ProfileAwsDirectConnect, "SV", "us-west-1"), "sandbox-aws-group",
-               "SECONDARY", 12);
-    connection(
-        Ids::ConnectionNyLdEvpl, "ny-ld-evpl", 200,
-        colo(Ids::PortNyQinq, obj({{"type", "QINQ"_L1}, {"vlanSTag", 300}, {"vlanCTag", 30}})),
-        colo(Ids::PortLd, dot1q(400)), "sandbox-ny-ld", "PRIMARY", 13);
+    }
 }
 
 } // namespace fb
