@@ -4,6 +4,7 @@
 // channel switches at once. And the empty proposals table's hint: how to connect a client, and
 // "Turn on proposals" while mutate is off. And the activity line when an agent gives up.
 #include "../unit/mcp/TestPipe.h"
+#include "TestEnvironment.h"
 #include "broker/Catalog.h"
 #include "broker/MutationBroker.h"
 #include "core/ProposalStore.h"
@@ -105,6 +106,8 @@ class TestDesktopSettings : public QObject {
     QTemporaryDir m_config;
 
 private slots:
+    void init() { fbtest::failOnWarnings({QStringLiteral("keychain read failed: ")}); }
+
     void initTestCase()
     {
         QVERIFY(m_config.isValid());

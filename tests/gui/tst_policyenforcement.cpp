@@ -9,6 +9,7 @@
 // environment) relays to this app's socket and lists tools: no mutate tool is served there
 // either. approval.channel locks the channel box and wins over a saved channel.
 #include "../unit/mcp/TestPipe.h"
+#include "TestEnvironment.h"
 #include "broker/Catalog.h"
 #include "broker/MutationBroker.h"
 #include "broker/PolicyApply.h"
@@ -224,6 +225,12 @@ class TestPolicyEnforcement : public QObject {
     QTemporaryDir m_dir;
 
 private slots:
+    void init()
+    {
+        fbtest::failOnWarnings(
+            {QStringLiteral("keychain read failed: "), QStringLiteral("Fabric binding changed: ")});
+    }
+
     void initTestCase()
     {
         QVERIFY(m_dir.isValid());

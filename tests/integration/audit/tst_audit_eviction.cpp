@@ -3,6 +3,7 @@
 // pending proposal (ProposalStore::evictAll). The broker writes to a real AuditLog and the store
 // is wired to it as ServerHost wires it (auditProposalEvents).
 #include "../broker/BrokerHarness.h"
+#include "TestEnvironment.h"
 #include "core/AuditLog.h"
 #include "core/AuditProposalEvents.h"
 #include "core/CanonicalJson.h"
@@ -40,6 +41,8 @@ class TestAuditEviction : public QObject {
     Q_OBJECT
 
 private slots:
+    void init() { fbtest::failOnWarnings(); }
+
     void eachEvictionIsRecordedOnce()
     {
         QTemporaryDir dir;

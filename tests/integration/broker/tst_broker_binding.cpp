@@ -2,6 +2,7 @@
 // bytes, confirm answers request_matches_binding = false and sends nothing. Also: a failing
 // audit sink stops the create, and the spec cannot be re-supplied at confirm time.
 #include "BrokerHarness.h"
+#include "TestEnvironment.h"
 #include "core/CanonicalJson.h"
 
 #include <QtTest>
@@ -56,6 +57,8 @@ int realCreates(const fb::FabricSandbox &sandbox)
 class TestBrokerBinding : public QObject {
     Q_OBJECT
 private slots:
+    void init() { fbtest::failOnWarnings({QStringLiteral("binding mismatch: ")}); }
+
     void driftIsRefused()
     {
         BrokerHarness h;

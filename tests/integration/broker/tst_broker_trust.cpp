@@ -2,6 +2,7 @@
 // token is consumed by the first attempt even when other arguments are wrong; the binding
 // covers the Fabric endpoint and credential identity; voided proposals report their reason.
 #include "BrokerHarness.h"
+#include "TestEnvironment.h"
 
 #include <QtTest>
 
@@ -32,6 +33,12 @@ bool askedAPerson(const BrokerHarness &h)
 class TestBrokerTrust : public QObject {
     Q_OBJECT
 private slots:
+    void init()
+    {
+        fbtest::failOnWarnings(
+            {QStringLiteral("Fabric binding changed: "), QStringLiteral("binding mismatch: ")});
+    }
+
     void extraArgumentConsumesTheNamedToken()
     {
         BrokerHarness h;

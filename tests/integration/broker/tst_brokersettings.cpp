@@ -1,6 +1,7 @@
 // BrokerSettings read from the settings table (core/Settings.h): its defaults are the table's,
 // the precedence the desktop app relies on (flag > environment > saved), and the toolset names of
 // the table and of the MCP tool registry agree.
+#include "TestEnvironment.h"
 #include "broker/BrokerSettings.h"
 #include "mcp/ToolRegistry.h"
 
@@ -13,6 +14,8 @@ class TestBrokerSettings : public QObject {
     Q_OBJECT
 
 private slots:
+    void init() { fbtest::failOnWarnings(); }
+
     void defaultsAreTheTables()
     {
         const BrokerSettings plain;

@@ -3,6 +3,7 @@
 // checked by the published input schemas in ToolRegistry before a handler runs, plus the two
 // bounds the schemas cannot state without changing tools/list.
 #include "BrokerHarness.h"
+#include "TestEnvironment.h"
 
 #include <QFile>
 
@@ -11,6 +12,8 @@ using namespace Qt::StringLiterals;
 class TestCatalog : public QObject {
     Q_OBJECT
 private slots:
+    void init() { fbtest::failOnWarnings(); }
+
     void toolsListIsTheSnapshot()
     {
         fbtest::BrokerHarness h;

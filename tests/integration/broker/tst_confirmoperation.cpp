@@ -3,6 +3,7 @@
 // checked again after the answer, the dry run again after a slow answer, the binding checked
 // again right before the bytes leave, and the audit records each stage writes.
 #include "BrokerHarness.h"
+#include "TestEnvironment.h"
 #include "broker/ConfirmState.h"
 #include "core/AuditLog.h"
 #include "core/Clock.h"
@@ -113,6 +114,13 @@ class TestConfirmOperation : public QObject {
     }
 
 private slots:
+    void init()
+    {
+        fbtest::failOnWarnings({QStringLiteral("Fabric binding changed: "),
+                                QStringLiteral("binding changed before send: "),
+                                QStringLiteral("spend ledger: the audit log was unlinked ")});
+    }
+
     void approvedCreatePassesEveryStageOnce()
     {
         auto h = harness();

@@ -4,6 +4,7 @@
 // endpoint than the one the create was sent to, says so when the credentials differ, and always
 // answers once, later.
 #include "BrokerHarness.h"
+#include "TestEnvironment.h"
 #include "broker/BrokerContext.h"
 #include "broker/CreateLookup.h"
 #include "core/CompiledRequest.h"
@@ -70,6 +71,8 @@ class TstCreateLookup : public QObject {
     }
 
 private slots:
+    void init() { fbtest::failOnWarnings(); }
+
     void findsTheOneResourceAndNothingElse()
     {
         BrokerHarness h;

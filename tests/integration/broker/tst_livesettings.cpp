@@ -3,6 +3,7 @@
 // (allowed -> read only -> broken -> fixed, and saved by an editor's rename) changes the served
 // toolsets within 2 s, refuses mutate at once when broken, and is audited as policy_changed with
 // the file's SHA-256.
+#include "TestEnvironment.h"
 #include "broker/Approver.h"
 #include "broker/MutationBroker.h"
 #include "broker/PolicyApply.h"
@@ -53,6 +54,8 @@ void writeInPlace(const QString &path, const QByteArray &bytes)
 class TestLiveSettings : public QObject {
     Q_OBJECT
 private slots:
+    void init() { fbtest::failOnWarnings(); }
+
     void savedValuesGoThroughThePolicy()
     {
         QTemporaryDir dir;

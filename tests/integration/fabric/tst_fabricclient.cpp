@@ -3,6 +3,7 @@
 // body bytes on the wire, the dry-run rules, error mapping, the transport rules (HTTPS, redirects,
 // timeouts, size cap), secret hygiene and the price context.
 #include "FakeFabricServer.h"
+#include "TestEnvironment.h"
 #include "fabric/FabricClient.h"
 #include "fabric/FabricParsing.h"
 
@@ -122,6 +123,8 @@ class TestFabricClient : public QObject {
     Q_OBJECT
 
 private slots:
+    void init() { fbtest::failOnWarnings({QStringLiteral("outcome unknown for POST ")}); }
+
     void configFromEnvironment()
     {
         QProcessEnvironment env;

@@ -3,6 +3,7 @@
 // exists; beginShutdown() stops new sends. Under ASan (CI) this also shows no operation touches
 // a freed broker.
 #include "../broker/BrokerHarness.h"
+#include "TestEnvironment.h"
 
 #include <QJsonDocument>
 #include <QSignalSpy>
@@ -83,6 +84,8 @@ QJsonObject lastRecord(const QSignalSpy &spy, const QString &type)
 class TestBrokerShutdown : public QObject {
     Q_OBJECT
 private slots:
+    void init() { fbtest::failOnWarnings({QStringLiteral("create for .* ended: ")}); }
+
     void graceOverTurnsASentCreateIntoUnknown()
     {
         BrokerHarness h;

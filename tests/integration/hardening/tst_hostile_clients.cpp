@@ -4,6 +4,7 @@
 // sent. Throughout, a well-behaved session (the Prober) keeps pinging and must be answered
 // within a bound, and the process's resident memory must stay bounded.
 #include "HardeningUtil.h"
+#include "TestEnvironment.h"
 #include "mcp/LocalSocketServer.h"
 #include "mcp/McpServer.h"
 #include "mcp/ToolCall.h"
@@ -70,6 +71,13 @@ class TestHostileClients : public QObject {
     void waitSessions(int n) { QTRY_COMPARE_WITH_TIMEOUT(m_server->sessionCount(), n, 10000); }
 
 private slots:
+    void init()
+    {
+        fbtest::failOnWarnings(
+            {QStringLiteral("session \\d+ discarding a frame larger than "),
+             QStringLiteral("session \\d+ has \\d+ bytes waiting to be written ")});
+    }
+
     void initTestCase()
     {
         QVERIFY(m_dir.isValid());

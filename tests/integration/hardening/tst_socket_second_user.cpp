@@ -5,6 +5,7 @@
 //  2. defence in depth: directory and socket opened up to everyone (chmod) — the kernel lets
 //     the connection through, and the server's SO_PEERCRED check rejects it before a byte of
 //     MCP is read or written.
+#include "TestEnvironment.h"
 #include "mcp/LocalSocketServer.h"
 #include "mcp/McpServer.h"
 #include "mcp/ToolRegistry.h"
@@ -90,6 +91,8 @@ class TestSocketSecondUser : public QObject {
     gid_t m_gid = 0;
 
 private slots:
+    void init() { fbtest::failOnWarnings({QStringLiteral("rejecting a connection: ")}); }
+
     void initTestCase()
     {
         if (::getuid() != 0)

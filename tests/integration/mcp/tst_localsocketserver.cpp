@@ -1,6 +1,7 @@
 // LocalSocketServer: per-user socket, sessions over QLocalSocket, slow readers, lock file.
 #include "RawSocket.h"
 #include "SocketClient.h"
+#include "TestEnvironment.h"
 #include "mcp/LocalSocketServer.h"
 #include "mcp/McpServer.h"
 #include "mcp/Protocol.h"
@@ -67,6 +68,15 @@ void makeStaleSocketFile(const QString &path)
 class TestLocalSocketServer : public QObject {
     Q_OBJECT
 private slots:
+    void init()
+    {
+        fbtest::failOnWarnings(
+            {QStringLiteral("session \\d+ has \\d+ bytes waiting to be written "),
+             QStringLiteral("refusing a connection: already \\d+ sessions "),
+             QStringLiteral("session \\d+ notifications/initialized before initialize, ignored$"),
+             QStringLiteral("session \\d+ refused: ")});
+    }
+
     void initTestCase()
     {
         QVERIFY(m_dir.isValid());

@@ -3,6 +3,7 @@
 // prices, 405s, fault injection and the admin endpoints.
 #include "SandboxFixtures.h"
 #include "SandboxTestClient.h"
+#include "TestEnvironment.h"
 #include "core/Clock.h"
 #include "sandbox/FabricSandbox.h"
 #include "sandbox/SandboxIds.h"
@@ -55,6 +56,7 @@ private Q_SLOTS:
 
     void init()
     {
+        fbtest::failOnWarnings({QStringLiteral("admin request refused: ")});
         sandbox->reset();
         sandbox->setProvisioning(60000, 1);
     }

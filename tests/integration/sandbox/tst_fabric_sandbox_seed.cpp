@@ -2,6 +2,7 @@
 // its VLAN reservations and rate card) and its description must equal the golden files in data/,
 // byte for byte. A deliberate change of the estate regenerates them: run this test with
 // FB_WRITE_ESTATE_GOLDEN set to data/'s path, then review the diff.
+#include "TestEnvironment.h"
 #include "sandbox/SandboxEstate.h"
 
 #include <QFile>
@@ -50,6 +51,8 @@ class TestFabricSandboxSeed : public QObject {
     Q_OBJECT
 
 private Q_SLOTS:
+    void init() { fbtest::failOnWarnings(); }
+
     void estateJsonMatchesGolden()
     {
         const SandboxEstate estate; // seeded on http://127.0.0.1

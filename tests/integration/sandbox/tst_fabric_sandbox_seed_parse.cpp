@@ -1,6 +1,7 @@
 // The sandbox's seed document (resources/sandbox/estate.json) and its strict reader
 // SandboxSeed::parse(): what the loaded estate holds and that every reference in it resolves,
 // and that a malformed document is refused naming the path of the bad value.
+#include "TestEnvironment.h"
 #include "sandbox/SandboxEstate.h"
 #include "sandbox/SandboxIds.h"
 #include "sandbox/SandboxSeed.h"
@@ -69,6 +70,8 @@ class TestFabricSandboxSeedParse : public QObject {
     Q_OBJECT
 
 private Q_SLOTS:
+    void init() { fbtest::failOnWarnings(); }
+
     void builtinDocumentIsValid()
     {
         const QByteArray bytes = Seed::resourceBytes();

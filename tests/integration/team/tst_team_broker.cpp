@@ -10,6 +10,7 @@
 // anyone is asked; an unreachable database refusing proposals (no token).
 #include "../broker/BrokerHarness.h"
 #include "TeamFixture.h"
+#include "TestEnvironment.h"
 #include "core/AuditLog.h"
 #include "core/AuditSink.h"
 #include "team/ApprovalVerify.h"
@@ -165,6 +166,12 @@ class TstTeamBroker : public QObject {
     }
 
 private slots:
+    void init()
+    {
+        fbtest::failOnWarnings({QStringLiteral("cannot connect to the team database: "),
+                                QStringLiteral("proposal \\S+ left behind by a crash: ")});
+    }
+
     void initTestCase()
     {
         QVERIFY2(fx.setUp(), "PostgreSQL did not start (see the warning above)");

@@ -10,6 +10,7 @@
 // the uuid; TeamVerify passes, from the database and from a bundle, and fails naming the row
 // after a one-byte change in the stored statement (and passes again once restored).
 #include "TeamFixture.h"
+#include "TestEnvironment.h"
 #include "team/ApprovalKeys.h"
 #include "team/ApprovalVerify.h"
 #include "team/TeamAudit.h"
@@ -251,6 +252,8 @@ class TstTeamResolution : public QObject {
     }
 
 private slots:
+    void init() { fbtest::failOnWarnings(); }
+
     void initTestCase()
     {
         QVERIFY(!alice.publicKey.isEmpty() && !bob.publicKey.isEmpty());

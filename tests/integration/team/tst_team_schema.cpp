@@ -63,6 +63,11 @@ private:
     }
 
 private slots:
+    void init()
+    {
+        fbtest::failOnWarnings({QStringLiteral("propose: permission denied for table proposals ")});
+    }
+
     void initTestCase()
     {
         QVERIFY2(fx.setUp(), "PostgreSQL did not start (see the warning above)");

@@ -9,6 +9,7 @@
 // stops the send (the approvals are verified again right before `sending`); without
 // team.approver_keys nothing counts, signed or not (issue #34).
 #include "TeamFixture.h"
+#include "TestEnvironment.h"
 #include "team/ApprovalKeys.h"
 #include "team/ApprovalVerify.h"
 #include "team/TeamConfirm.h"
@@ -160,6 +161,13 @@ class TstTeamSigned : public QObject {
     }
 
 private slots:
+    void init()
+    {
+        fbtest::failOnWarnings(
+            {QStringLiteral("proposal \\S+ left behind by a crash: "),
+             QStringLiteral("proposal \\S+ approval \\S+ by \\w+ does not count: ")});
+    }
+
     void initTestCase()
     {
         QVERIFY(!alice.publicKey.isEmpty() && !intruder.publicKey.isEmpty());

@@ -2,6 +2,7 @@
 // PostgreSQL 15 with the schema `team init` makes (TeamFixture.h): each one refused, the reason
 // asserted. Members speak plain SQL here, as an agent with the proposer's role would.
 #include "TeamFixture.h"
+#include "TestEnvironment.h"
 #include "team/TeamQueue.h"
 
 #include <QElapsedTimer>
@@ -87,6 +88,7 @@ private slots:
     void initTestCase() { QVERIFY2(fx.setUp(), "PostgreSQL did not start"); }
     void init()
     {
+        fbtest::failOnWarnings();
         db = fx.initializedDatabase();
         bob = as(u"bob"_s);
         QVERIFY(bob);

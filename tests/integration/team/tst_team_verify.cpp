@@ -4,6 +4,7 @@
 // approval the schema owner forged with SQL (unsigned, or signed with a key the policy does not
 // list) and a signature replayed onto another proposal each fail, naming the row.
 #include "TeamVerifyHarness.h"
+#include "TestEnvironment.h"
 
 #include <QTest>
 
@@ -49,6 +50,8 @@ private:
     }
 
 private slots:
+    void init() { fbtest::failOnWarnings(); }
+
     void initTestCase()
     {
         QVERIFY2(fx.setUp(), "PostgreSQL did not start (see the warning above)");

@@ -6,6 +6,7 @@
 // dropped (or a bundle without it) and a state changed past the chain's triggers. A bundle is
 // UNVERIFIED without the policy's keys unless --trust-bundle-keys; every value is printed escaped.
 #include "TeamVerifyHarness.h"
+#include "TestEnvironment.h"
 
 #include <QTest>
 
@@ -69,6 +70,8 @@ private:
     QString absentPolicy() { return scratch.filePath(QStringLiteral("absent.json")); }
 
 private slots:
+    void init() { fbtest::failOnWarnings(); }
+
     void initTestCase()
     {
         QVERIFY2(fx.setUp(), "PostgreSQL did not start (see the warning above)");

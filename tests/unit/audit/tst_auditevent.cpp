@@ -1,5 +1,6 @@
 // Unit tests of fb::AuditEventType and its name table (core/AuditEvent.h): one unique on-disk
 // name per type, names unchanged (they are the file format), name <-> type round trip.
+#include "TestEnvironment.h"
 #include "core/AuditEvent.h"
 
 #include <QRegularExpression>
@@ -13,6 +14,8 @@ class TestAuditEvent : public QObject {
     Q_OBJECT
 
 private slots:
+    void init() { fbtest::failOnWarnings(); }
+
     void everyTypeHasOneUniqueName()
     {
         QCOMPARE(fb::allAuditEventTypes().size(), fb::AuditEventTypeCount);

@@ -2,6 +2,7 @@
 // from real audit logs written by AuditLog with a test clock: only the last 24 hours are read,
 // a continued log whose previous file is gone, a gap, an unreadable record or a log that ends
 // before its head file leave the day unestablished, and a ledger reset starts it over.
+#include "TestEnvironment.h"
 #include "core/AuditLog.h"
 #include "core/Clock.h"
 #include "core/SpendLedger.h"
@@ -68,6 +69,7 @@ class TestSpendLedger : public QObject {
 private slots:
     void init()
     {
+        fbtest::failOnWarnings();
         m_tmp = new QTemporaryDir;
         QVERIFY(m_tmp->isValid());
         m_clock.setNowMs(1767225600000);

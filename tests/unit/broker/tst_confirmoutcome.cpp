@@ -1,6 +1,7 @@
 // ConfirmOutcome: the seed's table "fabric_confirm_change by client capability and answer",
 // row by row, through the pure functions that turn the checks, the person's answer and the
 // create's result into the confirm result.
+#include "TestEnvironment.h"
 #include "broker/ClientElicitationApprover.h"
 #include "broker/ConfirmOutcome.h"
 
@@ -101,6 +102,8 @@ QJsonObject acceptWith(const QJsonValue &confirm)
 class TestConfirmOutcome : public QObject {
     Q_OBJECT
 private slots:
+    void init() { fbtest::failOnWarnings(); }
+
     void seedTable_data()
     {
         QTest::addColumn<HumanDecision>("decision");

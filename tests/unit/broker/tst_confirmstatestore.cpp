@@ -1,6 +1,7 @@
 // ConfirmStateStore: requestState for the multi-round-trip confirm is attacker input. It must
 // verify (HMAC-SHA-256, per-process key), be usable once, belong to one session, and end at its
 // deadline with the record's timeout reported once.
+#include "TestEnvironment.h"
 #include "broker/ConfirmStateStore.h"
 
 #include <QJsonArray>
@@ -38,6 +39,8 @@ QString flipped(QString state, qsizetype i)
 class TestConfirmStateStore : public QObject {
     Q_OBJECT
 private slots:
+    void init() { fbtest::failOnWarnings(); }
+
     void takenOnce()
     {
         ManualClock clock;

@@ -1,6 +1,7 @@
 // The settings table (core/Settings.h): every row declared once and consistent, defaults that
 // validate, the precedence flag > environment > saved > default, the documented error messages,
 // and the README's configuration table generated from it.
+#include "TestEnvironment.h"
 #include "core/AuditLog.h"
 #include "core/Policy.h"
 #include "core/Settings.h"
@@ -45,6 +46,8 @@ class TestSettings : public QObject {
     Q_OBJECT
 
 private slots:
+    void init() { fbtest::failOnWarnings(); }
+
     void everyRowIsDeclaredOnce()
     {
         QSet<QString> names, envs, flags, keys;

@@ -1,6 +1,7 @@
 // FabricConfig::withSaved: the environment over the desktop app's saved configuration, field by
 // field (flag > environment > saved): saved credentials only when the environment has none, and
 // the environment's endpoint and timeout winning over the saved ones even then.
+#include "TestEnvironment.h"
 #include "fabric/FabricConfig.h"
 
 #include <QProcessEnvironment>
@@ -22,6 +23,8 @@ class TestFabricConfig : public QObject {
     }
 
 private slots:
+    void init() { fbtest::failOnWarnings(); }
+
     void environmentEndpointWinsOverTheSavedOne()
     {
         QProcessEnvironment env;

@@ -3,6 +3,7 @@
 // retry decision and the token invalidation come out. For creates the kind must agree with
 // decideCreateOutcome() (via createOutcome() of the result): Ok only for a 2xx with a uuid,
 // a rejection only for a 4xx with a Fabric ErrorList, unknown for everything else once sent.
+#include "TestEnvironment.h"
 #include "fabric/FabricHttpOutcome.h"
 
 #include <QTest>
@@ -37,6 +38,8 @@ const QByteArray kData = R"({"data":[],"pagination":{"total":0}})";
 class TestHttpOutcome : public QObject {
     Q_OBJECT
 private slots:
+    void init() { fbtest::failOnWarnings(); }
+
     void decide_data()
     {
         QTest::addColumn<FabricCallMode>("mode");

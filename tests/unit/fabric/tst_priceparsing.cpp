@@ -1,6 +1,7 @@
 // Fabric's rate card answer as price context (priceContextFromResponse): a price is shown to the
 // person only with an ISO 4217 currency code (^[A-Z]{3}$); any other currency makes the
 // proposal unpriced, with the reason naming it (escaped) and one short summary line.
+#include "TestEnvironment.h"
 #include "fabric/FabricParsing.h"
 
 #include <QJsonArray>
@@ -27,6 +28,8 @@ QJsonObject rateCard(const QJsonValue &currency)
 class TestPriceParsing : public QObject {
     Q_OBJECT
 private slots:
+    void init() { fbtest::failOnWarnings(); }
+
     void isoCurrencyIsPriced()
     {
         const QJsonObject p = fb::priceContextFromResponse(rateCard(u"USD"_s));

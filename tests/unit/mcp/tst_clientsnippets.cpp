@@ -22,6 +22,8 @@ using namespace fb::mcp;
 class TestClientSnippets : public QObject {
     Q_OBJECT
 private slots:
+    void init() { fbtest::failOnWarnings(); }
+
     void httpSnippetTexts();
     void httpSnippetsQuoteTheExecutable();
     void readIsReadOnlyAndPrivate();

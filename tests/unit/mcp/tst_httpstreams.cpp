@@ -3,6 +3,7 @@
 // progress, an elicitation request answered by a POST, the response), its resumption with
 // Last-Event-ID after the connection dropped (the missed events once and only once), and the
 // session's GET stream (list_changed, one at a time).
+#include "TestEnvironment.h"
 #include "mcp/McpServer.h"
 #include "mcp/ToolCall.h"
 #include "mcp/ToolRegistry.h"
@@ -277,6 +278,8 @@ struct Fixture {
 class TestHttpStreams : public QObject {
     Q_OBJECT
 private slots:
+    void init() { fbtest::failOnWarnings(); }
+
     void framing();
     void resumeBuffer();
     void backlogCapFailsTheStream();

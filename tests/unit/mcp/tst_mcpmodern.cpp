@@ -1,5 +1,6 @@
 // The 2026-07-28 era of one MCP session: server/discover, the per-request _meta envelope and
 // its error codes, resultType, cache hints, and no server-to-client request ever.
+#include "TestEnvironment.h"
 #include "TestPipe.h"
 #include "mcp/McpServer.h"
 #include "mcp/ModernEra.h"
@@ -104,6 +105,8 @@ QJsonObject call(const QString &name, const QJsonObject &meta, const QJsonObject
 class TestMcpModern : public QObject {
     Q_OBJECT
 private slots:
+    void init() { fbtest::failOnWarnings(); }
+
     void discoverShape();
     void discoverBeforeAndAfterInitialize();
     void toolsListHasResultTypeAndCacheHints();

@@ -1,5 +1,6 @@
 // The parts Session is built from: the client-request table (one way out for every request)
 // and the frame writer (coalesced writes, the backlog bound).
+#include "TestEnvironment.h"
 #include "mcp/ClientRequests.h"
 #include "mcp/FrameWriter.h"
 
@@ -44,6 +45,8 @@ ClientReply reply(ClientReply::Status status)
 class TestSessionParts : public QObject {
     Q_OBJECT
 private slots:
+    void init() { fbtest::failOnWarnings(); }
+
     void requestIdsAndOneWayOut();
     void requestTimeoutAndOwners();
     void writerCoalescesAndFlushesAtTheLimit();

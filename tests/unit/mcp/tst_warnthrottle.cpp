@@ -1,5 +1,6 @@
 // WarnThrottle (src/transport/http): one line per interval and kind, the next line carrying how
 // many were not logged (issue #34, item 9: refused connections flooded the log).
+#include "TestEnvironment.h"
 #include "transport/http/WarnThrottle.h"
 
 #include <QtTest>
@@ -7,6 +8,8 @@
 class TestWarnThrottle : public QObject {
     Q_OBJECT
 private slots:
+    void init() { fbtest::failOnWarnings(); }
+
     void oneLineASecondWithTheCount()
     {
         fb::transport::WarnThrottle t;

@@ -2,6 +2,7 @@
 // for old history), Ed25519 against RFC 8032's vector and an independent implementation's (Python
 // cryptography 48) signature of a statement, every reason verifyApproval refuses an approval
 // for, and that a version 1 statement never counts toward a quorum.
+#include "TestEnvironment.h"
 #include "core/Sha256.h"
 #include "core/TeamPolicy.h"
 #include "team/ApprovalKeys.h"
@@ -139,6 +140,8 @@ QList<ApproverKey> policyKeys(const QString &role = QStringLiteral("alice"))
 class TestApprovalSigning : public QObject {
     Q_OBJECT
 private slots:
+    void init() { fbtest::failOnWarnings(); }
+
     void canonicalVector()
     {
         QCOMPARE(statement().canonical(), kCanonical);

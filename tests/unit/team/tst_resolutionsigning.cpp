@@ -2,6 +2,7 @@
 // canonical bytes, SHA-256 and Ed25519 signature (fixed vectors computed independently with
 // Python's json, hashlib and cryptography 48), strict parsing, and every reason
 // verifyResolution refuses a resolution for.
+#include "TestEnvironment.h"
 #include "core/Sha256.h"
 #include "core/TeamPolicy.h"
 #include "team/ApprovalKeys.h"
@@ -112,6 +113,8 @@ QList<ApproverKey> policyKeys(const QString &role = QStringLiteral("alice"))
 class TestResolutionSigning : public QObject {
     Q_OBJECT
 private slots:
+    void init() { fbtest::failOnWarnings(); }
+
     void canonicalVectors()
     {
         QCOMPARE(statement().canonical(), kNotCreated);
