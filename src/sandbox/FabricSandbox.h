@@ -106,6 +106,11 @@ private:
     SandboxReply process(const QString &method, const QString &path, const QUrlQuery &query,
                          const QByteArray &body, const QByteArray &authorization,
                          const QString &correlationId);
+    // The loopback admin API (FabricSandboxAdmin.cpp): answered only for a loopback Host.
+    static const QString AdminPrefix;
+    void serveAdmin(const QString &method, const QString &path, const QByteArray &body,
+                    const QByteArray &hostHeader, QTcpSocket *socket, const QString &correlationId,
+                    bool close);
     SandboxReply admin(const QString &method, const QString &path, const QByteArray &body);
     void send(QTcpSocket *socket, const SandboxReply &reply, const QString &correlationId,
               bool close, int delayMs);

@@ -1,6 +1,7 @@
 #include "sandbox/SandboxValidator.h"
 
 #include "sandbox/SandboxReply.h"
+#include "sandbox/SandboxSchema.h"
 #include "sandbox/SandboxSearch.h"
 
 #include <QDateTime>
@@ -13,189 +14,13 @@ namespace {
 
 using L1 = QLatin1String;
 
-QStringList list(std::initializer_list<const char *> items)
-{
-    QStringList out;
-    for (const char *s : items)
-        out << QLatin1String(s);
-    return out;
-}
-
 const QStringList &connectionTypes()
 {
-    static const QStringList t = list({"EVPL_VC", "EPL_VC", "EC_VC", "IP_VC", "ACCESS_EPL_VC",
-                                       "EIA_VC", "EVPLAN_VC", "EPLAN_VC", "EVPTREE_VC", "EPTREE_VC",
-                                       "IPWAN_VC", "IA_VC", "MC_VC", "IX_VC", "GW_VC", "IPX_VC"});
+    static const QStringList t = SandboxSchema::list(
+        {"EVPL_VC", "EPL_VC", "EC_VC", "IP_VC", "ACCESS_EPL_VC", "EIA_VC", "EVPLAN_VC", "EPLAN_VC",
+         "EVPTREE_VC", "EPTREE_VC", "IPWAN_VC", "IA_VC", "MC_VC", "IX_VC", "GW_VC", "IPX_VC"});
     return t;
 }
-
-// Collects schema violations as EQ-3142501 errors.
-class Schema {
-public:
-    Schema(const SandboxValidator &v, QJsonArray *errors)
-        : m_v(v)
-        , m_errors(errors)
-    {
-    }
-    void fail(const QString &path, const QString &reason)
-    {
-        m_errors->append(m_v.invalidArgument(path, reason));
-    }
-    bool has(const QJsonObject &o, const char *key) const { return o.contains(L1(key)); }
-    QJsonObject object(const QJsonObject &o, const char *key, const QString &path, bool required)
-    {
-        const QJsonValue v = o.value(L1(key));
-        if (v.isUndefined()) {
-            if (required)
-                fail(join(path, key), QStringLiteral("is required"));
-            return {};
-        }
-        if (!v.isObject()) {
-            fail(join(path, key), QStringLiteral("must be an object"));
-            return {};
-        }
-        return v.toObject();
-    }
-    QString string(const QJsonObject &o, const char *key, const QString &path, bool required,
-                   const QStringList &allowed = {})
-    {
-        const QJsonValue v = o.value(L1(key));
-        if (v.isUndefined()) {
-            if (required)
-                fail(join(path, key), QStringLiteral("is required"));
-            return {};
-        }
-        if (!v.isString() || (required && v.toString().isEmpty())) {
-            fail(join(path, key), QStringLiteral("must be a non-empty string"));
-            return {};
-        }
-        if (!allowed.isEmpty() && !allowed.contains(v.toString())) {
-            fail(join(path, key),
-                 QStringLiteral("must be one of ") + allowed.join(QStringLiteral(", ")));
-            return {};
-        }
-        return v.toString();
-    }
-    void integer(const QJsonObject &o, const char *key, const QString &path, bool required,
-                 double min, double max)
-    {
-        const QJsonValue v = o.value(L1(key));
-        if (v.isUndefined()) {
-            if (required)
-                fail(join(path, key), QStringLiteral("is required"));
-            return;
-        }
-        const double d = v.toDouble();
-        if (!v.isDouble() || d != double(qint64(d)) || d < min || d > max)
-            fail(join(path, key), QStringLiteral("must be an integer between %1 and %2")
-                                      .arg(qint64(min))
-                                      .arg(qint64(max)));
-    }
-    void notifications(const QJsonObject &o, const QString &path, bool required)
-    {
-        const QJsonValue v = o.value(QStringLiteral("notifications"));
-        if (v.isUndefined()) {
-            if (required)
-                fail(join(path, "notifications"), QStringLiteral("is required"));
-            return;
-        }
-        if (!v.isArray()) {
-            fail(join(path, "notifications"), QStringLiteral("must be an array"));
-            return;
-        }
-        const QJsonArray items = v.toArray();
-        for (qsizetype i = 0; i < items.size(); ++i) {
-            const QString p = join(path, "notifications") + QStringLiteral("[%1]").arg(i);
-            if (!items.at(i).isObject()) {
-                fail(p, QStringLiteral("must be an object"));
-                continue;
-            }
-            const QJsonObject n = items.at(i).toObject();
-            string(n, "type", p, true,
-                   list({"NOTIFICATION", "BANDWIDTH_ALERT", "CONNECTION_APPROVAL",
-                         "PROFILE_LIFECYCLE", "ALL", "SALES_REP_NOTIFICATIONS", "TECHNICAL",
-                         "ORDERING", "QUOTE_NOTIFICATIONS"}));
-            // SimplifiedNotification requires emails: an array of e-mail strings.
-            const QJsonValue emails = n.value(QStringLiteral("emails"));
-            if (emails.isUndefined()) {
-                fail(p + QStringLiteral(".emails"), QStringLiteral("is required"));
-            } else if (!emails.isArray()) {
-                fail(p + QStringLiteral(".emails"), QStringLiteral("must be an array"));
-            } else {
-                const QJsonArray addresses = emails.toArray();
-                for (qsizetype j = 0; j < addresses.size(); ++j) {
-                    if (!addresses.at(j).isString() || !addresses.at(j).toString().contains(u'@'))
-                        fail(p + QStringLiteral(".emails[%1]").arg(j),
-                             QStringLiteral("must be an e-mail address"));
-                }
-            }
-            // Phone: number is an E.164 string (+ and up to 15 digits), type MOBILE or OFFICE.
-            const QJsonValue phones = n.value(QStringLiteral("phone"));
-            if (phones.isUndefined())
-                continue;
-            if (!phones.isArray()) {
-                fail(p + QStringLiteral(".phone"), QStringLiteral("must be an array"));
-                continue;
-            }
-            static const QRegularExpression e164(QStringLiteral("^\\+[1-9]\\d{1,14}$"));
-            const QJsonArray phoneList = phones.toArray();
-            for (qsizetype j = 0; j < phoneList.size(); ++j) {
-                const QString pp = p + QStringLiteral(".phone[%1]").arg(j);
-                const QJsonObject phone = phoneList.at(j).toObject();
-                string(phone, "type", pp, false, list({"MOBILE", "OFFICE"}));
-                const QJsonValue number = phone.value(QStringLiteral("number"));
-                if (!number.isUndefined() &&
-                    (!number.isString() || !e164.match(number.toString()).hasMatch()))
-                    fail(pp + QStringLiteral(".number"),
-                         QStringLiteral("must be an E.164 phone number string, e.g. +14155550100"));
-            }
-        }
-    }
-    // ConnectionSideAdditionalInfo: {key, value}, both strings.
-    void additionalInfo(const QJsonObject &o, const QString &path)
-    {
-        const QJsonValue v = o.value(QStringLiteral("additionalInfo"));
-        if (v.isUndefined())
-            return;
-        const QString p = join(path, "additionalInfo");
-        if (!v.isArray()) {
-            fail(p, QStringLiteral("must be an array"));
-            return;
-        }
-        const QJsonArray items = v.toArray();
-        for (qsizetype i = 0; i < items.size(); ++i) {
-            const QString ip = p + QStringLiteral("[%1]").arg(i);
-            if (!items.at(i).isObject()) {
-                fail(ip, QStringLiteral("must be an object"));
-                continue;
-            }
-            const QJsonObject item = items.at(i).toObject();
-            for (const char *key : {"key", "value"}) {
-                if (item.contains(QLatin1String(key)) && !item.value(QLatin1String(key)).isString())
-                    fail(join(ip, key), QStringLiteral("must be a string"));
-            }
-        }
-    }
-    // SimplifiedLinkProtocol: nothing is required; the tags are integers 2-4092.
-    void linkProtocol(const QJsonObject &owner, const QString &path)
-    {
-        const QJsonObject lp = object(owner, "linkProtocol", path, false);
-        if (lp.isEmpty())
-            return;
-        const QString p = join(path, "linkProtocol");
-        string(lp, "type", p, false, list({"UNTAGGED", "DOT1Q", "QINQ", "EVPN_VXLAN", "VXLAN"}));
-        for (const char *tag : {"vlanTag", "vlanSTag", "vlanCTag"})
-            integer(lp, tag, p, false, 2, 4092);
-    }
-    static QString join(const QString &path, const char *key)
-    {
-        return path.isEmpty() ? QString(L1(key)) : path + QLatin1Char('.') + L1(key);
-    }
-
-private:
-    const SandboxValidator &m_v;
-    QJsonArray *m_errors;
-};
 
 } // namespace
 
@@ -247,10 +72,11 @@ void SandboxValidator::checkAccessPoint(const QJsonObject &ap, const QString &pa
 {
     // The spec's AccessPoint requires nothing; which fields a type needs is the estate rules'
     // business (a COLO access point names one of your ports, an SP one a profile, ...).
-    Schema s(*this, errors);
-    s.string(ap, "type", path, false,
-             list({"VD", "VG", "SP", "IGW", "COLO", "SUBNET", "CLOUD_ROUTER", "NETWORK",
-                   "METAL_NETWORK", "VPIC_INTERFACE", "APP_LINK", "XF_IC"}));
+    SandboxSchema s(*this, errors);
+    s.string(
+        ap, "type", path, false,
+        SandboxSchema::list({"VD", "VG", "SP", "IGW", "COLO", "SUBNET", "CLOUD_ROUTER", "NETWORK",
+                             "METAL_NETWORK", "VPIC_INTERFACE", "APP_LINK", "XF_IC"}));
     for (const char *key :
          {"port", "profile", "router", "network", "location", "virtualDevice", "interface"})
         s.object(ap, key, path, false);
@@ -266,7 +92,7 @@ void SandboxValidator::checkAccessPoint(const QJsonObject &ap, const QString &pa
 QJsonArray SandboxValidator::connectionSchema(const QJsonObject &body) const
 {
     QJsonArray errors;
-    Schema s(*this, &errors);
+    SandboxSchema s(*this, &errors);
     s.string(body, "type", {}, true, connectionTypes());
     s.string(body, "name", {}, true);
     s.integer(body, "bandwidth", {}, true, 0, 100000);
@@ -290,7 +116,7 @@ QJsonArray SandboxValidator::connectionSchema(const QJsonObject &body) const
     const QJsonObject redundancy = s.object(body, "redundancy", {}, false);
     if (!redundancy.isEmpty())
         s.string(redundancy, "priority", QStringLiteral("redundancy"), false,
-                 list({"PRIMARY", "SECONDARY"}));
+                 SandboxSchema::list({"PRIMARY", "SECONDARY"}));
     s.object(body, "order", {}, false);
     s.object(body, "project", {}, false);
     s.additionalInfo(body, {});
@@ -434,10 +260,12 @@ QJsonArray SandboxValidator::connectionRules(const QJsonObject &body) const
 QJsonArray SandboxValidator::networkSchema(const QJsonObject &body) const
 {
     QJsonArray errors;
-    Schema s(*this, &errors);
-    s.string(body, "type", {}, true, list({"EVPLAN", "EPLAN", "IPWAN", "EVPTREE", "EPTREE"}));
+    SandboxSchema s(*this, &errors);
+    s.string(body, "type", {}, true,
+             SandboxSchema::list({"EVPLAN", "EPLAN", "IPWAN", "EVPTREE", "EPTREE"}));
     s.string(body, "name", {}, true);
-    const QString scope = s.string(body, "scope", {}, true, list({"REGIONAL", "GLOBAL", "LOCAL"}));
+    const QString scope =
+        s.string(body, "scope", {}, true, SandboxSchema::list({"REGIONAL", "GLOBAL", "LOCAL"}));
     s.notifications(body, {}, true);
     // NetworkPostRequest requires name, notifications, scope and type only: location is
     // optional for every scope (the spec's own Create-Local-*-Network examples have none).
@@ -466,8 +294,8 @@ void SandboxValidator::checkSelector(const QJsonObject &selector, const QString 
                                      QJsonArray *errors) const
 {
     // AccessPointSelector requires nothing in the spec.
-    Schema s(*this, errors);
-    s.string(selector, "type", path, false, list({"COLO", "VD", "NETWORK"}));
+    SandboxSchema s(*this, errors);
+    s.string(selector, "type", path, false, SandboxSchema::list({"COLO", "VD", "NETWORK"}));
     for (const char *key : {"port", "network", "virtualDevice", "interface"})
         s.object(selector, key, path, false);
     s.linkProtocol(selector, path);
@@ -476,9 +304,9 @@ void SandboxValidator::checkSelector(const QJsonObject &selector, const QString 
 QJsonArray SandboxValidator::serviceTokenSchema(const QJsonObject &body) const
 {
     QJsonArray errors;
-    Schema s(*this, &errors);
+    SandboxSchema s(*this, &errors);
     // The spec's ServiceToken requires no field; the types, enums and ranges are checked.
-    s.string(body, "type", {}, false, list({"VC_TOKEN", "EPL_TOKEN"}));
+    s.string(body, "type", {}, false, SandboxSchema::list({"VC_TOKEN", "EPL_TOKEN"}));
     const QString expiry = s.string(body, "expirationDateTime", {}, false);
     if (!expiry.isEmpty() && !QDateTime::fromString(expiry, Qt::ISODate).isValid())
         s.fail(QStringLiteral("expirationDateTime"),
@@ -488,8 +316,8 @@ QJsonArray SandboxValidator::serviceTokenSchema(const QJsonObject &body) const
     if (connection.isEmpty())
         return errors;
     s.string(connection, "type", QStringLiteral("connection"), false,
-             list({"EVPL_VC", "EPL_VC", "EVPLAN_VC", "EPLAN_VC", "IPWAN_VC", "IP_VC", "EVPTREE_VC",
-                   "EPTREE_VC"}));
+             SandboxSchema::list({"EVPL_VC", "EPL_VC", "EVPLAN_VC", "EPLAN_VC", "IPWAN_VC", "IP_VC",
+                                  "EVPTREE_VC", "EPTREE_VC"}));
     s.integer(connection, "bandwidthLimit", QStringLiteral("connection"), false, 0, 100000);
     for (const char *side : {"aSide", "zSide"}) {
         const QString path = QStringLiteral("connection.") + L1(side);
