@@ -2,6 +2,7 @@
 // verify (HMAC-SHA-256, per-process key), be usable once, belong to one session, and end at its
 // deadline with the record's timeout reported once.
 #include "TestEnvironment.h"
+#include "broker/ConfirmState.h"
 #include "broker/ConfirmStateStore.h"
 
 #include <QJsonArray>
@@ -40,6 +41,19 @@ class TestConfirmStateStore : public QObject {
     Q_OBJECT
 private slots:
     void init() { fbtest::failOnWarnings(); }
+
+    // The stage names come from a table (core/NameTable.h): every stage has its own, in order.
+    void everyStageHasItsOwnName()
+    {
+        QStringList names;
+        for (int s = int(fb::ConfirmStage::Started); s <= int(fb::ConfirmStage::Outcome); ++s)
+            names << fb::confirmStageName(fb::ConfirmStage(s));
+        QCOMPARE(names, (QStringList{QStringLiteral("started"), QStringLiteral("consumed"),
+                                     QStringLiteral("policy"), QStringLiteral("revalidated"),
+                                     QStringLiteral("asked"), QStringLiteral("answered"),
+                                     QStringLiteral("revalidated_before_send"),
+                                     QStringLiteral("sending"), QStringLiteral("outcome")}));
+    }
 
     void takenOnce()
     {

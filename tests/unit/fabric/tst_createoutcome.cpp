@@ -16,6 +16,23 @@ class TestCreateOutcome : public QObject {
     Q_OBJECT
 private slots:
     void init() { fbtest::failOnWarnings(); }
+
+    // The wire names come from tables (core/NameTable.h): every value has its own.
+    void everyValueHasItsOwnName()
+    {
+        QSet<QString> kinds;
+        for (int k = int(FabricResult::Kind::Ok); k <= int(FabricResult::Kind::Cancelled); ++k)
+            kinds.insert(FabricResult::kindName(FabricResult::Kind(k)));
+        QCOMPARE(kinds.size(), int(FabricResult::Kind::Cancelled) + 1);
+        QVERIFY(!kinds.contains(QString()) && !kinds.contains(QStringLiteral("unknown")));
+        QCOMPARE(FabricResult::kindName(FabricResult::Kind::OutcomeUnknown),
+                 QStringLiteral("outcome_unknown"));
+        QSet<QString> outcomes;
+        for (int o = int(CreateOutcome::Created); o <= int(CreateOutcome::NotSent); ++o)
+            outcomes.insert(createOutcomeName(CreateOutcome(o)));
+        QCOMPARE(outcomes, (QSet<QString>{QStringLiteral("created"), QStringLiteral("rejected"),
+                                          QStringLiteral("unknown"), QStringLiteral("not_sent")}));
+    }
     void decide_data()
     {
         QTest::addColumn<bool>("sent");
