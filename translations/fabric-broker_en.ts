@@ -795,21 +795,6 @@
     </message>
 </context>
 <context>
-    <name>fb::CredentialStore</name>
-    <message>
-        <source>Without a keychain, set EQUINIX_API_CLIENTID and EQUINIX_API_CLIENTSECRET in the environment instead.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>the keychain refused access (%1). %2</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>no keychain service answered (%1). Saving credentials needs a Secret Service provider such as GNOME Keyring or KeePassXC (with its Secret Service integration on), or KWallet, running in this session. %2</source>
-        <translation type="unfinished"></translation>
-    </message>
-</context>
-<context>
     <name>fb::DesktopApprover</name>
     <message>
         <source>Fabric Broker closed the approval prompt</source>
@@ -1666,6 +1651,21 @@ request SHA-256: %2</source>
     </message>
     <message>
         <source>An agent asks to create a %1: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>fb::keychain::CredentialStore</name>
+    <message>
+        <source>Without a keychain, set EQUINIX_API_CLIENTID and EQUINIX_API_CLIENTSECRET in the environment instead.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the keychain refused access (%1). %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>no keychain service answered (%1). Saving credentials needs a Secret Service provider such as GNOME Keyring or KeePassXC (with its Secret Service integration on), or KWallet, running in this session. %2</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

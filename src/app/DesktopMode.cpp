@@ -10,11 +10,11 @@
 #include "mcp/LocalSocketServer.h"
 
 #ifdef HAVE_FABRICBROKER_GUI
-#include "gui/CredentialStore.h"
 #include "gui/DesktopApprover.h"
 #include "gui/DesktopPreferences.h"
 #include "gui/DesktopUi.h"
 #include "gui/GuiResources.h"
+#include "keychain/CredentialStore.h"
 #include <QApplication>
 #include <QSettings>
 #endif
@@ -89,10 +89,10 @@ public:
                 m_options.http = prefs.httpAddress; // --http wins over the saved setting
             const bool envCredentials = FabricConfig::fromEnvironment().hasCredentials();
             if (!m_options.forceSandbox && !envCredentials && prefs.credentialsInKeychain) {
-                auto *store =
-                    new CredentialStore(QString::fromLatin1(CredentialStore::DefaultService), this);
+                auto *store = new keychain::CredentialStore(
+                    QString::fromLatin1(keychain::CredentialStore::DefaultService), this);
                 store->read([this, prefs, store, then = std::move(then)](
-                                bool ok, const FabricCredentials &c, const QString &e) {
+                                bool ok, const keychain::FabricCredentials &c, const QString &e) {
                     store->deleteLater();
                     if (!ok) {
                         qCWarning(lcDesktop).noquote()
@@ -142,8 +142,8 @@ private:
         const bool team = loadPolicy(PolicyPaths::fromEnvironment())
                               .lockedByAdministrator(QStringLiteral("team.database"));
         if (m_gui && team) {
-            auto *store =
-                new CredentialStore(QString::fromLatin1(CredentialStore::DefaultService), this);
+            auto *store = new keychain::CredentialStore(
+                QString::fromLatin1(keychain::CredentialStore::DefaultService), this);
             store->readTeamPassword(
                 [this, store](bool ok, const QString &password, const QString &error) {
                     store->deleteLater();

@@ -10,9 +10,9 @@
 #include "team/TeamAudit.h"
 #include "team/TeamSchema.h"
 #include "team/TeamVerify.h"
-#ifdef HAVE_FABRICBROKER_GUI
-#include "gui/ApproverKeyStore.h"
-#include "gui/CredentialStore.h"
+#ifdef HAVE_FABRICBROKER_KEYCHAIN
+#include "keychain/ApproverKeyStore.h"
+#include "keychain/CredentialStore.h"
 #endif
 
 #include <QCoreApplication>
@@ -365,8 +365,9 @@ int verify(const QString &uri, const QStringList &options)
 
 int key()
 {
-#ifdef HAVE_FABRICBROKER_GUI
-    ApproverKeyStore store(QString::fromLatin1(CredentialStore::DefaultService));
+#ifdef HAVE_FABRICBROKER_KEYCHAIN
+    using keychain::ApproverKeyStore;
+    ApproverKeyStore store(QString::fromLatin1(keychain::CredentialStore::DefaultService));
     int code = 2;
     store.load(true, [&code](bool ok, const QByteArray &privateKey, bool created,
                              const QString &error) {

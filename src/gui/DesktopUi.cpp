@@ -7,7 +7,6 @@
 #include "fabric/FabricClient.h"
 #include "gui/AuditViewDialog.h"
 #include "gui/ConnectClientDialog.h"
-#include "gui/CredentialStore.h"
 #include "gui/DesktopApprover.h"
 #include "gui/GuiResources.h"
 #include "gui/MainWindow.h"
@@ -15,6 +14,7 @@
 #include "gui/SettingsDialog.h"
 #include "gui/TeamDesk.h"
 #include "gui/TrayIcon.h"
+#include "keychain/CredentialStore.h"
 #include "mcp/McpServer.h"
 #include "team/TeamQueue.h"
 
@@ -34,7 +34,8 @@ DesktopUi::DesktopUi(DesktopContext context, QObject *parent)
     , m_clock(m_context.clock ? m_context.clock : Clock::system())
     , m_approver(std::make_unique<DesktopApprover>(m_clock))
     , m_model(new ProposalTableModel(m_clock, this))
-    , m_credentials(new CredentialStore(QString::fromLatin1(CredentialStore::DefaultService), this))
+    , m_credentials(new keychain::CredentialStore(
+          QString::fromLatin1(keychain::CredentialStore::DefaultService), this))
 {
     initGuiResources();
     if (qApp)
@@ -189,7 +190,7 @@ TrayIcon *DesktopUi::trayIcon() const
 {
     return m_tray;
 }
-CredentialStore *DesktopUi::credentialStore() const
+keychain::CredentialStore *DesktopUi::credentialStore() const
 {
     return m_credentials;
 }

@@ -15,11 +15,14 @@ namespace fb::mcp {
 class McpServer;
 }
 
+namespace fb::keychain {
+class CredentialStore;
+} // namespace fb::keychain
+
 namespace fb {
 
 class Approver;
 struct DesktopPreferences;
-class CredentialStore;
 class DesktopApprover;
 class FabricClient;
 class LiveSettings;
@@ -59,7 +62,7 @@ public:
     MainWindow *mainWindow() const;
     ProposalTableModel *proposalModel() const;
     TrayIcon *trayIcon() const; // null when the system has no tray
-    CredentialStore *credentialStore() const;
+    keychain::CredentialStore *credentialStore() const;
     LiveSettings *liveSettings() const;
 
     void showMainWindow();
@@ -107,7 +110,7 @@ private:
     std::unique_ptr<MainWindow> m_window;
     QPointer<TeamDesk> m_teamDesk; // team mode only
     TrayIcon *m_tray = nullptr;
-    CredentialStore *m_credentials;
+    keychain::CredentialStore *m_credentials;
     std::function<bool(int, int)> m_quitQuestion;
     bool m_trayHintShown = false;
 };

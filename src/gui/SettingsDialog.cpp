@@ -6,10 +6,10 @@
 #include "core/Settings.h"
 #include "core/TeamPolicy.h"
 #include "gui/Accessibility.h"
-#include "gui/CredentialStore.h"
 #include "gui/LoginAutostart.h"
 #include "gui/PolicyLocks.h"
 #include "gui/WindowFit.h"
+#include "keychain/CredentialStore.h"
 #include "transport/http/HttpServer.h"
 #include "ui_SettingsDialog.h"
 
@@ -28,7 +28,7 @@ Q_LOGGING_CATEGORY(lcSettingsDialog, "fabricbroker.gui.settings")
 namespace fb {
 
 SettingsDialog::SettingsDialog(const FabricConfig &current, const BrokerSettings &settings,
-                               bool sandbox, CredentialStore *store, QWidget *parent)
+                               bool sandbox, keychain::CredentialStore *store, QWidget *parent)
     : QDialog(parent)
     , ui(std::make_unique<Ui::SettingsDialog>())
     , m_current(current)
@@ -99,21 +99,22 @@ SettingsDialog::SettingsDialog(const FabricConfig &current, const BrokerSettings
     } else {
         // Prefill from the keychain, asynchronously.
         QPointer<SettingsDialog> self(this);
-        m_store->read([self](bool ok, const FabricCredentials &creds, const QString &error) {
-            if (!self)
-                return;
-            if (!ok) {
-                self->ui->credentialsNote->setText(tr("Keychain unavailable: %1").arg(error));
-                return;
-            }
-            if (self->ui->clientIdEdit->text().isEmpty())
-                self->ui->clientIdEdit->setText(creds.clientId);
-            if (self->m_current.clientSecret.isEmpty() && !creds.clientSecret.isEmpty()) {
-                self->m_current.clientSecret = creds.clientSecret;
-                self->ui->clientSecretEdit->setPlaceholderText(
-                    tr("stored in the keychain - leave empty to keep it"));
-            }
-        });
+        m_store->read(
+            [self](bool ok, const keychain::FabricCredentials &creds, const QString &error) {
+                if (!self)
+                    return;
+                if (!ok) {
+                    self->ui->credentialsNote->setText(tr("Keychain unavailable: %1").arg(error));
+                    return;
+                }
+                if (self->ui->clientIdEdit->text().isEmpty())
+                    self->ui->clientIdEdit->setText(creds.clientId);
+                if (self->m_current.clientSecret.isEmpty() && !creds.clientSecret.isEmpty()) {
+                    self->m_current.clientSecret = creds.clientSecret;
+                    self->ui->clientSecretEdit->setPlaceholderText(
+                        tr("stored in the keychain - leave empty to keep it"));
+                }
+            });
     }
 
     // Shown when saving would change where creates go or as whom (see setProposalStore).
@@ -276,7 +277,7 @@ void SettingsDialog::save()
     ui->buttonBox->setEnabled(false);
     setStatus(tr("Saving to the keychain..."), false);
     QPointer<SettingsDialog> self(this);
-    m_store->write(FabricCredentials{config.clientId, config.clientSecret},
+    m_store->write(keychain::FabricCredentials{config.clientId, config.clientSecret},
                    [self, config, prefs](bool ok, const QString &error) {
                        if (!self)
                            return;

@@ -19,9 +19,12 @@ namespace Ui {
 class SettingsDialog;
 }
 
+namespace fb::keychain {
+class CredentialStore;
+} // namespace fb::keychain
+
 namespace fb {
 
-class CredentialStore;
 class ProposalStore;
 
 class SettingsDialog : public QDialog {
@@ -29,7 +32,7 @@ class SettingsDialog : public QDialog {
 public:
     // store may be null (no keychain): credentials then cannot be saved.
     SettingsDialog(const FabricConfig &current, const BrokerSettings &settings, bool sandbox,
-                   CredentialStore *store, QWidget *parent = nullptr);
+                   keychain::CredentialStore *store, QWidget *parent = nullptr);
     ~SettingsDialog() override;
 
     // What the fields describe; an empty secret field keeps the current secret.
@@ -67,7 +70,7 @@ private:
     FabricConfig m_current;
     BrokerSettings m_settings;
     bool m_sandbox;
-    QPointer<CredentialStore> m_store;
+    QPointer<keychain::CredentialStore> m_store;
     QPointer<FabricClient> m_testClient;
     QPointer<FabricCall> m_testCall;
     QPointer<ProposalStore> m_proposals;

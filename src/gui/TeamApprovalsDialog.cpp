@@ -1,9 +1,8 @@
 #include "gui/TeamApprovalsDialog.h"
 
 #include "core/UntrustedText.h"
-#include "team/ApprovalKeys.h"
-#include "team/ApprovalVerify.h"
 #include "team/ApproverDecision.h"
+#include "team/DecisionRecorder.h"
 #include "team/TeamQueue.h"
 
 #include <QDateTime>
@@ -19,8 +18,6 @@
 #include <QSet>
 #include <QTimeZone>
 #include <QVBoxLayout>
-
-#include <openssl/crypto.h>
 
 namespace fb {
 
@@ -42,33 +39,22 @@ QString priceText(const team::TeamProposal &p)
         .arg(o.value(QStringLiteral("monthly_recurring")).toDouble(), 0, 'f', 2);
 }
 
-// A statement's signature (when there is a key and it signs: sign()) and what the status line
-// says of it.
-struct Signing {
-    std::optional<team::TeamQueue::Signature> signature;
-    QString how;
-};
-Signing signing(const QByteArray &privateKey, const QString &keyError,
-                const std::function<std::optional<team::SignedDecision>()> &sign)
+// What the status line says of how a decision or resolution was signed.
+QString signedText(const team::DecisionSigning &how)
 {
-    if (privateKey.isEmpty())
-        return {std::nullopt, TeamApprovalsDialog::tr("not signed: %1").arg(inert(keyError, 300))};
-    const auto d = sign();
-    if (!d)
-        return {std::nullopt, TeamApprovalsDialog::tr(
-                                  "not signed: the keychain's approval key is not an Ed25519 key")};
-    return {team::TeamQueue::Signature{d->statement, d->signature, d->publicKey},
-            TeamApprovalsDialog::tr("signed with key %1")
-                .arg(team::ApprovalKeys::fingerprint(d->publicKey))};
+    switch (how.status) {
+    case team::DecisionSigning::Status::Signed:
+        return TeamApprovalsDialog::tr("signed with key %1").arg(how.fingerprint());
+    case team::DecisionSigning::Status::NotEd25519:
+        return TeamApprovalsDialog::tr(
+            "not signed: the keychain's approval key is not an Ed25519 key");
+    case team::DecisionSigning::Status::NoKey:
+        break;
+    }
+    return TeamApprovalsDialog::tr("not signed: %1").arg(inert(how.keyError, 300));
 }
 
 } // namespace
-
-// Whether p is an unknown outcome still waiting for a second person.
-static bool unresolved(const team::TeamProposal &p)
-{
-    return p.state == u"unknown" && !p.resolution;
-}
 
 struct TeamApprovalsDialog::Rows {
     QList<team::TeamProposal> proposals;
@@ -89,7 +75,9 @@ TeamApprovalsDialog::TeamApprovalsDialog(team::TeamQueue *queue, QWidget *parent
     , m_markNotCreated(new QPushButton(tr("Mark &not created"), this))
     , m_status(new QLabel(this))
     , m_rejected(new QLabel(this))
+    , m_recorder(new team::DecisionRecorder(queue, this))
 {
+    m_recorder->setNoKeyText(tr("no approval key is configured"));
     setWindowTitle(tr("Team approvals"));
     setAttribute(Qt::WA_DeleteOnClose);
     // Labels: a screen reader reads their text as their name (in Qt 6.4 an accessible name
@@ -229,7 +217,8 @@ void TeamApprovalsDialog::lookUpUnknown()
     if (!m_lookup)
         return;
     for (const team::TeamProposal &p : std::as_const(m_rows->proposals)) {
-        if (!unresolved(p) || m_rows->lookups.contains(p.id) || m_rows->lookingUp.contains(p.id))
+        if (!team::awaitsResolution(p) || m_rows->lookups.contains(p.id) ||
+            m_rows->lookingUp.contains(p.id))
             continue;
         m_rows->lookingUp.insert(p.id);
         QPointer<TeamApprovalsDialog> self(this);
@@ -310,7 +299,7 @@ void TeamApprovalsDialog::showSelected()
     const bool valid = row >= 0 && row < m_rows->proposals.size();
     const team::TeamProposal *p = valid ? &m_rows->proposals.at(row) : nullptr;
     const QString refusal = p ? refusalText(*p) : QString();
-    const bool open = p && refusal.isEmpty() && (p->state == u"pending" || p->state == u"consumed");
+    const bool open = p && team::openToDecision(*p);
     const bool available = m_queue && m_queue->isAvailable();
     const bool own = p && m_queue && p->proposer == m_queue->role();
     const bool usable = available && open;
@@ -318,7 +307,7 @@ void TeamApprovalsDialog::showSelected()
     const bool looked = p && lookup != m_rows->lookups.cend();
     if (!refusal.isEmpty())
         m_details->setPlainText(refusal); // never the row's text: it is not what was published
-    else if (p && unresolved(*p))
+    else if (p && team::awaitsResolution(*p))
         m_details->setPlainText(
             looked ? resolutionText(*p, *lookup)
                    : decisionText(*p) + u'\n' +
@@ -329,8 +318,8 @@ void TeamApprovalsDialog::showSelected()
     m_approve->setEnabled(usable && !own);
     m_deny->setEnabled(usable);
     // Resolving: a person other than the proposer, on what the lookup found.
-    const bool resolvable = available && p && refusal.isEmpty() && unresolved(*p) && !own &&
-                            looked && m_queue->isApprover() && lookup->ok;
+    const bool resolvable = available && p && refusal.isEmpty() && team::awaitsResolution(*p) &&
+                            !own && looked && m_queue->isApprover() && lookup->ok;
     m_markCreated->setEnabled(resolvable && !lookup->onlyUuid().isEmpty());
     m_markNotCreated->setEnabled(resolvable && lookup->matches.isEmpty());
     const bool showResolve = p && (p->state == u"unknown" || p->resolution.has_value());
@@ -338,7 +327,7 @@ void TeamApprovalsDialog::showSelected()
     m_markNotCreated->setVisible(showResolve);
     if (!refusal.isEmpty()) {
         m_status->setText(refusal);
-    } else if (p && unresolved(*p)) {
+    } else if (p && team::awaitsResolution(*p)) {
         QString next;
         if (own)
             next = tr("This is your own proposal: another person marks its outcome.");
@@ -412,27 +401,21 @@ void TeamApprovalsDialog::decideSelected(const QString &decision)
         return;
     m_approve->setEnabled(false);
     m_deny->setEnabled(false);
-    if (m_keyLoader)
+    if (m_recorder->hasKeyLoader())
         m_status->setText(tr("Signing your decision with your approval key..."));
     QPointer<TeamApprovalsDialog> self(this);
-    withKey([self, p, decision, shown](const QByteArray &key, const QString &error) {
-        if (self)
-            self->record(p, decision, shown, key, error);
-    });
-}
-
-void TeamApprovalsDialog::withKey(
-    std::function<void(const QByteArray &key, const QString &error)> fn)
-{
-    if (!m_keyLoader)
-        return fn({}, tr("no approval key is configured"));
-    m_keyLoader([fn = std::move(fn)](const QByteArray &key, const QString &error) {
-        QByteArray secret = key;
-        secret.detach();
-        fn(secret, error);
-        if (!secret.isEmpty())
-            OPENSSL_cleanse(secret.data(), static_cast<size_t>(secret.size()));
-    });
+    m_recorder->decide(
+        p, decision, shown,
+        [self, id = p.id, decision](const team::DecisionSigning &how, bool recorded,
+                                    const QString &error) {
+            if (!self)
+                return;
+            self->m_status->setText(
+                recorded ? tr("Your decision (%1) is recorded, %2.").arg(decision, signedText(how))
+                         : tr("Your decision was not recorded: %1").arg(inert(error, 300)));
+            emit self->decisionRecorded(id, decision, recorded);
+            self->refresh();
+        });
 }
 
 void TeamApprovalsDialog::resolveSelected(const QString &outcome)
@@ -442,7 +425,7 @@ void TeamApprovalsDialog::resolveSelected(const QString &outcome)
         return;
     const team::TeamProposal p = m_rows->proposals.at(row);
     const auto lookup = m_rows->lookups.constFind(p.id);
-    if (!unresolved(p) || lookup == m_rows->lookups.cend() || !lookup->ok)
+    if (!team::awaitsResolution(p) || lookup == m_rows->lookups.cend() || !lookup->ok)
         return;
     const QString uuid = outcome == u"created" ? lookup->onlyUuid() : QString();
     if ((outcome == u"created" && uuid.isEmpty()) ||
@@ -452,71 +435,24 @@ void TeamApprovalsDialog::resolveSelected(const QString &outcome)
     const QString shown = resolutionText(p, *lookup);
     if (!refusalText(p).isEmpty() || m_details->toPlainText() != shown)
         return;
-    const QByteArray digest = team::shownTextSha256(shown);
     m_markCreated->setEnabled(false);
     m_markNotCreated->setEnabled(false);
-    if (m_keyLoader)
+    if (m_recorder->hasKeyLoader())
         m_status->setText(tr("Signing the outcome with your approval key..."));
     QPointer<TeamApprovalsDialog> self(this);
-    withKey([self, p, outcome, uuid, digest](const QByteArray &key, const QString &error) {
-        if (self)
-            self->recordResolution(p, outcome, uuid, digest, key, error);
-    });
-}
-
-void TeamApprovalsDialog::recordResolution(const team::TeamProposal &p, const QString &outcome,
-                                           const QString &uuid, const QByteArray &digest,
-                                           const QByteArray &privateKey, const QString &keyError)
-{
-    if (!m_queue)
-        return;
-    const Signing signedBy = signing(privateKey, keyError, [&] {
-        return team::signResolution(p, outcome, uuid, digest, m_queue->role(), privateKey,
-                                    QDateTime::currentMSecsSinceEpoch());
-    });
-    QPointer<TeamApprovalsDialog> self(this);
-    m_queue->resolve(
-        p.id, outcome, uuid, digest,
-        [self, id = p.id, outcome, how = signedBy.how](const std::optional<bool> &ok,
-                                                       const QString &error) {
+    m_recorder->resolve(
+        p, outcome, uuid, shown,
+        [self, id = p.id, outcome](const team::DecisionSigning &how, bool recorded,
+                                   const QString &error) {
             if (!self)
                 return;
-            const bool recorded = ok.value_or(false);
             self->m_status->setText(
-                recorded ? tr("The outcome (%1) is recorded for the team, %2.").arg(outcome, how)
+                recorded ? tr("The outcome (%1) is recorded for the team, %2.")
+                               .arg(outcome, signedText(how))
                          : tr("The outcome was not recorded: %1").arg(inert(error, 300)));
             emit self->resolutionRecorded(id, outcome, recorded);
             self->refresh();
-        },
-        signedBy.signature);
-}
-
-void TeamApprovalsDialog::record(const team::TeamProposal &p, const QString &decision,
-                                 const QString &shown, const QByteArray &privateKey,
-                                 const QString &keyError)
-{
-    if (!m_queue)
-        return;
-    // What is signed is the decision on exactly the row read and the text shown.
-    const Signing signedBy = signing(privateKey, keyError, [&] {
-        return team::signShownDecision(p, decision, shown, m_queue->role(), privateKey,
-                                       QDateTime::currentMSecsSinceEpoch());
-    });
-    QPointer<TeamApprovalsDialog> self(this);
-    m_queue->decide(
-        p.id, decision, team::shownTextSha256(shown),
-        [self, id = p.id, decision, how = signedBy.how](const std::optional<bool> &ok,
-                                                        const QString &error) {
-            if (!self)
-                return;
-            const bool recorded = ok.value_or(false);
-            self->m_status->setText(
-                recorded ? tr("Your decision (%1) is recorded, %2.").arg(decision, how)
-                         : tr("Your decision was not recorded: %1").arg(inert(error, 300)));
-            emit self->decisionRecorded(id, decision, recorded);
-            self->refresh();
-        },
-        signedBy.signature);
+        });
 }
 
 } // namespace fb

@@ -5,8 +5,8 @@
 // where it goes (Sandbox or Production, endpoint, credentials) and the Request SHA-256 computed
 // from the body shown; a row whose stored hash is not its body's is refused (one plain line,
 // nothing to decide). Approve and Deny record this role's decision with the SHA-256 of the exact
-// text shown, and with this operator's signed statement of it (docs/team-signing.md; made by
-// team/ApproverDecision) when a key loader is set and finds the key; the
+// text shown, and with this operator's signed statement of it (docs/team-signing.md; signed and
+// recorded by team/DecisionRecorder) when a key loader is set and finds the key; the
 // approvals of the selected proposal that the proposing broker did not count (approval_rejected
 // in the team audit chain) are listed under the details. Non-modal: the caller
 // open()s it; it never blocks. Every value is the database's, shown as inert plain text. While
@@ -16,6 +16,7 @@
 // other than the proposer marks it created (the one resource found) or not created (none
 // found), signed like a decision, over the exact text shown, lookup included.
 #include "broker/CreateLookup.h"
+#include "team/DecisionRecorder.h"
 
 #include <QDialog>
 #include <QPointer>
@@ -25,11 +26,6 @@ class QLabel;
 class QListWidget;
 class QPlainTextEdit;
 class QPushButton;
-
-namespace fb::team {
-class TeamQueue;
-struct TeamProposal;
-} // namespace fb::team
 
 namespace fb {
 
@@ -50,9 +46,8 @@ public:
 
     // Gets this operator's approval key (the raw 32 bytes of the Ed25519 private key) or says
     // why there is none; called once per decision, answers once, later, from the event loop.
-    using KeyLoader = std::function<void(
-        std::function<void(const QByteArray &privateKey, const QString &error)>)>;
-    void setKeyLoader(KeyLoader loader) { m_keyLoader = std::move(loader); }
+    using KeyLoader = team::DecisionRecorder::KeyLoader;
+    void setKeyLoader(KeyLoader loader) { m_recorder->setKeyLoader(std::move(loader)); }
     // Runs the catalog's name search for an unknown create; answers once, later.
     using Lookup =
         std::function<void(const team::TeamProposal &, std::function<void(const CreateLookup &)>)>;
@@ -82,17 +77,12 @@ signals:
 private:
     void showAvailability(bool available, const QString &reason);
     void showSelected();
+    // Approve, deny, mark created or not created: the row and the text shown go to the
+    // recorder (it signs and records); the status line says what it reported.
     void decideSelected(const QString &decision);
-    void record(const team::TeamProposal &p, const QString &decision, const QString &shown,
-                const QByteArray &privateKey, const QString &keyError);
     void showRejections();
     void lookUpUnknown();
     void resolveSelected(const QString &outcome);
-    void recordResolution(const team::TeamProposal &p, const QString &outcome, const QString &uuid,
-                          const QByteArray &digest, const QByteArray &privateKey,
-                          const QString &keyError);
-    // The key (or why there is none), then fn; the key's copy is wiped after fn.
-    void withKey(std::function<void(const QByteArray &key, const QString &error)> fn);
 
     struct Rows;
     QPointer<team::TeamQueue> m_queue;
@@ -106,7 +96,7 @@ private:
     QPushButton *m_markNotCreated;
     QLabel *m_status;
     QLabel *m_rejected;
-    KeyLoader m_keyLoader;
+    team::DecisionRecorder *m_recorder; // a child: what is decided, signed and recorded
     Lookup m_lookup;
     quint64 m_rejectionsAsked = 0;
     bool m_refreshing = false;

@@ -2,9 +2,9 @@
 
 #include "broker/CreateLookup.h"
 #include "fabric/FabricClient.h"
-#include "gui/ApproverKeyStore.h"
-#include "gui/CredentialStore.h"
 #include "gui/TeamApprovalsDialog.h"
+#include "keychain/ApproverKeyStore.h"
+#include "keychain/CredentialStore.h"
 #include "team/TeamQueue.h"
 
 #include <QLoggingCategory>
@@ -16,7 +16,8 @@ namespace fb {
 TeamDesk::TeamDesk(const QString &uri, const QString &password, FabricClient *fabric,
                    QObject *parent)
     : QObject(parent)
-    , m_keys(new ApproverKeyStore(QString::fromLatin1(CredentialStore::DefaultService), this))
+    , m_keys(new keychain::ApproverKeyStore(
+          QString::fromLatin1(keychain::CredentialStore::DefaultService), this))
     , m_fabric(fabric)
 {
     m_queue = std::make_unique<team::TeamQueue>(uri, team::TeamIdentity::local());
@@ -40,7 +41,7 @@ void TeamDesk::showApprovals(QWidget *parent)
 {
     if (!m_dialog) {
         m_dialog = new TeamApprovalsDialog(m_queue.get(), parent);
-        QPointer<ApproverKeyStore> keys = m_keys;
+        QPointer<keychain::ApproverKeyStore> keys = m_keys;
         m_dialog->setKeyLoader([keys](auto answer) {
             if (!keys)
                 return answer({}, tr("the app is shutting down"));

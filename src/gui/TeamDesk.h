@@ -14,9 +14,12 @@
 
 class QWidget;
 
+namespace fb::keychain {
+class ApproverKeyStore;
+} // namespace fb::keychain
+
 namespace fb {
 
-class ApproverKeyStore;
 class FabricClient;
 class TeamApprovalsDialog;
 namespace team {
@@ -39,7 +42,7 @@ public:
 private:
     void lookForNew();
     std::unique_ptr<team::TeamQueue> m_queue;
-    ApproverKeyStore *m_keys;
+    keychain::ApproverKeyStore *m_keys;
     QPointer<FabricClient> m_fabric;
     QPointer<TeamApprovalsDialog> m_dialog;
     QSet<QByteArray> m_seen;

@@ -135,4 +135,10 @@ bool ApprovalKeys::isFingerprint(const QString &text)
     return re.match(text).hasMatch();
 }
 
+void ApprovalKeys::wipe(QByteArray &secret)
+{
+    if (!secret.isEmpty())
+        OPENSSL_cleanse(secret.data(), static_cast<size_t>(secret.size()));
+}
+
 } // namespace fb::team

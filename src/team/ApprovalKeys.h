@@ -1,7 +1,8 @@
 #pragma once
 // Ed25519 keys and signatures for signed approvals (issue #26, docs/team-signing.md),
 // through OpenSSL 3 (EVP_PKEY_ED25519). GUI-free: where the private key is kept (the OS keychain)
-// is the app's business (src/app/ApproverKeyStore); this only does the arithmetic.
+// is the keychain library's business (src/keychain/ApproverKeyStore); this only does the
+// arithmetic.
 //
 // A public key travels as its raw 32 bytes in standard base64; its fingerprint is OpenSSH's form,
 // "SHA256:" followed by the unpadded base64 of the SHA-256 of the raw public key.
@@ -33,6 +34,9 @@ public:
     static std::optional<QByteArray> fromBase64(const QString &text);
     // Whether text has the form of a fingerprint ("SHA256:" and 43 base64 characters).
     static bool isFingerprint(const QString &text);
+    // Overwrites secret's bytes with zeros in a way the compiler cannot drop (OPENSSL_cleanse):
+    // a private key's copy, once used. Detach first a copy that shares its data.
+    static void wipe(QByteArray &secret);
 };
 
 } // namespace fb::team

@@ -3,6 +3,7 @@
 #include "core/ChangeType.h"
 #include "core/CompiledRequest.h"
 #include "core/Sha256.h"
+#include "team/ApprovalKeys.h"
 
 #include <QRegularExpression>
 #include <QUrl>
@@ -58,6 +59,63 @@ std::optional<SignedDecision> signShownDecision(const TeamProposal &p, const QSt
     if (!refusalOf(p).isEmpty())
         return std::nullopt;
     return signDecision(p, decision, shownTextSha256(shown), role, privateKey, nowMs);
+}
+
+bool awaitsResolution(const TeamProposal &p)
+{
+    return p.state == u"unknown" && !p.resolution;
+}
+
+bool openToDecision(const TeamProposal &p)
+{
+    return refusalOf(p).isEmpty() && (p.state == u"pending" || p.state == u"consumed");
+}
+
+QString DecisionSigning::fingerprint() const
+{
+    return signature ? ApprovalKeys::fingerprint(signature->publicKey) : QString();
+}
+
+namespace {
+DecisionSigning signingWith(const QByteArray &privateKey, const QString &keyError,
+                            const std::optional<SignedDecision> &signedBy)
+{
+    DecisionSigning s;
+    if (privateKey.isEmpty()) {
+        s.keyError = keyError;
+        return s;
+    }
+    if (!signedBy) {
+        s.status = DecisionSigning::Status::NotEd25519;
+        return s;
+    }
+    s.status = DecisionSigning::Status::Signed;
+    s.signature =
+        TeamQueue::Signature{signedBy->statement, signedBy->signature, signedBy->publicKey};
+    return s;
+}
+} // namespace
+
+DecisionSigning decisionSigning(const TeamProposal &p, const QString &decision,
+                                const QString &shown, const QString &role,
+                                const QByteArray &privateKey, const QString &keyError, qint64 nowMs)
+{
+    if (privateKey.isEmpty())
+        return signingWith(privateKey, keyError, std::nullopt);
+    return signingWith(privateKey, keyError,
+                       signShownDecision(p, decision, shown, role, privateKey, nowMs));
+}
+
+DecisionSigning resolutionSigning(const TeamProposal &p, const QString &outcome,
+                                  const QString &uuid, const QString &shown, const QString &role,
+                                  const QByteArray &privateKey, const QString &keyError,
+                                  qint64 nowMs)
+{
+    if (privateKey.isEmpty())
+        return signingWith(privateKey, keyError, std::nullopt);
+    return signingWith(
+        privateKey, keyError,
+        signResolution(p, outcome, uuid, shownTextSha256(shown), role, privateKey, nowMs));
 }
 
 } // namespace fb::team

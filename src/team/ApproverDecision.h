@@ -4,7 +4,8 @@
 // change type, "\n", body, the same value the agent sees as request_sha256), whether the row may
 // be shown at all (its stored body hash must be its body's), where the create goes (the binding:
 // Fabric endpoint, credentials, sandbox or production), the SHA-256 of the text shown, and the
-// signed statement of a decision on it. The Team approvals dialog only renders and reports.
+// signed statement of a decision or a resolution on it, and how it was signed (or why not). The
+// Team approvals dialog only renders and reports; DecisionRecorder records what is decided here.
 // Pure and GUI-free.
 #include "team/ApprovalVerify.h"
 #include "team/TeamQueue.h"
@@ -47,5 +48,39 @@ QByteArray shownTextSha256(const QString &shown);
 std::optional<SignedDecision> signShownDecision(const TeamProposal &p, const QString &decision,
                                                 const QString &shown, const QString &role,
                                                 const QByteArray &privateKey, qint64 nowMs);
+
+// Whether p is an unknown outcome still waiting for a person other than the proposer to mark it.
+bool awaitsResolution(const TeamProposal &p);
+// Whether p may be approved or denied: it is shown (refusalOf is empty) and still pending or
+// consumed.
+bool openToDecision(const TeamProposal &p);
+
+// How a decision or resolution is signed: the statement, its signature and key, or why not.
+struct DecisionSigning {
+    enum class Status {
+        Signed,
+        NoKey,      // no private key: keyError says why (the key loader's words)
+        NotEd25519, // the key did not sign (not an Ed25519 key, or no valid statement)
+    };
+    Status status = Status::NoKey;
+    QString keyError;
+    std::optional<TeamQueue::Signature> signature; // when Signed
+
+    // The signing key's fingerprint (ApprovalKeys::fingerprint) when Signed, else empty.
+    QString fingerprint() const;
+};
+
+// role's decision on p, its dialog having shown exactly shown (signShownDecision), signed with
+// privateKey when there is one (else NoKey with keyError).
+DecisionSigning decisionSigning(const TeamProposal &p, const QString &decision,
+                                const QString &shown, const QString &role,
+                                const QByteArray &privateKey, const QString &keyError,
+                                qint64 nowMs);
+// role's resolution of p's unknown outcome (outcome created with uuid, or not_created), its dialog
+// having shown exactly shown, the catalog lookup included (ApprovalVerify's signResolution).
+DecisionSigning resolutionSigning(const TeamProposal &p, const QString &outcome,
+                                  const QString &uuid, const QString &shown, const QString &role,
+                                  const QByteArray &privateKey, const QString &keyError,
+                                  qint64 nowMs);
 
 } // namespace fb::team

@@ -12,10 +12,10 @@
 #include "gui/ApprovalDialog.h"
 #include "gui/AuditViewDialog.h"
 #include "gui/ConnectClientDialog.h"
-#include "gui/CredentialStore.h"
 #include "gui/MainWindow.h"
 #include "gui/ProposalTableModel.h"
 #include "gui/SettingsDialog.h"
+#include "keychain/CredentialStore.h"
 
 #include <QAccessible>
 #include <QApplication>
@@ -290,8 +290,8 @@ private slots:
         // A long text that arrives later (a keychain error) still fits.
         auto *credentials = dialog.findChild<QLabel *>(QStringLiteral("credentialsNote"));
         QVERIFY(credentials);
-        credentials->setText(CredentialStore::failureText(QKeychain::NoBackendAvailable,
-                                                          QStringLiteral("Unknown error")));
+        credentials->setText(keychain::CredentialStore::failureText(
+            QKeychain::NoBackendAvailable, QStringLiteral("Unknown error")));
         QTRY_VERIFY2(clippedLabels(dialog).isEmpty(),
                      qPrintable(clippedLabels(dialog).join(u", ")));
         if (const QByteArray shot = qgetenv("FB_SETTINGS_SCREENSHOT"); !shot.isEmpty())
@@ -301,14 +301,14 @@ private slots:
 
     void missingKeychainSaysWhatIsMissing()
     {
-        const QString text = CredentialStore::failureText(QKeychain::NoBackendAvailable,
-                                                          QStringLiteral("Unknown error"));
+        const QString text = keychain::CredentialStore::failureText(
+            QKeychain::NoBackendAvailable, QStringLiteral("Unknown error"));
         for (const char *word : {"Secret Service", "GNOME Keyring", "KeePassXC", "KWallet",
                                  "EQUINIX_API_CLIENTID", "EQUINIX_API_CLIENTSECRET"})
             QVERIFY2(text.contains(QLatin1String(word)), qPrintable(text));
 
         // The real thing: no D-Bus session (initTestCase), the settings dialog reads the keychain.
-        CredentialStore store(
+        keychain::CredentialStore store(
             QStringLiteral("fabric-broker-test-%1").arg(QCoreApplication::applicationPid()));
         SettingsDialog dialog(FabricConfig{}, BrokerSettings{}, false, &store);
         dialog.setAttribute(Qt::WA_DeleteOnClose, false);

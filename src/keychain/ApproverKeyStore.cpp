@@ -1,13 +1,11 @@
-#include "gui/ApproverKeyStore.h"
+#include "keychain/ApproverKeyStore.h"
 
-#include "gui/CredentialStore.h"
+#include "keychain/CredentialStore.h"
 #include "team/ApprovalKeys.h"
 
 #include <qt6keychain/keychain.h>
 
-#include <openssl/crypto.h>
-
-namespace fb {
+namespace fb::keychain {
 
 namespace {
 template <typename Job> Job *newJob(const QString &service, QObject *parent)
@@ -44,7 +42,7 @@ void ApproverKeyStore::read(bool created, bool create, Done done)
                                     QStringLiteral("OpenSSL could not make an Ed25519 key"));
                     auto *w = newJob<QKeychain::WritePasswordJob>(m_service, this);
                     w->setBinaryData(key->toBase64());
-                    OPENSSL_cleanse(key->data(), static_cast<size_t>(key->size()));
+                    team::ApprovalKeys::wipe(*key);
                     connect(w, &QKeychain::Job::finished, this,
                             [this, done = std::move(done)](QKeychain::Job *wj) mutable {
                                 if (wj->error() != QKeychain::NoError)
@@ -75,4 +73,4 @@ void ApproverKeyStore::read(bool created, bool create, Done done)
     job->start();
 }
 
-} // namespace fb
+} // namespace fb::keychain

@@ -1,4 +1,4 @@
-#include "gui/CredentialStore.h"
+#include "keychain/CredentialStore.h"
 
 #include <QLoggingCategory>
 #include <QPointer>
@@ -7,7 +7,7 @@
 
 Q_LOGGING_CATEGORY(lcCredentials, "fabricbroker.gui.credentials")
 
-namespace fb {
+namespace fb::keychain {
 
 namespace {
 const QString kClientIdKey = QStringLiteral("fabric-client-id");
@@ -153,4 +153,4 @@ void CredentialStore::writeTeamPassword(const QString &password,
              });
 }
 
-} // namespace fb
+} // namespace fb::keychain

@@ -1,12 +1,12 @@
 #pragma once
 // CredentialStore: the Fabric client id and secret in the platform keychain (QtKeychain), never
 // in QSettings or any file of ours. Jobs are asynchronous: callbacks run later from the event
-// loop, exactly once per call.
+// loop, exactly once per call. GUI-free (the keychain library links no widgets).
 #include <QObject>
 #include <QString>
 #include <functional>
 
-namespace fb {
+namespace fb::keychain {
 
 struct FabricCredentials {
     QString clientId;
@@ -50,4 +50,4 @@ private:
     QString m_service;
 };
 
-} // namespace fb
+} // namespace fb::keychain

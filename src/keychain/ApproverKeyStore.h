@@ -7,7 +7,7 @@
 #include <QString>
 #include <functional>
 
-namespace fb {
+namespace fb::keychain {
 
 class ApproverKeyStore : public QObject {
     Q_OBJECT
@@ -28,4 +28,4 @@ private:
     QString m_service;
 };
 
-} // namespace fb
+} // namespace fb::keychain
