@@ -5,9 +5,9 @@
 //  2. defence in depth: directory and socket opened up to everyone (chmod) — the kernel lets
 //     the connection through, and the server's SO_PEERCRED check rejects it before a byte of
 //     MCP is read or written.
-#include "mcp/LocalSocketServer.h"
 #include "mcp/McpServer.h"
 #include "mcp/ToolRegistry.h"
+#include "transport/socket/LocalSocketServer.h"
 
 #include <QProcess>
 #include <QSignalSpy>
@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 using namespace fb::mcp;
+using namespace fb::transport;
 
 namespace {
 

@@ -1,12 +1,12 @@
 // LocalSocketServer: per-user socket, sessions over QLocalSocket, slow readers, lock file.
 #include "RawSocket.h"
 #include "SocketClient.h"
-#include "mcp/LocalSocketServer.h"
 #include "mcp/McpServer.h"
 #include "mcp/Protocol.h"
-#include "mcp/SocketDirectory.h"
 #include "mcp/ToolCall.h"
 #include "mcp/ToolRegistry.h"
+#include "transport/socket/LocalSocketServer.h"
+#include "transport/socket/SocketDirectory.h"
 
 #include <QDir>
 #include <QElapsedTimer>
@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 using namespace fb::mcp;
+using namespace fb::transport;
 using fbtest::rawConnect;
 using fbtest::rawWrite;
 using fbtest::SocketClient;
