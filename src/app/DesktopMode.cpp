@@ -7,7 +7,7 @@
 #include "broker/MutationBroker.h"
 #include "broker/PolicyApply.h"
 #include "broker/RelayHello.h"
-#include "mcp/LocalSocketServer.h"
+#include "transport/socket/LocalSocketServer.h"
 
 #ifdef HAVE_FABRICBROKER_GUI
 #include "gui/DesktopApprover.h"
@@ -120,7 +120,7 @@ public:
     }
 
     // Starts serving, once readSavedSettings is done.
-    void start(mcp::StdioDevices *stdioDevices = nullptr)
+    void start(transport::StdioDevices *stdioDevices = nullptr)
     {
         m_options.stdioDevices = stdioDevices;
         readTeamPassword();
@@ -229,7 +229,7 @@ int runDesktop(CommandLine &cli)
 {
     const bool stdio = cli.isSet(QStringLiteral("stdio"));
     const QString socketPath =
-        mcp::LocalSocketServer::resolveSocketPath(cli.value(SettingId::Socket));
+        transport::LocalSocketServer::resolveSocketPath(cli.value(SettingId::Socket));
 
     if (stdio) {
         // An MCP client spawned us. If the app already runs, relay the MCP bytes to it unchanged.
@@ -245,18 +245,18 @@ int runDesktop(CommandLine &cli)
         }
         auto *relay = new StdioRelay(QCoreApplication::instance());
         switch (relay->connectTo(socketPath, &why)) {
-        case mcp::ListenerCheck::Trusted:
+        case transport::ListenerCheck::Trusted:
             QObject::connect(relay, &StdioRelay::finished, QCoreApplication::instance(),
                              &QCoreApplication::exit);
             relay->setHello(request.toJson());
             relay->start();
             return QCoreApplication::exec();
-        case mcp::ListenerCheck::Refused:
+        case transport::ListenerCheck::Refused:
             QTextStream(stderr) << "fabric-broker: refusing to relay to " << socketPath << ": "
                                 << why << "\n";
             delete relay;
             return 1;
-        case mcp::ListenerCheck::Absent:
+        case transport::ListenerCheck::Absent:
             break;
         }
         delete relay;
@@ -316,7 +316,7 @@ int runDesktop(CommandLine &cli)
             if (stdio) // a 2026-07-28 client's probe is answered before anything starts
                 ServerHost::answerDiscoverFirst(
                     instance->options(),
-                    [instance](mcp::StdioDevices *devices) { instance->start(devices); });
+                    [instance](transport::StdioDevices *devices) { instance->start(devices); });
             else
                 instance->start();
         });

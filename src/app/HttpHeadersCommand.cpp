@@ -21,7 +21,7 @@ int runHttpHeadersCommand(const QStringList &args)
     parser.addOptions({
         {QStringLiteral("token"), QStringLiteral("Print only the token.")},
         {QStringLiteral("token-file"),
-         QStringLiteral("The token file (default: %1).").arg(mcp::HttpToken::defaultPath()),
+         QStringLiteral("The token file (default: %1).").arg(transport::HttpToken::defaultPath()),
          QStringLiteral("path")},
     });
     if (const std::optional<int> exit =
@@ -31,9 +31,9 @@ int runHttpHeadersCommand(const QStringList &args)
         return *exit;
     const QString path = parser.isSet(QStringLiteral("token-file"))
                              ? parser.value(QStringLiteral("token-file"))
-                             : mcp::HttpToken::defaultPath();
+                             : transport::HttpToken::defaultPath();
     QString error;
-    const QByteArray token = mcp::HttpToken::read(path, &error);
+    const QByteArray token = transport::HttpToken::read(path, &error);
     if (token.isEmpty()) {
         QTextStream(stderr) << "fabric-broker http-headers: " << error << "\n";
         return 1;

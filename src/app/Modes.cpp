@@ -96,7 +96,7 @@ int runHeadless(CommandLine &cli)
 
     installQuitOnSignals(); // before the socket is published, so a signal always ends cleanly
     ServerHost host;
-    const auto startHost = [&host, options](mcp::StdioDevices *devices) {
+    const auto startHost = [&host, options](transport::StdioDevices *devices) {
         ServerHost::Options withDevices = options;
         withDevices.stdioDevices = devices;
         QString error;
@@ -115,7 +115,7 @@ int runHeadless(CommandLine &cli)
             return 1;
     } else {
         // A 2026-07-28 client's probe is answered before anything starts.
-        ServerHost::answerDiscoverFirst(options, [startHost](mcp::StdioDevices *devices) {
+        ServerHost::answerDiscoverFirst(options, [startHost](transport::StdioDevices *devices) {
             if (!startHost(devices))
                 QCoreApplication::exit(1);
         });

@@ -9,16 +9,18 @@
 #include "core/AuditLog.h"
 #include "core/AuditProposalEvents.h"
 #include "core/ProposalStore.h"
-#include "mcp/LocalSocketServer.h"
 #include "mcp/McpServer.h"
 #include "mcp/Session.h"
-#include "mcp/StdioDevices.h"
-#include "mcp/StdioDiscoverGate.h"
 #include "mcp/ToolRegistry.h"
 #include "sandbox/FabricSandbox.h"
 #include "team/TeamQueue.h"
+#include "transport/http/HttpAddress.h"
 #include "transport/http/HttpServer.h"
 #include "transport/http/HttpToken.h"
+#include "transport/socket/LocalSocketServer.h"
+#include "transport/stdio/StdioDevices.h"
+#include "transport/stdio/StdioDiscoverGate.h"
+#include "transport/stdio/StdioTransport.h"
 
 #include <QCoreApplication>
 #include <QLoggingCategory>
@@ -241,22 +243,22 @@ bool ServerHost::start(const Options &options, QString *error)
     });
 
     if (options.listen) {
-        m_socketPath = mcp::LocalSocketServer::resolveSocketPath(options.socket);
-        m_socketServer = std::make_unique<mcp::LocalSocketServer>(m_server.get());
+        m_socketPath = transport::LocalSocketServer::resolveSocketPath(options.socket);
+        m_socketServer = std::make_unique<transport::LocalSocketServer>(m_server.get());
         if (!m_socketServer->listen(m_socketPath, error))
             return false;
         qCInfo(lcHost).noquote() << "listening on" << m_socketPath;
     }
     if (!options.http.isEmpty()) {
-        mcp::HttpServerOptions http;
-        if (!mcp::HttpServer::parseAddress(options.http, &http.address, &http.port, error))
+        transport::HttpServerOptions http;
+        if (!transport::HttpAddress::parse(options.http, &http.address, &http.port, error))
             return false;
         startHttp(http);
     }
     if (options.stdio) {
-        connect(m_server.get(), &mcp::McpServer::stdioFinished, this, &ServerHost::stdioFinished);
-        if (mcp::Session *own = m_server->serveProcessStdio(options.stdioDevices))
-            own->setAsksUnconfirmedMutations(stdioAsksUnconfirmed);
+        auto *stdio = transport::StdioTransport::serve(m_server.get(), options.stdioDevices);
+        connect(stdio, &transport::StdioTransport::finished, this, &ServerHost::stdioFinished);
+        stdio->session()->setAsksUnconfirmedMutations(stdioAsksUnconfirmed);
     }
     return true;
 }
@@ -264,13 +266,13 @@ bool ServerHost::start(const Options &options, QString *error)
 // A new token at every start, and another after a failed bind: whoever held the port may have
 // collected the token from a configured client, and must be left with nothing that works. A
 // failed bind (or token file) is a warning (log and window), never a failed start.
-void ServerHost::startHttp(mcp::HttpServerOptions http)
+void ServerHost::startHttp(transport::HttpServerOptions http)
 {
-    const QString tokenPath = mcp::HttpToken::defaultPath();
+    const QString tokenPath = transport::HttpToken::defaultPath();
     QString why;
-    http.token = mcp::HttpToken::rotate(tokenPath, &why);
+    http.token = transport::HttpToken::rotate(tokenPath, &why);
     if (!http.token.isEmpty()) {
-        m_httpServer = std::make_unique<mcp::HttpServer>(m_server.get(), http);
+        m_httpServer = std::make_unique<transport::HttpServer>(m_server.get(), http);
         if (m_httpServer->listen(&why)) {
             qCInfo(lcHost).noquote()
                 << "MCP over HTTP at" << httpUrl() << "(bearer token in" << tokenPath << ")";
@@ -278,7 +280,7 @@ void ServerHost::startHttp(mcp::HttpServerOptions http)
         }
         m_httpServer.reset();
         QString ignored;
-        mcp::HttpToken::rotate(tokenPath, &ignored);
+        transport::HttpToken::rotate(tokenPath, &ignored);
     }
     m_httpWarning = QStringLiteral("MCP over HTTP is off: %1").arg(why);
     qCWarning(lcHost).noquote() << m_httpWarning
@@ -294,7 +296,7 @@ bool ServerHost::usesSandbox(const Options &options)
 }
 
 void ServerHost::answerDiscoverFirst(const Options &options,
-                                     std::function<void(mcp::StdioDevices *)> open)
+                                     std::function<void(transport::StdioDevices *)> open)
 {
     // What start() will serve: the environment's credentials, else those the desktop read from
     // the keychain before calling this (options.savedFabricConfig), else the sandbox.
@@ -313,9 +315,9 @@ void ServerHost::answerDiscoverFirst(const Options &options,
         (toolsets.contains(QStringLiteral("mutate")) ? QString() : options.readOnlyNote);
     if (sandbox)
         early.title = QStringLiteral("Fabric Broker (SANDBOX)");
-    auto *devices = new mcp::StdioDevices(0, 1, QCoreApplication::instance());
-    auto *gate = new mcp::StdioDiscoverGate(devices, early, QCoreApplication::instance());
-    connect(gate, &mcp::StdioDiscoverGate::finishedEarly, QCoreApplication::instance(),
+    auto *devices = new transport::StdioDevices(0, 1, QCoreApplication::instance());
+    auto *gate = new transport::StdioDiscoverGate(devices, early, QCoreApplication::instance());
+    connect(gate, &transport::StdioDiscoverGate::finishedEarly, QCoreApplication::instance(),
             [] { QCoreApplication::exit(0); });
     gate->start(kDiscoverGateIdleMs, [gate, devices, open = std::move(open)] {
         gate->deleteLater();

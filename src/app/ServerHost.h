@@ -24,11 +24,13 @@ class TeamQueue;
 namespace mcp {
 class McpServer;
 class ToolRegistry;
+} // namespace mcp
+namespace transport {
 class LocalSocketServer;
 class HttpServer;
 struct HttpServerOptions;
 class StdioDevices;
-} // namespace mcp
+} // namespace transport
 
 class ServerHost : public QObject {
     Q_OBJECT
@@ -54,7 +56,7 @@ public:
         // Also appended when the mutate toolset is not served (how to turn proposals on).
         QString readOnlyNote;
         // stdio: the process's stdio devices when answerDiscoverFirst made them.
-        mcp::StdioDevices *stdioDevices = nullptr;
+        transport::StdioDevices *stdioDevices = nullptr;
     };
 
     explicit ServerHost(QObject *parent = nullptr);
@@ -93,7 +95,7 @@ public:
     // process) before anything is started, then runs open with the devices for
     // Options::stdioDevices. Input that ends after discover requests only ends the process.
     static void answerDiscoverFirst(const Options &options,
-                                    std::function<void(mcp::StdioDevices *)> open);
+                                    std::function<void(transport::StdioDevices *)> open);
     static constexpr int kDiscoverGateIdleMs = 250;
 
     // How long EOF and SIGTERM wait for the outcome of creates in flight: about what MCP
@@ -115,7 +117,7 @@ signals:
     void stdioFinished();
 
 private:
-    void startHttp(mcp::HttpServerOptions http);
+    void startHttp(transport::HttpServerOptions http);
     BrokerSettings m_settings; // a copy of m_live's, kept current
     std::unique_ptr<LiveSettings> m_live;
     std::unique_ptr<AuditLog> m_audit;
@@ -127,9 +129,9 @@ private:
     std::unique_ptr<team::TeamQueue> m_team; // team mode only
     std::unique_ptr<Catalog> m_catalog;
     std::unique_ptr<mcp::McpServer> m_server;
-    std::unique_ptr<mcp::LocalSocketServer> m_socketServer;
+    std::unique_ptr<transport::LocalSocketServer> m_socketServer;
     QString m_socketPath;
-    std::unique_ptr<mcp::HttpServer> m_httpServer;
+    std::unique_ptr<transport::HttpServer> m_httpServer;
     QString m_httpWarning;
     bool m_shuttingDown = false;
 };

@@ -1,7 +1,7 @@
 #include "app/SingleInstance.h"
 
-#include "mcp/LocalSocketServer.h"
-#include "mcp/SocketDirectory.h"
+#include "transport/socket/LocalSocketServer.h"
+#include "transport/socket/SocketDirectory.h"
 
 #include <QLocalServer>
 #include <QLocalSocket>
@@ -18,7 +18,8 @@ SingleInstance::SingleInstance(QObject *parent)
 
 QString SingleInstance::controlSocketPath()
 {
-    return mcp::LocalSocketServer::runtimeDirectory() + QStringLiteral("/fabric-broker-ui.sock");
+    return transport::LocalSocketServer::runtimeDirectory() +
+           QStringLiteral("/fabric-broker-ui.sock");
 }
 
 bool SingleInstance::askRunningInstanceToRaise(int timeoutMs)
@@ -28,7 +29,7 @@ bool SingleInstance::askRunningInstanceToRaise(int timeoutMs)
     if (!socket.waitForConnected(timeoutMs))
         return false;
     QString why;
-    if (!mcp::peerRunsAs(socket.socketDescriptor(), ::getuid(), &why)) {
+    if (!transport::peerRunsAs(socket.socketDescriptor(), ::getuid(), &why)) {
         socket.abort(); // not our app: say nothing to it
         return false;
     }

@@ -1,7 +1,7 @@
 #include "app/StdioRelay.h"
 
 #include "mcp/McpServer.h"
-#include "mcp/StdioDevices.h"
+#include "transport/stdio/StdioDevices.h"
 
 #include <QFileInfo>
 #include <QJsonArray>
@@ -23,40 +23,41 @@ StdioRelay::StdioRelay(QObject *parent)
 {
 }
 
-mcp::ListenerCheck StdioRelay::connectTo(const QString &socketPath, QString *why, int timeoutMs)
+transport::ListenerCheck StdioRelay::connectTo(const QString &socketPath, QString *why,
+                                               int timeoutMs)
 {
     const uid_t uid = ::getuid();
     // In the shared /tmp fallback the directory itself must be private before anything in it
     // is trusted; a missing one means no instance has started yet.
-    const mcp::SocketDirectory dir = mcp::SocketDirectory::resolve();
-    if (dir.source() == mcp::SocketDirectory::Source::Fallback &&
+    const transport::SocketDirectory dir = transport::SocketDirectory::resolve();
+    if (dir.source() == transport::SocketDirectory::Source::Fallback &&
         QFileInfo(socketPath).absolutePath() == dir.path()) {
         const QFileInfo info(dir.path());
         if (!info.exists() && !info.isSymLink())
-            return mcp::ListenerCheck::Absent;
-        if (!mcp::SocketDirectory::checkPrivateDirectory(dir.path(), uid, false, why))
-            return mcp::ListenerCheck::Refused;
+            return transport::ListenerCheck::Absent;
+        if (!transport::SocketDirectory::checkPrivateDirectory(dir.path(), uid, false, why))
+            return transport::ListenerCheck::Refused;
     }
-    const mcp::ListenerCheck file = mcp::checkSocketFile(socketPath, uid, why);
-    if (file != mcp::ListenerCheck::Trusted)
+    const transport::ListenerCheck file = transport::checkSocketFile(socketPath, uid, why);
+    if (file != transport::ListenerCheck::Trusted)
         return file;
     m_socket->connectToServer(socketPath);
     if (!m_socket->waitForConnected(timeoutMs))
-        return mcp::ListenerCheck::Absent; // a stale socket file: nobody listens
+        return transport::ListenerCheck::Absent; // a stale socket file: nobody listens
     // The file may have been replaced between the check and the connect: what counts is who
     // is listening on the connection we got.
-    if (!mcp::peerRunsAs(m_socket->socketDescriptor(), uid, why)) {
+    if (!transport::peerRunsAs(m_socket->socketDescriptor(), uid, why)) {
         m_socket->abort();
-        return mcp::ListenerCheck::Refused;
+        return transport::ListenerCheck::Refused;
     }
-    return mcp::ListenerCheck::Trusted;
+    return transport::ListenerCheck::Trusted;
 }
 
 void StdioRelay::start()
 {
-    m_stdio = new mcp::StdioDevices(0, 1, this);
+    m_stdio = new transport::StdioDevices(0, 1, this);
     connect(m_stdio->input(), &QIODevice::readyRead, this, &StdioRelay::pumpIn);
-    connect(m_stdio, &mcp::StdioDevices::inputFinished, this, [this] {
+    connect(m_stdio, &transport::StdioDevices::inputFinished, this, [this] {
         pumpIn();
         // The client closed stdin: flush what we relayed, then leave; the app's session ends
         // and cancels whatever that client had in flight.

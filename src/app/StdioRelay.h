@@ -8,7 +8,7 @@
 // for, see broker/RelayHello.h); the instance's first line back is the welcome, which the relay
 // consumes: a refusal is printed on stderr (its first line the fix), the client then gets the
 // instance's JSON-RPC error at initialize, and the relay exits with kRefusedExitCode.
-#include "mcp/SocketDirectory.h"
+#include "transport/socket/SocketDirectory.h"
 
 #include <QJsonObject>
 #include <QObject>
@@ -17,7 +17,7 @@
 class QLocalSocket;
 
 namespace fb {
-namespace mcp {
+namespace transport {
 class StdioDevices;
 }
 
@@ -32,7 +32,8 @@ public:
     // Connects to the socket synchronously (a local connect is immediate) and verifies the
     // listener. Absent: nobody there (become the instance). Refused: *why says what is wrong;
     // the connection is closed without a byte written.
-    mcp::ListenerCheck connectTo(const QString &socketPath, QString *why, int timeoutMs = 500);
+    transport::ListenerCheck connectTo(const QString &socketPath, QString *why,
+                                       int timeoutMs = 500);
     // Sent as the first line once started (before any byte from stdin).
     void setHello(const QJsonObject &hello) { m_hello = hello; }
     void start();
@@ -48,7 +49,7 @@ private:
     void reportWelcome(const QJsonObject &welcome);
 
     QLocalSocket *m_socket;
-    mcp::StdioDevices *m_stdio = nullptr;
+    transport::StdioDevices *m_stdio = nullptr;
     bool m_done = false;
     QJsonObject m_hello;
     bool m_awaitingWelcome = false;

@@ -10,7 +10,7 @@
 #include "gui/PolicyLocks.h"
 #include "gui/WindowFit.h"
 #include "keychain/CredentialStore.h"
-#include "transport/http/HttpServer.h"
+#include "transport/http/HttpAddress.h"
 #include "ui_SettingsDialog.h"
 
 #include <QCheckBox>
@@ -75,7 +75,7 @@ SettingsDialog::SettingsDialog(const FabricConfig &current, const BrokerSettings
     m_httpCheck = new QCheckBox(
         tr("Also serve MCP over HTTP on %1 (loopback; clients need the bearer token shown in "
            "Connect a client; takes effect at the next start)")
-            .arg(prefs.httpAddress.isEmpty() ? mcp::HttpServer::defaultAddress()
+            .arg(prefs.httpAddress.isEmpty() ? transport::HttpAddress::defaultAddress()
                                              : prefs.httpAddress),
         this);
     m_httpCheck->setObjectName(QStringLiteral("httpCheck"));
@@ -168,8 +168,8 @@ DesktopPreferences SettingsDialog::preferences() const
     p.approvalMode =
         BrokerSettings::approvalModeFromName(ui->approvalCombo->currentData().toString());
     if (m_httpCheck->isChecked())
-        p.httpAddress =
-            m_savedHttpAddress.isEmpty() ? mcp::HttpServer::defaultAddress() : m_savedHttpAddress;
+        p.httpAddress = m_savedHttpAddress.isEmpty() ? transport::HttpAddress::defaultAddress()
+                                                     : m_savedHttpAddress;
     return p;
 }
 

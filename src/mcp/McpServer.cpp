@@ -1,9 +1,6 @@
 #include "mcp/McpServer.h"
 #include "mcp/Logging.h"
 #include "mcp/Session.h"
-#include "mcp/StdioDevices.h"
-
-#include <QLocalSocket>
 
 using namespace Qt::StringLiterals;
 
@@ -15,7 +12,6 @@ public:
     ServerOptions options;
     QList<Session *> sessions;
     quint64 nextId = 0;
-    StdioDevices *stdio = nullptr;
     RelayHelloHandler relayHello;
 
     Session *attach(McpServer *q, Session *session)
@@ -57,7 +53,6 @@ McpServer::~McpServer()
         s->close(u"server shutting down"_s);
         delete s;
     }
-    delete d->stdio; // flushes stdout (at most one second)
     delete d;
 }
 
@@ -81,50 +76,17 @@ const ServerOptions &McpServer::options() const
     return d->options;
 }
 
-Session *McpServer::serveStdio(QIODevice *input, QIODevice *output)
+Session *McpServer::serve(const Peer &peer)
 {
-    auto *session = new Session(this, ++d->nextId, u"stdio"_s, input, output, this);
-    return d->attach(this, session);
-}
-
-Session *McpServer::serveSocket(QLocalSocket *socket)
-{
-    if (d->sessions.size() >= d->options.maxSessions) {
-        qCWarning(lcMcpServer) << "refusing a connection: already" << d->sessions.size()
-                               << "sessions (maximum" << d->options.maxSessions << ")";
-        socket->abort();
-        socket->deleteLater();
+    if (peer.limited && d->sessions.size() >= d->options.maxSessions) {
+        qCWarning(lcMcpServer).noquote()
+            << u"refusing a connection (%1): already %2 sessions (maximum %3)"_s.arg(peer.transport)
+                   .arg(d->sessions.size())
+                   .arg(d->options.maxSessions);
         return nullptr;
     }
-    // A client that sends faster than we parse is throttled by the kernel, not by memory.
-    socket->setReadBufferSize(1024 * 1024);
-    auto *session = new Session(this, ++d->nextId, u"socket"_s, socket, socket, this);
-    socket->setParent(session);
+    auto *session = new Session(this, ++d->nextId, peer.transport, peer.input, peer.output, this);
     return d->attach(this, session);
-}
-
-Session *McpServer::serveHttp(QIODevice *input, QIODevice *output)
-{
-    if (d->sessions.size() >= d->options.maxSessions) {
-        qCWarning(lcMcpServer) << "refusing an HTTP session: already" << d->sessions.size()
-                               << "sessions (maximum" << d->options.maxSessions << ")";
-        return nullptr;
-    }
-    auto *session = new Session(this, ++d->nextId, u"http"_s, input, output, this);
-    return d->attach(this, session);
-}
-
-Session *McpServer::serveProcessStdio(StdioDevices *devices)
-{
-    if (!d->stdio && devices) {
-        devices->setParent(nullptr);
-        d->stdio = devices;
-    }
-    if (!d->stdio)
-        d->stdio = new StdioDevices(0, 1);
-    Session *session = serveStdio(d->stdio->input(), d->stdio->output());
-    connect(session, &Session::closed, this, &McpServer::stdioFinished, Qt::QueuedConnection);
-    return session;
 }
 
 QList<ClientInfo> McpServer::sessions() const

@@ -1,7 +1,7 @@
 #pragma once
-// McpServer: the MCP engine. Owns the sessions (one per stdio stream or local socket
-// connection), dispatches JSON-RPC to the lifecycle methods and the ToolRegistry, and
-// broadcasts logging and list_changed notifications.
+// McpServer: the MCP engine. Owns the sessions (one per connection of a transport: src/transport
+// makes the devices and calls serve()), dispatches JSON-RPC to the lifecycle methods and the
+// ToolRegistry, and broadcasts logging and list_changed notifications.
 #include "mcp/ClientInfo.h"
 #include "mcp/ToolRegistry.h"
 
@@ -9,12 +9,10 @@
 #include <functional>
 
 class QIODevice;
-class QLocalSocket;
 
 namespace fb::mcp {
 
 class Session;
-class StdioDevices;
 
 // A relayed session (`fabric-broker --stdio` copying bytes to the instance's socket) starts with
 // one hello line before the MCP bytes: {"fabricBrokerRelayHello": {...what its command line and
@@ -46,6 +44,18 @@ struct ServerOptions {
     qint64 maxPendingWriteBytes = 16 * 1024 * 1024; // per session; beyond it the client is dropped
 };
 
+// What a transport hands to serve() for one connection: the devices the session reads and
+// writes (input and output may be the same device, e.g. a socket) and the transport's name
+// (ClientInfo::transport: "stdio", "socket", "http").
+struct Peer {
+    QString transport;
+    QIODevice *input = nullptr;
+    QIODevice *output = nullptr;
+    // Counts against ServerOptions::maxSessions (connections); false: always served (a pair of
+    // devices the process itself holds, such as its stdin/stdout).
+    bool limited = true;
+};
+
 class McpServer : public QObject {
     Q_OBJECT
 public:
@@ -55,21 +65,11 @@ public:
     ToolRegistry *registry() const;
     const ServerOptions &options() const;
 
-    // Serve one session on a pair of devices (stdin/stdout, or tests' buffers/pipes).
+    // Serves one session on the peer's devices; the session does not own them (a transport
+    // that wants the session to own them reparents them). nullptr when the peer is limited and
+    // the server already holds maxSessions (logged; the transport then drops the connection).
     // The session ends at end of input; sessionClosed is emitted.
-    Session *serveStdio(QIODevice *input, QIODevice *output);
-    // Serve one session on an accepted local socket; returns nullptr if over maxSessions.
-    // When over maxSessions the socket is aborted and deleted; otherwise the session owns it.
-    Session *serveSocket(QLocalSocket *socket);
-    // Serve one session of the HTTP transport (HttpChannel's device pair); nullptr if over
-    // maxSessions. The session does not own the devices.
-    Session *serveHttp(QIODevice *input, QIODevice *output);
-    // The real process: a session on fd 0 / fd 1 through StdioDevices (non-blocking stdin,
-    // buffered stdout written by a writer thread). stdioFinished() is emitted when input ends
-    // and the session has closed; connect it to QCoreApplication::quit. Stdout is flushed (at
-    // most one second) when the server is destroyed. devices: ones already made for fd 0 / 1
-    // (StdioDiscoverGate), taken over by the server.
-    Session *serveProcessStdio(StdioDevices *devices = nullptr);
+    Session *serve(const Peer &peer);
 
     // Decides what a relayed session gets from its hello line. Without a handler a hello line
     // is not recognised (it is answered like any other invalid message).
@@ -86,8 +86,6 @@ signals:
     void sessionOpened(const fb::mcp::ClientInfo &client);
     void sessionInitialized(const fb::mcp::ClientInfo &client);
     void sessionClosed(const fb::mcp::ClientInfo &client);
-    // The process stdio session ended (end of input): the app should exit.
-    void stdioFinished();
 
 private:
     class Private;

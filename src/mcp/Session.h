@@ -29,7 +29,7 @@ class Session : public QObject {
     Q_OBJECT
 public:
     // input and output may be the same device (sockets). The session does not take ownership
-    // of the devices (serveSocket reparents the socket to the session).
+    // of the devices (the socket transport reparents its socket to the session).
     Session(McpServer *server, quint64 id, const QString &transport, QIODevice *input,
             QIODevice *output, QObject *parent = nullptr);
     ~Session() override;

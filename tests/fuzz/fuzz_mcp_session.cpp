@@ -141,7 +141,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         serverEnd.setPeer(&clientEnd);
         QObject::connect(&clientEnd, &QIODevice::readyRead, [&] { output += clientEnd.readAll(); });
         McpServer server(registry(), options);
-        server.serveStdio(&serverEnd, &serverEnd);
+        server.serve({QStringLiteral("stdio"), &serverEnd, &serverEnd, false});
         pump(1);
         if (chunk == 0) {
             clientEnd.write(input);

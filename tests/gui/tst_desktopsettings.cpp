@@ -146,7 +146,7 @@ private slots:
     {
         Host host;
         TestClient client;
-        host.server.serveStdio(&client.serverEnd, &client.serverEnd);
+        host.server.serve({"stdio", &client.serverEnd, &client.serverEnd, false});
         client.send(QJsonObject{
             {"jsonrpc", "2.0"},
             {"id", 0},

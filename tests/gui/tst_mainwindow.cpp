@@ -169,7 +169,7 @@ private slots:
         qputenv("XDG_RUNTIME_DIR", QFile::encodeName(runtime.path()));
         QString error;
         const QByteArray token =
-            mcp::HttpToken::loadOrCreate(mcp::HttpToken::defaultPath(), &error);
+            transport::HttpToken::loadOrCreate(transport::HttpToken::defaultPath(), &error);
         QVERIFY2(!token.isEmpty(), qPrintable(error));
         const QString exe = QStringLiteral("/opt/Fabric Broker/bin/fabric-broker");
         const QString url = QStringLiteral("http://127.0.0.1:7431/mcp");

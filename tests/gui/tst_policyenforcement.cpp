@@ -20,9 +20,9 @@
 #include "gui/DesktopUi.h"
 #include "gui/MainWindow.h"
 #include "gui/SettingsDialog.h"
-#include "mcp/LocalSocketServer.h"
 #include "mcp/McpServer.h"
 #include "mcp/ToolRegistry.h"
+#include "transport/socket/LocalSocketServer.h"
 
 #include <QApplication>
 #include <QCheckBox>
@@ -120,7 +120,7 @@ SettingsDialog *openSettingsDialog()
 // The app's per-user socket, with the relay hello decided as ServerHost decides it (against what
 // the app serves at that moment).
 struct AppSocket {
-    mcp::LocalSocketServer server;
+    transport::LocalSocketServer server;
     QString path;
     AppSocket(Host &host, LiveSettings *live, const QString &dir)
         : server(&host.server)
@@ -294,7 +294,7 @@ private slots:
 
         Host host;
         TestClient client;
-        host.server.serveStdio(&client.serverEnd, &client.serverEnd);
+        host.server.serve({"stdio", &client.serverEnd, &client.serverEnd, false});
         initialize(client);
         DesktopUi ui(host.context());
         MainWindow *w = ui.mainWindow();

@@ -26,9 +26,12 @@
 #include <optional>
 
 namespace fb::mcp {
-
 class McpServer;
 class Session;
+} // namespace fb::mcp
+
+namespace fb::transport {
+
 class SseStream;
 struct SseLimits;
 
@@ -40,13 +43,13 @@ public:
 
     // stateless: the shared channel of the 2026-07-28 era (no Mcp-Session-Id). Check isOpen():
     // false when the server refused another session (maxSessions).
-    HttpChannel(McpServer *server, bool stateless, QObject *parent = nullptr);
+    HttpChannel(mcp::McpServer *server, bool stateless, QObject *parent = nullptr);
     ~HttpChannel() override;
 
     bool isOpen() const;
     bool isStateless() const { return m_stateless; }
     QString id() const { return m_id; } // the Mcp-Session-Id (random, 32 hex digits)
-    Session *session() const;
+    mcp::Session *session() const;
     qint64 lastActivityMs() const { return m_lastActivityMs; }
     int pendingRequests() const { return static_cast<int>(m_pending.size()); }
 
@@ -105,12 +108,12 @@ private:
     bool routeSubscription(QJsonObject message);
     void keepFinished(const std::shared_ptr<SseStream> &stream);
 
-    McpServer *m_server;
+    mcp::McpServer *m_server;
     bool m_stateless;
     QString m_id;
     std::unique_ptr<InputDevice> m_input;
     std::unique_ptr<OutputDevice> m_output;
-    QPointer<Session> m_session;
+    QPointer<mcp::Session> m_session;
     QByteArray m_outBuffer;
     QHash<quint64, Ticket> m_tickets;
     QHash<QString, Pending> m_pending; // internal id -> the client's id and its POST
@@ -125,4 +128,4 @@ private:
     bool m_closed = false;
 };
 
-} // namespace fb::mcp
+} // namespace fb::transport

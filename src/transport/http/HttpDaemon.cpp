@@ -18,7 +18,10 @@
 
 using namespace Qt::StringLiterals;
 
-namespace fb::mcp {
+namespace fb::transport {
+
+using mcp::lcMcpTransport;
+namespace protocol = mcp::protocol;
 
 namespace {
 
@@ -475,4 +478,4 @@ void HttpDaemon::onCompleted(MHD_Connection *connection, void **context, int rea
     exchange->deleteLater();
 }
 
-} // namespace fb::mcp
+} // namespace fb::transport

@@ -35,7 +35,7 @@ struct MHD_Daemon;
 struct MHD_Connection;
 struct MHD_Response;
 
-namespace fb::mcp {
+namespace fb::transport {
 
 struct HttpLimits {
     int maxConnections = 64;
@@ -110,4 +110,4 @@ private:
     bool m_stopping = false;
 };
 
-} // namespace fb::mcp
+} // namespace fb::transport

@@ -13,7 +13,9 @@
 #include <cerrno>
 #include <sys/socket.h>
 
-namespace fb::mcp {
+namespace fb::transport {
+
+using mcp::lcMcpTransport;
 
 namespace {
 
@@ -156,4 +158,4 @@ void HttpDaemon::onStreamFreed(quint64 streamId)
     delete s;
 }
 
-} // namespace fb::mcp
+} // namespace fb::transport

@@ -1,6 +1,6 @@
 #include "transport/http/HttpExchange.h"
 
-namespace fb::mcp {
+namespace fb::transport {
 
 HttpExchange::HttpExchange(QObject *parent)
     : QObject(parent)
@@ -26,4 +26,4 @@ void HttpExchange::finish(bool clientLeft)
         emit abandoned();
 }
 
-} // namespace fb::mcp
+} // namespace fb::transport

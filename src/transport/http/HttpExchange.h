@@ -12,7 +12,7 @@
 #include <functional>
 #include <memory>
 
-namespace fb::mcp {
+namespace fb::transport {
 
 class SseStream;
 
@@ -71,4 +71,4 @@ private:
     bool m_finished = false;
 };
 
-} // namespace fb::mcp
+} // namespace fb::transport

@@ -5,7 +5,9 @@
 
 using namespace Qt::StringLiterals;
 
-namespace fb::mcp::http {
+namespace fb::transport::http {
+
+namespace protocol = mcp::protocol;
 
 QByteArray reasonPhrase(int status)
 {
@@ -166,4 +168,4 @@ std::optional<Mismatch> modernHeaderMismatch(const QJsonObject &message, const Q
     return std::nullopt;
 }
 
-} // namespace fb::mcp::http
+} // namespace fb::transport::http

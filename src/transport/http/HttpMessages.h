@@ -9,7 +9,7 @@
 #include <QString>
 #include <optional>
 
-namespace fb::mcp::http {
+namespace fb::transport::http {
 
 inline constexpr int HeaderMismatch = -32020; // the SDK's HEADER_MISMATCH_ERROR_CODE
 inline constexpr int MissingRequiredClientCapability = -32021;
@@ -44,4 +44,4 @@ std::optional<Mismatch> modernHeaderMismatch(const QJsonObject &message, const Q
                                              const QByteArray &methodHeader,
                                              const QByteArray &nameHeader);
 
-} // namespace fb::mcp::http
+} // namespace fb::transport::http

@@ -13,7 +13,7 @@
 
 using namespace Qt::StringLiterals;
 
-namespace fb::mcp::HttpPeer {
+namespace fb::transport::HttpPeer {
 
 namespace {
 
@@ -151,4 +151,4 @@ bool runsAs(qintptr fd, uid_t uid, QString *why)
     return true;
 }
 
-} // namespace fb::mcp::HttpPeer
+} // namespace fb::transport::HttpPeer

@@ -9,11 +9,11 @@
 
 #include <sys/types.h>
 
-namespace fb::mcp::HttpPeer {
+namespace fb::transport::HttpPeer {
 
 // The uid owning the client end of the accepted loopback connection fd, or nullopt with why.
 std::optional<uid_t> clientUid(int fd, QString *why);
 // clientUid(fd) == uid; false (with why) for another user or when it cannot be told.
 bool runsAs(qintptr fd, uid_t uid, QString *why);
 
-} // namespace fb::mcp::HttpPeer
+} // namespace fb::transport::HttpPeer

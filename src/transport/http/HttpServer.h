@@ -35,13 +35,16 @@ class QTimer;
 QT_END_NAMESPACE
 
 namespace fb::mcp {
-
 class McpServer;
+} // namespace fb::mcp
+
+namespace fb::transport {
+
 class HttpChannel;
 
 struct HttpServerOptions {
     QHostAddress address = QHostAddress(QHostAddress::LocalHost);
-    quint16 port = 0;                      // 0: a free port
+    quint16 port = 0;                      // 0: a free port (HttpAddress::parse)
     QByteArray token;                      // required: the bearer token
     qint64 maxBodyBytes = 4 * 1024 * 1024; // = McpServer's frame limit
     HttpLimits limits;                     // connections, header and body deadlines
@@ -54,14 +57,8 @@ struct HttpServerOptions {
 class HttpServer : public QObject {
     Q_OBJECT
 public:
-    HttpServer(McpServer *server, HttpServerOptions options, QObject *parent = nullptr);
+    HttpServer(mcp::McpServer *server, HttpServerOptions options, QObject *parent = nullptr);
     ~HttpServer() override;
-
-    // "127.0.0.1:PORT", "[::1]:PORT" or "localhost:PORT" (PORT 0 = a free one). Anything that is
-    // not loopback is refused with a reason.
-    static bool parseAddress(const QString &text, QHostAddress *address, quint16 *port,
-                             QString *error);
-    static QString defaultAddress(); // "127.0.0.1:7431"
 
     bool listen(QString *error);
     bool isListening() const;
@@ -88,7 +85,7 @@ private:
                   bool closeAfter, const QByteArray &sessionHeader, bool modern = false);
     void expireIdle();
 
-    McpServer *m_server;
+    mcp::McpServer *m_server;
     HttpServerOptions m_options;
     std::unique_ptr<HttpDaemon> m_daemon;
     QHash<QString, HttpChannel *> m_sessions;
@@ -97,4 +94,4 @@ private:
     quint16 m_port = 0;
 };
 
-} // namespace fb::mcp
+} // namespace fb::transport

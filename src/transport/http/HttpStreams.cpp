@@ -11,7 +11,10 @@
 
 using namespace Qt::StringLiterals;
 
-namespace fb::mcp {
+namespace fb::transport {
+
+using mcp::lcMcpTransport;
+namespace protocol = mcp::protocol;
 
 namespace {
 
@@ -115,4 +118,4 @@ void HttpServer::handleGet(const HttpRequest &http, HttpExchange *exchange)
     exchange->respond(streamResponse(std::move(stream), epoch, sessionId));
 }
 
-} // namespace fb::mcp
+} // namespace fb::transport

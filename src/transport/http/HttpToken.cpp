@@ -1,5 +1,5 @@
 #include "transport/http/HttpToken.h"
-#include "mcp/SocketDirectory.h"
+#include "transport/socket/SocketDirectory.h"
 
 #include <QFile>
 #include <QFileInfo>
@@ -13,7 +13,7 @@
 
 using namespace Qt::StringLiterals;
 
-namespace fb::mcp {
+namespace fb::transport {
 
 namespace {
 
@@ -200,4 +200,4 @@ bool HttpToken::authorizationMatches(const QByteArray &token, const QByteArray &
     return diff == 0;
 }
 
-} // namespace fb::mcp
+} // namespace fb::transport

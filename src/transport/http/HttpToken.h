@@ -10,7 +10,7 @@
 #include <QByteArray>
 #include <QString>
 
-namespace fb::mcp {
+namespace fb::transport {
 
 class HttpToken {
 public:
@@ -35,4 +35,4 @@ public:
     static bool authorizationMatches(const QByteArray &token, const QByteArray &authorization);
 };
 
-} // namespace fb::mcp
+} // namespace fb::transport

@@ -4,7 +4,7 @@
 
 using namespace Qt::StringLiterals;
 
-namespace fb::mcp {
+namespace fb::transport {
 
 SseStream::SseStream(QByteArray key, SseLimits limits)
     : m_key(std::move(key))
@@ -192,4 +192,4 @@ void SseStream::wake()
     }
 }
 
-} // namespace fb::mcp
+} // namespace fb::transport

@@ -17,7 +17,7 @@
 #include <functional>
 #include <optional>
 
-namespace fb::mcp {
+namespace fb::transport {
 
 struct SseLimits {
     qint64 maxBacklogBytes = 8 * 1024 * 1024;  // not yet handed out: over it, the stream fails
@@ -96,4 +96,4 @@ private:
     std::function<void()> m_onDetach;
 };
 
-} // namespace fb::mcp
+} // namespace fb::transport

@@ -57,7 +57,7 @@ struct BrokerHarness {
             inbox += clientEnd.readAll();
             takeJsonLines(&inbox, &received);
         });
-        server->serveStdio(&serverEnd, &serverEnd);
+        server->serve({"stdio", &serverEnd, &serverEnd, false});
     }
 
     void send(const QJsonObject &msg)

@@ -2,7 +2,7 @@
 // Helpers for the hostile-client tests: raw AF_UNIX clients that do what QLocalSocket users
 // would not (never read, trickle, write megabytes), process memory readings, and a prober that
 // keeps a well-behaved session busy with pings and records how long each answer took.
-#include "../mcp/SocketClient.h"
+#include "../transport/SocketClient.h"
 #include "JsonRpc.h"
 #include "RawSocket.h"
 

@@ -8,7 +8,7 @@
 #include "HardeningUtil.h"
 #include "TestEnvironment.h"
 #include "broker/BrokerSettings.h"
-#include "mcp/LocalSocketServer.h"
+#include "transport/socket/LocalSocketServer.h"
 
 #include <QTemporaryDir>
 #include <QtTest>
@@ -93,7 +93,7 @@ struct SocketBroker {
     std::unique_ptr<fb::MutationBroker> broker;
     std::unique_ptr<fb::Catalog> catalog;
     std::unique_ptr<fb::mcp::McpServer> server;
-    std::unique_ptr<fb::mcp::LocalSocketServer> lss;
+    std::unique_ptr<fb::transport::LocalSocketServer> lss;
 
     bool start(int sessions)
     {
@@ -118,7 +118,7 @@ struct SocketBroker {
         options.version = QStringLiteral("test");
         options.maxSessions = sessions + 8;
         server = std::make_unique<fb::mcp::McpServer>(&registry, options);
-        lss = std::make_unique<fb::mcp::LocalSocketServer>(server.get());
+        lss = std::make_unique<fb::transport::LocalSocketServer>(server.get());
         QString error;
         if (!lss->listen(dir.path() + "/broker.sock", &error)) {
             qWarning() << error;

@@ -5,16 +5,17 @@
 // within a bound, and the process's resident memory must stay bounded.
 #include "HardeningUtil.h"
 #include "TestEnvironment.h"
-#include "mcp/LocalSocketServer.h"
 #include "mcp/McpServer.h"
 #include "mcp/ToolCall.h"
 #include "mcp/ToolRegistry.h"
+#include "transport/socket/LocalSocketServer.h"
 
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QtTest>
 
 using namespace fb::mcp;
+using namespace fb::transport;
 using namespace fbtest;
 
 namespace {

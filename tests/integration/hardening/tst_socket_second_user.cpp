@@ -6,9 +6,9 @@
 //     the connection through, and the server's SO_PEERCRED check rejects it before a byte of
 //     MCP is read or written.
 #include "TestEnvironment.h"
-#include "mcp/LocalSocketServer.h"
 #include "mcp/McpServer.h"
 #include "mcp/ToolRegistry.h"
+#include "transport/socket/LocalSocketServer.h"
 
 #include <QProcess>
 #include <QSignalSpy>
@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 using namespace fb::mcp;
+using namespace fb::transport;
 
 namespace {
 

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 using namespace fb::mcp;
+using namespace fb::transport;
 
 class TestClientSnippets : public QObject {
     Q_OBJECT

@@ -80,7 +80,7 @@ struct Fixture {
                                        [this](const ClientReply &r) { replies.append(r); });
                                }});
         server = std::make_unique<McpServer>(&registry, options);
-        session = server->serveStdio(&client.serverEnd, &client.serverEnd);
+        session = server->serve({"stdio", &client.serverEnd, &client.serverEnd, false});
     }
     ~Fixture() { server.reset(); }
 

@@ -84,7 +84,7 @@ struct Fixture {
                                "mutate",
                                [](ToolCall *c) { c->finishError("no"); }});
         server = std::make_unique<McpServer>(&registry, options);
-        session = server->serveStdio(&client.serverEnd, &client.serverEnd);
+        session = server->serve({"stdio", &client.serverEnd, &client.serverEnd, false});
     }
 
     // Sessions end (and run their callbacks) before the members they write to go away.
@@ -1050,7 +1050,7 @@ void TestMcpSession::devicesDestroyedFirst()
     McpServer server(&registry, {});
     QSignalSpy closed(&server, &McpServer::sessionClosed);
     auto *client = new TestClient;
-    server.serveStdio(&client->serverEnd, &client->serverEnd);
+    server.serve({"stdio", &client->serverEnd, &client->serverEnd, false});
     client->request(0, "initialize", QJsonObject{{"protocolVersion", "2025-06-18"}});
     QVERIFY(client->response(0).contains("result"));
     delete client;

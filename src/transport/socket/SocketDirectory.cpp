@@ -1,4 +1,4 @@
-#include "mcp/SocketDirectory.h"
+#include "transport/socket/SocketDirectory.h"
 
 #include "core/NameTable.h"
 
@@ -14,7 +14,7 @@
 
 using namespace Qt::StringLiterals;
 
-namespace fb::mcp {
+namespace fb::transport {
 
 namespace {
 
@@ -149,4 +149,4 @@ bool peerRunsAs(qintptr fd, uid_t uid, QString *why)
     return true;
 }
 
-} // namespace fb::mcp
+} // namespace fb::transport

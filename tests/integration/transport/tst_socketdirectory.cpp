@@ -3,7 +3,7 @@
 // that need another owner use root (chown to nobody, a listener that drops to nobody) and skip
 // with a message otherwise.
 #include "TestEnvironment.h"
-#include "mcp/SocketDirectory.h"
+#include "transport/socket/SocketDirectory.h"
 
 #include <QDir>
 #include <QFileInfo>
@@ -23,7 +23,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-using namespace fb::mcp;
+using namespace fb::transport;
 
 namespace {
 

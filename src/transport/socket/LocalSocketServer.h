@@ -15,13 +15,15 @@ class QLocalServer;
 class QLockFile;
 
 namespace fb::mcp {
-
 class McpServer;
+} // namespace fb::mcp
+
+namespace fb::transport {
 
 class LocalSocketServer : public QObject {
     Q_OBJECT
 public:
-    explicit LocalSocketServer(McpServer *server, QObject *parent = nullptr);
+    explicit LocalSocketServer(mcp::McpServer *server, QObject *parent = nullptr);
     ~LocalSocketServer() override;
 
     static QString defaultSocketName(); // "fabric-broker.sock"
@@ -45,11 +47,11 @@ signals:
 private:
     void onNewConnection();
 
-    McpServer *m_server;
+    mcp::McpServer *m_server;
     QLocalServer *m_local = nullptr;
     std::unique_ptr<QLockFile> m_lock;
     QString m_path;
     int m_rejected = 0;
 };
 
-} // namespace fb::mcp
+} // namespace fb::transport

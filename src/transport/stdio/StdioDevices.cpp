@@ -1,4 +1,4 @@
-#include "mcp/StdioDevices.h"
+#include "transport/stdio/StdioDevices.h"
 #include "mcp/Logging.h"
 
 #include <QMetaObject>
@@ -16,7 +16,9 @@
 #include <thread>
 #include <unistd.h>
 
-namespace fb::mcp {
+namespace fb::transport {
+
+using mcp::lcMcpTransport;
 
 namespace {
 constexpr int ReadChunk = 64 * 1024;
@@ -328,4 +330,4 @@ StdioDevices::StdioDevices(int inFd, int outFd, QObject *parent)
 
 StdioDevices::~StdioDevices() = default;
 
-} // namespace fb::mcp
+} // namespace fb::transport

@@ -16,14 +16,14 @@
 
 class QTimer;
 
-namespace fb::mcp {
+namespace fb::transport {
 
 class StdioDevices;
 
 class StdioDiscoverGate : public QObject {
     Q_OBJECT
 public:
-    StdioDiscoverGate(StdioDevices *devices, const ServerOptions &options,
+    StdioDiscoverGate(StdioDevices *devices, const mcp::ServerOptions &options,
                       QObject *parent = nullptr);
 
     // open runs once, when the process should start serving (devices then belong to it).
@@ -48,4 +48,4 @@ private:
     bool m_done = false;
 };
 
-} // namespace fb::mcp
+} // namespace fb::transport

@@ -14,7 +14,7 @@
 
 #include <sys/types.h>
 
-namespace fb::mcp {
+namespace fb::transport {
 
 class SocketDirectory {
 public:
@@ -54,4 +54,4 @@ ListenerCheck checkSocketFile(const QString &path, uid_t uid, QString *why);
 // run as uid. A client checks it after connecting, before writing a byte.
 bool peerRunsAs(qintptr fd, uid_t uid, QString *why);
 
-} // namespace fb::mcp
+} // namespace fb::transport

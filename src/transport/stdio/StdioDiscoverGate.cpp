@@ -1,21 +1,21 @@
-#include "mcp/StdioDiscoverGate.h"
+#include "transport/stdio/StdioDiscoverGate.h"
 #include "mcp/Logging.h"
 #include "mcp/ModernEra.h"
 #include "mcp/Protocol.h"
-#include "mcp/StdioDevices.h"
+#include "transport/stdio/StdioDevices.h"
 
 #include <QJsonDocument>
 #include <QTimer>
 
 using namespace Qt::StringLiterals;
 
-namespace fb::mcp {
+namespace fb::transport {
 
-StdioDiscoverGate::StdioDiscoverGate(StdioDevices *devices, const ServerOptions &options,
+StdioDiscoverGate::StdioDiscoverGate(StdioDevices *devices, const mcp::ServerOptions &options,
                                      QObject *parent)
     : QObject(parent)
     , m_devices(devices)
-    , m_discover(modern::discoverResult(options))
+    , m_discover(mcp::modern::discoverResult(options))
 {
 }
 
@@ -65,8 +65,8 @@ void StdioDiscoverGate::onInputFinished()
     if (m_answered > 0 && m_buffer.trimmed().isEmpty()) {
         m_done = true;
         m_idle->stop();
-        qCInfo(lcMcpSession) << "end of input after" << m_answered
-                             << "server/discover request(s): nothing else to serve";
+        qCInfo(mcp::lcMcpSession) << "end of input after" << m_answered
+                                  << "server/discover request(s): nothing else to serve";
         emit finishedEarly();
         return;
     }
@@ -88,11 +88,11 @@ bool StdioDiscoverGate::answerLine(const QByteArray &line)
     const QJsonValue params = message.value("params"_L1);
     if (message.value("jsonrpc"_L1) != QJsonValue(u"2.0"_s) ||
         message.value("method"_L1) != QJsonValue(u"server/discover"_s) ||
-        !protocol::isValidRequestId(id) || (!params.isUndefined() && !params.isObject()))
+        !mcp::protocol::isValidRequestId(id) || (!params.isUndefined() && !params.isObject()))
         return false;
-    const modern::Envelope envelope = modern::readEnvelope(params.toObject());
-    if (envelope.kind != modern::Envelope::Kind::None &&
-        envelope.kind != modern::Envelope::Kind::Modern)
+    const mcp::modern::Envelope envelope = mcp::modern::readEnvelope(params.toObject());
+    if (envelope.kind != mcp::modern::Envelope::Kind::None &&
+        envelope.kind != mcp::modern::Envelope::Kind::Modern)
         return false; // its error is the session's to answer
     const QJsonObject response{{u"jsonrpc"_s, u"2.0"_s}, {u"id"_s, id}, {u"result"_s, m_discover}};
     QByteArray frame = QJsonDocument(response).toJson(QJsonDocument::Compact);
@@ -114,4 +114,4 @@ void StdioDiscoverGate::openGate()
         m_open();
 }
 
-} // namespace fb::mcp
+} // namespace fb::transport

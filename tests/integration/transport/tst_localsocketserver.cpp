@@ -2,12 +2,12 @@
 #include "RawSocket.h"
 #include "SocketClient.h"
 #include "TestEnvironment.h"
-#include "mcp/LocalSocketServer.h"
 #include "mcp/McpServer.h"
 #include "mcp/Protocol.h"
-#include "mcp/SocketDirectory.h"
 #include "mcp/ToolCall.h"
 #include "mcp/ToolRegistry.h"
+#include "transport/socket/LocalSocketServer.h"
+#include "transport/socket/SocketDirectory.h"
 
 #include <QDir>
 #include <QElapsedTimer>
@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 using namespace fb::mcp;
+using namespace fb::transport;
 using fbtest::rawConnect;
 using fbtest::rawWrite;
 using fbtest::SocketClient;

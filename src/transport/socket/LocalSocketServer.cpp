@@ -1,7 +1,8 @@
-#include "mcp/LocalSocketServer.h"
+#include "transport/socket/LocalSocketServer.h"
 #include "mcp/Logging.h"
 #include "mcp/McpServer.h"
-#include "mcp/SocketDirectory.h"
+#include "mcp/Session.h"
+#include "transport/socket/SocketDirectory.h"
 
 #include <QDir>
 #include <QFileInfo>
@@ -17,7 +18,10 @@
 
 using namespace Qt::StringLiterals;
 
-namespace fb::mcp {
+namespace fb::transport {
+
+using mcp::lcMcpTransport;
+using mcp::McpServer;
 
 namespace {
 
@@ -150,11 +154,18 @@ void LocalSocketServer::onNewConnection()
             emit connectionRejected(why);
             continue;
         }
-        if (!m_server->serveSocket(socket)) {
+        // A client that sends faster than we parse is throttled by the kernel, not by memory.
+        socket->setReadBufferSize(1024 * 1024);
+        mcp::Session *session = m_server->serve({u"socket"_s, socket, socket});
+        if (!session) {
+            socket->abort();
+            socket->deleteLater();
             ++m_rejected;
             emit connectionRejected(u"too many sessions"_s);
+            continue;
         }
+        socket->setParent(session); // the session owns its socket
     }
 }
 
-} // namespace fb::mcp
+} // namespace fb::transport

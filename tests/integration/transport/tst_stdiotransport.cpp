@@ -1,11 +1,12 @@
-// StdioDevices and McpServer::serveProcessStdio: real file descriptors (pipes, regular files),
+// StdioDevices and StdioTransport: real file descriptors (pipes, regular files),
 // end of input, and a child process whose stdout must carry nothing but MCP frames.
 #include "TestEnvironment.h"
 #include "mcp/McpServer.h"
 #include "mcp/Session.h"
-#include "mcp/StdioDevices.h"
 #include "mcp/ToolCall.h"
 #include "mcp/ToolRegistry.h"
+#include "transport/stdio/StdioDevices.h"
+#include "transport/stdio/StdioTransport.h"
 
 #include <QCoreApplication>
 #include <QElapsedTimer>
@@ -22,6 +23,7 @@
 #include <unistd.h>
 
 using namespace fb::mcp;
+using namespace fb::transport;
 
 namespace {
 
@@ -79,8 +81,8 @@ int childMain(int argc, char **argv)
     ToolRegistry registry;
     registerEcho(registry);
     McpServer server(&registry, {});
-    QObject::connect(&server, &McpServer::stdioFinished, &app, &QCoreApplication::quit);
-    server.serveProcessStdio();
+    QObject::connect(StdioTransport::serve(&server), &StdioTransport::finished, &app,
+                     &QCoreApplication::quit);
     qInfo("child: this goes to stderr, never to stdout");
     return app.exec();
 }
@@ -105,7 +107,7 @@ private slots:
             StdioDevices io(in[0], out[1]);
             QVERIFY(!io.input()->usesReaderThread());
             QSignalSpy finished(&io, &StdioDevices::inputFinished);
-            server.serveStdio(io.input(), io.output());
+            server.serve({"stdio", io.input(), io.output(), false});
             const QByteArray req =
                 initFrames() +
                 frame(1, "tools/call",
@@ -145,7 +147,7 @@ private slots:
         {
             StdioDevices io(fd, out[1]);
             QVERIFY(io.input()->usesReaderThread());
-            server.serveStdio(io.input(), io.output());
+            server.serve({"stdio", io.input(), io.output(), false});
             const QList<QByteArray> lines = readLines(out[0], 3);
             QCOMPARE(lines.size(), 3);
             QVERIFY(lines.at(2).contains("\"tools\":[{"));

@@ -14,7 +14,7 @@
 
 class QSocketNotifier;
 
-namespace fb::mcp {
+namespace fb::transport {
 
 class StdinDevice : public QIODevice {
     Q_OBJECT
@@ -84,4 +84,4 @@ private:
     StdoutDevice *m_out;
 };
 
-} // namespace fb::mcp
+} // namespace fb::transport
