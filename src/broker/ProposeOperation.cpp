@@ -214,7 +214,7 @@ void ProposeOperation::maybeFinish()
                  {QStringLiteral("policy"), policy.toJson()}};
     if (const team::TeamQueue *team = context()->team(); team && !team->isAvailable())
         return failTeam(team->unavailableReason());
-    if (context()->team() && !teamApproverKeys(context()->settings().policy))
+    if (context()->team() && !context()->settings().policy.teamApproverKeys)
         return failTeam(TeamKeysMissing);
     m_policy = policy.toJson();
     m_added = context()->store()->add(p);
