@@ -11,6 +11,7 @@
 #include "broker/ProposalView.h"
 #include "broker/ProposeOperation.h"
 #include "broker/TeamMode.h"
+#include "core/TokenDigest.h"
 #include "fabric/FabricClient.h"
 #include "mcp/ToolCall.h"
 
@@ -108,7 +109,8 @@ void ConfirmOperation::teamConsumed(const team::TeamConsumeReply &reply)
     // Approvals sign the row's token hash and proposer role (docs/team-signing.md): they must be
     // this broker's own, so a statement counts only for what it published, and the quorum's
     // "never the proposer" means this broker's role.
-    if (mismatch.isEmpty() && row.tokenSha256.toLower() != m_state.tokenSha256.toLower().toLatin1())
+    if (mismatch.isEmpty() && TokenDigest::fromHex(row.tokenSha256) !=
+                                  TokenDigest::fromHex(m_state.tokenSha256.toLatin1()))
         mismatch = u"the team's row holds another token hash than this confirm's"_s;
     const QString me = context()->team() ? context()->team()->role() : QString();
     if (mismatch.isEmpty() && row.proposer != me)

@@ -4,6 +4,7 @@
 #include "broker/ProposalView.h"
 #include "broker/ResultJson.h"
 #include "broker/TeamMode.h"
+#include "core/TokenDigest.h"
 #include "fabric/FabricClient.h"
 #include "mcp/ToolCall.h"
 #include "team/TeamQueue.h"

@@ -12,6 +12,7 @@
 #include "TeamFixture.h"
 #include "core/AuditLog.h"
 #include "core/AuditSink.h"
+#include "core/TokenDigest.h"
 #include "team/ApprovalVerify.h"
 #include "team/TeamConfirm.h"
 #include "team/TeamQueue.h"
