@@ -148,8 +148,8 @@ int main(int argc, char **argv)
     const QByteArray aliceKey = fb::team::ApprovalKeys::generate().value_or(QByteArray());
     const QByteArray alicePublic =
         fb::team::ApprovalKeys::publicKeyOf(aliceKey).value_or(QByteArray());
-    const QJsonArray listedKeys = fb::ApproverKey::toJson({fb::ApproverKey{
-        QStringLiteral("alice"), fb::team::ApprovalKeys::fingerprint(alicePublic), alicePublic}});
+    const QList<fb::ApproverKey> listedKeys{fb::ApproverKey{
+        QStringLiteral("alice"), fb::team::ApprovalKeys::fingerprint(alicePublic), alicePublic}};
 
     // What her dialog does: the decision signed with her key (only signed approvals count).
     QHash<QByteArray, fb::team::TeamProposal> seenRows;

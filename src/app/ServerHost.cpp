@@ -8,6 +8,7 @@
 #include "core/AuditDayMarker.h"
 #include "core/AuditLog.h"
 #include "core/AuditProposalEvents.h"
+#include "core/ChangeType.h"
 #include "core/ProposalStore.h"
 #include "mcp/McpServer.h"
 #include "mcp/Session.h"
@@ -98,7 +99,7 @@ QString ServerHost::serverInstructions(bool sandbox, const BrokerSettings &setti
         "Fabric Broker serves Equinix Fabric. Read tools (fabric_search_*, fabric_get_*, "
         "fabric_list_*) are safe to call freely. Creating anything is a two-step flow and only "
         "available when the operator enabled the mutate toolset: 1) fabric_propose_change with "
-        "change_type (connection_create, network_create or service_token_create) and a spec in "
+        "change_type (%3) and a spec in "
         "Fabric v4 request field names; Fabric's real dry run validates it and you get a "
         "single-use confirm_token, the exact request, its request_sha256 and price context. "
         "Show these to the user. 2) fabric_confirm_change with only the confirm_token; a person "
@@ -106,7 +107,12 @@ QString ServerHost::serverInstructions(bool sandbox, const BrokerSettings &setti
         "expire after %1 (at most %2 are pending) and are consumed by the first confirm attempt "
         "whatever its outcome: on any token error, propose again. There are no update or delete "
         "tools.");
-    text = text.arg(MutationBroker::durationText(settings.proposalTtlMs)).arg(settings.maxPending);
+    // "connection_create, network_create or service_token_create": the change types' table.
+    QStringList types = changeTypeNames();
+    const QString last = types.takeLast();
+    text = text.arg(MutationBroker::durationText(settings.proposalTtlMs))
+               .arg(settings.maxPending)
+               .arg(types.join(QStringLiteral(", ")) + QStringLiteral(" or ") + last);
     if (sandbox)
         text.prepend(QStringLiteral("SANDBOX: this broker is connected to its embedded Fabric "
                                     "sandbox, not to Equinix; nothing real is created. "));

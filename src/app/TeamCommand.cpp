@@ -215,16 +215,6 @@ Policy effectivePolicy()
     return policy.effective;
 }
 
-std::optional<QList<ApproverKey>> policyKeys(const Policy &policy)
-{
-    if (!policy.teamApproverKeys)
-        return std::nullopt;
-    QStringList errors;
-    return ApproverKey::parse(*policy.teamApproverKeys, QStringLiteral("team.approver_keys"),
-                              &errors)
-        .value_or(QList<ApproverKey>{});
-}
-
 // Every line through UntrustedText once more: the library escaped each value already (idempotent),
 // this keeps any line the library did not build (a database's error) inert too.
 void print(const QString &line)
@@ -265,7 +255,7 @@ int verifyBundle(const QString &path, bool trustBundleKeys)
         return 1;
     }
     const Policy policy = effectivePolicy();
-    auto keys = policyKeys(policy);
+    auto keys = policy.teamApproverKeys;
     QString note;
     if (keys) {
         if (!history->keys.isEmpty())
@@ -323,7 +313,7 @@ int verify(const QString &uri, const QStringList &options)
         return 2;
     }
     const Policy policy = effectivePolicy();
-    const auto keys = policyKeys(policy);
+    const auto keys = policy.teamApproverKeys;
     if (!keys) {
         err(QStringLiteral("fabric-broker team verify: the policy sets no team.approver_keys: "
                            "there is no key to verify approvals against (docs/team-signing.md)\n"));

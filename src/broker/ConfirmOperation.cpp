@@ -4,6 +4,7 @@
 #include "broker/PolicyGate.h"
 #include "broker/ProposalView.h"
 #include "broker/ResultJson.h"
+#include "core/TokenDigest.h"
 #include "core/UntrustedText.h"
 #include "fabric/FabricClient.h"
 #include "mcp/Protocol.h"

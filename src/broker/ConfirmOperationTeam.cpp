@@ -11,6 +11,7 @@
 #include "broker/ProposalView.h"
 #include "broker/ProposeOperation.h"
 #include "broker/TeamMode.h"
+#include "core/TokenDigest.h"
 #include "fabric/FabricClient.h"
 #include "mcp/ToolCall.h"
 
@@ -100,7 +101,7 @@ void ConfirmOperation::teamConsumed(const team::TeamConsumeReply &reply)
                           : u"none published by this process"_s),
             notAsked);
     }
-    if (!teamApproverKeys(context()->settings().policy))
+    if (!context()->settings().policy.teamApproverKeys)
         return finishNotExecuted(m_state.checks, u"team_unavailable"_s,
                                  TeamKeysMissing + u". Nothing was sent; the token is used up."_s,
                                  notAsked);
@@ -108,7 +109,8 @@ void ConfirmOperation::teamConsumed(const team::TeamConsumeReply &reply)
     // Approvals sign the row's token hash and proposer role (docs/team-signing.md): they must be
     // this broker's own, so a statement counts only for what it published, and the quorum's
     // "never the proposer" means this broker's role.
-    if (mismatch.isEmpty() && row.tokenSha256.toLower() != m_state.tokenSha256.toLower().toLatin1())
+    if (mismatch.isEmpty() && TokenDigest::fromHex(row.tokenSha256) !=
+                                  TokenDigest::fromHex(m_state.tokenSha256.toLatin1()))
         mismatch = u"the team's row holds another token hash than this confirm's"_s;
     const QString me = context()->team() ? context()->team()->role() : QString();
     if (mismatch.isEmpty() && row.proposer != me)
@@ -143,7 +145,7 @@ void ConfirmOperation::askTeam()
 
     auto *confirm = new team::TeamConfirm(ctx->team(), *m_teamRow, required, this);
     m_teamConfirm = confirm;
-    const std::optional<QList<ApproverKey>> keys = teamApproverKeys(ctx->settings().policy);
+    const std::optional<QList<ApproverKey>> keys = ctx->settings().policy.teamApproverKeys;
     confirm->setApproverKeys(keys);
     m_team.insert(u"signed_approvals"_s, keys.has_value());
     // An approval whose signature does not verify: in this broker's audit log (the team's chain
@@ -171,7 +173,7 @@ void ConfirmOperation::askTeam()
         m_team.insert(u"required"_s, now);
         if (!m_progressText.isEmpty())
             m_progressText = teamWaitingText(now);
-        confirm->adoptPolicy(teamApproverKeys(policy), now);
+        confirm->adoptPolicy(policy.teamApproverKeys, now);
     });
     connect(
         confirm, &team::TeamConfirm::decided, this,
@@ -266,7 +268,7 @@ void ConfirmOperation::beginTeamSend()
 {
     // The policy as it is now: a key revoked or a quorum raised since the wait began counts.
     const Policy &policy = context()->settings().policy;
-    m_teamConfirm->setApproverKeys(teamApproverKeys(policy));
+    m_teamConfirm->setApproverKeys(policy.teamApproverKeys);
     m_teamConfirm->setRequired(
         teamRequired(policy, m_state.proposal.context.value(u"price"_s).toObject()));
     const std::optional<Money> dayLimit = policy.maxPerDay;

@@ -1,5 +1,7 @@
 #include "broker/ConfirmStateStore.h"
 
+#include "core/TokenDigest.h"
+
 #include <QCryptographicHash>
 #include <QMessageAuthenticationCode>
 #include <QRandomGenerator>
@@ -52,16 +54,6 @@ QByteArray ConfirmStateStore::mac(const QByteArray &id, quint64 sessionId,
     return code.result();
 }
 
-bool ConfirmStateStore::constantTimeEquals(const QByteArray &a, const QByteArray &b)
-{
-    if (a.size() != b.size())
-        return false;
-    unsigned char diff = 0;
-    for (qsizetype i = 0; i < a.size(); ++i)
-        diff |= static_cast<unsigned char>(a[i] ^ b[i]);
-    return diff == 0;
-}
-
 QString ConfirmStateStore::issue(const PendingConfirm &record)
 {
     QByteArray id;
@@ -102,7 +94,8 @@ ConfirmStateStore::Lookup ConfirmStateStore::take(const QString &state, quint64 
     if (!idDecoded || !macDecoded || idDecoded.decoded.size() != kIdBytes)
         return out;
     // Integrity first: nothing is looked up for a state this process did not issue.
-    if (!constantTimeEquals(mac(idDecoded.decoded, sessionId, tokenSha256), macDecoded.decoded))
+    if (!TokenDigest::equalSecrets(mac(idDecoded.decoded, sessionId, tokenSha256),
+                                   macDecoded.decoded))
         return out;
     const QByteArray &id = idDecoded.decoded;
 

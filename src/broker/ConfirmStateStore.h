@@ -80,9 +80,6 @@ public:
     // Ends every record whose deadline has passed (the timer does this on its own).
     void expireDue();
 
-    // Constant-time comparison of two byte strings (length is not secret).
-    static bool constantTimeEquals(const QByteArray &a, const QByteArray &b);
-
     // The round-1 result: {resultType: "input_required", inputRequests: {confirm:
     // {method: "elicitation/create", params}}, requestState}.
     static QJsonObject inputRequiredResult(const QJsonObject &elicitationParams,

@@ -2,10 +2,10 @@
 
 #include "broker/BrokerContext.h"
 #include "broker/Catalog.h"
+#include "core/ChangeType.h"
 #include "core/UntrustedText.h"
 #include "fabric/FabricClient.h"
 
-#include <QHash>
 #include <QJsonDocument>
 #include <QPointer>
 
@@ -20,13 +20,22 @@ QString inert(const QString &s, qsizetype max)
     return UntrustedText::escapeInvisible(UntrustedText::bounded(s, max));
 }
 
+// The catalog's search for what a create of this change type makes (a switch over the table's
+// types: a new change type does not compile until it has one).
 QString toolFor(const QString &changeType)
 {
-    static const QHash<QString, QString> tools{
-        {u"connection_create"_s, u"fabric_search_connections"_s},
-        {u"network_create"_s, u"fabric_search_networks"_s},
-        {u"service_token_create"_s, u"fabric_search_service_tokens"_s}};
-    return tools.value(changeType);
+    const std::optional<ChangeType> type = changeTypeFromName(changeType);
+    if (!type)
+        return {};
+    switch (*type) {
+    case ChangeType::ConnectionCreate:
+        return u"fabric_search_connections"_s;
+    case ChangeType::NetworkCreate:
+        return u"fabric_search_networks"_s;
+    case ChangeType::ServiceTokenCreate:
+        return u"fabric_search_service_tokens"_s;
+    }
+    return {};
 }
 
 QString stateOf(const QJsonObject &o)

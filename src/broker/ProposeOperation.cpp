@@ -4,6 +4,7 @@
 #include "broker/ProposalView.h"
 #include "broker/ResultJson.h"
 #include "broker/TeamMode.h"
+#include "core/TokenDigest.h"
 #include "fabric/FabricClient.h"
 #include "mcp/ToolCall.h"
 #include "team/TeamQueue.h"
@@ -214,7 +215,7 @@ void ProposeOperation::maybeFinish()
                  {QStringLiteral("policy"), policy.toJson()}};
     if (const team::TeamQueue *team = context()->team(); team && !team->isAvailable())
         return failTeam(team->unavailableReason());
-    if (context()->team() && !teamApproverKeys(context()->settings().policy))
+    if (context()->team() && !context()->settings().policy.teamApproverKeys)
         return failTeam(TeamKeysMissing);
     m_policy = policy.toJson();
     m_added = context()->store()->add(p);

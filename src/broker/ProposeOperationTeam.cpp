@@ -6,6 +6,7 @@
 #include "broker/PolicyGate.h"
 #include "broker/ResultJson.h"
 #include "broker/TeamMode.h"
+#include "core/TokenDigest.h"
 #include "mcp/ToolCall.h"
 
 #include <QJsonDocument>
@@ -27,7 +28,7 @@ void ProposeOperation::publishToTeam()
         teamBindingJson(m_binding.endpoint, m_binding.identity),
         priced ? std::optional<QJsonObject>(m_priceResult) : std::nullopt,
         QJsonDocument(m_dryRunResult.body.toObject()).toJson(QJsonDocument::Compact),
-        QByteArray::fromHex(tokenDigest(stored.token).toLatin1()),
+        TokenDigest::of(stored.token).bytes(),
         std::max<qint64>(1000, stored.expiresAtMs - context()->nowMs()),
         [self, required, tokenSha = tokenDigest(stored.token), expiresAtMs = stored.expiresAtMs](
             const std::optional<QByteArray> &id, const QString &error) {

@@ -10,15 +10,6 @@ using namespace Qt::StringLiterals;
 
 namespace fb {
 
-std::optional<QList<ApproverKey>> teamApproverKeys(const Policy &policy)
-{
-    if (!policy.teamApproverKeys)
-        return std::nullopt;
-    QStringList errors;
-    return ApproverKey::parse(*policy.teamApproverKeys, u"team.approver_keys"_s, &errors)
-        .value_or(QList<ApproverKey>{});
-}
-
 QJsonObject teamBindingJson(const QString &endpoint, const QString &credentialIdentity)
 {
     return {{u"fabric_endpoint"_s, endpoint}, {u"credential_identity"_s, credentialIdentity}};

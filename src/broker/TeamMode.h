@@ -18,10 +18,6 @@ inline const QString TeamKeysMissing = QStringLiteral(
     "team.approver_keys is not set by the administrator's policy: in team mode only signed "
     "approvals count, so no proposal could ever be approved (docs/team.md, \"Who turns team "
     "mode on\")");
-// The keys whose signed approvals count (team.approver_keys of the effective policy); nullopt
-// when the policy does not set it (team mode then refuses: TeamKeysMissing). A value that does not
-// parse counts as an empty list: no approval counts (the policy loader refuses such a file anyway).
-std::optional<QList<ApproverKey>> teamApproverKeys(const Policy &policy);
 // {"fabric_endpoint": ..., "credential_identity": ...}: what the row's binding holds.
 QJsonObject teamBindingJson(const QString &endpoint, const QString &credentialIdentity);
 // What differs between the consumed row and this broker's proposal (change type, the request

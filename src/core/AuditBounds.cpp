@@ -1,4 +1,5 @@
 #include "core/AuditLogDetail.h"
+#include "core/TokenDigest.h"
 
 #include <QJsonArray>
 #include <QRegularExpression>

@@ -3,6 +3,7 @@
 #include "core/CanonicalJson.h"
 #include "core/ChangeType.h"
 #include "core/ProposalStore.h"
+#include "core/TokenDigest.h"
 
 #include <QMutexLocker>
 #include <QScopeGuard>

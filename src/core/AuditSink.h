@@ -16,7 +16,4 @@ public:
     virtual bool record(AuditEventType type, const QJsonObject &data) = 0;
 };
 
-// Confirm tokens never reach the audit log in clear: their SHA-256 (lowercase hex) does.
-QString tokenDigest(const QString &token);
-
 } // namespace fb

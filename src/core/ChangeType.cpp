@@ -44,6 +44,14 @@ QStringList changeTypeNames()
     return namesOf(kChangeTypes);
 }
 
+QList<ChangeType> changeTypes()
+{
+    QList<ChangeType> types;
+    for (const ChangeTypeRow &r : kChangeTypes)
+        types.append(r.value);
+    return types;
+}
+
 QString changeTypePath(ChangeType type)
 {
     return row(type).path.toString();

@@ -8,8 +8,6 @@
 #include <QHash>
 #include <QJsonArray>
 #include <QJsonDocument>
-#include <QLocale>
-#include <QRegularExpression>
 #include <QUrl>
 
 #include <cmath>
@@ -31,39 +29,6 @@ constexpr EnumName<UnpricedRule> kUnpricedNames[] = {
 constexpr EnumName<PolicyChannel> kChannelNames[] = {{PolicyChannel::Auto, u"auto"},
                                                      {PolicyChannel::Client, u"client"},
                                                      {PolicyChannel::Desktop, u"desktop"}};
-
-std::optional<Money> parseMoney(const QJsonValue &v, const QString &key, QStringList *errors)
-{
-    const QString expected =
-        u"%1: must be an object {\"amount\": <number >= 0>, \"currency\": \"<ISO 4217 code>\"}"_s;
-    if (!v.isObject()) {
-        errors->append(expected.arg(key));
-        return std::nullopt;
-    }
-    const QJsonObject o = v.toObject();
-    bool ok = true;
-    for (auto it = o.begin(); it != o.end(); ++it) {
-        if (it.key() != u"amount" && it.key() != u"currency") {
-            errors->append(u"%1.%2: unknown key"_s.arg(key, it.key().left(64)));
-            ok = false;
-        }
-    }
-    const QJsonValue amount = o.value(u"amount"_s);
-    if (!amount.isDouble() || !std::isfinite(amount.toDouble()) || amount.toDouble() < 0) {
-        errors->append(u"%1.amount: must be a number >= 0"_s.arg(key));
-        ok = false;
-    }
-    static const QRegularExpression currencyRe(u"^[A-Z]{3}$"_s);
-    const QJsonValue currency = o.value(u"currency"_s);
-    if (!currency.isString() || !currencyRe.match(currency.toString()).hasMatch()) {
-        errors->append(
-            u"%1.currency: must be a three-letter ISO 4217 code such as \"USD\""_s.arg(key));
-        ok = false;
-    }
-    if (!ok)
-        return std::nullopt;
-    return Money{amount.toDouble(), currency.toString()};
-}
 
 int unpricedRank(UnpricedRule r)
 {
@@ -114,17 +79,6 @@ void flatten(const QJsonObject &o, const QString &prefix, QMap<QString, QJsonVal
 }
 
 } // namespace
-
-QJsonObject Money::toJson() const
-{
-    return {{u"amount"_s, amount}, {u"currency"_s, currency}};
-}
-
-QString Money::display() const
-{
-    QLocale loc(QLocale::English, QLocale::UnitedStates);
-    return currency + u' ' + loc.toString(amount, 'f', 2);
-}
 
 const QStringList &Policy::keys()
 {
@@ -201,9 +155,9 @@ QJsonValue Policy::value(const QString &key) const
     if (key == kTeamDatabase)
         return teamDatabase ? QJsonValue(*teamDatabase) : QJsonValue();
     if (key == kTeamQuorum)
-        return teamQuorum ? QJsonValue(*teamQuorum) : QJsonValue();
+        return teamQuorum ? QJsonValue(teamQuorum->toJson()) : QJsonValue();
     if (key == kTeamApproverKeys)
-        return teamApproverKeys ? QJsonValue(*teamApproverKeys) : QJsonValue();
+        return teamApproverKeys ? QJsonValue(ApproverKey::toJson(*teamApproverKeys)) : QJsonValue();
     return {};
 }
 
@@ -248,13 +202,13 @@ PolicyParseResult parsePolicy(const QByteArray &json, const QString &source)
         const QJsonValue &v = it.value();
         const int before = r.errors.size();
         if (key == kPerChange) {
-            p.maxPerChange = parseMoney(v, key, &r.errors);
+            p.maxPerChange = Money::parse(v, key, &r.errors);
         } else if (key == kPerDay) {
-            p.maxPerDay = parseMoney(v, key, &r.errors);
+            p.maxPerDay = Money::parse(v, key, &r.errors);
         } else if (key == kDesktopAbove) {
-            p.desktopRequiredAbove = parseMoney(v, key, &r.errors);
+            p.desktopRequiredAbove = Money::parse(v, key, &r.errors);
         } else if (key == kTypedAbove) {
-            p.typedConfirmationAbove = parseMoney(v, key, &r.errors);
+            p.typedConfirmationAbove = Money::parse(v, key, &r.errors);
         } else if (key == kUnpriced) {
             if (const auto rule = valueOf(kUnpricedNames, v.toString()))
                 p.unpriced = *rule;
@@ -316,10 +270,10 @@ PolicyParseResult parsePolicy(const QByteArray &json, const QString &source)
                 p.teamDatabase = v.toString();
         } else if (key == kTeamQuorum) {
             if (const auto q = TeamQuorum::parse(v, key, &r.errors))
-                p.teamQuorum = q->toJson();
+                p.teamQuorum = *q;
         } else if (key == kTeamApproverKeys) {
             if (const auto k = ApproverKey::parse(v, key, &r.errors))
-                p.teamApproverKeys = ApproverKey::toJson(*k);
+                p.teamApproverKeys = *k;
         }
         if (r.errors.size() == before)
             p.sources.insert(key, source);
@@ -466,26 +420,22 @@ PolicyMergeResult mergePolicy(const Policy &admin, const Policy &user, PolicyLay
         }
     }
     if (user.teamQuorum) {
-        QStringList unused;
-        const auto u = TeamQuorum::parse(*user.teamQuorum, kTeamQuorum, &unused);
-        const auto a = e.teamQuorum ? TeamQuorum::parse(*e.teamQuorum, kTeamQuorum, &unused)
-                                    : std::optional<TeamQuorum>();
-        const QJsonArray both = a && u ? TeamQuorum::merged(*a, *u).toJson() : *user.teamQuorum;
+        const TeamQuorum both =
+            e.teamQuorum ? TeamQuorum::merged(*e.teamQuorum, *user.teamQuorum) : *user.teamQuorum;
         // The merge is at least as strict as either file for every price; the administrator's
         // file stays the source named when it set the key.
         if (!e.teamQuorum)
             take(kTeamQuorum);
         else if (both == *e.teamQuorum && *user.teamQuorum != *e.teamQuorum)
             ignore(kTeamQuorum,
-                   looser.arg(jsonText(*e.teamQuorum), admin.sources.value(kTeamQuorum)));
+                   looser.arg(jsonText(e.teamQuorum->toJson()), admin.sources.value(kTeamQuorum)));
         e.teamQuorum = both;
     }
     if (user.teamApproverKeys) {
         // Set, the key says whose signed approvals count; a user's file may only remove trust:
         // alone it restricts (unset, approvals are not required to be signed), beside the
         // administrator's it keeps only the keys both list.
-        QStringList unused;
-        const auto u = ApproverKey::parse(*user.teamApproverKeys, kTeamApproverKeys, &unused);
+        const QList<ApproverKey> &u = *user.teamApproverKeys;
         if (!e.teamApproverKeys && layer == PolicyLayer::User) {
             // Whose signatures count is the administrator's to say: a user's file (which the
             // agent can write) may only remove keys the administrator lists.
@@ -493,17 +443,16 @@ PolicyMergeResult mergePolicy(const Policy &admin, const Policy &user, PolicyLay
                    u"the approver keys are the administrator's to list; a user's file may only "
                    "remove keys the administrator's policy lists, and it lists none"_s);
         } else if (!e.teamApproverKeys) {
-            e.teamApproverKeys = user.teamApproverKeys;
+            e.teamApproverKeys = u;
             take(kTeamApproverKeys);
-        } else if (const auto a =
-                       ApproverKey::parse(*e.teamApproverKeys, kTeamApproverKeys, &unused);
-                   a && u) {
-            const QList<ApproverKey> both = ApproverKey::merged(*a, *u);
-            if (both.size() < u->size()) // it lists a key (or role) the administrator's does not
-                ignore(kTeamApproverKeys, looser.arg(jsonText(*e.teamApproverKeys),
+        } else {
+            const QList<ApproverKey> &a = *e.teamApproverKeys;
+            const QList<ApproverKey> both = ApproverKey::merged(a, u);
+            if (both.size() < u.size()) // it lists a key (or role) the administrator's does not
+                ignore(kTeamApproverKeys, looser.arg(jsonText(ApproverKey::toJson(a)),
                                                      admin.sources.value(kTeamApproverKeys)));
-            if (both.size() < a->size()) {
-                e.teamApproverKeys = ApproverKey::toJson(both);
+            if (both.size() < a.size()) {
+                e.teamApproverKeys = both;
                 take(kTeamApproverKeys);
             }
         }

@@ -7,6 +7,9 @@
 // Precedence: built-in defaults < administrator (/etc/fabric-broker/policy.json) and, for each
 // key, a user value (FABRIC_BROKER_POLICY, else $XDG_CONFIG_HOME/fabric-broker/policy.json) only
 // where it is at least as strict as the administrator's.
+#include "core/Money.h"
+#include "core/TeamPolicy.h"
+
 #include <QJsonArray>
 #include <QJsonObject>
 #include <QJsonValue>
@@ -18,14 +21,6 @@
 #include <optional>
 
 namespace fb {
-
-struct Money {
-    double amount = 0;
-    QString currency; // ISO 4217, three upper-case letters
-    QJsonObject toJson() const;
-    QString display() const; // "USD 1,000.00"
-    bool operator==(const Money &) const = default;
-};
 
 enum class UnpricedRule { Allow, RequireDesktop, Deny };
 enum class PolicyChannel { Auto, Client, Desktop };
@@ -46,8 +41,8 @@ struct Policy {
     std::optional<bool> allowUnconfirmed;        // allow_unconfirmed_mutations
     std::optional<QString> fabricEndpoint;       // fabric.endpoint
     std::optional<QString> teamDatabase;         // team.database (core/TeamPolicy.h)
-    std::optional<QJsonArray> teamQuorum;        // team.quorum, validated (core/TeamPolicy.h)
-    std::optional<QJsonArray> teamApproverKeys;  // team.approver_keys, validated (ditto)
+    std::optional<TeamQuorum> teamQuorum;        // team.quorum (core/TeamPolicy.h)
+    std::optional<QList<ApproverKey>> teamApproverKeys; // team.approver_keys (ditto)
 
     // Where each set key came from (a file path); keys absent here are unset (defaults).
     QMap<QString, QString> sources;

@@ -1,5 +1,6 @@
 #include "core/TeamPolicy.h"
 
+#include "core/Policy.h"
 #include "core/Sha256.h"
 
 #include <QJsonObject>
@@ -17,18 +18,12 @@ namespace {
 
 std::optional<Money> quorumMoney(const QJsonValue &v, const QString &where, QStringList *errors)
 {
-    static const QRegularExpression currencyRe(u"^[A-Z]{3}$"_s);
-    const QJsonObject o = v.toObject();
-    const QJsonValue amount = o.value(u"amount"_s);
-    const QJsonValue currency = o.value(u"currency"_s);
-    if (!v.isObject() || o.size() != 2 || !amount.isDouble() || !std::isfinite(amount.toDouble()) ||
-        amount.toDouble() < 0 || !currency.isString() ||
-        !currencyRe.match(currency.toString()).hasMatch()) {
+    QStringList problems; // one message for the rule's threshold, whatever is wrong in it
+    const std::optional<Money> m = Money::parse(v, where, &problems);
+    if (!m)
         errors->append(u"%1: must be an object {\"amount\": <number >= 0>, \"currency\": "
                        "\"<ISO 4217 code>\"}"_s.arg(where));
-        return std::nullopt;
-    }
-    return Money{amount.toDouble(), currency.toString()};
+    return m;
 }
 
 std::optional<int> quorumApprovals(const QJsonValue &v, const QString &where, QStringList *errors)
@@ -55,9 +50,7 @@ int TeamQuorum::required(const std::optional<Money> &monthly) const
         return n;
     }
     for (const QuorumRule &r : rules) {
-        const bool above =
-            monthly->currency != r.aboveMonthly.currency || monthly->amount > r.aboveMonthly.amount;
-        if (above)
+        if (monthly->above(r.aboveMonthly))
             n = std::max(n, r.approvals);
     }
     return n;
@@ -65,16 +58,7 @@ int TeamQuorum::required(const std::optional<Money> &monthly) const
 
 int teamRequired(const Policy &policy, const QJsonObject &priceContext)
 {
-    if (!policy.teamQuorum)
-        return 1;
-    QStringList errors;
-    const std::optional<TeamQuorum> quorum =
-        TeamQuorum::parse(*policy.teamQuorum, u"team.quorum"_s, &errors);
-    // The policy parser validated it; should it not parse, no rule can be read and the strictest
-    // count applies rather than the loosest.
-    if (!quorum)
-        return TeamQuorum::MaxApprovals;
-    return quorum->required(monthlyPrice(priceContext));
+    return policy.teamQuorum ? policy.teamQuorum->required(monthlyPrice(priceContext)) : 1;
 }
 
 QJsonArray TeamQuorum::toJson() const
@@ -170,6 +154,12 @@ QJsonArray ApproverKey::toJson(const QList<ApproverKey> &keys)
     return out;
 }
 
+QString ApproverKey::fingerprintOf(const QByteArray &publicKey)
+{
+    return u"SHA256:"_s + QString::fromLatin1(Sha256::hash(publicKey).toBase64(
+                              QByteArray::Base64Encoding | QByteArray::OmitTrailingEquals));
+}
+
 std::optional<QList<ApproverKey>> ApproverKey::parse(const QJsonValue &value, const QString &key,
                                                      QStringList *errors)
 {
@@ -208,11 +198,7 @@ std::optional<QList<ApproverKey>> ApproverKey::parse(const QJsonValue &value, co
                 u"%1.public_key: must be the base64 of a raw 32-byte Ed25519 key"_s.arg(where));
             continue;
         }
-        ApproverKey k{role,
-                      u"SHA256:"_s +
-                          QString::fromLatin1(Sha256::hash(raw).toBase64(
-                              QByteArray::Base64Encoding | QByteArray::OmitTrailingEquals)),
-                      raw};
+        ApproverKey k{role, fingerprintOf(raw), raw};
         if (fp != k.fingerprint) {
             errors->append(u"%1.fingerprint: is not the fingerprint of public_key (%2)"_s.arg(
                 where, k.fingerprint));

@@ -1,8 +1,9 @@
 #pragma once
 // The team mode's policy keys (docs/team.md, docs/policy.md): `team.database`, the libpq URI of
 // the shared database, and `team.quorum`, how many distinct approvers a change needs by its
-// monthly price. Pure functions; core/Policy parses, merges and prints them through these.
-#include "core/Policy.h"
+// monthly price, and `team.approver_keys`, whose signed approvals count. Pure functions;
+// core/Policy parses each key once through these and holds the typed values.
+#include "core/Money.h"
 
 #include <QJsonArray>
 #include <QList>
@@ -11,6 +12,8 @@
 #include <optional>
 
 namespace fb {
+
+struct Policy;
 
 // One rule of team.quorum: {"above_monthly": {"amount": 500, "currency": "USD"}, "approvals": 2}.
 struct QuorumRule {
@@ -62,6 +65,8 @@ struct ApproverKey {
     static std::optional<QList<ApproverKey>> parse(const QJsonValue &value, const QString &key,
                                                    QStringList *errors);
     static QJsonArray toJson(const QList<ApproverKey> &keys);
+    // OpenSSH's fingerprint of a raw public key: "SHA256:" + the unpadded base64 of its SHA-256.
+    static QString fingerprintOf(const QByteArray &publicKey);
     // A user's file may only remove trust: the administrator's entries that the user's list too.
     static QList<ApproverKey> merged(const QList<ApproverKey> &admin,
                                      const QList<ApproverKey> &user);

@@ -1,6 +1,6 @@
 #include "team/ApprovalKeys.h"
 
-#include "core/Sha256.h"
+#include "core/TeamPolicy.h"
 
 #include <QRegularExpression>
 
@@ -107,8 +107,7 @@ bool ApprovalKeys::verify(const QByteArray &pub, const QByteArray &message,
 
 QString ApprovalKeys::fingerprint(const QByteArray &pub)
 {
-    return u"SHA256:"_s + QString::fromLatin1(Sha256::hash(pub).toBase64(
-                              QByteArray::Base64Encoding | QByteArray::OmitTrailingEquals));
+    return ApproverKey::fingerprintOf(pub);
 }
 
 QString ApprovalKeys::toBase64(const QByteArray &pub)

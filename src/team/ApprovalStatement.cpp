@@ -1,6 +1,7 @@
 #include "team/ApprovalStatement.h"
 
 #include "core/CanonicalJson.h"
+#include "core/ChangeType.h"
 #include "core/Sha256.h"
 
 #include <QDateTime>
@@ -96,13 +97,6 @@ bool isLowerUuid(const QString &s)
     return re.match(s).hasMatch();
 }
 
-const QStringList &changeTypes()
-{
-    static const QStringList types{u"connection_create"_s, u"network_create"_s,
-                                   u"service_token_create"_s};
-    return types;
-}
-
 } // namespace statementcheck
 
 QString statementTime(qint64 ms)
@@ -193,8 +187,9 @@ std::optional<ApprovalStatement> ApprovalStatement::parse(const QByteArray &text
     auto str = [&o](const char *k) { return o.value(QLatin1StringView(k)).toString(); };
     if (!isLowerUuid(str("proposal_id")))
         return refuse(error, u"proposal_id: must be a lower-case uuid"_s);
-    if (!changeTypes().contains(str("change_type")))
-        return refuse(error, u"change_type: must be one of %1"_s.arg(changeTypes().join(u", "_s)));
+    if (!changeTypeFromName(str("change_type")))
+        return refuse(error,
+                      u"change_type: must be one of %1"_s.arg(changeTypeNames().join(u", "_s)));
     QList<const char *> hashes{"request_sha256", "dry_run_sha256", "dialog_sha256"};
     if (version == 2)
         hashes << "price_sha256"

@@ -78,7 +78,6 @@ std::nullopt_t refuse(QString *error, const QString &why);
 bool isRoleName(const QString &s);  // 1 to 63 bytes, no control characters
 bool isHex64(const QString &s);     // 64 lower-case hex digits, nothing after them
 bool isLowerUuid(const QString &s); // a lower-case uuid, nothing after it
-const QStringList &changeTypes();   // connection_create, network_create, service_token_create
 } // namespace statementcheck
 
 // The one time form of statements: UTC "YYYY-MM-DDTHH:MM:SS.mmmZ" (also ResolutionStatement's).

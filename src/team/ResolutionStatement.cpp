@@ -1,6 +1,7 @@
 #include "team/ResolutionStatement.h"
 
 #include "core/CanonicalJson.h"
+#include "core/ChangeType.h"
 #include "team/ApprovalStatement.h"
 
 #include <QStringList>
@@ -62,8 +63,9 @@ std::optional<ResolutionStatement> ResolutionStatement::parse(const QByteArray &
         return refuse(error, u"format: must be \"%1\""_s.arg(QLatin1StringView(Format)));
     if (!isResolutionUuid(str("proposal_id")))
         return refuse(error, u"proposal_id: must be a lower-case uuid"_s);
-    if (!changeTypes().contains(str("change_type")))
-        return refuse(error, u"change_type: must be one of %1"_s.arg(changeTypes().join(u", "_s)));
+    if (!changeTypeFromName(str("change_type")))
+        return refuse(error,
+                      u"change_type: must be one of %1"_s.arg(changeTypeNames().join(u", "_s)));
     for (const char *k : {"request_sha256", "dialog_sha256"})
         if (!isHex64(str(k)))
             return refuse(error,

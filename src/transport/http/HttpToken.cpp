@@ -1,4 +1,6 @@
 #include "transport/http/HttpToken.h"
+
+#include "core/TokenDigest.h"
 #include "transport/socket/SocketDirectory.h"
 
 #include <QFile>
@@ -190,14 +192,7 @@ bool HttpToken::authorizationMatches(const QByteArray &token, const QByteArray &
     const QByteArray value = authorization.trimmed();
     if (token.isEmpty() || value.size() < 7 || value.left(7).toLower() != "bearer ")
         return false;
-    const QByteArray given = value.mid(7).trimmed();
-    // Constant time in the token's length: every byte is compared whatever differs first.
-    unsigned char diff = given.size() == token.size() ? 0 : 1;
-    for (qsizetype i = 0; i < token.size(); ++i) {
-        const char g = i < given.size() ? given.at(i) : '\0';
-        diff |= static_cast<unsigned char>(g ^ token.at(i));
-    }
-    return diff == 0;
+    return TokenDigest::equalSecrets(token, value.mid(7).trimmed()); // constant time
 }
 
 } // namespace fb::transport

@@ -7,6 +7,7 @@
 #include "core/AuditLog.h"
 #include "core/AuditProposalEvents.h"
 #include "core/CanonicalJson.h"
+#include "core/TokenDigest.h"
 
 #include <QTemporaryDir>
 #include <QtTest>

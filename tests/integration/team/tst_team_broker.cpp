@@ -13,6 +13,7 @@
 #include "TestEnvironment.h"
 #include "core/AuditLog.h"
 #include "core/AuditSink.h"
+#include "core/TokenDigest.h"
 #include "team/ApprovalVerify.h"
 #include "team/TeamConfirm.h"
 #include "team/TeamQueue.h"
@@ -124,12 +125,12 @@ class TstTeamBroker : public QObject {
                                       {u"bob"_s, TeamSigner::make(u"bob"_s)},
                                       {u"dave"_s, TeamSigner::make(u"dave"_s)}};
 
-    QJsonArray listedKeys() const
+    QList<fb::ApproverKey> listedKeys() const
     {
         QList<fb::ApproverKey> keys;
         for (const TeamSigner &s : signers)
             keys << s.listed();
-        return fb::ApproverKey::toJson(keys);
+        return keys;
     }
 
     // What an approver's app does: finds the open row, signs the decision over the dialog's
@@ -277,8 +278,7 @@ private slots:
                                  10000);
         fb::BrokerSettings settings;
         // Every priced change (and every unpriced one) needs two.
-        settings.policy.teamQuorum = QJsonArray{QJsonObject{
-            {"above_monthly", QJsonObject{{"amount", 0}, {"currency", "USD"}}}, {"approvals", 2}}};
+        settings.policy.teamQuorum = fb::TeamQuorum{{fb::QuorumRule{fb::Money{0, "USD"}, 2}}, {}};
         auto h = broker(carol.get(), settings);
         const QJsonObject proposed = propose(*h);
         QCOMPARE(proposed.value("team").toObject().value("required").toInt(), 2);

@@ -5,6 +5,7 @@
 #include "core/CanonicalJson.h"
 #include "core/Clock.h"
 #include "core/ProposalStore.h"
+#include "core/TokenDigest.h"
 
 #include <QCryptographicHash>
 #include <QFile>

@@ -232,14 +232,6 @@ private slots:
         QCOMPARE(timedOut.count(), 1);
     }
 
-    void constantTimeEquals()
-    {
-        QVERIFY(ConfirmStateStore::constantTimeEquals("abc", "abc"));
-        QVERIFY(!ConfirmStateStore::constantTimeEquals("abc", "abd"));
-        QVERIFY(!ConfirmStateStore::constantTimeEquals("abc", "abcd"));
-        QVERIFY(ConfirmStateStore::constantTimeEquals({}, {}));
-    }
-
     // At most 16 waiting per session and 64 in all: the oldest gives way, timed out, once.
     void pendingIsCappedPerSessionAndInAll()
     {
