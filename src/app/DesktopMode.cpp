@@ -287,8 +287,13 @@ private:
                 m_switching = false;
                 if (m_quitAfterSwitch)
                     return QCoreApplication::exit(0);
+                // At once, in this callback: no event loop turn without a listener on the socket
+                // (a --stdio started meanwhile would become an instance of its own). The team
+                // role's password is the one read at the start (the keychain entry is the same).
+                const QString teamPassword = m_options.teamPassword;
                 m_options = next;
-                readTeamPassword(); // then startHost()
+                m_options.teamPassword = teamPassword;
+                startHost();
             });
         });
     }
