@@ -826,6 +826,13 @@
     </message>
 </context>
 <context>
+    <name>fb::DesktopInstance</name>
+    <message>
+        <source>Not switched: the keychain holds no complete credentials now; the sandbox stays in use.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>fb::DesktopUi</name>
     <message>
         <source>Fabric Broker keeps running</source>
@@ -920,6 +927,48 @@
     </message>
     <message>
         <source>not connected</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Fabric Broker runs on its embedded sandbox. The credentials you saved apply at the next start, or now:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>- the sandbox&apos;s %n pending proposal(s) are dropped (agents must propose again);</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+            <numerusform></numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>- %n open approval dialog(s) are denied;</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+            <numerusform></numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>- connected agents (MCP sessions, relayed --stdio clients, HTTP sessions) are disconnected and must reconnect;</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>- from then on, creates go to %1 with the saved account (client id %2).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Switch to Equinix now? - Fabric Broker</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Switch to Equinix now</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Later (at the next start)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Settings saved; the sandbox stays in use until the next start.</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

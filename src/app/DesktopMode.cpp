@@ -7,6 +7,7 @@
 #include "broker/MutationBroker.h"
 #include "broker/PolicyApply.h"
 #include "broker/RelayHello.h"
+#include "core/ProposalStore.h"
 #include "transport/socket/LocalSocketServer.h"
 
 #ifdef HAVE_FABRICBROKER_GUI
@@ -14,6 +15,7 @@
 #include "gui/DesktopPreferences.h"
 #include "gui/DesktopUi.h"
 #include "gui/GuiResources.h"
+#include "gui/MainWindow.h"
 #include "keychain/CredentialStore.h"
 #include <QApplication>
 #include <QSettings>
@@ -60,6 +62,7 @@ class DesktopInstance : public QObject {
 public:
     DesktopInstance(ServerHost::Options options, bool gui)
         : QObject(QCoreApplication::instance())
+        , m_initial(options)
         , m_options(std::move(options))
         , m_gui(gui)
     {
@@ -69,8 +72,8 @@ public:
     {
         installQuitOnSignals(); // the hook refers to this instance
         // The desktop approver goes with the UI, before the broker that points at it.
-        if (m_host.liveSettings())
-            m_host.liveSettings()->setDesktopApprover(nullptr);
+        if (m_host && m_host->liveSettings())
+            m_host->liveSettings()->setDesktopApprover(nullptr);
     }
 
     // Reads the desktop's saved settings and, when they say so, the credentials saved in the
@@ -79,19 +82,34 @@ public:
     // SANDBOX from the environment alone while the app then used the keychain's Equinix account).
     void readSavedSettings(std::function<void()> then)
     {
+        readSavedSettingsInto(&m_options, std::move(then));
+    }
+
+    const ServerHost::Options &options() const { return m_options; }
+
+    // Starts serving, once readSavedSettings is done.
+    void start(transport::StdioDevices *stdioDevices = nullptr)
+    {
+        m_options.stdioDevices = stdioDevices;
+        readTeamPassword();
+    }
+
+private:
+    void readSavedSettingsInto(ServerHost::Options *options, std::function<void()> then)
+    {
 #ifdef HAVE_FABRICBROKER_GUI
         if (m_gui) {
             const DesktopPreferences prefs = DesktopPreferences::load(QSettings());
-            m_options.savedToolsets = prefs.toolsets;
-            m_options.savedApprovalMode = prefs.approvalMode;
-            m_options.savedTeamDatabase = QSettings().contains(QStringLiteral("team/database"));
-            if (m_options.http.isEmpty())
-                m_options.http = prefs.httpAddress; // --http wins over the saved setting
+            options->savedToolsets = prefs.toolsets;
+            options->savedApprovalMode = prefs.approvalMode;
+            options->savedTeamDatabase = QSettings().contains(QStringLiteral("team/database"));
+            if (options->http.isEmpty())
+                options->http = prefs.httpAddress; // --http wins over the saved setting
             const bool envCredentials = FabricConfig::fromEnvironment().hasCredentials();
-            if (!m_options.forceSandbox && !envCredentials && prefs.credentialsInKeychain) {
+            if (!options->forceSandbox && !envCredentials && prefs.credentialsInKeychain) {
                 auto *store = new keychain::CredentialStore(
                     QString::fromLatin1(keychain::CredentialStore::DefaultService), this);
-                store->read([this, prefs, store, then = std::move(then)](
+                store->read([options, prefs, store, then = std::move(then)](
                                 bool ok, const keychain::FabricCredentials &c, const QString &e) {
                     store->deleteLater();
                     if (!ok) {
@@ -103,7 +121,7 @@ public:
                             config.endpoint = prefs.endpoint;
                         config.clientId = c.clientId;
                         config.clientSecret = c.clientSecret;
-                        m_options.savedFabricConfig = config;
+                        options->savedFabricConfig = config;
                     }
                     then();
                 });
@@ -114,19 +132,6 @@ public:
         then();
     }
 
-    const ServerHost::Options &options() const
-    {
-        return m_options;
-    }
-
-    // Starts serving, once readSavedSettings is done.
-    void start(transport::StdioDevices *stdioDevices = nullptr)
-    {
-        m_options.stdioDevices = stdioDevices;
-        readTeamPassword();
-    }
-
-private:
     void fail(const QString &error)
     {
         QTextStream(stderr) << "fabric-broker: " << error << "\n";
@@ -162,37 +167,51 @@ private:
     void startHost()
     {
         QString error;
-        if (!m_host.start(m_options, &error))
+        m_host = std::make_unique<ServerHost>();
+        if (!m_host->start(m_options, &error))
             return fail(error);
         Approver *desktopApprover = nullptr;
 #ifdef HAVE_FABRICBROKER_GUI
         if (m_gui) {
             DesktopContext context;
-            context.store = m_host.store();
-            context.broker = m_host.broker();
-            context.server = m_host.server();
-            context.fabric = m_host.fabric();
-            context.settings = m_host.settings();
-            context.live = m_host.liveSettings();
-            context.sandbox = m_host.isSandbox();
-            context.socketPath = m_host.socketPath();
-            context.httpUrl = m_host.httpUrl();
-            context.httpWarning = m_host.httpWarning();
+            context.store = m_host->store();
+            context.broker = m_host->broker();
+            context.server = m_host->server();
+            context.fabric = m_host->fabric();
+            context.settings = m_host->settings();
+            context.live = m_host->liveSettings();
+            context.sandbox = m_host->isSandbox();
+            context.forcedSandbox = m_options.forceSandbox;
+            context.ownStdio = m_options.stdio;
+            context.socketPath = m_host->socketPath();
+            context.httpUrl = m_host->httpUrl();
+            context.httpWarning = m_host->httpWarning();
             context.executablePath = QCoreApplication::applicationFilePath();
             context.teamPassword = m_options.teamPassword;
             m_ui = std::make_unique<DesktopUi>(context);
-            if (!m_instance.listen(&error))
+            if (!m_listening && !m_instance.listen(&error)) // once: it outlives a switch
                 qCWarning(lcDesktop).noquote() << error;
+            m_listening = true;
             connect(&m_instance, &SingleInstance::raiseRequested, m_ui.get(),
                     &DesktopUi::raiseMainWindow);
             connect(m_ui.get(), &DesktopUi::quitRequested, this, [this] {
+                if (m_switching) { // the switch ends the process instead of starting again
+                    m_quitAfterSwitch = true;
+                    return;
+                }
                 // Creates in flight get the longer desktop grace (the quit question says so);
                 // then the denials of open approvals get a moment to reach their clients.
-                m_host.shutdown(ServerHost::kDesktopQuitGraceMs, exitSoon);
+                m_host->shutdown(ServerHost::kDesktopQuitGraceMs, exitSoon);
             });
+            connect(m_ui.get(), &DesktopUi::switchFromSandboxRequested, this,
+                    &DesktopInstance::switchFromSandbox);
             installQuitOnSignals([this] {
+                if (m_switching) { // the switch ends the process instead of starting again
+                    m_quitAfterSwitch = true;
+                    return;
+                }
                 m_ui->desktopApprover()->denyAllPending(QStringLiteral("the app was told to quit"));
-                m_host.shutdown(ServerHost::kShutdownGraceMs, exitSoon);
+                m_host->shutdown(ServerHost::kShutdownGraceMs, exitSoon);
             });
             m_ui->showMainWindow();
             desktopApprover = m_ui->approver();
@@ -200,24 +219,100 @@ private:
 #endif
         if (!m_gui)
             installQuitOnSignals(
-                [this] { m_host.shutdown(ServerHost::kShutdownGraceMs, exitSoon); });
-        if (!m_host.applyApprovalMode(desktopApprover, &error))
+                [this] { m_host->shutdown(ServerHost::kShutdownGraceMs, exitSoon); });
+        if (!m_host->applyApprovalMode(desktopApprover, &error))
             return fail(error);
         if (m_options.stdio)
-            connect(&m_host, &ServerHost::stdioFinished, this, [this] {
-                m_host.shutdown(ServerHost::kShutdownGraceMs, [] { QCoreApplication::exit(0); });
+            connect(m_host.get(), &ServerHost::stdioFinished, this, [this] {
+                m_host->shutdown(ServerHost::kShutdownGraceMs, [] { QCoreApplication::exit(0); });
             });
     }
+
+#ifdef HAVE_FABRICBROKER_GUI
+    // Issue #40: the person chose "Switch to Equinix now" after saving credentials on the
+    // sandbox. The serving side starts again in this process with what the keychain holds now;
+    // nothing of the sandbox's (proposals, approvals, sessions) continues against the account.
+    void switchFromSandbox()
+    {
+        // Only the offer's button leads here, and the offer is made only when neither --sandbox
+        // nor an own stdio session put the app on the sandbox; checked again all the same.
+        if (m_switching || !m_host || !m_host->isSandbox() || m_options.forceSandbox ||
+            m_options.stdio || m_host->isShuttingDown())
+            return;
+        m_switching = true;
+        // What a fresh start would read: the command line's options, the saved settings, and
+        // the keychain read again now (never the values the dialog passed along).
+        auto next = std::make_shared<ServerHost::Options>(m_initial);
+        readSavedSettingsInto(next.get(), [this, next] {
+            if (ServerHost::usesSandbox(*next)) {
+                m_switching = false;
+                if (m_quitAfterSwitch)
+                    return QCoreApplication::exit(0);
+                m_ui->mainWindow()->showStatusMessage(QCoreApplication::translate(
+                    "fb::DesktopInstance", "Not switched: the keychain holds no complete "
+                                           "credentials now; the sandbox stays in use."));
+                return;
+            }
+            leaveSandbox(*next);
+        });
+    }
+
+    void leaveSandbox(const ServerHost::Options &next)
+    {
+        const FabricConfig to = *next.savedFabricConfig;
+        const QString reason =
+            QStringLiteral("the desktop app switched from its embedded sandbox to %1 (settings "
+                           "saved by the person); the sandbox's proposals do not apply there")
+                .arg(normalizedEndpoint(to.endpoint.toString()));
+        // 1) Open approval dialogs end as denials naming the switch (their calls are answered).
+        m_ui->desktopApprover()->denyAllPending(reason);
+        // 2) Pending proposals are evicted through the store: each is one audited eviction.
+        const int evicted = int(m_host->store()->evictAll(reason).size());
+        // 3) The evictions above are the switch's audit records (each names it); the log says
+        // where to, never with a secret.
+        const FabricBinding binding = MutationBroker::fabricBinding(to);
+        qCInfo(lcDesktop).noquote() << "switching from the sandbox to" << binding.endpoint << "("
+                                    << evicted << "pending proposal(s) dropped)";
+        // 4) No create starts from now on; creates in flight get the grace. Then whatever was
+        // proposed during the grace goes the same way, the answers get a moment to leave, and the
+        // UI and the host (sessions, transports, sandbox) end before the new ones start.
+        m_host->shutdown(ServerHost::kDesktopQuitGraceMs, [this, next, reason] {
+            m_ui->desktopApprover()->denyAllPending(reason);
+            m_host->store()->evictAll(reason);
+            QTimer::singleShot(200, this, [this, next] {
+                m_ui.reset();
+                if (m_host->liveSettings())
+                    m_host->liveSettings()->setDesktopApprover(nullptr);
+                m_host.reset();
+                m_switching = false;
+                if (m_quitAfterSwitch)
+                    return QCoreApplication::exit(0);
+                // At once, in this callback: no event loop turn without a listener on the socket
+                // (a --stdio started meanwhile would become an instance of its own). The team
+                // role's password is the one read at the start (the keychain entry is the same).
+                const QString teamPassword = m_options.teamPassword;
+                m_options = next;
+                m_options.teamPassword = teamPassword;
+                startHost();
+            });
+        });
+    }
+
+#endif
 
     static void exitSoon()
     {
         QTimer::singleShot(200, QCoreApplication::instance(), [] { QCoreApplication::exit(0); });
     }
 
+    const ServerHost::Options m_initial; // the command line's, before anything saved
     ServerHost::Options m_options;
     bool m_gui;
-    ServerHost m_host;
+    std::unique_ptr<ServerHost> m_host;
     SingleInstance m_instance;
+    bool m_listening = false;
+    bool m_switching = false;
+    bool m_quitAfterSwitch = false;
 #ifdef HAVE_FABRICBROKER_GUI
     std::unique_ptr<DesktopUi> m_ui;
 #endif

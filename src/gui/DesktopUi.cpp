@@ -8,6 +8,7 @@
 #include "gui/AuditViewDialog.h"
 #include "gui/ConnectClientDialog.h"
 #include "gui/DesktopApprover.h"
+#include "gui/DesktopPreferences.h"
 #include "gui/GuiResources.h"
 #include "gui/MainWindow.h"
 #include "gui/ProposalTableModel.h"
@@ -326,8 +327,91 @@ void DesktopUi::showSettings()
                     overridden.isEmpty() ? tr("Settings saved.")
                                          : tr("Settings saved, but the policy overrides them: %1")
                                                .arg(overridden.join(QStringLiteral("; "))));
+                if (m_context.sandbox && !m_context.forcedSandbox && !m_context.ownStdio)
+                    offerSwitchFromKeychain();
             });
     dialog->open();
+}
+
+void DesktopUi::offerSwitchFromKeychain()
+{
+    // What was saved, read back as the next start would read it (the endpoint from QSettings,
+    // the credentials from the keychain), not what the dialog passed along.
+    QPointer<DesktopUi> self(this);
+    m_credentials->read([self](bool ok, const keychain::FabricCredentials &c, const QString &) {
+        if (!self || !ok)
+            return;
+        FabricConfig saved;
+        if (const QUrl endpoint = DesktopPreferences::load(QSettings()).endpoint;
+            !endpoint.isEmpty())
+            saved.endpoint = endpoint;
+        saved.clientId = c.clientId;
+        saved.clientSecret = c.clientSecret;
+        self->offerSandboxSwitch(saved);
+    });
+}
+
+QString DesktopUi::sandboxSwitchText(int pending, int approvals, const QUrl &endpoint,
+                                     const QString &clientId)
+{
+    return tr("Fabric Broker runs on its embedded sandbox. The credentials you saved apply at the "
+              "next start, or now:") +
+           u'\n' +
+           tr("- the sandbox's %n pending proposal(s) are dropped (agents must propose again);",
+              nullptr, pending) +
+           u'\n' + tr("- %n open approval dialog(s) are denied;", nullptr, approvals) + u'\n' +
+           tr("- connected agents (MCP sessions, relayed --stdio clients, HTTP sessions) are "
+              "disconnected and must reconnect;") +
+           u'\n' +
+           tr("- from then on, creates go to %1 with the saved account (client id %2).")
+               .arg(endpoint.toString(QUrl::RemoveUserInfo), clientId.left(200));
+}
+
+QMessageBox *DesktopUi::offerSandboxSwitch(const FabricConfig &saved)
+{
+    const bool sandbox =
+        m_context.sandbox || (m_context.fabric && m_context.fabric->config().sandbox);
+    const QUrl current = m_context.fabric ? m_context.fabric->config().endpoint : QUrl();
+    if (!sandbox || m_context.forcedSandbox || m_context.ownStdio || saved.clientId.isEmpty() ||
+        saved.clientSecret.isEmpty() || !saved.endpointProblem().isEmpty() ||
+        saved.endpoint.adjusted(QUrl::StripTrailingSlash) ==
+            current.adjusted(QUrl::StripTrailingSlash))
+        return nullptr;
+    if (m_switchOffer)
+        m_switchOffer->close(); // one offer, for what was saved last
+    auto *box = new QMessageBox(QMessageBox::Question, tr("Switch to Equinix now? - Fabric Broker"),
+                                QString(), QMessageBox::NoButton,
+                                m_window->isVisible() ? m_window.get() : nullptr);
+    box->setObjectName(QStringLiteral("sandboxSwitchOffer"));
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->setTextFormat(Qt::PlainText);
+    QPushButton *now = box->addButton(tr("Switch to Equinix now"), QMessageBox::AcceptRole);
+    QPushButton *later = box->addButton(tr("Later (at the next start)"), QMessageBox::RejectRole);
+    box->setDefaultButton(later);
+    box->setEscapeButton(later);
+    // The counts follow what happens while the box is up (agents may keep proposing).
+    const auto refresh = [this, box, endpoint = saved.endpoint, clientId = saved.clientId] {
+        box->setText(sandboxSwitchText(m_context.store ? m_context.store->pendingCount() : 0,
+                                       m_approver->pendingCount(), endpoint, clientId));
+    };
+    refresh();
+    if (m_context.store) {
+        connect(m_context.store, &ProposalStore::proposalAdded, box, refresh);
+        connect(m_context.store, &ProposalStore::proposalConsumed, box, refresh);
+        connect(m_context.store, &ProposalStore::proposalEvicted, box, refresh);
+        connect(m_context.store, &ProposalStore::proposalExpired, box, refresh);
+    }
+    connect(m_approver.get(), &DesktopApprover::pendingCountChanged, box, refresh);
+    connect(box, &QMessageBox::buttonClicked, this, [this, now](QAbstractButton *clicked) {
+        if (clicked == now)
+            emit switchFromSandboxRequested();
+        else
+            m_window->showStatusMessage(
+                tr("Settings saved; the sandbox stays in use until the next start."));
+    });
+    m_switchOffer = box;
+    box->open();
+    return box;
 }
 
 void DesktopUi::applyToolsetsAndApproval(const DesktopPreferences &prefs)

@@ -11,6 +11,9 @@
 #include <functional>
 #include <memory>
 
+class QMessageBox;
+class QUrl;
+
 namespace fb::mcp {
 class McpServer;
 }
@@ -25,6 +28,7 @@ class Approver;
 struct DesktopPreferences;
 class DesktopApprover;
 class FabricClient;
+struct FabricConfig;
 class LiveSettings;
 class MainWindow;
 class MutationBroker;
@@ -49,6 +53,11 @@ struct DesktopContext {
     // makes its own from the environment, the saved values and the policy files.
     LiveSettings *live = nullptr;
     QString teamPassword; // team mode's database password, from the keychain (docs/team.md)
+    // Why the app is on the sandbox, for the offer to switch to the saved account (issue #40):
+    // --sandbox asked for it, or the app serves its own stdio (a client started it); neither
+    // is offered a switch.
+    bool forcedSandbox = false;
+    bool ownStdio = false;
 };
 
 class DesktopUi : public QObject {
@@ -82,6 +91,17 @@ public:
     // How long quitting waits for creates in flight (ServerHost::kDesktopQuitGraceMs).
     static constexpr int kQuitGraceSeconds = 10;
 
+    // Credentials saved in Settings while the app runs on the sandbox (issue #40): a non-modal
+    // box offers to switch to the saved account now, saying what that does; its default is
+    // "Later (at the next start)". Returns the box, or null when no offer is made: not on the
+    // sandbox, the sandbox was asked for (--sandbox), the app serves its own stdio, or `saved`
+    // lacks a client id, a secret or a usable endpoint other than the sandbox's own.
+    // "Switch to Equinix now" emits switchFromSandboxRequested; nothing else does.
+    QMessageBox *offerSandboxSwitch(const FabricConfig &saved);
+    // The offer's text: what switching does, for these counts and the saved account.
+    static QString sandboxSwitchText(int pending, int approvals, const QUrl &endpoint,
+                                     const QString &clientId);
+
 public slots:
     void showSettings();
     void showConnectClient();
@@ -95,12 +115,15 @@ public slots:
 signals:
     // The person asked to quit and confirmed (window close without tray, menu, tray menu).
     void quitRequested();
+    // The person chose "Switch to Equinix now" in the offer (src/app restarts the serving side).
+    void switchFromSandboxRequested();
 
 private:
     void requestQuit();
     void updateCounts();
     void applyToolsetsAndApproval(const DesktopPreferences &prefs);
-    void showPolicyState(); // the main window's lock, from m_live
+    void showPolicyState();         // the main window's lock, from m_live
+    void offerSwitchFromKeychain(); // reads what was saved, then offerSandboxSwitch
 
     DesktopContext m_context;
     Clock *m_clock;
@@ -113,6 +136,7 @@ private:
     keychain::CredentialStore *m_credentials;
     std::function<bool(int, int)> m_quitQuestion;
     bool m_trayHintShown = false;
+    QPointer<QMessageBox> m_switchOffer;
 };
 
 } // namespace fb

@@ -117,6 +117,12 @@ test('other credentials saved in Settings while the approval dialog is open: den
     { keys: ['Tab', 'ctrl+a'] }, { type: FIRST.id },
     { keys: ['Tab', 'ctrl+a'] }, { type: FIRST.secret },
   ]);
+  // Issue #40: the app offers to switch now; Return takes the default, "Later (at the next
+  // start)", and the app stays on the sandbox as before.
+  const offer = await waitForWindow('^Switch to Equinix now\\? - Fabric Broker$');
+  xvfb.press(offer, ['Return']);
+  assert.ok(await xvfb.windowGone(offer, 10000), `the offer did not close; app log:\n${appLog.slice(-3000)}`);
+  await waitForWindow('^Fabric Broker - SANDBOX$');
   let prefs = '';
   for (const deadline = Date.now() + 10000; !/credentialsInKeychain=true/.test(prefs); await sleep(100)) {
     try { prefs = fs.readFileSync(prefsFile(), 'utf8'); } catch { /* not written yet */ }

@@ -21,6 +21,8 @@
 #include <QDialogButtonBox>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMessageBox>
+#include <QPointer>
 #include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
@@ -252,6 +254,90 @@ private slots:
         QVERIFY(!w->emptyHintLabel()->text().contains("Proposals are off"));
         for (QWidget *top : QApplication::topLevelWidgets()) // the Connect a client dialog
             top->close();
+    }
+
+    // Issue #40: credentials saved while the app runs on the sandbox are offered a switch to
+    // the saved account now, in a non-modal box whose default is "Later" and whose text says
+    // what switching drops. Not offered when the sandbox was asked for (--sandbox), when the
+    // app serves its own stdio, when the saved credentials are incomplete, when the endpoint
+    // is the sandbox's own, or off the sandbox.
+    void sandboxSwitchOffer_data()
+    {
+        QTest::addColumn<bool>("sandbox");
+        QTest::addColumn<bool>("forced");
+        QTest::addColumn<bool>("ownStdio");
+        QTest::addColumn<QString>("endpoint");
+        QTest::addColumn<QString>("secret");
+        QTest::addColumn<bool>("offered");
+        const QString other = QStringLiteral("http://127.0.0.1:4711");
+        const QString sandboxUrl = FabricConfig{}.endpoint.toString();
+        QTest::newRow("sandbox, credentials saved")
+            << true << false << false << other << "s3" << true;
+        QTest::newRow("--sandbox") << true << true << false << other << "s3" << false;
+        QTest::newRow("own stdio") << true << false << true << other << "s3" << false;
+        QTest::newRow("no secret") << true << false << false << other << "" << false;
+        QTest::newRow("the sandbox's endpoint")
+            << true << false << false << sandboxUrl << "s3" << false;
+        QTest::newRow("not the sandbox") << false << false << false << other << "s3" << false;
+    }
+
+    void sandboxSwitchOffer()
+    {
+        QFETCH(bool, sandbox);
+        QFETCH(bool, forced);
+        QFETCH(bool, ownStdio);
+        QFETCH(QString, endpoint);
+        QFETCH(QString, secret);
+        QFETCH(bool, offered);
+        Host host;
+        DesktopContext ctx = host.context();
+        ctx.sandbox = sandbox;
+        ctx.forcedSandbox = forced;
+        ctx.ownStdio = ownStdio;
+        DesktopUi ui(ctx);
+        Proposal p;
+        p.target = QStringLiteral("a sandbox proposal");
+        host.store.add(p);
+        FabricConfig saved;
+        saved.endpoint = QUrl(endpoint);
+        saved.clientId = QStringLiteral("saved-client");
+        saved.clientSecret = secret;
+        QSignalSpy switchSpy(&ui, &DesktopUi::switchFromSandboxRequested);
+        QPointer<QMessageBox> box = ui.offerSandboxSwitch(saved);
+        QCOMPARE(bool(box), offered);
+        if (!offered) {
+            QVERIFY(!ui.findChild<QMessageBox *>());
+            return;
+        }
+        QVERIFY(!box->isModal() || box->windowModality() != Qt::ApplicationModal);
+        QCOMPARE(box->textFormat(), Qt::PlainText);
+        QVERIFY2(box->text().contains(QStringLiteral("1 pending proposal(s) are dropped")),
+                 qPrintable(box->text()));
+        QVERIFY(box->text().contains(QStringLiteral("0 open approval dialog(s) are denied")));
+        QVERIFY(box->text().contains(QStringLiteral("relayed --stdio clients, HTTP sessions")));
+        QVERIFY(box->text().contains(endpoint));
+        QVERIFY(box->text().contains(QStringLiteral("saved-client")));
+        QVERIFY(!box->text().contains(secret));
+        QCOMPARE(box->defaultButton()->text(), QStringLiteral("Later (at the next start)"));
+        // The count follows the store while the box is up.
+        host.store.add(p);
+        QVERIFY(box->text().contains(QStringLiteral("2 pending proposal(s) are dropped")));
+        QAbstractButton *now = nullptr;
+        for (QAbstractButton *b : box->buttons())
+            if (b->text() == QStringLiteral("Switch to Equinix now"))
+                now = b;
+        QVERIFY(now);
+        // Later changes nothing; only "Switch to Equinix now" asks for the switch.
+        box->defaultButton()->click();
+        QVERIFY(box->isHidden()); // deleted later (no event loop here: see init's keychain)
+        QCOMPARE(switchSpy.count(), 0);
+        QCOMPARE(host.store.pendingCount(), 2);
+        box = ui.offerSandboxSwitch(saved);
+        QVERIFY(box);
+        for (QAbstractButton *b : box->buttons())
+            if (b->text() == QStringLiteral("Switch to Equinix now"))
+                b->click();
+        QCOMPARE(switchSpy.count(), 1);
     }
 };
 
