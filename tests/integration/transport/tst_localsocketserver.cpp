@@ -73,7 +73,7 @@ private slots:
     {
         fbtest::failOnWarnings(
             {QStringLiteral("session \\d+ has \\d+ bytes waiting to be written "),
-             QStringLiteral("refusing a connection: already \\d+ sessions "),
+             QStringLiteral("refusing a connection( \\(\\w+\\))?: already \\d+ sessions "),
              QStringLiteral("session \\d+ notifications/initialized before initialize, ignored$"),
              QStringLiteral("session \\d+ refused: ")});
     }
