@@ -4,6 +4,7 @@
 #include "app/CommandLine.h"
 #include "app/HttpHeadersCommand.h"
 #include "app/PolicyCommand.h"
+#include "app/RunModes.h"
 #include "app/TeamCommand.h"
 
 #ifdef HAVE_FABRICBROKER_GUI

@@ -14,7 +14,7 @@
 
 // The writer: open() finds the end of the chain, record() appends one canonical line chained to
 // the previous one, syncs it and updates the head file. File safety is in AuditLogFile.cpp,
-// bounds in AuditBounds.cpp, reading in AuditVerify.cpp.
+// bounds in AuditLogBounds.cpp, reading in AuditLogVerify.cpp.
 
 namespace fb {
 

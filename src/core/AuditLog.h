@@ -34,8 +34,8 @@
 // synced) with the head it just wrote. verify() compares the log with it and reports a log
 // that ends before that head as truncated. The guarantee and its limits are in docs/audit.md.
 //
-// Files: AuditLog.cpp (the writer and its hash chain), AuditBounds.cpp (scrub), AuditLogFile.cpp
-// (file safety and the head file), AuditRecordFormat.cpp (the record line), AuditVerify.cpp
+// Files: AuditLog.cpp (the writer and its hash chain), AuditLogBounds.cpp (scrub), AuditLogFile.cpp
+// (file safety and the head file), AuditLogRecordFormat.cpp (the record line), AuditLogVerify.cpp
 // (verify, readRecords); AuditLogDetail.h holds what they share.
 #include "core/AuditSink.h"
 #include "core/Clock.h"

@@ -1,10 +1,10 @@
 #pragma once
 // Internals shared by the files of AuditLog (not part of its interface):
-//   AuditRecordFormat.cpp  the record line: hashing, time stamps, classify() for readers
-//   AuditBounds.cpp        scrubbing and bounding of data (AuditLog::scrub)
+//   AuditLogRecordFormat.cpp  the record line: hashing, time stamps, classify() for readers
+//   AuditLogBounds.cpp        scrubbing and bounding of data (AuditLog::scrub)
 //   AuditLogFile.cpp       file safety: O_NOFOLLOW opens, locks, the .head file, replacement
 //   AuditLog.cpp           the writer: open, record, the hash chain
-//   AuditVerify.cpp        verify() and readRecords()
+//   AuditLogVerify.cpp        verify() and readRecords()
 #include "core/AuditLog.h"
 
 #include <QByteArray>
@@ -23,7 +23,7 @@ QByteArray sha256Hex(const QByteArray &bytes);
 QString isoUtc(qint64 ms);
 bool isLowerHex64(const QString &s);
 
-// ---- reading record lines (AuditRecordFormat.cpp) ----
+// ---- reading record lines (AuditLogRecordFormat.cpp) ----
 
 enum class LineKind { Record, Torn, BadJson, Malformed };
 

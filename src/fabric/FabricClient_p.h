@@ -1,7 +1,8 @@
 #pragma once
 // The Fabric client's internals, shared by its files (not part of its interface): the transport
 // settings every request gets, the path rules, and ClientCore, the state one FabricClient shares
-// with its calls (configuration, the access manager, the OAuth2 token cache in FabricToken.cpp).
+// with its calls (configuration, the access manager, the OAuth2 token cache in
+// FabricClientToken.cpp).
 #include "fabric/FabricClient.h"
 #include "fabric/FabricHttpOutcome.h"
 
@@ -71,7 +72,7 @@ private:
                             bool tooLarge);
 };
 
-// The calls (FabricHttpCall.cpp, FabricPriceCall.cpp); each finishes exactly once.
+// The calls (FabricClientHttpCall.cpp, FabricClientPriceCall.cpp); each finishes exactly once.
 FabricCall *newHttpCall(ClientCore *core, FabricCallMode mode, QByteArray method, QString path,
                         QUrlQuery query, QByteArray body, ChangeType changeType, QObject *parent);
 FabricCall *newPriceCall(FabricClient *client, const CompiledRequest &request, QObject *parent);

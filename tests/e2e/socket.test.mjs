@@ -445,7 +445,7 @@ test('socket: at most 64 sessions; a refused connection is closed and a freed sl
 });
 
 // SIGTERM must always shut down cleanly (socket and lock file removed, exit status 0). Today the
-// signal handler is installed only after the socket is already listening (src/app/Modes.cpp
+// signal handler is installed only after the socket is already listening (src/app/RunModes.cpp
 // runHeadless: host.start() before installQuitOnSignals()), so a SIGTERM that arrives as soon as
 // the socket appears kills the process with the default action and leaves both files behind.
 test('socket: SIGTERM right after the socket appears still shuts down cleanly (socket and lock removed)', async () => {

@@ -14,7 +14,7 @@
 //    The server is HttpDaemon (libmicrohttpd): Host, Origin, Authorization, the path, the method
 //    and the media types are checked on the headers alone (screen()), before any body is read;
 //    bodies over maxBodyBytes (the frame limit): 413; strict JSON (400).
-//  - Streams (HttpStreams.cpp, SseStream): a 2025-era tools/call from a client that accepts
+//  - Streams (HttpServerStreams.cpp, SseStream): a 2025-era tools/call from a client that accepts
 //    text/event-stream is answered with an event stream (a priming event with id and retry for
 //    2025-11-25, then its progress, log messages, server requests and its response); GET opens
 //    the session's stream for server-initiated messages, or, with Last-Event-ID, resumes the

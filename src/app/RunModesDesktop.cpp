@@ -1,6 +1,7 @@
 // The desktop modes of fabric-broker: the desktop app (no mode flag) and `--stdio` without
 // `--headless` (relay to the running app, or become the instance).
 #include "app/CommandLine.h"
+#include "app/RunModes.h"
 #include "app/ServerHost.h"
 #include "app/SingleInstance.h"
 #include "app/StdioRelay.h"

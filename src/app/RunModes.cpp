@@ -1,4 +1,5 @@
 // The headless modes of fabric-broker: the MCP server (stdio and/or socket) and the sandbox.
+#include "app/RunModes.h"
 #include "app/CommandLine.h"
 #include "app/ServerHost.h"
 #include "sandbox/FabricSandbox.h"
