@@ -1,8 +1,7 @@
 // FabricClient: see FabricClient.h. The safety rules it keeps, in one place:
 //  * a real create is handed to Qt at most once and Qt cannot resend it either
-//  (FabricClientHttpCall.cpp:
-//    OnceUploadDevice, HTTP/1.1, no redirect), and neither a 401 nor a 5xx nor a network error
-//    leads to a second attempt;
+//    (FabricClientHttpCall.cpp: OnceUploadDevice, HTTP/1.1, no redirect), and neither a 401
+//    nor a 5xx nor a network error leads to a second attempt;
 //  * reads and dry runs are retried exactly once, after a 401, with a fresh token;
 //  * the client secret and access tokens never reach a log line, a message or a result.
 // Where the jobs live: FabricClientToken.cpp (the OAuth2 token cache), FabricClientHttpCall.cpp
