@@ -233,7 +233,7 @@ private:
     // Issue #40: the person chose "Switch to Equinix now" after saving credentials on the
     // sandbox. The serving side starts again in this process with what the keychain holds now;
     // nothing of the sandbox's (proposals, approvals, sessions) continues against the account.
-    void switchFromSandbox()
+    void switchFromSandbox(const FabricConfig &shown)
     {
         // Only the offer's button leads here, and the offer is made only when neither --sandbox
         // nor an own stdio session put the app on the sandbox; checked again all the same.
@@ -244,7 +244,27 @@ private:
         // What a fresh start would read: the command line's options, the saved settings, and
         // the keychain read again now (never the values the dialog passed along).
         auto next = std::make_shared<ServerHost::Options>(m_initial);
-        readSavedSettingsInto(next.get(), [this, next] {
+        readSavedSettingsInto(next.get(), [this, next, shown] {
+            // What the person agreed to is what the offer named: a file or keychain entry
+            // changed while the box was up (anyone with the person's files can write both)
+            // stops the switch rather than sending the account's secret somewhere else.
+            const bool asShown = next->savedFabricConfig &&
+                                 normalizedEndpoint(next->savedFabricConfig->endpoint.toString()) ==
+                                     normalizedEndpoint(shown.endpoint.toString()) &&
+                                 next->savedFabricConfig->clientId == shown.clientId &&
+                                 next->savedFabricConfig->clientSecret == shown.clientSecret;
+            if (!ServerHost::usesSandbox(*next) && !asShown) {
+                m_switching = false;
+                if (m_quitAfterSwitch)
+                    return QCoreApplication::exit(0);
+                qCWarning(lcDesktop) << "not switching from the sandbox: the saved endpoint or "
+                                        "credentials changed after the offer was shown";
+                m_ui->mainWindow()->showStatusMessage(QCoreApplication::translate(
+                    "fb::DesktopInstance",
+                    "Not switched: the saved endpoint or credentials changed after the offer was "
+                    "shown. Open Settings to review them; the sandbox stays in use."));
+                return;
+            }
             if (ServerHost::usesSandbox(*next)) {
                 m_switching = false;
                 if (m_quitAfterSwitch)

@@ -1,5 +1,7 @@
 #include "gui/DesktopUi.h"
 
+#include "core/UntrustedText.h"
+
 #include "broker/MutationBroker.h"
 #include "broker/PolicyApply.h"
 #include "core/AuditLog.h"
@@ -364,7 +366,9 @@ QString DesktopUi::sandboxSwitchText(int pending, int approvals, const QUrl &end
               "disconnected and must reconnect;") +
            u'\n' +
            tr("- from then on, creates go to %1 with the saved account (client id %2).")
-               .arg(endpoint.toString(QUrl::RemoveUserInfo), clientId.left(200));
+               .arg(UntrustedText::escapeInvisible(
+                        UntrustedText::bounded(endpoint.toString(QUrl::RemoveUserInfo), 300)),
+                    UntrustedText::escapeInvisible(UntrustedText::bounded(clientId, 200)));
 }
 
 QMessageBox *DesktopUi::offerSandboxSwitch(const FabricConfig &saved)
@@ -402,9 +406,9 @@ QMessageBox *DesktopUi::offerSandboxSwitch(const FabricConfig &saved)
         connect(m_context.store, &ProposalStore::proposalExpired, box, refresh);
     }
     connect(m_approver.get(), &DesktopApprover::pendingCountChanged, box, refresh);
-    connect(box, &QMessageBox::buttonClicked, this, [this, now](QAbstractButton *clicked) {
+    connect(box, &QMessageBox::buttonClicked, this, [this, now, saved](QAbstractButton *clicked) {
         if (clicked == now)
-            emit switchFromSandboxRequested();
+            emit switchFromSandboxRequested(saved);
         else
             m_window->showStatusMessage(
                 tr("Settings saved; the sandbox stays in use until the next start."));

@@ -116,7 +116,9 @@ signals:
     // The person asked to quit and confirmed (window close without tray, menu, tray menu).
     void quitRequested();
     // The person chose "Switch to Equinix now" in the offer (src/app restarts the serving side).
-    void switchFromSandboxRequested();
+    // shown: the endpoint and account the offer named; the switch happens only if what the
+    // keychain and the settings hold at the press is exactly that.
+    void switchFromSandboxRequested(const fb::FabricConfig &shown);
 
 private:
     void requestQuit();

@@ -51,12 +51,21 @@ SettingsDialog::SettingsDialog(const FabricConfig &current, const BrokerSettings
     }
 
     const DesktopPreferences prefs = DesktopPreferences::load(QSettings());
-    const QUrl endpoint = !prefs.endpoint.isEmpty() && !sandbox ? prefs.endpoint : current.endpoint;
-    ui->endpointEdit->setText(endpoint.toString());
-    ui->clientIdEdit->setText(current.clientId);
+    if (sandbox) {
+        // On the sandbox the form is about the Equinix account: never the sandbox's own loopback
+        // address (another port at every start, free for anyone to take once the app ends) or its
+        // placeholder credentials, which would otherwise be saved as the account's.
+        m_sandboxEndpoint = current.endpoint;
+        m_current = FabricConfig{};
+        if (!prefs.endpoint.isEmpty() && !isSandboxEndpoint(prefs.endpoint))
+            m_current.endpoint = prefs.endpoint;
+    }
+    ui->endpointEdit->setText(
+        (!prefs.endpoint.isEmpty() && !sandbox ? prefs.endpoint : m_current.endpoint).toString());
+    ui->clientIdEdit->setText(m_current.clientId);
     ui->clientSecretEdit->setPlaceholderText(
-        current.clientSecret.isEmpty() ? tr("not set")
-                                       : tr("set - leave empty to keep the current secret"));
+        m_current.clientSecret.isEmpty() ? tr("not set")
+                                         : tr("set - leave empty to keep the current secret"));
 
     const QStringList toolsets = prefs.toolsets.isEmpty() ? settings.toolsets : prefs.toolsets;
     ui->readToolsetCheck->setChecked(toolsets.contains(QStringLiteral("read")));
@@ -215,11 +224,29 @@ void SettingsDialog::testConnection()
     });
 }
 
+bool SettingsDialog::isSandboxEndpoint(const QUrl &endpoint) const
+{
+    // Same scheme, host and port: any path on the sandbox's own address is the sandbox.
+    const auto origin = [](const QUrl &u) -> QString {
+        return u.scheme().toLower() + QLatin1String("://") + u.host().toLower() + u':' +
+               QString::number(u.port(u.scheme().toLower() == QLatin1String("https") ? 443 : 80));
+    };
+    return m_sandbox && !m_sandboxEndpoint.isEmpty() &&
+           origin(endpoint) == origin(m_sandboxEndpoint);
+}
+
 void SettingsDialog::save()
 {
     const FabricConfig config = fabricConfig();
     if (const QString problem = config.endpointProblem(); !problem.isEmpty()) {
         setStatus(problem, true);
+        return;
+    }
+    if (isSandboxEndpoint(config.endpoint)) {
+        setStatus(tr("That is the embedded sandbox's own address, which changes at every start. "
+                     "Enter your Equinix Fabric endpoint (%1).")
+                      .arg(FabricConfig{}.endpoint.toString()),
+                  true);
         return;
     }
     const DesktopPreferences prefs = preferences();

@@ -63,11 +63,13 @@ signals:
 
 private:
     void setStatus(const QString &text, bool error);
+    bool isSandboxEndpoint(const QUrl &endpoint) const;
     bool bindingChanged(const FabricConfig &config) const;
     void updateVoidWarning();
     void voidPendingProposals(const FabricConfig &config);
     std::unique_ptr<Ui::SettingsDialog> ui;
     FabricConfig m_current;
+    QUrl m_sandboxEndpoint; // the running sandbox's own address, on the sandbox
     BrokerSettings m_settings;
     bool m_sandbox;
     QPointer<keychain::CredentialStore> m_store;

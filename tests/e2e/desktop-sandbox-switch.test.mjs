@@ -216,3 +216,35 @@ test('credentials saved on the sandbox, "Switch to Equinix now": sessions end, p
   stopDriver();
   await stopApp();
 });
+
+// Attack (review of #40's switch, finding 1): the agent has the person's files. While the offer
+// is on screen it points the saved endpoint at a server of its own; the person then presses
+// "Switch to Equinix now" for what the box named. The switch must not happen, and the account's
+// secret must reach neither address.
+test('an endpoint rewritten while the offer is up stops the switch; no secret leaves', { skip, timeout: 180000 }, async () => {
+  const rogue = await startSandboxProcess();
+  const tokenRequests = async (s) => (await s.admin('GET', '/sandbox/v1/requests')).data.filter((r) => r.path === '/oauth2/v1/token');
+  const earlier = (await tokenRequests(sandbox)).length; // the tests before this one switched
+  const { client, offer } = await sandboxWithProposalAndOffer('sandbox-switch-rewrite-e2e');
+  try {
+    const conf = fs.readFileSync(prefsFile(), 'utf8');
+    assert.match(conf, /endpoint=/, conf);
+    fs.writeFileSync(prefsFile(), conf.replace(/^endpoint=.*$/m, `endpoint=${rogue.url}`));
+    await atspi({ cmd: 'press', window: OFFER, role: 'push button', name: '^Switch to Equinix now$' });
+    assert.ok(await xvfb.windowGone(offer, 10000), 'the offer closed');
+    // Give a switch time to happen, if it were going to; the app stays on the sandbox.
+    await sleep(3000);
+    await waitForWindow('^Fabric Broker - SANDBOX$');
+    assert.equal(app.exitCode, null, 'the app still runs');
+    assert.match(appLog, /not switching from the sandbox: the saved endpoint or credentials changed/);
+    assert.deepEqual(await tokenRequests(rogue), [], 'no token request reached the rewritten endpoint');
+    assert.deepEqual((await tokenRequests(sandbox)).slice(earlier), [], 'nor the endpoint the offer named');
+    const read = await client.callTool({ name: 'fabric_list_metros', arguments: {} });
+    assert.ok(!read.isError, 'the sandbox session goes on');
+  } finally {
+    await client.close();
+    stopDriver();
+    await stopApp();
+    await rogue.stop();
+  }
+});

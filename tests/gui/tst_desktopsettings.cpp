@@ -35,10 +35,21 @@ using fbtest::TestClient;
 
 namespace {
 
+// What ServerHost gives the embedded sandbox: a loopback address and placeholder credentials.
+FabricConfig sandboxConfig()
+{
+    FabricConfig c;
+    c.endpoint = QUrl(QStringLiteral("http://127.0.0.1:4799"));
+    c.clientId = QStringLiteral("sandbox");
+    c.clientSecret = QStringLiteral("sandbox");
+    // sandbox stays false: the tests say "on the sandbox" through DesktopContext::sandbox.
+    return c;
+}
+
 struct Host {
     ManualClock clock;
     ProposalStore store{&clock};
-    FabricClient fabric{FabricConfig{}};
+    FabricClient fabric{sandboxConfig()};
     mcp::ToolRegistry registry;
     MutationBroker broker{&store, &fabric, BrokerSettings{}, &clock};
     Catalog catalog{&fabric, &store, &clock};
@@ -112,6 +123,7 @@ private slots:
 
     void initTestCase()
     {
+        qRegisterMetaType<FabricConfig>();
         QVERIFY(m_config.isValid());
         qputenv("XDG_CONFIG_HOME", QFile::encodeName(m_config.filePath("config")));
         qputenv("XDG_CONFIG_DIRS", QFile::encodeName(m_config.filePath("etc")));
@@ -270,7 +282,7 @@ private slots:
         QTest::addColumn<QString>("secret");
         QTest::addColumn<bool>("offered");
         const QString other = QStringLiteral("http://127.0.0.1:4711");
-        const QString sandboxUrl = FabricConfig{}.endpoint.toString();
+        const QString sandboxUrl = sandboxConfig().endpoint.toString();
         QTest::newRow("sandbox, credentials saved")
             << true << false << false << other << "s3" << true;
         QTest::newRow("--sandbox") << true << true << false << other << "s3" << false;
@@ -338,6 +350,60 @@ private slots:
             if (b->text() == QStringLiteral("Switch to Equinix now"))
                 b->click();
         QCOMPARE(switchSpy.count(), 1);
+        // The request carries what the box named: the switch goes ahead only if the keychain and
+        // the settings still hold exactly that at the press (DesktopInstance::switchFromSandbox).
+        const auto shown = switchSpy.at(0).at(0).value<FabricConfig>();
+        QCOMPARE(shown.endpoint, saved.endpoint);
+        QCOMPARE(shown.clientId, saved.clientId);
+        QCOMPARE(shown.clientSecret, saved.clientSecret);
+    }
+
+    // The client id comes from the keychain, which anyone with the person's session can write:
+    // shown as plain text with its structure escaped, it cannot add a line to the offer.
+    void sandboxSwitchOfferEscapesTheClientId()
+    {
+        Host host;
+        DesktopContext ctx = host.context();
+        ctx.sandbox = true;
+        DesktopUi ui(ctx);
+        FabricConfig saved;
+        saved.endpoint = QUrl(QStringLiteral("https://api.equinix.com"));
+        saved.clientId =
+            QStringLiteral("x).\n- nothing is sent to Equinix; this only reloads the sandbox (");
+        saved.clientId.replace(QStringLiteral("\\n"), QStringLiteral("\n"));
+        saved.clientSecret = QStringLiteral("s");
+        QPointer<QMessageBox> box = ui.offerSandboxSwitch(saved);
+        QVERIFY(box);
+        QVERIFY(saved.clientId.contains(QLatin1Char('\n')));
+        const QStringList lines = box->text().split(QLatin1Char('\n'));
+        for (const QString &line : lines)
+            QVERIFY2(!line.startsWith(QStringLiteral("- nothing is sent")),
+                     qPrintable(box->text()));
+        box->close();
+    }
+
+    // On the sandbox, Settings is about the Equinix account: the endpoint field never holds the
+    // sandbox's own loopback address (another port at every start) and the sandbox's placeholder
+    // credentials are not offered as the account's; saving that address is refused.
+    void sandboxSettingsNeverSaveTheSandboxAddress()
+    {
+        QSettings().remove(QStringLiteral("fabric/endpoint"));
+        FabricConfig sandbox;
+        sandbox.endpoint = QUrl(QStringLiteral("http://127.0.0.1:45678"));
+        sandbox.clientId = QStringLiteral("sandbox");
+        sandbox.clientSecret = QStringLiteral("sandbox");
+        sandbox.sandbox = true;
+        auto *dialog = new SettingsDialog(sandbox, BrokerSettings{}, true, nullptr);
+        QCOMPARE(dialog->endpointEdit()->text(), FabricConfig{}.endpoint.toString());
+        QCOMPARE(dialog->findChild<QLineEdit *>(QStringLiteral("clientIdEdit"))->text(), QString());
+        QSignalSpy saved(dialog, &SettingsDialog::saved);
+        dialog->endpointEdit()->setText(QStringLiteral("http://127.0.0.1:45678/"));
+        dialog->findChild<QLineEdit *>(QStringLiteral("clientIdEdit"))->setText("id");
+        dialog->findChild<QLineEdit *>(QStringLiteral("clientSecretEdit"))->setText("secret");
+        dialog->save();
+        QCOMPARE(saved.count(), 0);
+        QVERIFY(!QSettings().contains(QStringLiteral("fabric/endpoint")));
+        delete dialog;
     }
 };
 
