@@ -831,6 +831,10 @@
         <source>Not switched: the keychain holds no complete credentials now; the sandbox stays in use.</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Not switched: the saved endpoint or credentials changed after the offer was shown. Open Settings to review them; the sandbox stays in use.</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>fb::DesktopUi</name>
@@ -1429,6 +1433,10 @@ request SHA-256: %2</source>
     </message>
     <message>
         <source>Off. Only your administrator&apos;s policy (team.database in /etc/fabric-broker/policy.json) turns team mode on.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>That is the embedded sandbox&apos;s own address, which changes at every start. Enter your Equinix Fabric endpoint (%1).</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
