@@ -91,9 +91,15 @@ private slots:
         window.setFabricEndpoint(QUrl(QStringLiteral("http://127.0.0.1:8443")), true);
         QVERIFY(window.windowTitle().contains(QStringLiteral("SANDBOX")));
         QVERIFY(window.sandboxBanner()->isVisibleTo(&window));
+        // The window says which endpoint the app uses (issue #40: after a switch from the
+        // sandbox, the person sees the account's endpoint).
+        auto *endpoint = window.findChild<QLabel *>(QStringLiteral("endpointValue"));
+        QVERIFY(endpoint);
+        QCOMPARE(endpoint->text(), QStringLiteral("http://127.0.0.1:8443 (embedded SANDBOX)"));
         window.setFabricEndpoint(QUrl(QStringLiteral("https://api.equinix.com")), false);
         QVERIFY(!window.windowTitle().contains(QStringLiteral("SANDBOX")));
         QVERIFY(!window.sandboxBanner()->isVisibleTo(&window));
+        QCOMPARE(endpoint->text(), QStringLiteral("https://api.equinix.com (production)"));
 
         mcp::ClientInfo c = guitest::sampleClient(7);
         c.name.clear();
