@@ -19,10 +19,7 @@ namespace fb {
 FabricBinding FabricBinding::of(const FabricConfig &config)
 {
     FabricBinding b;
-    QUrl endpoint = config.endpoint.adjusted(QUrl::RemoveUserInfo | QUrl::StripTrailingSlash);
-    if (endpoint.path() == u"/")
-        endpoint.setPath(QString());
-    b.endpoint = endpoint.toString();
+    b.endpoint = config.bindingEndpoint();
     if (!config.clientId.isEmpty() && !config.clientSecret.isEmpty())
         b.identity = QStringLiteral("client id ") + config.clientId;
     else if (!config.staticToken.isEmpty())

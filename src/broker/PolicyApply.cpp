@@ -1,6 +1,7 @@
 #include "broker/PolicyApply.h"
 
 #include "broker/MutationBroker.h"
+#include "fabric/FabricClient.h"
 #include "mcp/ToolRegistry.h"
 
 #include "core/Sha256.h"
@@ -361,6 +362,10 @@ void LiveSettings::push()
     }
     if (m_registry)
         m_registry->setServedToolsets(s.toolsets);
+    // fabric.endpoint also holds every read and every token request to its endpoint.
+    if (m_broker && m_broker->fabric())
+        m_broker->fabric()->setEndpointLock(s.policy.fabricEndpoint.value_or(QString()),
+                                            s.policy.sources.value(u"fabric.endpoint"_s));
 }
 
 } // namespace fb

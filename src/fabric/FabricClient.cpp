@@ -116,6 +116,15 @@ void FabricClient::setConfig(FabricConfig config)
     emit configChanged();
 }
 
+void FabricClient::setEndpointLock(const QString &endpoint, const QString &source)
+{
+    if (d->lockedEndpoint == endpoint && d->lockSource == source)
+        return;
+    d->lockedEndpoint = endpoint;
+    d->lockSource = source;
+    d->dropToken();
+}
+
 void FabricClient::setClock(const Clock *clock)
 {
     d->clock = clock ? clock : Clock::system();

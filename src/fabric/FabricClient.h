@@ -53,6 +53,13 @@ public:
 
     const FabricConfig &config() const;
     void setConfig(FabricConfig config); // drops the cached token
+    // The operator policy's fabric.endpoint (docs/policy.md; endpoint in
+    // FabricConfig::bindingEndpoint() form, empty: no lock; source: the file that set it). While
+    // the configured endpoint is another one, every call (read, dry run, create, price, token,
+    // test connection) finishes with Kind::NetworkError and requestSent=false: the credentials
+    // never go to an endpoint the policy forbids. The embedded sandbox is exempt. Drops the
+    // cached token when the lock changes.
+    void setEndpointLock(const QString &endpoint, const QString &source);
     // The clock token expiry is measured with (default Clock::system()); for tests.
     void setClock(const Clock *clock);
 

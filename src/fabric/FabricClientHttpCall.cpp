@@ -147,7 +147,10 @@ private:
     {
         if (m_finished)
             return;
-        if (const QString p = m_core->config.endpointProblem(); !p.isEmpty()) {
+        QString p = m_core->config.endpointProblem();
+        if (p.isEmpty())
+            p = m_core->config.lockProblem(m_core->lockedEndpoint, m_core->lockSource);
+        if (!p.isEmpty()) {
             finish(result(Kind::NetworkError, QStringLiteral("Refused to call Fabric: %1; "
                                                              "nothing was sent.")
                                                   .arg(p)),

@@ -129,6 +129,22 @@ void ClientCore::acquireToken(TokenCallback cb)
 
 void ClientCore::startTokenRequest()
 {
+    // The policy's fabric.endpoint: the secret never goes to another endpoint, not even when
+    // the lock arrives while callers wait for a token.
+    if (const QString p = config.lockProblem(lockedEndpoint, lockSource); !p.isEmpty()) {
+        FabricResult refused =
+            authError(QStringLiteral("Refused to call Fabric: %1; nothing was sent").arg(p));
+        refused.kind = Kind::NetworkError;
+        // Answered on the next turn of the event loop, never inside the setter that got here.
+        QMetaObject::invokeMethod(
+            q,
+            [waiters = std::exchange(tokenWaiters, {}), refused] {
+                for (const TokenCallback &cb : waiters)
+                    cb(TokenOutcome{false, {}, refused});
+            },
+            Qt::QueuedConnection);
+        return;
+    }
     const QString correlationId = newCorrelationId();
     QNetworkRequest req(urlFor(kTokenPath));
     configureRequest(req, correlationId, config.timeoutMs);

@@ -41,6 +41,8 @@ class ClientCore {
 public:
     FabricClient *q = nullptr;
     FabricConfig config;
+    QString lockedEndpoint; // the policy's fabric.endpoint (FabricClient::setEndpointLock)
+    QString lockSource;
     QNetworkAccessManager *nam = nullptr;
     const Clock *clock = Clock::system();
 

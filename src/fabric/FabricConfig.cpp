@@ -78,6 +78,25 @@ QString FabricConfig::credentialSource() const
     return QStringLiteral("none");
 }
 
+QString FabricConfig::bindingEndpoint() const
+{
+    QUrl url = endpoint.adjusted(QUrl::RemoveUserInfo | QUrl::StripTrailingSlash);
+    if (url.path() == u"/")
+        url.setPath(QString());
+    return url.toString();
+}
+
+QString FabricConfig::lockProblem(const QString &lockedEndpoint, const QString &lockSource) const
+{
+    if (lockedEndpoint.isEmpty() || bindingEndpoint() == lockedEndpoint)
+        return {};
+    if (sandbox && isLoopbackHost(endpoint.host()))
+        return {};
+    return u"fabric.endpoint (%1) locks the Fabric endpoint to %2, but this broker is configured "
+           "for %3; no request (not even for a token) goes anywhere else"_s.arg(
+               lockSource, lockedEndpoint, sanitizeRemoteText(bindingEndpoint(), 200));
+}
+
 QString FabricConfig::endpointProblem() const
 {
     const QString name = Settings::envName(SettingId::FabricEndpoint);

@@ -35,6 +35,13 @@ struct FabricConfig {
     // Empty when the endpoint is usable; otherwise why not (invalid URL, or http:// to a host
     // other than 127.0.0.1, ::1 or localhost: HTTPS is required everywhere else).
     QString endpointProblem() const;
+    // The endpoint as bindings, relay hellos and the policy's fabric.endpoint compare it: no user
+    // info, no trailing slash ("https://host/" and "https://host" are one endpoint).
+    QString bindingEndpoint() const;
+    // Empty when the policy's fabric.endpoint lock (lockedEndpoint, in bindingEndpoint() form;
+    // empty: no lock) allows calls to this endpoint; otherwise why not. The embedded sandbox on
+    // loopback carries no account and is always allowed.
+    QString lockProblem(const QString &lockedEndpoint, const QString &lockSource) const;
 };
 
 } // namespace fb

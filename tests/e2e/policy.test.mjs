@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { BIN, IDS, accept, baseEnv, connectionSpec, nextVlan, sleep, startBroker, scratchDir } from './lib.mjs';
+import { BIN, IDS, accept, baseEnv, connectionSpec, nextVlan, sleep, startBroker, startSandboxProcess, scratchDir } from './lib.mjs';
 
 function run(args, env = {}) {
   return new Promise((resolve) => {
@@ -176,6 +176,36 @@ test('fabric.endpoint locks mutate to that endpoint', async () => {
     assert.ok(!(await toolNames(b)).includes('fabric_propose_change'), 'the sandbox is not the locked endpoint');
     assert.match(b.stderr, /fabric\.endpoint .* locks the endpoint to https:\/\/api\.equinix\.com/);
   } finally { await b.close(); }
+});
+
+// The attack: an agent that can edit its MCP client's configuration points the broker it spawns
+// at a server of its own (here a second sandbox process stands in for it) to collect the client
+// secret. With fabric.endpoint locked elsewhere, no request at all reaches that server: not the
+// token request (which carries the secret), not a read. Without the lock, the same setup does
+// reach it (the control, so the test cannot pass for another reason).
+test('fabric.endpoint: no request, not even for a token, goes to another endpoint', async () => {
+  const other = await startSandboxProcess();
+  const requests = async () => (await other.admin('GET', '/sandbox/v1/requests')).data;
+  try {
+    const locked = userFile({ fabric: { endpoint: 'https://api.equinix.com' } });
+    const b = await startBroker({ args: ['--toolsets', 'read'], env: { ...other.env, FABRIC_BROKER_POLICY: locked } });
+    try {
+      const r = await b.call('fabric_list_metros', {});
+      assert.equal(r.isError, true, JSON.stringify(r).slice(0, 1500));
+      const text = JSON.stringify(r);
+      assert.match(text, /fabric\.endpoint \(.*\) locks the Fabric endpoint to https:\/\/api\.equinix\.com/, text);
+      assert.match(text, /nothing was sent/, text);
+      assert.ok(!text.includes(other.env.EQUINIX_API_CLIENTSECRET), 'no secret in the result');
+    } finally { await b.close(); }
+    assert.deepEqual(await requests(), [], 'nothing reached the other endpoint');
+
+    const b2 = await startBroker({ args: ['--toolsets', 'read'], env: { ...other.env, FABRIC_BROKER_POLICY: userFile({}) } });
+    try {
+      const r = await b2.call('fabric_list_metros', {});
+      assert.equal(r.isError, undefined, JSON.stringify(r).slice(0, 1500));
+    } finally { await b2.close(); }
+    assert.ok((await requests()).some((q) => q.path === '/oauth2/v1/token'), 'the control reached it');
+  } finally { await other.stop(); }
 });
 
 test('typed_confirmation_above_monthly: only the desktop dialog can ask for typing, so a client-only session is refused', async () => {

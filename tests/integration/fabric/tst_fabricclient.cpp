@@ -1118,6 +1118,55 @@ private slots:
         WAIT_RESULT(b, client.get(QStringLiteral("/fabric/v4/metros")));
         QCOMPARE(server.tokensIssued(), 2);
     }
+
+    // The policy's fabric.endpoint locks another endpoint: no call sends anything, the token
+    // request (which carries the secret) included; and a lock that arrives while a call waits
+    // for its token stops the token request that dropToken() would otherwise start again.
+    void endpointLockRefusesEveryCall()
+    {
+        FakeFabricServer server;
+        QVERIFY(server.listen());
+        FabricClient client(configFor(server));
+        client.setEndpointLock(QStringLiteral("https://api.equinix.com"),
+                               QStringLiteral("/etc/fabric-broker/policy.json"));
+        const QList<std::function<FabricCall *()>> calls = {
+            [&] { return client.get(QStringLiteral("/fabric/v4/metros")); },
+            [&] { return client.search(QStringLiteral("/fabric/v4/connections/search"), {}); },
+            [&] { return client.dryRun(connectionRequest()); },
+            [&] { return client.create(connectionRequest()); },
+            [&] { return client.testConnection(); },
+        };
+        for (const auto &start : calls) {
+            const FabricResult r = waitFor(start());
+            QCOMPARE(r.kind, Kind::NetworkError);
+            QVERIFY(!r.requestSent);
+            QVERIFY2(r.message.contains(QStringLiteral("fabric.endpoint "
+                                                       "(/etc/fabric-broker/policy.json) locks "
+                                                       "the Fabric endpoint to "
+                                                       "https://api.equinix.com")),
+                     qPrintable(r.message));
+            QVERIFY(!r.message.contains(kSecret));
+        }
+        QCOMPARE(server.requests.size(), 0);
+
+        client.setEndpointLock(server.url().toString(), QStringLiteral("p.json"));
+        server.enqueue("GET", "/fabric/v4/metros", Scripted::json(200, "{\"data\":[]}"));
+        WAIT_RESULT(allowed, client.get(QStringLiteral("/fabric/v4/metros")));
+        QCOMPARE(server.tokensIssued(), 1);
+
+        FabricClient waiting(configFor(server));
+        server.enqueue("POST", "/oauth2/v1/token", Scripted::hang());
+        FabricCall *call = waiting.get(QStringLiteral("/fabric/v4/metros"));
+        QTRY_COMPARE(server.count("POST", "/oauth2/v1/token"), 2);
+        waiting.setEndpointLock(QStringLiteral("https://api.equinix.com"),
+                                QStringLiteral("p.json"));
+        const FabricResult r = waitFor(call);
+        QCOMPARE(r.kind, Kind::NetworkError);
+        QVERIFY2(r.message.contains(QStringLiteral("locks the Fabric endpoint")),
+                 qPrintable(r.message));
+        QCOMPARE(server.count("POST", "/oauth2/v1/token"), 2);
+        QCOMPARE(server.count("GET", "/fabric/v4/metros"), 1);
+    }
 };
 
 QTEST_GUILESS_MAIN(TestFabricClient)

@@ -56,6 +56,39 @@ private slots:
         // Nothing saved: the environment alone.
         QCOMPARE(FabricConfig::withSaved(env, std::nullopt).clientId, QStringLiteral("env-id"));
     }
+
+    // The policy's fabric.endpoint against the configured endpoint (FabricClient refuses every
+    // call, the token request included, while lockProblem() says why).
+    void endpointLock()
+    {
+        FabricConfig c;
+        c.endpoint = QUrl(QStringLiteral("https://api.equinix.com/"));
+        const QString locked = QStringLiteral("https://api.equinix.com");
+        QCOMPARE(c.bindingEndpoint(), locked);
+        QCOMPARE(c.lockProblem(QString(), QString()), QString());
+        QCOMPARE(c.lockProblem(locked, QStringLiteral("/etc/p.json")), QString());
+        c.endpoint = QUrl(QStringLiteral("https://user:pw@api.equinix.com"));
+        QCOMPARE(c.lockProblem(locked, QStringLiteral("/etc/p.json")), QString());
+
+        c.endpoint = QUrl(QStringLiteral("https://collector.example/"));
+        const QString why = c.lockProblem(locked, QStringLiteral("/etc/p.json"));
+        QVERIFY(
+            why.startsWith(QStringLiteral("fabric.endpoint (/etc/p.json) locks the Fabric "
+                                          "endpoint to https://api.equinix.com, but this "
+                                          "broker is configured for https://collector.example")));
+        c.endpoint = QUrl(QStringLiteral("https://api.equinix.com.collector.example"));
+        QVERIFY(!c.lockProblem(locked, {}).isEmpty());
+        c.endpoint = QUrl(QStringLiteral("http://api.equinix.com"));
+        QVERIFY(!c.lockProblem(locked, {}).isEmpty());
+
+        // The embedded sandbox on loopback holds no account: always allowed. A sandbox flag on
+        // another host is not the embedded sandbox.
+        c.sandbox = true;
+        c.endpoint = QUrl(QStringLiteral("http://127.0.0.1:4799"));
+        QCOMPARE(c.lockProblem(locked, {}), QString());
+        c.endpoint = QUrl(QStringLiteral("https://collector.example"));
+        QVERIFY(!c.lockProblem(locked, {}).isEmpty());
+    }
 };
 
 QTEST_GUILESS_MAIN(TestFabricConfig)
