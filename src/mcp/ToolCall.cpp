@@ -168,7 +168,7 @@ void ToolCall::finishStructuredJson(const QJsonObject &structured, const QString
         // by S's JSON; S's JSON is Qt's own compact output (no raw control character: those are
         // escaped inside its strings; non-ASCII as UTF-8), so as a JSON string it only needs a
         // backslash before each '"' and '\', which is what Qt's escaping does to those bytes.
-        // The lead is escaped by Qt itself. tst_mcpsession compares both ways byte for byte.
+        // The lead is escaped by Qt itself. tst_session compares both ways byte for byte.
         const QByteArray leadJson =
             QJsonDocument(QJsonArray{lead}).toJson(QJsonDocument::Compact); // ["..."]
         QByteArray &json = d->resultJson;

@@ -390,4 +390,4 @@ void TestMcpModern::cancelledWorks()
 }
 
 QTEST_GUILESS_MAIN(TestMcpModern)
-#include "tst_mcpmodern.moc"
+#include "tst_modernera.moc"

@@ -278,7 +278,7 @@ void TestMcpSession::requestsBeforeInitialize()
 
 void TestMcpSession::serverDiscoverIsAnswered()
 {
-    // 2026-07-28 specifies server/discover; a 2025 session answers it too (tst_mcpmodern).
+    // 2026-07-28 specifies server/discover; a 2025 session answers it too (tst_modernera).
     Fixture f;
     f.client.request(1, "server/discover");
     QVERIFY(f.client.response(1).value("result").toObject().contains("supportedVersions"));
@@ -1060,4 +1060,4 @@ void TestMcpSession::devicesDestroyedFirst()
 }
 
 QTEST_GUILESS_MAIN(TestMcpSession)
-#include "tst_mcpsession.moc"
+#include "tst_session.moc"
