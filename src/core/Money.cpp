@@ -1,8 +1,8 @@
 #include "core/Money.h"
 
 #include <QLocale>
-#include <QRegularExpression>
 
+#include <algorithm>
 #include <cmath>
 
 using namespace Qt::StringLiterals;
@@ -27,8 +27,9 @@ bool Money::above(const Money &limit) const
 
 bool Money::isCurrencyCode(const QString &text)
 {
-    static const QRegularExpression currencyRe(u"^[A-Z]{3}$"_s);
-    return currencyRe.match(text).hasMatch();
+    // Exactly three ASCII capitals (a regular expression's "$" would also let "USD\n" through).
+    return text.size() == 3 &&
+           std::all_of(text.begin(), text.end(), [](QChar c) { return c >= u'A' && c <= u'Z'; });
 }
 
 std::optional<Money> Money::parse(const QJsonValue &v, const QString &key, QStringList *errors)

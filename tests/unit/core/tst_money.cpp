@@ -105,6 +105,8 @@ void TestMoney::currencyCodes()
     QVERIFY(!Money::isCurrencyCode(QStringLiteral("Usd")));
     QVERIFY(!Money::isCurrencyCode(QStringLiteral(" USD")));
     QVERIFY(!Money::isCurrencyCode(QStringLiteral("USD ")));
+    QVERIFY(!Money::isCurrencyCode(QStringLiteral("USD\n")));
+    QVERIFY(!Money::isCurrencyCode(QStringLiteral("USDX")));
     QVERIFY(!Money::isCurrencyCode(QStringLiteral("ÜSD")));
 }
 
