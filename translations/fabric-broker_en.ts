@@ -835,6 +835,10 @@
         <source>Not switched: the saved endpoint or credentials changed after the offer was shown. Open Settings to review them; the sandbox stays in use.</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Not switched: %1. The sandbox is in use again (its earlier proposals were dropped).</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>fb::DesktopUi</name>

@@ -9,6 +9,7 @@
 #include "broker/PolicyApply.h"
 #include "broker/RelayHello.h"
 #include "core/ProposalStore.h"
+#include "core/UntrustedText.h"
 #include "transport/socket/LocalSocketServer.h"
 
 #ifdef HAVE_FABRICBROKER_GUI
@@ -168,9 +169,19 @@ private:
     void startHost()
     {
         QString error;
+        if (!tryStartHost(&error))
+            fail(error);
+    }
+
+    // Starts the serving side (and the UI) with m_options; false (and error) when it cannot,
+    // with nothing of it left running.
+    bool tryStartHost(QString *error)
+    {
         m_host = std::make_unique<ServerHost>();
-        if (!m_host->start(m_options, &error))
-            return fail(error);
+        if (!m_host->start(m_options, error)) {
+            m_host.reset();
+            return false;
+        }
         Approver *desktopApprover = nullptr;
 #ifdef HAVE_FABRICBROKER_GUI
         if (m_gui) {
@@ -190,8 +201,9 @@ private:
             context.executablePath = QCoreApplication::applicationFilePath();
             context.teamPassword = m_options.teamPassword;
             m_ui = std::make_unique<DesktopUi>(context);
-            if (!m_listening && !m_instance.listen(&error)) // once: it outlives a switch
-                qCWarning(lcDesktop).noquote() << error;
+            QString listenError;
+            if (!m_listening && !m_instance.listen(&listenError)) // once: it outlives a switch
+                qCWarning(lcDesktop).noquote() << listenError;
             m_listening = true;
             connect(&m_instance, &SingleInstance::raiseRequested, m_ui.get(),
                     &DesktopUi::raiseMainWindow);
@@ -221,12 +233,18 @@ private:
         if (!m_gui)
             installQuitOnSignals(
                 [this] { m_host->shutdown(ServerHost::kShutdownGraceMs, exitSoon); });
-        if (!m_host->applyApprovalMode(desktopApprover, &error))
-            return fail(error);
+        if (!m_host->applyApprovalMode(desktopApprover, error)) {
+#ifdef HAVE_FABRICBROKER_GUI
+            m_ui.reset();
+#endif
+            m_host.reset();
+            return false;
+        }
         if (m_options.stdio)
             connect(m_host.get(), &ServerHost::stdioFinished, this, [this] {
                 m_host->shutdown(ServerHost::kShutdownGraceMs, [] { QCoreApplication::exit(0); });
             });
+        return true;
     }
 
 #ifdef HAVE_FABRICBROKER_GUI
@@ -311,10 +329,26 @@ private:
                 // At once, in this callback: no event loop turn without a listener on the socket
                 // (a --stdio started meanwhile would become an instance of its own). The team
                 // role's password is the one read at the start (the keychain entry is the same).
-                const QString teamPassword = m_options.teamPassword;
+                const ServerHost::Options sandboxOptions = m_options;
                 m_options = next;
-                m_options.teamPassword = teamPassword;
-                startHost();
+                m_options.teamPassword = sandboxOptions.teamPassword;
+                QString error;
+                if (tryStartHost(&error))
+                    return;
+                // What was saved cannot serve (an invalid saved address, the socket taken in
+                // the meantime...): the sandbox serves again, empty, and the person is told;
+                // the app does not end.
+                qCWarning(lcDesktop).noquote()
+                    << "could not start with the saved account, back on the sandbox:" << error;
+                m_options = sandboxOptions;
+                QString again;
+                if (!tryStartHost(&again))
+                    return fail(again);
+                m_ui->mainWindow()->showStatusMessage(
+                    QCoreApplication::translate("fb::DesktopInstance",
+                                                "Not switched: %1. The sandbox is in use again "
+                                                "(its earlier proposals were dropped).")
+                        .arg(UntrustedText::escapeInvisible(UntrustedText::bounded(error, 300))));
             });
         });
     }

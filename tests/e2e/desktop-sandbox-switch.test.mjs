@@ -248,3 +248,36 @@ test('an endpoint rewritten while the offer is up stops the switch; no secret le
     await rogue.stop();
   }
 });
+
+// What the keychain and the settings hold may not serve at all: here a saved MCP-over-HTTP
+// address that is no address, written while the offer is up. The switch then comes back to the
+// sandbox in the same process (empty: the earlier proposals were dropped, as the offer said) and
+// says why; the app does not end.
+test('a saved setting that cannot serve brings the app back to the sandbox; it does not end', { skip, timeout: 180000 }, async () => {
+  const { client, closed, proposal, offer } = await sandboxWithProposalAndOffer('sandbox-switch-bad-address-e2e');
+  try {
+    const conf = fs.readFileSync(prefsFile(), 'utf8');
+    fs.writeFileSync(prefsFile(), conf.replace(/^\[mcp\]$/m, '') + '\n[mcp]\nhttpAddress=not-an-address:99999\n');
+    await atspi({ cmd: 'press', window: OFFER, role: 'push button', name: '^Switch to Equinix now$' });
+    assert.ok(await xvfb.windowGone(offer, 10000), 'the offer closed');
+    await closed; // the sandbox's sessions end, as the offer said
+    const deadline = Date.now() + 30000;
+    while (!/back on the sandbox/.test(appLog) && Date.now() < deadline && app.exitCode === null) await sleep(100);
+    assert.match(appLog, /could not start with the saved account, back on the sandbox: .*not-an-address/, appLog.slice(-3000));
+    await waitForWindow('^Fabric Broker - SANDBOX$');
+    assert.equal(app.exitCode, null, 'the app still runs');
+    const fresh = await connectClient('sandbox-switch-bad-address-after');
+    try {
+      assert.match(fresh.client.getInstructions() ?? '', /^SANDBOX/);
+      const confirm = await fresh.client.callTool({ name: 'fabric_confirm_change', arguments: { confirm_token: proposal.confirm_token } });
+      assert.equal(confirm.structuredContent.executed, false, JSON.stringify(confirm).slice(0, 1500));
+      assert.equal(confirm.structuredContent.confirm_checks.proposal_exists, false);
+    } finally { await fresh.client.close(); }
+    const evicted = auditRecords().filter((r) => r.type === 'evicted' && r.data.request_sha256 === proposal.request_sha256);
+    assert.equal(evicted.length, 1, 'the dropped proposal is audited once');
+  } finally {
+    await client.close().catch(() => {});
+    stopDriver();
+    await stopApp();
+  }
+});
