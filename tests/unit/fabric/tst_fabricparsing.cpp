@@ -25,7 +25,7 @@ QJsonObject rateCard(const QJsonValue &currency)
 
 } // namespace
 
-class TestPriceParsing : public QObject {
+class TestFabricParsing : public QObject {
     Q_OBJECT
 private slots:
     void init() { fbtest::failOnWarnings(); }
@@ -69,5 +69,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestPriceParsing)
-#include "tst_priceparsing.moc"
+QTEST_MAIN(TestFabricParsing)
+#include "tst_fabricparsing.moc"
