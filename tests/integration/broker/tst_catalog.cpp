@@ -1,11 +1,8 @@
-// The read catalog: tools/list stays what it was before the catalog became a table (snapshot in
-// data/tools-list-read.json, dumped from the binary before the change), and tool arguments are
-// checked by the published input schemas in ToolRegistry before a handler runs, plus the two
-// bounds the schemas cannot state without changing tools/list.
+// The read catalog: tool arguments are checked by the published input schemas in ToolRegistry
+// before a handler runs, plus the two bounds the schemas cannot state without changing
+// tools/list. What tools/list publishes from the table: tst_catalogtable.
 #include "BrokerHarness.h"
 #include "TestEnvironment.h"
-
-#include <QFile>
 
 using namespace Qt::StringLiterals;
 
@@ -13,18 +10,6 @@ class TestCatalog : public QObject {
     Q_OBJECT
 private slots:
     void init() { fbtest::failOnWarnings(); }
-
-    void toolsListIsTheSnapshot()
-    {
-        fbtest::BrokerHarness h;
-        QFile f(QStringLiteral(FB_TEST_DATA_DIR "/tools-list-read.json"));
-        QVERIFY(f.open(QIODevice::ReadOnly));
-        const QJsonDocument snapshot = QJsonDocument::fromJson(f.readAll());
-        QVERIFY(snapshot.isObject());
-        const QByteArray now = h.registry.toolsListJson(QStringList{u"read"_s});
-        QCOMPARE(QJsonDocument::fromJson(now), snapshot);
-        QCOMPARE(now, snapshot.toJson(QJsonDocument::Compact)); // byte for byte
-    }
 
     void arguments_data()
     {

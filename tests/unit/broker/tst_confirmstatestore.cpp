@@ -42,19 +42,6 @@ class TestConfirmStateStore : public QObject {
 private slots:
     void init() { fbtest::failOnWarnings(); }
 
-    // The stage names come from a table (core/NameTable.h): every stage has its own, in order.
-    void everyStageHasItsOwnName()
-    {
-        QStringList names;
-        for (int s = int(fb::ConfirmStage::Started); s <= int(fb::ConfirmStage::Outcome); ++s)
-            names << fb::confirmStageName(fb::ConfirmStage(s));
-        QCOMPARE(names, (QStringList{QStringLiteral("started"), QStringLiteral("consumed"),
-                                     QStringLiteral("policy"), QStringLiteral("revalidated"),
-                                     QStringLiteral("asked"), QStringLiteral("answered"),
-                                     QStringLiteral("revalidated_before_send"),
-                                     QStringLiteral("sending"), QStringLiteral("outcome")}));
-    }
-
     void takenOnce()
     {
         ManualClock clock;

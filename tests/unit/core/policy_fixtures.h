@@ -1,5 +1,5 @@
 #pragma once
-// What the policy suites share (tst_policy, tst_policy_layers, tst_policy_team): a policy parsed
+// What the policy suites share (tst_policy, tst_policy_layers, tst_teampolicy): a policy parsed
 // from JSON that must be valid.
 #include "core/Policy.h"
 

@@ -1,7 +1,7 @@
 // The operator policy (src/core/Policy): parsing with errors naming the key, every rule's
 // evaluation at and around its limit, currency mismatch, unpriced changes, the daily sum from
 // audit records, and the shipped schema, example and enforcement table. The tighten-only merge
-// and the files' loading rules: tst_policy_layers; the team.* keys: tst_policy_team.
+// and the files' loading rules: tst_policy_layers; the team.* keys: tst_teampolicy.
 #include "TestEnvironment.h"
 #include "core/JsonSchema.h"
 #include "core/Policy.h"

@@ -30,7 +30,7 @@ bool askedAPerson(const BrokerHarness &h)
 
 } // namespace
 
-class TestBrokerTrust : public QObject {
+class TestMutationBroker : public QObject {
     Q_OBJECT
 private slots:
     void init()
@@ -233,5 +233,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestBrokerTrust)
-#include "tst_broker_trust.moc"
+QTEST_GUILESS_MAIN(TestMutationBroker)
+#include "tst_mutationbroker.moc"

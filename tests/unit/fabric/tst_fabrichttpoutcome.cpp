@@ -35,7 +35,7 @@ const QByteArray kData = R"({"data":[],"pagination":{"total":0}})";
 
 } // namespace
 
-class TestHttpOutcome : public QObject {
+class TestFabricHttpOutcome : public QObject {
     Q_OBJECT
 private slots:
     void init() { fbtest::failOnWarnings(); }
@@ -252,5 +252,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestHttpOutcome)
-#include "tst_httpoutcome.moc"
+QTEST_GUILESS_MAIN(TestFabricHttpOutcome)
+#include "tst_fabrichttpoutcome.moc"

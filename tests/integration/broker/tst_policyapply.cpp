@@ -51,7 +51,7 @@ void writeInPlace(const QString &path, const QByteArray &bytes)
 
 } // namespace
 
-class TestLiveSettings : public QObject {
+class TestPolicyApply : public QObject {
     Q_OBJECT
 private slots:
     void init() { fbtest::failOnWarnings(); }
@@ -217,5 +217,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestLiveSettings)
-#include "tst_livesettings.moc"
+QTEST_GUILESS_MAIN(TestPolicyApply)
+#include "tst_policyapply.moc"

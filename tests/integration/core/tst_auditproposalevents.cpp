@@ -93,4 +93,4 @@ private slots:
 };
 
 QTEST_GUILESS_MAIN(TestAuditEviction)
-#include "tst_audit_eviction.moc"
+#include "tst_auditproposalevents.moc"

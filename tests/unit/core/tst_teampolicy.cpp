@@ -13,7 +13,7 @@
 using namespace fb;
 using fbtest::parseOk;
 
-class TestPolicyTeam : public QObject {
+class TestTeamPolicy : public QObject {
     Q_OBJECT
 private slots:
     void init() { fbtest::failOnWarnings(); }
@@ -25,7 +25,7 @@ private slots:
 
 // Issue #34, item 1: the agent can write the user's policy file; a team.database there never
 // turns team mode on or points it elsewhere, with or without the administrator's.
-void TestPolicyTeam::teamDatabaseIsTheAdministratorsAlone()
+void TestTeamPolicy::teamDatabaseIsTheAdministratorsAlone()
 {
     const Policy user =
         parseOk(R"({"team": {"database": "postgresql://agent@evil.example/db"}})", "user");
@@ -50,7 +50,7 @@ void TestPolicyTeam::teamDatabaseIsTheAdministratorsAlone()
     QVERIFY(m.ignored.isEmpty());
 }
 
-void TestPolicyTeam::teamQuorumCounts()
+void TestTeamPolicy::teamQuorumCounts()
 {
     const Policy p = parseOk(R"({"team": {"quorum": [
         {"above_monthly": {"amount": 500, "currency": "USD"}, "approvals": 2},
@@ -98,7 +98,7 @@ void TestPolicyTeam::teamQuorumCounts()
     }
 }
 
-void TestPolicyTeam::teamDatabaseRefusesPasswords()
+void TestTeamPolicy::teamDatabaseRefusesPasswords()
 {
     QVERIFY(
         teamDatabaseUriError("postgresql://alice@db.example/team?sslmode=verify-full").isEmpty());
@@ -114,7 +114,7 @@ void TestPolicyTeam::teamDatabaseRefusesPasswords()
     QVERIFY2(!r.errors.first().contains("a:b"), qPrintable(r.errors.first()));
 }
 
-void TestPolicyTeam::teamApproverKeysMerge()
+void TestTeamPolicy::teamApproverKeysMerge()
 {
     // Two keys as `fabric-broker team key` prints them (RFC 8032's test keys 1 and 2).
     const QByteArray alice =
@@ -178,5 +178,5 @@ void TestPolicyTeam::teamApproverKeysMerge()
     }
 }
 
-QTEST_GUILESS_MAIN(TestPolicyTeam)
-#include "tst_policy_team.moc"
+QTEST_GUILESS_MAIN(TestTeamPolicy)
+#include "tst_teampolicy.moc"

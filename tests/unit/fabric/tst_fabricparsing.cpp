@@ -1,5 +1,8 @@
-// Fabric's rate card answer as price context (priceContextFromResponse): a price is shown to the
-// person only with an ISO 4217 currency code (^[A-Z]{3}$); any other currency makes the
+// FabricParsing (src/fabric/FabricParsing), the network-free parsers. Strict JSON (one object or
+// array, nothing after it); the Fabric ErrorList (an array or a single object, every entry with
+// an errorCode or errorMessage) and its sentence (at most three errors, bounded and on one
+// line). Fabric's rate card answer as price context (priceContextFromResponse): a price is shown
+// to the person only with an ISO 4217 currency code (^[A-Z]{3}$); any other currency makes the
 // proposal unpriced, with the reason naming it (escaped) and one short summary line.
 #include "TestEnvironment.h"
 #include "fabric/FabricParsing.h"
@@ -25,10 +28,53 @@ QJsonObject rateCard(const QJsonValue &currency)
 
 } // namespace
 
-class TestPriceParsing : public QObject {
+class TestFabricParsing : public QObject {
     Q_OBJECT
 private slots:
     void init() { fbtest::failOnWarnings(); }
+
+    void strictJson()
+    {
+        QString error;
+        QCOMPARE(fb::parseStrictJson("{\"a\":1}", &error), QJsonValue(QJsonObject{{"a", 1}}));
+        QCOMPARE(fb::parseStrictJson("[1,2]"), QJsonValue(QJsonArray{1, 2}));
+        QVERIFY(!fb::parseStrictJson("  ", &error));
+        QCOMPARE(error, u"empty body"_s);
+        QVERIFY(!fb::parseStrictJson("{\"a\":1} x", &error));
+        QVERIFY2(error.startsWith(u"invalid JSON at offset"_s), qPrintable(error));
+        QVERIFY(!fb::parseStrictJson("42"));
+    }
+
+    void errorList()
+    {
+        const auto one = fb::parseFabricErrorList(
+            "{\"errorCode\":\"EQ-3142306\",\"errorMessage\":\"bandwidth not supported\","
+            "\"additionalInfo\":[{\"property\":\"/bandwidth\",\"reason\":\"max 50\"}]}");
+        QVERIFY(one);
+        QCOMPARE(one->size(), 1);
+        QCOMPARE(one->first().errorCode, u"EQ-3142306"_s);
+        QCOMPARE(fb::describeFabricErrors(*one),
+                 u"EQ-3142306 bandwidth not supported (at /bandwidth: max 50)"_s);
+        QVERIFY(!fb::parseFabricErrorList("[]"));
+        QVERIFY(!fb::parseFabricErrorList("[{\"code\":1}]"));
+        QVERIFY(!fb::parseFabricErrorList("[{\"errorCode\":\"E\"}, 7]"));
+        QVERIFY(!fb::parseFabricErrorList("<html>"));
+    }
+
+    void errorSentenceIsBounded()
+    {
+        QList<fb::FabricError> errors(5);
+        for (qsizetype i = 0; i < errors.size(); ++i) {
+            errors[i].errorCode = u"EQ-%1"_s.arg(i);
+            errors[i].errorMessage = u"line one\n  line two"_s;
+        }
+        QCOMPARE(fb::describeFabricErrors(errors),
+                 u"EQ-0 line one line two; EQ-1 line one line two; EQ-2 line one line two; "
+                 u"and 2 more"_s);
+        QCOMPARE(fb::sanitizeRemoteText(QString(400, u'x')).size(), 300);
+        QVERIFY(fb::sanitizeRemoteText(QString(400, u'x')).endsWith(QChar(0x2026)));
+        QCOMPARE(fb::sanitizeRemoteText(u" a\t\r\nb "_s), u"a b"_s);
+    }
 
     void isoCurrencyIsPriced()
     {
@@ -69,5 +115,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestPriceParsing)
-#include "tst_priceparsing.moc"
+QTEST_MAIN(TestFabricParsing)
+#include "tst_fabricparsing.moc"

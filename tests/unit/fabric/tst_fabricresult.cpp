@@ -12,7 +12,7 @@ using Kind = FabricResult::Kind;
 
 Q_DECLARE_METATYPE(fb::CreateOutcome)
 
-class TestCreateOutcome : public QObject {
+class TestFabricResult : public QObject {
     Q_OBJECT
 private slots:
     void init() { fbtest::failOnWarnings(); }
@@ -143,5 +143,5 @@ private slots:
     }
 };
 
-QTEST_APPLESS_MAIN(TestCreateOutcome)
-#include "tst_createoutcome.moc"
+QTEST_APPLESS_MAIN(TestFabricResult)
+#include "tst_fabricresult.moc"

@@ -1,5 +1,5 @@
 // ApprovalSession: the decision logic of one desktop approval, without any widget.
-#include "GuiTestData.h"
+#include "../../gui/GuiTestData.h"
 #include "TestEnvironment.h"
 #include "broker/ApprovalSession.h"
 
