@@ -1,7 +1,7 @@
 #pragma once
 // What the suites of the sandbox over real loopback HTTP share (tst_fabricsandbox,
 // tst_sandboxapi, tst_sandboxauth, tst_sandboxsearch, tst_sandboxvalidator): one FabricSandbox
-// per suite listening on loopback, a client logged in to it, reset before every test.
+// per suite listening on loopback, a client logged in to it, the estate reset after every test.
 #include "SandboxFixtures.h"
 #include "SandboxTestClient.h"
 #include "sandbox/FabricSandbox.h"
@@ -25,13 +25,24 @@ inline QJsonObject byUuid(const QString &uuid)
          QJsonObject{{"property", "/uuid"}, {"operator", "="}, {"values", QJsonArray{uuid}}}}};
 }
 
-class SandboxSuite {
+// The base of those suites: its private slots start the sandbox before the first test and reset
+// it after every test (each suite's own init() sets what warnings it allows).
+class SandboxSuite : public QObject {
+    Q_OBJECT
+
 protected:
     std::unique_ptr<FabricSandbox> sandbox;
     std::unique_ptr<SandboxTestClient> client;
 
-    // initTestCase: the sandbox listens on 127.0.0.1 and the client has a token.
-    void startSandbox()
+    int connectionTotal()
+    {
+        const HttpResult r = client->post("/fabric/v4/connections/search", QJsonObject{});
+        return r.object()["pagination"].toObject()["total"].toInt();
+    }
+
+private Q_SLOTS:
+    // The sandbox listens on 127.0.0.1 and the client has a token.
+    void initTestCase()
     {
         sandbox = std::make_unique<FabricSandbox>();
         QVERIFY(sandbox->listen());
@@ -39,19 +50,16 @@ protected:
         QCOMPARE(sandbox->baseUrl().host(), QStringLiteral("127.0.0.1"));
         client = std::make_unique<SandboxTestClient>(sandbox->baseUrl());
         QVERIFY(!client->login().isEmpty());
+        resetSandbox();
     }
 
-    // init (after the suite's own failOnWarnings): the seeded estate again, provisioning that
-    // takes a minute.
+    void cleanup() { resetSandbox(); }
+
+private:
+    // The seeded estate again, provisioning that takes a minute.
     void resetSandbox()
     {
         sandbox->reset();
         sandbox->setProvisioning(60000, 1);
-    }
-
-    int connectionTotal()
-    {
-        const HttpResult r = client->post("/fabric/v4/connections/search", QJsonObject{});
-        return r.object()["pagination"].toObject()["total"].toInt();
     }
 };

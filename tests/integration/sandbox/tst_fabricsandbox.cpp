@@ -7,16 +7,10 @@
 #include <QSignalSpy>
 #include <QTcpSocket>
 
-class TestFabricSandbox : public QObject, protected SandboxSuite {
+class TestFabricSandbox : public SandboxSuite {
     Q_OBJECT
-
 private Q_SLOTS:
-    void initTestCase() { startSandbox(); }
-    void init()
-    {
-        fbtest::failOnWarnings({QStringLiteral("admin request refused: ")});
-        resetSandbox();
-    }
+    void init() { fbtest::failOnWarnings({QStringLiteral("admin request refused: ")}); }
 
     void latency()
     {

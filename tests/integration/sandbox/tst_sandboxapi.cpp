@@ -5,16 +5,10 @@
 #include "TestEnvironment.h"
 #include <QSet>
 
-class TestSandboxApi : public QObject, protected SandboxSuite {
+class TestSandboxApi : public SandboxSuite {
     Q_OBJECT
-
 private Q_SLOTS:
-    void initTestCase() { startSandbox(); }
-    void init()
-    {
-        fbtest::failOnWarnings();
-        resetSandbox();
-    }
+    void init() { fbtest::failOnWarnings(); }
 
     void connectionGetUnknownIs404()
     {

@@ -5,16 +5,10 @@
 #include "TestEnvironment.h"
 #include "core/Clock.h"
 
-class TestSandboxAuth : public QObject, protected SandboxSuite {
+class TestSandboxAuth : public SandboxSuite {
     Q_OBJECT
-
 private Q_SLOTS:
-    void initTestCase() { startSandbox(); }
-    void init()
-    {
-        fbtest::failOnWarnings();
-        resetSandbox();
-    }
+    void init() { fbtest::failOnWarnings(); }
 
     void missingOrUnknownBearerIs401()
     {

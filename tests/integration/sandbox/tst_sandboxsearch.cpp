@@ -3,16 +3,10 @@
 #include "SandboxSuite.h"
 #include "TestEnvironment.h"
 
-class TestSandboxSearch : public QObject, protected SandboxSuite {
+class TestSandboxSearch : public SandboxSuite {
     Q_OBJECT
-
 private Q_SLOTS:
-    void initTestCase() { startSandbox(); }
-    void init()
-    {
-        fbtest::failOnWarnings();
-        resetSandbox();
-    }
+    void init() { fbtest::failOnWarnings(); }
 
     void connectionSearchFilterSortAndPagination()
     {

@@ -4,16 +4,10 @@
 #include "SandboxSuite.h"
 #include "TestEnvironment.h"
 
-class TestSandboxValidator : public QObject, protected SandboxSuite {
+class TestSandboxValidator : public SandboxSuite {
     Q_OBJECT
-
 private Q_SLOTS:
-    void initTestCase() { startSandbox(); }
-    void init()
-    {
-        fbtest::failOnWarnings();
-        resetSandbox();
-    }
+    void init() { fbtest::failOnWarnings(); }
 
     void connectionErrors_data()
     {
