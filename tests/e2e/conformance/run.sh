@@ -18,7 +18,7 @@
 # server-sse-polling runs: the tools/call is answered as text/event-stream with a priming event
 # (id, retry); the suite's test_reconnection tool does not exist here, so its answer is an error
 # on that stream and the suite's resume check stays a WARNING (it wants a result after the
-# reconnection); tst_httpstreams and tests/e2e/http-streams.test.mjs test the resumption.
+# reconnection); tst_httpchannel and tests/e2e/http-streams.test.mjs test the resumption.
 # Not applicable, with the reason (docs/http.md keeps the same list):
 #   tools-call-simple-text tools-call-image tools-call-audio tools-call-embedded-resource
 #   tools-call-mixed-content tools-call-with-logging tools-call-error tools-call-with-progress

@@ -1,5 +1,5 @@
 #pragma once
-// What the team queue suites share (tst_team_queue, tst_team_queue_faults): the team's database
+// What the team queue suites share (tst_teamqueue, tst_team_queue_faults): the team's database
 // on a private cluster (TeamFixture.h) with dave an approver too, a TeamQueue per role, OS user
 // and host on its own asynchronous connection, and the publish, consume and signed decide steps
 // the brokers and the approver's dialog take.

@@ -1,5 +1,5 @@
 #pragma once
-// What the `team verify` suites share (tst_team_verify, tst_team_verify_history): proposals made
+// What the `team verify` suites share (tst_teamverify, tst_team_verify_history): proposals made
 // with SQL as carol, approvals signed and inserted as the approver itself (as its app would), and
 // the binary spawned as an operator runs it, with a policy file of the test's choosing.
 #include "TeamFixture.h"

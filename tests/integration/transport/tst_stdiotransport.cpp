@@ -1,5 +1,6 @@
-// StdioDevices and StdioTransport: real file descriptors (pipes, regular files),
-// end of input, and a child process whose stdout must carry nothing but MCP frames.
+// StdioTransport: a child process serving its own stdio, whose stdout must carry nothing but MCP
+// frames and which exits quickly at the end of input. The devices alone: tst_stdiodevices.
+#include "StdioFixture.h"
 #include "TestEnvironment.h"
 #include "mcp/McpServer.h"
 #include "mcp/Session.h"
@@ -27,54 +28,6 @@ using namespace fb::transport;
 
 namespace {
 
-void registerEcho(ToolRegistry &registry)
-{
-    ToolDefinition echo;
-    echo.name = "echo";
-    echo.description = "echo";
-    echo.toolset = "read";
-    echo.handler = [](ToolCall *c) { c->finishStructured(c->arguments(), QString()); };
-    registry.registerTool(echo);
-}
-
-QByteArray frame(int id, const QString &method, const QJsonObject &params = {})
-{
-    QJsonObject m{{"jsonrpc", "2.0"}, {"id", id}, {"method", method}};
-    if (!params.isEmpty())
-        m.insert("params", params);
-    return QJsonDocument(m).toJson(QJsonDocument::Compact) + '\n';
-}
-
-QByteArray initFrames()
-{
-    return frame(0, "initialize", QJsonObject{{"protocolVersion", "2025-11-25"}}) +
-           "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n";
-}
-
-// Reads lines from a non-blocking fd while the event loop runs.
-QList<QByteArray> readLines(int fd, int count, int timeoutMs = 3000)
-{
-    QByteArray buffer;
-    QList<QByteArray> lines;
-    QElapsedTimer t;
-    t.start();
-    while (lines.size() < count && t.elapsed() < timeoutMs) {
-        char chunk[4096];
-        const ssize_t n = ::read(fd, chunk, sizeof chunk);
-        if (n > 0) {
-            buffer.append(chunk, n);
-            qsizetype nl;
-            while ((nl = buffer.indexOf('\n')) >= 0) {
-                lines.append(buffer.left(nl));
-                buffer.remove(0, nl + 1);
-            }
-        } else {
-            QTest::qWait(5);
-        }
-    }
-    return lines;
-}
-
 int childMain(int argc, char **argv)
 {
     QCoreApplication app(argc, argv);
@@ -93,89 +46,6 @@ class TestStdioTransport : public QObject {
     Q_OBJECT
 private slots:
     void init() { fbtest::failOnWarnings(); }
-    void pipeUsesNotifier()
-    {
-        int in[2], out[2];
-        QCOMPARE(::pipe(in), 0);
-        QCOMPARE(::pipe(out), 0);
-        ::fcntl(out[0], F_SETFL, O_NONBLOCK);
-        ToolRegistry registry;
-        registerEcho(registry);
-        McpServer server(&registry, {});
-        QSignalSpy closed(&server, &McpServer::sessionClosed);
-        {
-            StdioDevices io(in[0], out[1]);
-            QVERIFY(!io.input()->usesReaderThread());
-            QSignalSpy finished(&io, &StdioDevices::inputFinished);
-            server.serve({"stdio", io.input(), io.output(), false});
-            const QByteArray req =
-                initFrames() +
-                frame(1, "tools/call",
-                      QJsonObject{{"name", "echo"}, {"arguments", QJsonObject{{"a", 1}}}});
-            // Split writes: partial frames across reads.
-            QCOMPARE(::write(in[1], req.constData(), 10), 10);
-            QTest::qWait(20);
-            QCOMPARE(::write(in[1], req.constData() + 10, size_t(req.size() - 10)),
-                     ssize_t(req.size() - 10));
-            const QList<QByteArray> lines = readLines(out[0], 2);
-            QCOMPARE(lines.size(), 2);
-            QCOMPARE(QJsonDocument::fromJson(lines.at(1)).object().value("id"), QJsonValue(1));
-            ::close(in[1]);
-            QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 1000);
-            QTRY_COMPARE_WITH_TIMEOUT(closed.count(), 1, 1000);
-        }
-        ::close(in[0]);
-        ::close(out[0]);
-        ::close(out[1]);
-    }
-
-    void regularFileUsesReaderThread()
-    {
-        QTemporaryFile file;
-        QVERIFY(file.open());
-        file.write(initFrames() + frame(1, "ping") + frame(2, "tools/list"));
-        file.flush();
-        const int fd = ::open(QFile::encodeName(file.fileName()).constData(), O_RDONLY);
-        QVERIFY(fd >= 0);
-        int out[2];
-        QCOMPARE(::pipe(out), 0);
-        ::fcntl(out[0], F_SETFL, O_NONBLOCK);
-        ToolRegistry registry;
-        registerEcho(registry);
-        McpServer server(&registry, {});
-        QSignalSpy closed(&server, &McpServer::sessionClosed);
-        {
-            StdioDevices io(fd, out[1]);
-            QVERIFY(io.input()->usesReaderThread());
-            server.serve({"stdio", io.input(), io.output(), false});
-            const QList<QByteArray> lines = readLines(out[0], 3);
-            QCOMPARE(lines.size(), 3);
-            QVERIFY(lines.at(2).contains("\"tools\":[{"));
-            QTRY_COMPARE_WITH_TIMEOUT(closed.count(), 1, 1000); // end of file
-        }
-        ::close(fd);
-        ::close(out[0]);
-        ::close(out[1]);
-    }
-
-    void stdoutNobodyReadsDoesNotHangDestruction()
-    {
-        int out[2];
-        QCOMPARE(::pipe(out), 0);
-        QElapsedTimer t;
-        t.start();
-        {
-            StdoutDevice dev(out[1]);
-            QCOMPARE(dev.write(QByteArray(1024 * 1024, 'x')), qint64(1024 * 1024));
-            QTest::qWait(50);
-            QVERIFY(dev.bytesToWrite() > 0); // the pipe (64 KiB) is full
-            QVERIFY(!dev.waitForBytesWritten(50));
-        }
-        QVERIFY2(t.elapsed() < 2500, QByteArray::number(t.elapsed()).constData());
-        ::close(out[0]);
-        ::close(out[1]);
-    }
-
     void processStdioOnlyFramesAndQuickExit()
     {
         QProcess child;

@@ -1,8 +1,7 @@
-// What an approver decides, below the GUI (issue #40; src/team/ApproverDecision,
-// DecisionRecorder): which rows are open to a decision or await a resolution, how a decision and
-// a resolution are signed over the exact text shown (or why they are not), and that the key's
-// copy handed to the signer comes from the loader once and is wiped. No database: the queue calls
-// are driven through the Team approvals dialog in tests/integration/team.
+// What an approver decides, below the GUI (issue #40; src/team/ApproverDecision): which rows are
+// open to a decision or await a resolution, how a decision and a resolution are signed over the
+// exact text shown (or why they are not). The key's copy: tst_decisionrecorder. No database: the
+// queue calls are driven through the Team approvals dialog in tests/integration/team.
 #include "TestEnvironment.h"
 #include "core/Sha256.h"
 #include "team/ApprovalKeys.h"
@@ -157,53 +156,6 @@ private slots:
                               {}, QStringLiteral("locked"), kNowMs);
         QCOMPARE(none.status, DecisionSigning::Status::NoKey);
         QCOMPARE(none.keyError, QStringLiteral("locked"));
-    }
-
-    void withKeyHandsACopyOnceThenWipesIt()
-    {
-        int calls = 0;
-        QByteArray seen;
-        // No loader: no key, and the caller's words for why.
-        DecisionRecorder::withKey({}, QStringLiteral("no approval key is configured"),
-                                  [&](const QByteArray &key, const QString &error) {
-                                      ++calls;
-                                      QVERIFY(key.isEmpty());
-                                      QCOMPARE(error,
-                                               QStringLiteral("no approval key is configured"));
-                                  });
-        QCOMPARE(calls, 1);
-
-        // A loader: its key reaches fn as a private copy; the loader's own bytes are untouched.
-        const QByteArray loaderKey = kSeed;
-        calls = 0;
-        DecisionRecorder::withKey(
-            [&](std::function<void(const QByteArray &, const QString &)> answer) {
-                answer(loaderKey, {});
-                QCOMPARE(loaderKey, kSeed);
-            },
-            {},
-            [&](const QByteArray &key, const QString &error) {
-                ++calls;
-                seen = key; // a copy of the copy (shared), taken before the wipe
-                seen.detach();
-                QVERIFY(error.isEmpty());
-                QVERIFY(key.constData() != loaderKey.constData());
-            });
-        QCOMPARE(calls, 1);
-        QCOMPARE(seen, kSeed);
-    }
-
-    void wipeZeroesTheBytes()
-    {
-        QByteArray secret = kSeed;
-        secret.detach();
-        ApprovalKeys::wipe(secret);
-        QCOMPARE(secret, QByteArray(32, '\0'));
-        QCOMPARE(kSeed.size(), 32);
-        QVERIFY(kSeed != secret);
-        QByteArray empty;
-        ApprovalKeys::wipe(empty); // nothing to wipe, nothing touched
-        QVERIFY(empty.isNull());
     }
 };
 

@@ -1,6 +1,6 @@
 #pragma once
-// tst_httpstreams' helpers: the event-stream parser, a raw keep-open connection (Conn) and the
-// Fixture (an McpServer with its tools behind an HttpServer).
+// tst_httpchannel's and tst_ssestream's helpers: the event-stream parser, a raw keep-open
+// connection (Conn) and the Fixture (an McpServer with its tools behind an HttpServer).
 #include "mcp/McpServer.h"
 #include "mcp/ToolCall.h"
 #include "mcp/ToolRegistry.h"
@@ -30,7 +30,7 @@ struct Event {
 };
 
 // Reads everything of one SSE stream (SseStream::read until End).
-QList<Event> parse(const QByteArray &text)
+inline QList<Event> parse(const QByteArray &text)
 {
     QList<Event> events;
     Event current;
@@ -55,7 +55,7 @@ QList<Event> parse(const QByteArray &text)
     return events;
 }
 
-QByteArray drain(SseStream &s, quint64 epoch, SseStream::Read *last = nullptr)
+inline QByteArray drain(SseStream &s, quint64 epoch, SseStream::Read *last = nullptr)
 {
     QByteArray out;
     char buf[7]; // small on purpose: events cross reads
@@ -71,7 +71,7 @@ QByteArray drain(SseStream &s, quint64 epoch, SseStream::Read *last = nullptr)
     }
 }
 
-QJsonValue at(const QJsonObject &o, const QStringList &path)
+inline QJsonValue at(const QJsonObject &o, const QStringList &path)
 {
     QJsonValue v = o;
     for (const QString &k : path)
@@ -79,7 +79,7 @@ QJsonValue at(const QJsonObject &o, const QStringList &path)
     return v;
 }
 
-QByteArray rpc(const QJsonValue &id, const QString &method, const QJsonObject &params = {})
+inline QByteArray rpc(const QJsonValue &id, const QString &method, const QJsonObject &params = {})
 {
     QJsonObject m{{"jsonrpc", "2.0"}, {"method", method}, {"params", params}};
     if (!id.isUndefined())

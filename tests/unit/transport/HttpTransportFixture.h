@@ -1,5 +1,5 @@
 #pragma once
-// tst_httptransport's client: one raw HTTP exchange with a server under test, JSON-RPC
+// tst_httpserver's client: one raw HTTP exchange with a server under test, JSON-RPC
 // builders, and the Fixture (an McpServer with an echo and a slow tool behind an HttpServer).
 #include "mcp/McpServer.h"
 #include "mcp/ToolCall.h"
@@ -34,7 +34,7 @@ struct Reply {
     int errorCode() const { return json().value("error").toObject().value("code").toInt(); }
 };
 
-QJsonValue at(QJsonObject o, const QStringList &path)
+inline QJsonValue at(QJsonObject o, const QStringList &path)
 {
     QJsonValue v = o;
     for (const QString &k : path)
@@ -43,9 +43,9 @@ QJsonValue at(QJsonObject o, const QStringList &path)
 }
 
 // One raw HTTP/1.1 exchange on its own connection (so the test controls every header).
-Reply exchange(quint16 port, const QByteArray &method, const QByteArray &body,
-               const QList<QPair<QByteArray, QByteArray>> &headers,
-               bool *connectionClosed = nullptr)
+inline Reply exchange(quint16 port, const QByteArray &method, const QByteArray &body,
+                      const QList<QPair<QByteArray, QByteArray>> &headers,
+                      bool *connectionClosed = nullptr)
 {
     QTcpSocket socket;
     socket.connectToHost(QHostAddress::LocalHost, port);
@@ -90,7 +90,7 @@ Reply exchange(quint16 port, const QByteArray &method, const QByteArray &body,
     return reply;
 }
 
-QByteArray rpc(const QJsonValue &id, const QString &method, const QJsonObject &params = {})
+inline QByteArray rpc(const QJsonValue &id, const QString &method, const QJsonObject &params = {})
 {
     QJsonObject m{{"jsonrpc", "2.0"}, {"method", method}, {"params", params}};
     if (!id.isUndefined())
@@ -98,7 +98,7 @@ QByteArray rpc(const QJsonValue &id, const QString &method, const QJsonObject &p
     return QJsonDocument(m).toJson(QJsonDocument::Compact);
 }
 
-QJsonObject modernMeta()
+inline QJsonObject modernMeta()
 {
     return QJsonObject{
         {"_meta", QJsonObject{{"io.modelcontextprotocol/protocolVersion", "2026-07-28"},

@@ -294,4 +294,4 @@ private slots:
 };
 
 QTEST_GUILESS_MAIN(TstTeamVerify)
-#include "tst_team_verify.moc"
+#include "tst_teamverify.moc"

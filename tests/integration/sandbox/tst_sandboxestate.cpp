@@ -77,4 +77,4 @@ private Q_SLOTS:
 };
 
 QTEST_GUILESS_MAIN(TestFabricSandboxSeed)
-#include "tst_fabric_sandbox_seed.moc"
+#include "tst_sandboxestate.moc"

@@ -110,7 +110,7 @@ QList<ApproverKey> policyKeys(const QString &role = QStringLiteral("alice"))
 
 } // namespace
 
-class TestResolutionSigning : public QObject {
+class TestResolutionStatement : public QObject {
     Q_OBJECT
 private slots:
     void init() { fbtest::failOnWarnings(); }
@@ -343,5 +343,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestResolutionSigning)
-#include "tst_resolutionsigning.moc"
+QTEST_GUILESS_MAIN(TestResolutionStatement)
+#include "tst_resolutionstatement.moc"

@@ -317,4 +317,4 @@ private slots:
 };
 
 QTEST_GUILESS_MAIN(TstTeamQueue)
-#include "tst_team_queue.moc"
+#include "tst_teamqueue.moc"

@@ -409,4 +409,4 @@ private slots:
 };
 
 QTEST_GUILESS_MAIN(TstTeamSigned)
-#include "tst_team_signed.moc"
+#include "tst_teamconfirm.moc"

@@ -1,22 +1,20 @@
-// The loopback Streamable HTTP transport: bearer token, Host/Origin, body limit, the 2025
-// session rules, the 2026-07-28 standard headers, and the id matching of HttpChannel.
+// HttpServer, the loopback Streamable HTTP transport: the bearer token required, Host/Origin,
+// body limit, the 2025 session rules, the 2026-07-28 standard headers, and the id matching of
+// HttpChannel. The token file: tst_httptoken; the address: tst_httpaddress; the limits applied
+// before bytes are buffered: tst_httpdaemon.
 #include "HttpTransportFixture.h"
 #include "TestEnvironment.h"
 
-class TestHttpTransport : public QObject {
+class TestHttpServer : public QObject {
     Q_OBJECT
 private slots:
     void init()
     {
         fbtest::failOnWarnings(
             {QStringLiteral("HTTP: refused a request with a foreign Host or Origin$"),
-             QStringLiteral("HTTP: aborted a request body that arrived too slowly$"),
              QStringLiteral("HTTP: request body over the limit, refused$")});
     }
 
-    void tokenFile();
-    void authorizationHeader();
-    void parseAddress();
     void bearerRequired();
     void hostAndOriginValidated();
     void bodyLimit();
@@ -26,70 +24,9 @@ private slots:
     void closedConnectionCancels();
     void modernHeaders();
     void modernRequestsShareOneSession();
-    void limitsBeforeBytes();
-    void connectionCapEvictsIdle();
-    void tokenFileNoFollow();
 };
 
-void TestHttpTransport::tokenFile()
-{
-    QTemporaryDir dir;
-    const QString path = dir.filePath("sub/fabric-broker-http.token");
-    QString error;
-    const QByteArray a = HttpToken::loadOrCreate(path, &error);
-    QVERIFY2(!a.isEmpty(), qPrintable(error));
-    QCOMPARE(a.size(), 43);
-    struct stat st = {};
-    QCOMPARE(::stat(QFile::encodeName(path).constData(), &st), 0);
-    QCOMPARE(st.st_mode & 0777, 0600u);
-    QCOMPARE(HttpToken::loadOrCreate(path, &error), a); // reused across runs
-    const QByteArray b = HttpToken::rotate(path, &error);
-    QVERIFY(!b.isEmpty());
-    QVERIFY(b != a);
-    QCOMPARE(HttpToken::loadOrCreate(path, &error), b);
-    QVERIFY(HttpToken::generate() != HttpToken::generate());
-    // A file others can read is not trusted (the token may have leaked).
-    QVERIFY(QFile::setPermissions(path, QFileDevice::ReadOwner | QFileDevice::WriteOwner |
-                                            QFileDevice::ReadGroup));
-    QVERIFY(HttpToken::loadOrCreate(path, &error).isEmpty());
-    QVERIFY(error.contains("0600"));
-}
-
-void TestHttpTransport::authorizationHeader()
-{
-    const QByteArray t = HttpToken::generate();
-    QVERIFY(HttpToken::authorizationMatches(t, "Bearer " + t));
-    QVERIFY(HttpToken::authorizationMatches(t, "bearer  " + t + " "));
-    QVERIFY(!HttpToken::authorizationMatches(t, "Bearer " + t.left(42)));
-    QVERIFY(!HttpToken::authorizationMatches(t, "Bearer " + t + "x"));
-    QVERIFY(!HttpToken::authorizationMatches(t, "Basic " + t));
-    QVERIFY(!HttpToken::authorizationMatches(t, t));
-    QVERIFY(!HttpToken::authorizationMatches(t, {}));
-    QVERIFY(!HttpToken::authorizationMatches({}, "Bearer "));
-}
-
-void TestHttpTransport::parseAddress()
-{
-    QHostAddress a;
-    quint16 p = 1;
-    QString error;
-    QVERIFY(HttpAddress::parse("127.0.0.1:0", &a, &p, &error));
-    QCOMPARE(a, QHostAddress(QHostAddress::LocalHost));
-    QCOMPARE(p, 0);
-    QVERIFY(HttpAddress::parse("[::1]:8080", &a, &p, &error));
-    QCOMPARE(a, QHostAddress(QHostAddress::LocalHostIPv6));
-    QCOMPARE(p, 8080);
-    QVERIFY(HttpAddress::parse("localhost:9", &a, &p, &error));
-    QCOMPARE(a, QHostAddress(QHostAddress::LocalHost));
-    for (const char *bad : {"0.0.0.0:80", "10.1.2.3:80", "[::]:80", "example.com:80", "127.0.0.1",
-                            "127.0.0.1:70000", "127.0.0.1:x", ""}) {
-        error.clear();
-        QVERIFY2(!HttpAddress::parse(bad, &a, &p, &error), bad);
-        QVERIFY(!error.isEmpty());
-    }
-}
-
-void TestHttpTransport::bearerRequired()
+void TestHttpServer::bearerRequired()
 {
     Fixture f;
     auto h = f.headers();
@@ -106,7 +43,7 @@ void TestHttpTransport::bearerRequired()
     QCOMPARE(exchange(f.http->port(), "GET", {}, h).status, 401);
 }
 
-void TestHttpTransport::hostAndOriginValidated()
+void TestHttpServer::hostAndOriginValidated()
 {
     Fixture f;
     const QByteArray port = QByteArray::number(f.http->port());
@@ -132,7 +69,7 @@ void TestHttpTransport::hostAndOriginValidated()
         QVERIFY2(!name.startsWith("access-control-"), name.constData());
 }
 
-void TestHttpTransport::bodyLimit()
+void TestHttpServer::bodyLimit()
 {
     HttpServerOptions options;
     options.maxBodyBytes = 1024;
@@ -152,7 +89,7 @@ void TestHttpTransport::bodyLimit()
     QVERIFY(!f.initialize().isEmpty());
 }
 
-void TestHttpTransport::strictJson()
+void TestHttpServer::strictJson()
 {
     Fixture f;
     Reply r = f.post("{\"jsonrpc\":\"2.0\",\"id\":1,");
@@ -174,7 +111,7 @@ void TestHttpTransport::strictJson()
     QCOMPARE(exchange(f.http->port(), "POST", rpc(1, "ping"), h).status, 406);
 }
 
-void TestHttpTransport::sessionRules()
+void TestHttpServer::sessionRules()
 {
     Fixture f;
     const QByteArray sid = f.initialize();
@@ -194,7 +131,7 @@ void TestHttpTransport::sessionRules()
     QCOMPARE(r.headers.value("mcp-session-id"), sid);
     QCOMPARE(r.json().value("id").toString(), QString("list-1")); // the client's id, restored
     QCOMPARE(r.json().value("result").toObject().value("tools").toArray().size(), 2);
-    // A client that accepts JSON only gets its tools/call as JSON (tst_httpstreams: the stream).
+    // A client that accepts JSON only gets its tools/call as JSON (tst_httpchannel: the stream).
     auto jsonOnly = f.headers(sid);
     jsonOnly[3].second = "application/json";
     r = exchange(
@@ -208,7 +145,7 @@ void TestHttpTransport::sessionRules()
     auto h = f.headers(sid);
     h.append(qMakePair(QByteArray("MCP-Protocol-Version"), QByteArray("1999-01-01")));
     QCOMPARE(exchange(f.http->port(), "POST", rpc(4, "ping"), h).status, 400);
-    // GET is the event stream (tst_httpstreams): a client that does not accept it gets 406;
+    // GET is the event stream (tst_httpchannel): a client that does not accept it gets 406;
     // other methods 405.
     r = exchange(f.http->port(), "GET", {}, jsonOnly);
     QCOMPARE(r.status, 406);
@@ -223,7 +160,7 @@ void TestHttpTransport::sessionRules()
     QTRY_COMPARE(f.server->sessionCount(), 0);
 }
 
-void TestHttpTransport::sessionLimitEvictsLeastRecentlyUsed()
+void TestHttpServer::sessionLimitEvictsLeastRecentlyUsed()
 {
     HttpServerOptions options;
     options.maxSessions = 2;
@@ -242,7 +179,7 @@ void TestHttpTransport::sessionLimitEvictsLeastRecentlyUsed()
     QCOMPARE(f.post(rpc(2, "ping"), c).status, 200);
 }
 
-void TestHttpTransport::closedConnectionCancels()
+void TestHttpServer::closedConnectionCancels()
 {
     Fixture f;
     const QByteArray sid = f.initialize();
@@ -252,7 +189,7 @@ void TestHttpTransport::closedConnectionCancels()
         socket.connectToHost(QHostAddress::LocalHost, f.http->port());
         QVERIFY(socket.waitForConnected(5000));
         const QByteArray body = rpc(7, "tools/call", QJsonObject{{"name", "slow"}});
-        // A JSON response (an event stream outlives its connection: tst_httpstreams).
+        // A JSON response (an event stream outlives its connection: tst_httpchannel).
         auto h = f.headers(sid);
         h[3].second = "application/json";
         QByteArray out = "POST /mcp HTTP/1.1\r\n";
@@ -268,7 +205,7 @@ void TestHttpTransport::closedConnectionCancels()
     QCOMPARE(f.post(rpc(8, "ping"), sid).status, 200);
 }
 
-void TestHttpTransport::modernHeaders()
+void TestHttpServer::modernHeaders()
 {
     Fixture f;
     const auto modern = [&](const QByteArray &body,
@@ -349,7 +286,7 @@ void TestHttpTransport::modernHeaders()
     QCOMPARE(r.json().value("id").toInt(), 7);
 }
 
-void TestHttpTransport::modernRequestsShareOneSession()
+void TestHttpServer::modernRequestsShareOneSession()
 {
     Fixture f;
     const QList<QPair<QByteArray, QByteArray>> std{{"MCP-Protocol-Version", "2026-07-28"},
@@ -365,138 +302,5 @@ void TestHttpTransport::modernRequestsShareOneSession()
     QCOMPARE(f.server->sessionCount(), 1);
 }
 
-namespace {
-
-// Reads until the peer closes (or 10 s): the raw bytes the server sent.
-QByteArray readUntilClosed(QTcpSocket &socket)
-{
-    // A socket that the server reset is closed as a device too: read only while it is open.
-    QByteArray in;
-    const auto drain = [&] {
-        if (socket.isOpen())
-            in += socket.readAll();
-    };
-    (void)QTest::qWaitFor(
-        [&] {
-            drain();
-            return socket.state() != QAbstractSocket::ConnectedState;
-        },
-        10000);
-    drain();
-    return in;
-}
-
-QByteArray headerBlock(const Fixture &f, const QByteArray &extra)
-{
-    QByteArray out = "POST /mcp HTTP/1.1\r\n";
-    for (const auto &[k, v] : f.headers())
-        out += k + ": " + v + "\r\n";
-    return out + extra + "\r\n";
-}
-
-} // namespace
-
-void TestHttpTransport::limitsBeforeBytes()
-{
-    HttpServerOptions options;
-    options.limits.headerTimeoutMs = 300;
-    options.limits.bodyTimeoutMs = 300;
-    Fixture f(options);
-    {
-        // Headers that never finish: 408 with a JSON-RPC body, then closed.
-        QTcpSocket socket;
-        socket.connectToHost(QHostAddress::LocalHost, f.http->port());
-        QVERIFY(socket.waitForConnected(5000));
-        socket.write("POST /mcp HTTP/1.1\r\nHost: ");
-        const QByteArray in = readUntilClosed(socket);
-        QVERIFY2(in.startsWith("HTTP/1.1 408 "), in.constData());
-        QVERIFY(in.contains("\"jsonrpc\":\"2.0\""));
-    }
-    {
-        // A Content-Length over the limit is refused on the headers, no byte of the body sent.
-        QTcpSocket socket;
-        socket.connectToHost(QHostAddress::LocalHost, f.http->port());
-        QVERIFY(socket.waitForConnected(5000));
-        socket.write(headerBlock(f, "Content-Length: 5000000\r\n"));
-        const QByteArray in = readUntilClosed(socket);
-        QVERIFY2(in.startsWith("HTTP/1.1 413 "), in.constData());
-        QVERIFY(in.contains("-32600"));
-    }
-    {
-        // A foreign Host is refused before the body (which is never sent).
-        QTcpSocket socket;
-        socket.connectToHost(QHostAddress::LocalHost, f.http->port());
-        QVERIFY(socket.waitForConnected(5000));
-        socket.write("POST /mcp HTTP/1.1\r\nHost: evil.example\r\nContent-Length: 100\r\n\r\n");
-        QVERIFY(readUntilClosed(socket).startsWith("HTTP/1.1 403 "));
-    }
-    {
-        // A body that stops arriving is aborted.
-        QTcpSocket socket;
-        socket.connectToHost(QHostAddress::LocalHost, f.http->port());
-        QVERIFY(socket.waitForConnected(5000));
-        socket.write(headerBlock(f, "Content-Length: 100\r\n") + "{\"jsonrpc\"");
-        QVERIFY(readUntilClosed(socket).startsWith("HTTP/1.1 408 "));
-    }
-    {
-        // A chunked body that grows over the limit is cut off: the server closes the connection
-        // (its 413 may be lost to the reset of a connection the client still writes to).
-        QTcpSocket socket;
-        socket.connectToHost(QHostAddress::LocalHost, f.http->port());
-        QVERIFY(socket.waitForConnected(5000));
-        socket.write(headerBlock(f, "Transfer-Encoding: chunked\r\n"));
-        const QByteArray chunk(64 * 1024, 'x');
-        for (int i = 0; i < 80 && socket.state() == QAbstractSocket::ConnectedState; ++i) {
-            socket.write(QByteArray::number(chunk.size(), 16) + "\r\n" + chunk + "\r\n");
-            socket.waitForBytesWritten(1000);
-            QTest::qWait(1);
-        }
-        (void)readUntilClosed(socket);
-        QCOMPARE(socket.state(), QAbstractSocket::UnconnectedState);
-    }
-    // The server still serves.
-    QVERIFY(!f.initialize().isEmpty());
-}
-
-void TestHttpTransport::connectionCapEvictsIdle()
-{
-    HttpServerOptions options;
-    options.limits.maxConnections = 4;
-    Fixture f(options);
-    std::vector<std::unique_ptr<QTcpSocket>> idle;
-    for (int i = 0; i < 4; ++i) {
-        idle.push_back(std::make_unique<QTcpSocket>());
-        idle.back()->connectToHost(QHostAddress::LocalHost, f.http->port());
-        QVERIFY(idle.back()->waitForConnected(5000));
-        QTest::qWait(20); // the oldest is the first
-    }
-    // A fifth connection with a request is served: the oldest idle one made room with a 503.
-    QVERIFY(!f.initialize().isEmpty());
-    const QByteArray evicted = readUntilClosed(*idle.front());
-    QVERIFY2(evicted.startsWith("HTTP/1.1 503 "), evicted.constData());
-    QVERIFY(evicted.contains("too many connections"));
-}
-
-void TestHttpTransport::tokenFileNoFollow()
-{
-    QTemporaryDir dir;
-    const QString target = dir.filePath("elsewhere");
-    QFile file(target);
-    QVERIFY(file.open(QIODevice::WriteOnly));
-    file.write(QByteArray(43, 'A') + '\n');
-    file.close();
-    QVERIFY(file.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner));
-    const QString link = dir.filePath("fabric-broker-http.token");
-    QVERIFY(QFile::link(target, link));
-    QString error;
-    QVERIFY(HttpToken::loadOrCreate(link, &error).isEmpty()); // never read through a symlink
-    QVERIFY(error.contains("private file"));
-    // A rotation replaces the link itself, never writes through it.
-    QVERIFY(!HttpToken::rotate(link, &error).isEmpty());
-    QVERIFY(!QFileInfo(link).isSymLink());
-    QFile original(target);
-    QVERIFY(original.open(QIODevice::ReadOnly));
-    QCOMPARE(original.readAll().trimmed(), QByteArray(43, 'A'));
-}
-QTEST_GUILESS_MAIN(TestHttpTransport)
-#include "tst_httptransport.moc"
+QTEST_GUILESS_MAIN(TestHttpServer)
+#include "tst_httpserver.moc"

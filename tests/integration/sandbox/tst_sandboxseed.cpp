@@ -291,4 +291,4 @@ private Q_SLOTS:
 };
 
 QTEST_GUILESS_MAIN(TestFabricSandboxSeedParse)
-#include "tst_fabric_sandbox_seed_parse.moc"
+#include "tst_sandboxseed.moc"

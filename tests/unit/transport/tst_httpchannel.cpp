@@ -1,20 +1,16 @@
-// The event streams of the Streamable HTTP transport: SseStream's framing, resumption buffer and
-// caps (pure), and over real HTTP: a tools/call answered as text/event-stream (priming event,
+// HttpChannel's event streams over real HTTP (the Streamable HTTP transport; SseStream alone:
+// tst_ssestream): a tools/call answered as text/event-stream (priming event,
 // progress, an elicitation request answered by a POST, the response), its resumption with
 // Last-Event-ID after the connection dropped (the missed events once and only once), and the
 // session's GET stream (list_changed, one at a time).
 #include "HttpStreamsFixture.h"
 #include "TestEnvironment.h"
 
-class TestHttpStreams : public QObject {
+class TestHttpChannel : public QObject {
     Q_OBJECT
 private slots:
     void init() { fbtest::failOnWarnings(); }
 
-    void framing();
-    void resumeBuffer();
-    void backlogCapFailsTheStream();
-    void retentionIsBounded();
     void postAnsweredAsStream();
     void jsonWhenNotAccepted();
     void resumeReplaysMissedEventsOnce();
@@ -23,110 +19,7 @@ private slots:
     void slowReaderLosesItsStream();
 };
 
-void TestHttpStreams::framing()
-{
-    QCOMPARE(SseStream::frame("p1.3", R"({"a":1})"), QByteArray("id: p1.3\ndata: {\"a\":1}\n\n"));
-    QCOMPARE(SseStream::frame("p1.0", {}, 1000), QByteArray("id: p1.0\nretry: 1000\ndata: \n\n"));
-    // A line break in the data never ends the event early: each line is a data field.
-    QCOMPARE(SseStream::frame("g2.1", "a\nb\r\nc\rd"),
-             QByteArray("id: g2.1\ndata: a\ndata: b\ndata: c\ndata: d\n\n"));
-    const auto id = SseStream::parseId("p12.34");
-    QVERIFY(id);
-    QCOMPARE(id->first, QByteArray("p12"));
-    QCOMPARE(id->second, 34u);
-    for (const char *bad : {"", "p1", ".3", "p1.", "p1.x", "p1.-1", "p1.99999999999999999999999"})
-        QVERIFY2(!SseStream::parseId(bad), bad);
-}
-
-void TestHttpStreams::resumeBuffer()
-{
-    SseStream s("p1");
-    QString why;
-    const quint64 first = s.attach(std::nullopt, &why);
-    QVERIFY(first);
-    s.prime();
-    for (int i = 1; i <= 3; ++i)
-        QVERIFY(s.push(QByteArray("{\"n\":") + QByteArray::number(i) + '}'));
-    SseStream::Read last;
-    QList<Event> events = parse(drain(s, first, &last));
-    QCOMPARE(last, SseStream::Read::Wait);
-    QCOMPARE(events.size(), 4);
-    QCOMPARE(events[0].id, QByteArray("p1.0"));
-    QCOMPARE(events[0].retry, 1000);
-    QCOMPARE(events[0].data, QByteArray());
-    QCOMPARE(events[3].id, QByteArray("p1.3"));
-    // The client saw up to p1.1 and reconnects: p1.2 and p1.3 again, nothing before, once.
-    const quint64 second = s.attach(1, &why);
-    QVERIFY(second && second != first);
-    QCOMPARE(drain(s, first, &last), QByteArray()); // the old connection lost the stream
-    QCOMPARE(last, SseStream::Read::End);
-    events = parse(drain(s, second, &last));
-    QCOMPARE(events.size(), 2);
-    QCOMPARE(events[0].id, QByteArray("p1.2"));
-    QCOMPARE(events[1].json().value("n").toInt(), 3);
-    QCOMPARE(drain(s, second), QByteArray());
-    // A wake when there is more, once per wait.
-    int woken = 0;
-    s.setWake([&] { ++woken; });
-    s.push("{}");
-    s.push("{}");
-    QCOMPARE(woken, 1);
-    QCOMPARE(parse(drain(s, second)).size(), 2);
-    // An id never sent is refused.
-    QVERIFY(!s.attach(99, &why));
-    QVERIFY(why.contains("never sent"));
-    s.finish();
-    QVERIFY(!s.push("{}"));
-    drain(s, second, &last);
-    QCOMPARE(last, SseStream::Read::End);
-    s.detach(second);
-    QVERIFY(!s.isAttached());
-}
-
-void TestHttpStreams::backlogCapFailsTheStream()
-{
-    SseLimits limits;
-    limits.maxBacklogBytes = 1000;
-    SseStream s("p1", limits);
-    QString why;
-    const quint64 epoch = s.attach(std::nullopt, &why);
-    const QByteArray event(100, 'x');
-    int pushed = 0;
-    while (s.push(event))
-        ++pushed;
-    QVERIFY(pushed >= 8 && pushed <= 10);
-    QVERIFY(s.hasFailed());
-    QVERIFY2(s.failure().contains("too slowly"), qPrintable(s.failure()));
-    QCOMPARE(s.backlogBytes(), 0); // the memory is released
-    QCOMPARE(s.retainedBytes(), 0);
-    SseStream::Read last;
-    drain(s, epoch, &last);
-    QCOMPARE(last, SseStream::Read::Error);
-    QVERIFY(!s.attach(0, &why)); // cannot be resumed: the client learns why
-    QVERIFY(why.contains("too slowly"));
-    QVERIFY(!s.push("{}"));
-}
-
-void TestHttpStreams::retentionIsBounded()
-{
-    SseLimits limits;
-    limits.maxRetainedBytes = 300;
-    SseStream s("p1", limits);
-    QString why;
-    const quint64 epoch = s.attach(std::nullopt, &why);
-    for (int i = 0; i < 20; ++i) {
-        QVERIFY(s.push(QByteArray(40, 'a')));
-        drain(s, epoch);
-        QVERIFY(s.retainedBytes() <= 300);
-    }
-    QVERIFY(!s.attach(0, &why)); // the early events are gone
-    QVERIFY(why.contains("no longer kept"));
-    const quint64 again = s.attach(s.lastSeq() - 1, &why);
-    QVERIFY(again);
-    QCOMPARE(parse(drain(s, again)).size(), 1);
-}
-
-void TestHttpStreams::postAnsweredAsStream()
+void TestHttpChannel::postAnsweredAsStream()
 {
     Fixture f;
     const QByteArray sid = f.initialize();
@@ -182,7 +75,7 @@ void TestHttpStreams::postAnsweredAsStream()
     QCOMPARE(ids.size(), 4); // every event has its own id
 }
 
-void TestHttpStreams::jsonWhenNotAccepted()
+void TestHttpChannel::jsonWhenNotAccepted()
 {
     Fixture f;
     const QByteArray sid = f.initialize();
@@ -198,7 +91,7 @@ void TestHttpStreams::jsonWhenNotAccepted()
     QCOMPARE(list->headers.value("content-type"), QByteArray("application/json"));
 }
 
-void TestHttpStreams::resumeReplaysMissedEventsOnce()
+void TestHttpChannel::resumeReplaysMissedEventsOnce()
 {
     Fixture f;
     const QByteArray sid = f.initialize();
@@ -242,7 +135,7 @@ void TestHttpStreams::resumeReplaysMissedEventsOnce()
     QVERIFY(f.cancelled.isEmpty());
 }
 
-void TestHttpStreams::getStream()
+void TestHttpChannel::getStream()
 {
     Fixture f;
     const QByteArray sid = f.initialize();
@@ -271,7 +164,7 @@ void TestHttpStreams::getStream()
     QVERIFY(get->waitEnd());
 }
 
-void TestHttpStreams::modernListen()
+void TestHttpChannel::modernListen()
 {
     Fixture f;
     QJsonObject params{
@@ -316,7 +209,7 @@ void TestHttpStreams::modernListen()
     QCOMPARE(json->status, 406);
 }
 
-void TestHttpStreams::slowReaderLosesItsStream()
+void TestHttpChannel::slowReaderLosesItsStream()
 {
     HttpServerOptions options;
     options.streams.maxBacklogBytes = 256 * 1024;
@@ -351,5 +244,5 @@ void TestHttpStreams::slowReaderLosesItsStream()
     QVERIFY2(resume->body.contains("too slowly"), resume->body.constData());
 }
 
-QTEST_GUILESS_MAIN(TestHttpStreams)
-#include "tst_httpstreams.moc"
+QTEST_GUILESS_MAIN(TestHttpChannel)
+#include "tst_httpchannel.moc"
