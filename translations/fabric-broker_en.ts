@@ -1368,10 +1368,6 @@ request SHA-256: %2</source>
         <source>Saving to the keychain...</source>
         <translation type="unfinished"></translation>
     </message>
-    <message>
-        <source>The keychain refused the credentials: %1. Nothing was stored in a file.</source>
-        <translation type="unfinished"></translation>
-    </message>
     <message numerus="yes">
         <source>Saving another endpoint or new credentials voids the %n pending proposal(s): they were dry-run under the current account. Agents must propose them again.</source>
         <translation type="unfinished">
@@ -1389,10 +1385,6 @@ request SHA-256: %2</source>
     </message>
     <message>
         <source>No keychain: the team database password was not saved.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>The keychain refused the team database password: %1. Nothing was stored in a file.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -1441,6 +1433,18 @@ request SHA-256: %2</source>
     </message>
     <message>
         <source>That is the embedded sandbox&apos;s own address, which changes at every start. Enter your Equinix Fabric endpoint (%1).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the team database password</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the credentials</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The keychain refused %1: %2. Nothing was stored in a file.</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

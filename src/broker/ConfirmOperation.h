@@ -36,6 +36,7 @@ protected:
 private:
     // The 2026-07-28 multi-round-trip: round 1 answers input_required, round 2 resumes.
     void askByInputRequired();
+    void answerInputRequired(const PendingConfirm &record);
     void resume(const QJsonObject &params);
     void restore(const PendingConfirm &record);
     void replayedState(const std::optional<PendingConfirm> &record);

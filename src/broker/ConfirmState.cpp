@@ -4,6 +4,23 @@
 
 namespace fb {
 
+namespace {
+
+// What a confirm has when it asks the person, both ways between ConfirmState and the
+// PendingConfirm of the multi-round-trip.
+template <typename From, typename To> void copyAsked(const From &from, To &to)
+{
+    to.tokenSha256 = from.tokenSha256;
+    to.proposal = from.proposal;
+    to.request = from.request;
+    to.checks = from.checks;
+    to.policy = from.policy;
+    to.revalidation = from.revalidation;
+    to.askedAtMs = from.askedAtMs;
+}
+
+} // namespace
+
 QString confirmStageName(ConfirmStage stage)
 {
     switch (stage) {
@@ -41,15 +58,9 @@ PendingConfirm ConfirmState::toPending(quint64 sessionId, const QJsonObject &cli
                                        qint64 deadlineMs) const
 {
     PendingConfirm record;
+    copyAsked(*this, record);
     record.sessionId = sessionId;
-    record.tokenSha256 = tokenSha256;
-    record.proposal = proposal;
-    record.request = request;
-    record.checks = checks;
-    record.policy = policy;
-    record.revalidation = revalidation;
     record.client = client;
-    record.askedAtMs = askedAtMs;
     record.deadlineMs = deadlineMs;
     return record;
 }
@@ -57,14 +68,8 @@ PendingConfirm ConfirmState::toPending(quint64 sessionId, const QJsonObject &cli
 ConfirmState ConfirmState::fromPending(const PendingConfirm &record)
 {
     ConfirmState s;
+    copyAsked(record, s);
     s.stage = ConfirmStage::Asked;
-    s.tokenSha256 = record.tokenSha256;
-    s.proposal = record.proposal;
-    s.request = record.request;
-    s.checks = record.checks;
-    s.policy = record.policy;
-    s.revalidation = record.revalidation;
-    s.askedAtMs = record.askedAtMs;
     s.reserved = true; // round 1 reserved the price when it asked
     return s;
 }

@@ -128,6 +128,20 @@ const QString kNetworkConnectionTypes =
     QStringLiteral("EVPLAN_VC, EPLAN_VC, EVPTREE_VC or EPTREE_VC");
 
 // linkProtocol rules of a COLO port by connection type (connections and token selectors alike).
+// An access point or a token selector: its type, the path of its type, and what the messages call
+// it ("a COLO access point").
+struct TypedSide {
+    QString type;
+    QString typePath;
+    QString what;
+};
+
+TypedSide typedSide(const QJsonObject &o, const QString &path, const QString &noun)
+{
+    const QString type = str(o, u"type");
+    return {type, child(path, QStringLiteral("type")), QStringLiteral("a ") + type + noun};
+}
+
 void coloLinkProtocol(Rules &rules, const QJsonObject &ap, const QString &path,
                       const QString &connType)
 {
@@ -162,9 +176,7 @@ void coloLinkProtocol(Rules &rules, const QJsonObject &ap, const QString &path,
 void connectionAccessPoint(Rules &rules, const QJsonObject &ap, const QString &path, bool isASide,
                            const QString &connType)
 {
-    const QString apType = str(ap, u"type");
-    const QString typePath = child(path, QStringLiteral("type"));
-    const QString what = QStringLiteral("a ") + apType + QStringLiteral(" access point");
+    const auto [apType, typePath, what] = typedSide(ap, path, QStringLiteral(" access point"));
     if (apType == u"COLO") {
         rules.fieldsForType(ap, path, kAccessPointFields, what,
                             {QStringLiteral("type"), QStringLiteral("port"),
@@ -251,9 +263,7 @@ void networkRules(Rules &, const QJsonObject &) {}
 void tokenSelector(Rules &rules, const QJsonObject &sel, const QString &path, bool isASide,
                    const QString &connType)
 {
-    const QString selType = str(sel, u"type");
-    const QString typePath = child(path, QStringLiteral("type"));
-    const QString what = QStringLiteral("a ") + selType + QStringLiteral(" selector");
+    const auto [selType, typePath, what] = typedSide(sel, path, QStringLiteral(" selector"));
     if (selType == u"COLO") {
         rules.fieldsForType(
             sel, path, kSelectorFields, what,

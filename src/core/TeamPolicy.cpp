@@ -37,6 +37,24 @@ std::optional<int> quorumApprovals(const QJsonValue &v, const QString &where, QS
     return static_cast<int>(d);
 }
 
+// Calls each(entry, where) for the entries of the array at key (at most max, the error showing
+// what they look like otherwise); true when no error was added.
+template <typename Each>
+bool eachEntry(const QJsonValue &value, const QString &key, qsizetype max, const QString &entries,
+               QStringList *errors, Each each)
+{
+    const qsizetype before = errors->size();
+    if (!value.isArray() || value.toArray().size() > max) {
+        errors->append(
+            u"%1: must be an array of at most %2 %3"_s.arg(key, QString::number(max), entries));
+        return false;
+    }
+    const QJsonArray array = value.toArray();
+    for (qsizetype i = 0; i < array.size(); ++i)
+        each(array.at(i), u"%1[%2]"_s.arg(key).arg(i));
+    return errors->size() == before;
+}
+
 } // namespace
 
 int TeamQuorum::required(const std::optional<Money> &monthly) const
@@ -75,41 +93,37 @@ QJsonArray TeamQuorum::toJson() const
 std::optional<TeamQuorum> TeamQuorum::parse(const QJsonValue &value, const QString &key,
                                             QStringList *errors)
 {
-    const int before = static_cast<int>(errors->size());
-    if (!value.isArray() || value.toArray().size() > MaxRules) {
-        errors->append(u"%1: must be an array of at most %2 rules such as {\"above_monthly\": "
-                       "{\"amount\": 500, \"currency\": \"USD\"}, \"approvals\": 2}"_s.arg(key)
-                           .arg(MaxRules));
-        return std::nullopt;
-    }
     TeamQuorum q;
-    const QJsonArray rules = value.toArray();
-    for (qsizetype i = 0; i < rules.size(); ++i) {
-        const QString where = u"%1[%2]"_s.arg(key).arg(i);
-        const QJsonObject o = rules.at(i).toObject();
-        if (!rules.at(i).isObject() || o.size() != 2 || !o.contains(u"approvals"_s)) {
-            errors->append(u"%1: must be {\"above_monthly\": {...}, \"approvals\": n} or "
-                           "{\"unpriced\": true, \"approvals\": n}"_s.arg(where));
-            continue;
-        }
-        const auto n = quorumApprovals(o.value(u"approvals"_s), where + u".approvals"_s, errors);
-        if (o.contains(u"unpriced"_s)) {
-            if (o.value(u"unpriced"_s) != QJsonValue(true) || q.unpriced)
-                errors->append(u"%1.unpriced: must be true, in one rule only"_s.arg(where));
-            else if (n)
-                q.unpriced = *n;
-            continue;
-        }
-        if (!o.contains(u"above_monthly"_s)) {
-            errors->append(u"%1: must have above_monthly or unpriced"_s.arg(where));
-            continue;
-        }
-        const auto m =
-            quorumMoney(o.value(u"above_monthly"_s), where + u".above_monthly"_s, errors);
-        if (m && n)
-            q.rules.append(QuorumRule{*m, *n});
-    }
-    if (errors->size() != before)
+    const bool ok = eachEntry(
+        value, key, MaxRules,
+        u"rules such as {\"above_monthly\": {\"amount\": 500, \"currency\": \"USD\"}, "
+        "\"approvals\": 2}"_s,
+        errors, [&](const QJsonValue &entry, const QString &where) {
+            const QJsonObject o = entry.toObject();
+            if (!entry.isObject() || o.size() != 2 || !o.contains(u"approvals"_s)) {
+                errors->append(u"%1: must be {\"above_monthly\": {...}, \"approvals\": n} or "
+                               "{\"unpriced\": true, \"approvals\": n}"_s.arg(where));
+                return;
+            }
+            const auto n =
+                quorumApprovals(o.value(u"approvals"_s), where + u".approvals"_s, errors);
+            if (o.contains(u"unpriced"_s)) {
+                if (o.value(u"unpriced"_s) != QJsonValue(true) || q.unpriced)
+                    errors->append(u"%1.unpriced: must be true, in one rule only"_s.arg(where));
+                else if (n)
+                    q.unpriced = *n;
+                return;
+            }
+            if (!o.contains(u"above_monthly"_s)) {
+                errors->append(u"%1: must have above_monthly or unpriced"_s.arg(where));
+                return;
+            }
+            const auto m =
+                quorumMoney(o.value(u"above_monthly"_s), where + u".above_monthly"_s, errors);
+            if (m && n)
+                q.rules.append(QuorumRule{*m, *n});
+        });
+    if (!ok)
         return std::nullopt;
     return q;
 }
@@ -165,49 +179,44 @@ std::optional<QList<ApproverKey>> ApproverKey::parse(const QJsonValue &value, co
 {
     static const QRegularExpression roleRe(u"^[^\\x00-\\x1f\\x7f]{1,63}$"_s);
     static const QRegularExpression keyRe(u"^[A-Za-z0-9+/]{43}=$"_s);
-    const int before = static_cast<int>(errors->size());
-    if (!value.isArray() || value.toArray().size() > MaxKeys) {
-        errors->append(u"%1: must be an array of at most %2 entries such as {\"role\": \"alice\", "
-                       "\"fingerprint\": \"SHA256:...\", \"public_key\": \"<base64>\"}"_s.arg(key)
-                           .arg(MaxKeys));
-        return std::nullopt;
-    }
     QList<ApproverKey> out;
-    const QJsonArray entries = value.toArray();
-    for (qsizetype i = 0; i < entries.size(); ++i) {
-        const QString where = u"%1[%2]"_s.arg(key).arg(i);
-        const QJsonObject o = entries.at(i).toObject();
-        const QString role = o.value(u"role"_s).toString();
-        const QString fp = o.value(u"fingerprint"_s).toString();
-        const QString pub = o.value(u"public_key"_s).toString();
-        if (!entries.at(i).isObject() || o.size() != 3 || !o.value(u"role"_s).isString() ||
-            !o.value(u"fingerprint"_s).isString() || !o.value(u"public_key"_s).isString()) {
-            errors->append(u"%1: must be {\"role\": ..., \"fingerprint\": ..., \"public_key\": "
-                           "...}, three strings"_s.arg(where));
-            continue;
-        }
-        if (!roleRe.match(role).hasMatch() || role.toUtf8().size() > 63) {
-            errors->append(
-                u"%1.role: must be a PostgreSQL role name of 1 to 63 bytes"_s.arg(where));
-            continue;
-        }
-        const QByteArray raw = QByteArray::fromBase64(pub.toLatin1());
-        if (!keyRe.match(pub).hasMatch() || raw.size() != 32 ||
-            QString::fromLatin1(raw.toBase64()) != pub) {
-            errors->append(
-                u"%1.public_key: must be the base64 of a raw 32-byte Ed25519 key"_s.arg(where));
-            continue;
-        }
-        ApproverKey k{role, fingerprintOf(raw), raw};
-        if (fp != k.fingerprint) {
-            errors->append(u"%1.fingerprint: is not the fingerprint of public_key (%2)"_s.arg(
-                where, k.fingerprint));
-            continue;
-        }
-        if (!out.contains(k))
-            out.append(k);
-    }
-    if (errors->size() != before)
+    const bool ok = eachEntry(
+        value, key, MaxKeys,
+        u"entries such as {\"role\": \"alice\", \"fingerprint\": \"SHA256:...\", "
+        "\"public_key\": \"<base64>\"}"_s,
+        errors, [&](const QJsonValue &entry, const QString &where) {
+            const QJsonObject o = entry.toObject();
+            const QString role = o.value(u"role"_s).toString();
+            const QString fp = o.value(u"fingerprint"_s).toString();
+            const QString pub = o.value(u"public_key"_s).toString();
+            if (!entry.isObject() || o.size() != 3 || !o.value(u"role"_s).isString() ||
+                !o.value(u"fingerprint"_s).isString() || !o.value(u"public_key"_s).isString()) {
+                errors->append(u"%1: must be {\"role\": ..., \"fingerprint\": ..., \"public_key\": "
+                               "...}, three strings"_s.arg(where));
+                return;
+            }
+            if (!roleRe.match(role).hasMatch() || role.toUtf8().size() > 63) {
+                errors->append(
+                    u"%1.role: must be a PostgreSQL role name of 1 to 63 bytes"_s.arg(where));
+                return;
+            }
+            const QByteArray raw = QByteArray::fromBase64(pub.toLatin1());
+            if (!keyRe.match(pub).hasMatch() || raw.size() != 32 ||
+                QString::fromLatin1(raw.toBase64()) != pub) {
+                errors->append(
+                    u"%1.public_key: must be the base64 of a raw 32-byte Ed25519 key"_s.arg(where));
+                return;
+            }
+            ApproverKey k{role, fingerprintOf(raw), raw};
+            if (fp != k.fingerprint) {
+                errors->append(u"%1.fingerprint: is not the fingerprint of public_key (%2)"_s.arg(
+                    where, k.fingerprint));
+                return;
+            }
+            if (!out.contains(k))
+                out.append(k);
+        });
+    if (!ok)
         return std::nullopt;
     return out;
 }

@@ -19,6 +19,32 @@ namespace fb {
 
 namespace {
 
+// A warning banner under the sandbox banner: plain selectable text, hidden until it has one.
+QLabel *warningBanner(QWidget *parent, const QString &objectName)
+{
+    auto *banner = new QLabel(parent);
+    banner->setObjectName(objectName);
+    banner->setTextFormat(Qt::PlainText);
+    banner->setWordWrap(true);
+    banner->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    banner->setStyleSheet(QStringLiteral(
+        "QLabel { background: #f8d7da; color: #58151c; padding: 6px; border-radius: 4px; }"));
+    banner->setVisible(false);
+    return banner;
+}
+
+// Shows message, with reason in it, in the banner (named accessibleName for screen readers), or
+// hides the banner when there is no reason.
+void showWarning(QLabel *banner, const QString &reason, const QString &message,
+                 const QString &accessibleName)
+{
+    const QString text = reason.isEmpty() ? QString() : message.arg(reason);
+    banner->setText(text);
+    banner->setAccessibleName(reason.isEmpty() ? QString() : accessibleName);
+    banner->setAccessibleDescription(text);
+    banner->setVisible(!reason.isEmpty());
+}
+
 QString localTime(qint64 ms)
 {
     return QDateTime::fromMSecsSinceEpoch(ms).toString(QStringLiteral("HH:mm:ss"));
@@ -62,23 +88,10 @@ MainWindow::MainWindow(ProposalTableModel *model, Clock *clock, QWidget *parent)
     ui->sandboxBanner->setStyleSheet(QStringLiteral(
         "QLabel { background: #f5c542; color: #1d1d1d; font-weight: bold; padding: 6px; "
         "border-radius: 4px; }"));
-    m_httpWarning = new QLabel(ui->centralWidget);
-    m_httpWarning->setObjectName(QStringLiteral("httpWarningBanner"));
-    m_httpWarning->setTextFormat(Qt::PlainText);
-    m_httpWarning->setWordWrap(true);
-    m_httpWarning->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_httpWarning->setStyleSheet(QStringLiteral(
-        "QLabel { background: #f8d7da; color: #58151c; padding: 6px; border-radius: 4px; }"));
-    m_httpWarning->setVisible(false);
+    m_httpWarning = warningBanner(ui->centralWidget, QStringLiteral("httpWarningBanner"));
     ui->centralLayout->insertWidget(ui->centralLayout->indexOf(ui->sandboxBanner) + 1,
                                     m_httpWarning);
-    m_teamWarning = new QLabel(ui->centralWidget);
-    m_teamWarning->setObjectName(QStringLiteral("teamWarningBanner"));
-    m_teamWarning->setTextFormat(Qt::PlainText);
-    m_teamWarning->setWordWrap(true);
-    m_teamWarning->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_teamWarning->setStyleSheet(m_httpWarning->styleSheet());
-    m_teamWarning->setVisible(false);
+    m_teamWarning = warningBanner(ui->centralWidget, QStringLiteral("teamWarningBanner"));
     ui->centralLayout->insertWidget(ui->centralLayout->indexOf(m_httpWarning) + 1, m_teamWarning);
 
     ui->proposalsView->setModel(model);
@@ -336,17 +349,10 @@ QPlainTextEdit *MainWindow::activityLog() const
 }
 void MainWindow::setHttpWarning(const QString &warning)
 {
-    const QString text =
-        warning.isEmpty()
-            ? QString()
-            : tr("Warning: %1. The HTTP bearer token was replaced; clients using stdio or the "
-                 "local socket are not affected.")
-                  .arg(warning);
-    m_httpWarning->setText(text);
-    m_httpWarning->setAccessibleName(warning.isEmpty() ? QString()
-                                                       : tr("Warning: MCP over HTTP is off"));
-    m_httpWarning->setAccessibleDescription(text);
-    m_httpWarning->setVisible(!warning.isEmpty());
+    showWarning(m_httpWarning, warning,
+                tr("Warning: %1. The HTTP bearer token was replaced; clients using stdio or the "
+                   "local socket are not affected."),
+                tr("Warning: MCP over HTTP is off"));
 }
 
 void MainWindow::setTeamMode(bool team)
@@ -361,19 +367,11 @@ QAction *MainWindow::teamApprovalsAction() const
 
 void MainWindow::setTeamWarning(const QString &reason)
 {
-    const QString text =
-        reason.isEmpty()
-            ? QString()
-            : tr("Warning: the team database is unreachable (%1). Proposals and confirms are "
-                 "refused until it is back; reads keep working, and a confirm already waiting "
-                 "for approvals waits on.")
-                  .arg(reason.left(300));
-    m_teamWarning->setText(text);
-    m_teamWarning->setAccessibleName(reason.isEmpty() ? QString()
-                                                      : tr("Warning: the team database is "
-                                                           "unreachable"));
-    m_teamWarning->setAccessibleDescription(text);
-    m_teamWarning->setVisible(!reason.isEmpty());
+    showWarning(m_teamWarning, reason.left(300),
+                tr("Warning: the team database is unreachable (%1). Proposals and confirms are "
+                   "refused until it is back; reads keep working, and a confirm already waiting "
+                   "for approvals waits on."),
+                tr("Warning: the team database is unreachable"));
 }
 
 QLabel *MainWindow::httpWarningBanner() const

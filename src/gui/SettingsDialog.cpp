@@ -264,16 +264,8 @@ void SettingsDialog::save()
         setStatus(tr("Saving to the keychain..."), false);
         QPointer<SettingsDialog> self(this);
         m_store->writeTeamPassword(m_teamPassword->text(), [self](bool ok, const QString &error) {
-            if (!self)
+            if (!self || !self->keychainWrote(ok, error, tr("the team database password")))
                 return;
-            self->ui->buttonBox->setEnabled(true);
-            if (!ok) {
-                self->setStatus(tr("The keychain refused the team database password: %1. "
-                                   "Nothing was stored in a file.")
-                                    .arg(error),
-                                true);
-                return;
-            }
             self->m_teamPassword->clear();
             self->m_teamPassword->setPlaceholderText(tr("saved in the OS keychain"));
             self->save();
@@ -306,16 +298,8 @@ void SettingsDialog::save()
     QPointer<SettingsDialog> self(this);
     m_store->write(keychain::FabricCredentials{config.clientId, config.clientSecret},
                    [self, config, prefs](bool ok, const QString &error) {
-                       if (!self)
+                       if (!self || !self->keychainWrote(ok, error, tr("the credentials")))
                            return;
-                       self->ui->buttonBox->setEnabled(true);
-                       if (!ok) {
-                           self->setStatus(tr("The keychain refused the credentials: %1. "
-                                              "Nothing was stored in a file.")
-                                               .arg(error),
-                                           true);
-                           return;
-                       }
                        QSettings stored;
                        DesktopPreferences::setCredentialsInKeychain(
                            stored, !config.clientId.isEmpty() || !config.clientSecret.isEmpty());
@@ -323,6 +307,15 @@ void SettingsDialog::save()
                        emit self->saved(config, prefs);
                        self->accept();
                    });
+}
+
+bool SettingsDialog::keychainWrote(bool ok, const QString &error, const QString &what)
+{
+    ui->buttonBox->setEnabled(true);
+    if (!ok)
+        setStatus(tr("The keychain refused %1: %2. Nothing was stored in a file.").arg(what, error),
+                  true);
+    return ok;
 }
 
 void SettingsDialog::setProposalStore(ProposalStore *store)

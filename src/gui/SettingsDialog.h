@@ -63,6 +63,9 @@ signals:
 
 private:
     void setStatus(const QString &text, bool error);
+    // After a keychain write: the buttons back, and false with the refusal of what shown if the
+    // keychain refused it.
+    bool keychainWrote(bool ok, const QString &error, const QString &what);
     bool isSandboxEndpoint(const QUrl &endpoint) const;
     bool bindingChanged(const FabricConfig &config) const;
     void updateVoidWarning();

@@ -389,20 +389,30 @@ void TeamApprovalsDialog::showRejections()
     });
 }
 
+bool TeamApprovalsDialog::beginRecording(const team::TeamProposal &p, const QString &shown,
+                                         std::initializer_list<QPushButton *> buttons,
+                                         const QString &signing)
+{
+    // What is recorded is bound to exactly what this dialog shows, and only a row it shows.
+    if (!refusalText(p).isEmpty() || m_details->toPlainText() != shown)
+        return false;
+    for (QPushButton *button : buttons)
+        button->setEnabled(false);
+    if (m_recorder->hasKeyLoader())
+        m_status->setText(signing);
+    return true;
+}
+
 void TeamApprovalsDialog::decideSelected(const QString &decision)
 {
     const int row = m_list->currentRow();
     if (!m_queue || row < 0 || row >= m_rows->proposals.size())
         return;
     const team::TeamProposal p = m_rows->proposals.at(row);
-    // The decision is bound to exactly what this dialog shows, and only a row it shows.
     const QString shown = decisionText(p);
-    if (!refusalText(p).isEmpty() || m_details->toPlainText() != shown)
+    if (!beginRecording(p, shown, {m_approve, m_deny},
+                        tr("Signing your decision with your approval key...")))
         return;
-    m_approve->setEnabled(false);
-    m_deny->setEnabled(false);
-    if (m_recorder->hasKeyLoader())
-        m_status->setText(tr("Signing your decision with your approval key..."));
     QPointer<TeamApprovalsDialog> self(this);
     m_recorder->decide(
         p, decision, shown,
@@ -431,14 +441,11 @@ void TeamApprovalsDialog::resolveSelected(const QString &outcome)
     if ((outcome == u"created" && uuid.isEmpty()) ||
         (outcome != u"created" && !lookup->matches.isEmpty()))
         return;
-    // Bound to exactly what this dialog shows: the proposal and what the catalog said.
+    // Shown: the proposal and what the catalog said.
     const QString shown = resolutionText(p, *lookup);
-    if (!refusalText(p).isEmpty() || m_details->toPlainText() != shown)
+    if (!beginRecording(p, shown, {m_markCreated, m_markNotCreated},
+                        tr("Signing the outcome with your approval key...")))
         return;
-    m_markCreated->setEnabled(false);
-    m_markNotCreated->setEnabled(false);
-    if (m_recorder->hasKeyLoader())
-        m_status->setText(tr("Signing the outcome with your approval key..."));
     QPointer<TeamApprovalsDialog> self(this);
     m_recorder->resolve(
         p, outcome, uuid, shown,

@@ -21,6 +21,7 @@
 #include <QDialog>
 #include <QPointer>
 #include <functional>
+#include <initializer_list>
 
 class QLabel;
 class QListWidget;
@@ -83,6 +84,10 @@ private:
     void showRejections();
     void lookUpUnknown();
     void resolveSelected(const QString &outcome);
+    // False when p is refused or the details no longer show exactly `shown`; else the buttons
+    // are off while it is recorded, and the status says signing when a key is loaded.
+    bool beginRecording(const team::TeamProposal &p, const QString &shown,
+                        std::initializer_list<QPushButton *> buttons, const QString &signing);
 
     struct Rows;
     QPointer<team::TeamQueue> m_queue;

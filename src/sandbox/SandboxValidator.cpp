@@ -65,6 +65,29 @@ QJsonObject SandboxValidator::invalidArgument(const QString &property, const QSt
                        m_correlationId, {}, {{property, reason}});
 }
 
+bool SandboxValidator::checkColoPort(const QJsonObject &ref, const QString &path, bool sTagForQinq,
+                                     QJsonArray &errors) const
+{
+    const QString portId = SandboxSearch::valueAt(ref, QStringLiteral("/port/uuid")).toString();
+    if (!m_estate.port(portId)) {
+        errors.append(invalidArgument(path + QStringLiteral(".port.uuid"),
+                                      QStringLiteral("Port does not exist or does not belong to "
+                                                     "the user")));
+        return false;
+    }
+    const QJsonObject lp = ref.value(QStringLiteral("linkProtocol")).toObject();
+    if (m_estate.vlanInUse(portId, lp)) {
+        const bool sTag =
+            sTagForQinq && lp.value(QStringLiteral("type")).toString() == QLatin1String("QINQ");
+        errors.append(fabricError(
+            SandboxErrors::VlanInUse, SandboxErrors::VlanInUseMessage, m_correlationId, {},
+            {{path + (sTag ? QStringLiteral(".linkProtocol.vlanSTag")
+                           : QStringLiteral(".linkProtocol.vlanTag")),
+              QStringLiteral("VLAN already in use on port %1").arg(portId)}}));
+    }
+    return true;
+}
+
 // ---- connections --------------------------------------------------------------------------
 
 void SandboxValidator::checkAccessPoint(const QJsonObject &ap, const QString &path,
@@ -150,24 +173,8 @@ QJsonArray SandboxValidator::connectionRules(const QJsonObject &body) const
         const QString apPath = path + QStringLiteral(".accessPoint");
         const QString type = ap.value(QStringLiteral("type")).toString();
         if (type == QLatin1String("COLO")) {
-            const QString portId =
-                SandboxSearch::valueAt(ap, QStringLiteral("/port/uuid")).toString();
-            if (!m_estate.port(portId)) {
-                errors.append(invalidArgument(apPath + QStringLiteral(".port.uuid"),
-                                              QStringLiteral("Port does not exist or does not "
-                                                             "belong to the user")));
+            if (!checkColoPort(ap, apPath, true, errors))
                 continue;
-            }
-            const QJsonObject lp = ap.value(QStringLiteral("linkProtocol")).toObject();
-            if (m_estate.vlanInUse(portId, lp)) {
-                const bool qinq =
-                    lp.value(QStringLiteral("type")).toString() == QLatin1String("QINQ");
-                errors.append(fabricError(
-                    SandboxErrors::VlanInUse, SandboxErrors::VlanInUseMessage, m_correlationId, {},
-                    {{apPath + (qinq ? QStringLiteral(".linkProtocol.vlanSTag")
-                                     : QStringLiteral(".linkProtocol.vlanTag")),
-                      QStringLiteral("VLAN already in use on port %1").arg(portId)}}));
-            }
         } else if (type == QLatin1String("SP")) {
             const QString profileId =
                 SandboxSearch::valueAt(ap, QStringLiteral("/profile/uuid")).toString();
@@ -360,21 +367,7 @@ QJsonArray SandboxValidator::serviceTokenRules(const QJsonObject &body) const
             const QJsonObject sel = selectors.at(i).toObject();
             const QString p = path + QStringLiteral("[%1]").arg(i);
             if (sel.value(QStringLiteral("type")).toString() == QLatin1String("COLO")) {
-                const QString portId =
-                    SandboxSearch::valueAt(sel, QStringLiteral("/port/uuid")).toString();
-                if (!m_estate.port(portId)) {
-                    errors.append(invalidArgument(p + QStringLiteral(".port.uuid"),
-                                                  QStringLiteral("Port does not exist or does not "
-                                                                 "belong to the user")));
-                    continue;
-                }
-                if (m_estate.vlanInUse(portId,
-                                       sel.value(QStringLiteral("linkProtocol")).toObject()))
-                    errors.append(fabricError(
-                        SandboxErrors::VlanInUse, SandboxErrors::VlanInUseMessage, m_correlationId,
-                        {},
-                        {{p + QStringLiteral(".linkProtocol.vlanTag"),
-                          QStringLiteral("VLAN already in use on port %1").arg(portId)}}));
+                checkColoPort(sel, p, false, errors);
             } else if (sel.value(QStringLiteral("type")).toString() == QLatin1String("NETWORK")) {
                 const QString id =
                     SandboxSearch::valueAt(sel, QStringLiteral("/network/uuid")).toString();

@@ -27,6 +27,11 @@ public:
     QJsonObject invalidArgument(const QString &property, const QString &reason) const;
 
 private:
+    // The COLO port named at path (an access point or a token selector): it must be the user's
+    // (false, with the error, when it is not) and its VLAN free, the error naming vlanSTag for a
+    // QINQ link protocol when sTagForQinq.
+    bool checkColoPort(const QJsonObject &ref, const QString &path, bool sTagForQinq,
+                       QJsonArray &errors) const;
     void checkAccessPoint(const QJsonObject &ap, const QString &path, QJsonArray *errors) const;
     void checkSelector(const QJsonObject &selector, const QString &path, QJsonArray *errors) const;
     QString sideMetro(const QJsonObject &body, const QString &side) const;

@@ -45,36 +45,34 @@ Pkey publicKey(const QByteArray &raw)
                                             static_cast<size_t>(raw.size())));
 }
 
-} // namespace
-
-std::optional<QByteArray> ApprovalKeys::generate()
+// The raw bytes of one half of the key (`get` is EVP_PKEY_get_raw_private_key or
+// EVP_PKEY_get_raw_public_key); nothing, and the buffer wiped, unless it is exactly KeyBytes.
+std::optional<QByteArray> rawKey(const Pkey &key,
+                                 int (*get)(const EVP_PKEY *, unsigned char *, size_t *))
 {
-    Pkey key(EVP_PKEY_Q_keygen(nullptr, nullptr, "ED25519"));
     if (!key)
         return std::nullopt;
-    QByteArray raw(KeyBytes, '\0');
+    QByteArray raw(ApprovalKeys::KeyBytes, '\0');
     size_t len = static_cast<size_t>(raw.size());
-    if (EVP_PKEY_get_raw_private_key(key.get(), reinterpret_cast<unsigned char *>(raw.data()),
-                                     &len) != 1 ||
-        len != static_cast<size_t>(KeyBytes)) {
+    if (get(key.get(), reinterpret_cast<unsigned char *>(raw.data()), &len) != 1 ||
+        len != static_cast<size_t>(ApprovalKeys::KeyBytes)) {
         OPENSSL_cleanse(raw.data(), static_cast<size_t>(raw.size()));
         return std::nullopt;
     }
     return raw;
 }
 
+} // namespace
+
+std::optional<QByteArray> ApprovalKeys::generate()
+{
+    return rawKey(Pkey(EVP_PKEY_Q_keygen(nullptr, nullptr, "ED25519")),
+                  EVP_PKEY_get_raw_private_key);
+}
+
 std::optional<QByteArray> ApprovalKeys::publicKeyOf(const QByteArray &raw)
 {
-    const Pkey key = privateKey(raw);
-    if (!key)
-        return std::nullopt;
-    QByteArray pub(KeyBytes, '\0');
-    size_t len = static_cast<size_t>(pub.size());
-    if (EVP_PKEY_get_raw_public_key(key.get(), reinterpret_cast<unsigned char *>(pub.data()),
-                                    &len) != 1 ||
-        len != static_cast<size_t>(KeyBytes))
-        return std::nullopt;
-    return pub;
+    return rawKey(privateKey(raw), EVP_PKEY_get_raw_public_key);
 }
 
 std::optional<QByteArray> ApprovalKeys::sign(const QByteArray &raw, const QByteArray &message)

@@ -45,6 +45,16 @@ QString listedKeyThatVerifies(const QList<ApproverKey> &policyKeys, const QStrin
     return {};
 }
 
+// The verifiers' way out: no(why) marks c as not counting, for why, and returns it.
+auto refusing(ApprovalCheck &c)
+{
+    return [&c](const QString &why) {
+        c.counts = false;
+        c.reason = why;
+        return c;
+    };
+}
+
 } // namespace
 
 std::optional<SignedDecision> signDecision(const TeamProposal &proposal, const QString &decision,
@@ -79,11 +89,7 @@ ApprovalCheck verifyApproval(const TeamProposal &proposal, const SignedApproval 
                              const QList<ApproverKey> &policyKeys, StatementVersions accept)
 {
     ApprovalCheck c;
-    auto no = [&c](const QString &why) {
-        c.counts = false;
-        c.reason = why;
-        return c;
-    };
+    const auto no = refusing(c);
     if (approval.statement.isEmpty() || approval.signature.isEmpty())
         return no(u"the approval is not signed"_s);
     QString why;
@@ -194,11 +200,7 @@ ApprovalCheck verifyResolution(const TeamProposal &proposal, const TeamResolutio
                                const QList<ApproverKey> &policyKeys)
 {
     ApprovalCheck c;
-    auto no = [&c](const QString &why) {
-        c.counts = false;
-        c.reason = why;
-        return c;
-    };
+    const auto no = refusing(c);
     if (r.statement.isEmpty() || r.signature.isEmpty())
         return no(u"the resolution is not signed"_s);
     QString why;

@@ -93,6 +93,21 @@ QString proposalDiffers(const TeamProposal &p, const ChainProposal &c)
     return what.join(u", "_s);
 }
 
+// A row the chain has no event for: written past the table's triggers.
+QString missingFromChain(const QString &row, const char *event)
+{
+    return row + u": the team audit chain has no %1 event for it: the row was written past the "
+                 "table's triggers"_s.arg(QLatin1StringView(event));
+}
+
+// A row that differs from its event (at seq) in what.
+QString changedSinceRecorded(const QString &row, const char *event, qint64 seq, const QString &what)
+{
+    return row +
+           u": differs from its %1 event (seq %2) in its %3: changed after it was recorded"_s.arg(
+               QLatin1StringView(event), QString::number(seq), what);
+}
+
 } // namespace
 
 ChainReplay replayChain(const TeamHistory &history)
@@ -149,8 +164,7 @@ ChainReplay replayChain(const TeamHistory &history)
                                                                       shown(p.proposer));
         const ChainProposal c = r.proposals.value(p.id);
         if (c.createdSeq == 0) {
-            r.failures.append(row + u": the team audit chain has no proposal_created event for "
-                                    "it: the row was written past the table's triggers"_s);
+            r.failures.append(missingFromChain(row, "proposal_created"));
             continue;
         }
         if (const QString what = proposalDiffers(p, c); !what.isEmpty())
@@ -188,16 +202,13 @@ ChainReplay replayChain(const TeamHistory &history)
             return !matched.contains(ev.seq) && text(ev.detail, "approver") == a.row.approver;
         });
         if (e == c.approvals.cend()) {
-            r.failures.append(row + u": the team audit chain has no approval_recorded event for "
-                                    "it: the row was written past the table's triggers"_s);
+            r.failures.append(missingFromChain(row, "approval_recorded"));
             continue;
         }
         matched.insert(e->seq);
         r.approvalSeq.insert(a.id, e->seq);
         if (const QString what = approvalDiffers(a, e->detail); !what.isEmpty())
-            r.failures.append(row + u": differs from its approval_recorded event (seq %2) in "
-                                    "its %1: changed after it was recorded"_s.arg(what)
-                                        .arg(e->seq));
+            r.failures.append(changedSinceRecorded(row, "approval_recorded", e->seq, what));
     }
     for (auto it = r.proposals.cbegin(); it != r.proposals.cend(); ++it)
         for (const ChainProposal::Event &e : it->approvals)
@@ -220,15 +231,12 @@ ChainReplay replayChain(const TeamHistory &history)
                 return text(ev.detail, "resolution_id") == QString::fromLatin1(res.row.id);
             });
         if (e == c.resolutions.cend()) {
-            r.failures.append(row + u": the team audit chain has no outcome_resolved event for "
-                                    "it: the row was written past the table's triggers"_s);
+            r.failures.append(missingFromChain(row, "outcome_resolved"));
             continue;
         }
         resolved.insert(text(e->detail, "resolution_id"));
         if (const QString what = resolutionDiffers(res, e->detail); !what.isEmpty())
-            r.failures.append(row + u": differs from its outcome_resolved event (seq %2) in "
-                                    "its %1: changed after it was recorded"_s.arg(what)
-                                        .arg(e->seq));
+            r.failures.append(changedSinceRecorded(row, "outcome_resolved", e->seq, what));
     }
     for (auto it = r.proposals.cbegin(); it != r.proposals.cend(); ++it)
         for (const ChainProposal::Event &e : it->resolutions)

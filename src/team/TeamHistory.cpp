@@ -148,14 +148,17 @@ std::optional<TeamHistory> TeamHistory::read(PgConnection &db, std::optional<qin
         "to_timestamp($1::bigint / 1000.0) UNION SELECT proposal_id FROM fabric_team.team_audit "
         "WHERE at >= to_timestamp($1::bigint / 1000.0) AND event = 'proposal_created' AND "
         "proposal_id IS NOT NULL)";
+    // select ending in "WHERE <a proposal id column>": the rows of the window's proposals.
+    auto inWindow = [&](const QByteArray &select, const char *orderBy) {
+        return db.exec(select + " IN " + ids + " ORDER BY " + orderBy, {since});
+    };
     TeamHistory h;
     h.sinceMs = sinceMs;
     const auto proposals =
-        db.exec("SELECT " + proposalColumns() +
-                    ", (extract(epoch FROM sent_at) * 1000)::bigint AS sent_ms FROM "
-                    "fabric_team.proposals WHERE id IN " +
-                    ids + " ORDER BY created_at, id",
-                {since});
+        inWindow("SELECT " + proposalColumns() +
+                     ", (extract(epoch FROM sent_at) * 1000)::bigint AS sent_ms FROM "
+                     "fabric_team.proposals WHERE id",
+                 "created_at, id");
     if (!proposals.ok())
         return fail(proposals.error);
     for (int i = 0; i < proposals.value->rowCount(); ++i) {
@@ -167,12 +170,11 @@ std::optional<TeamHistory> TeamHistory::read(PgConnection &db, std::optional<qin
             h.sentMs.insert(p->id, sent.toLongLong());
     }
     const auto approvals =
-        db.exec("SELECT id, proposal_id, approver, decision, os_user, host, "
-                "encode(dialog_sha256, 'hex') AS dialog, statement, encode(signature, 'hex') AS "
-                "signature, encode(public_key, 'hex') AS key FROM fabric_team.approvals WHERE "
-                "proposal_id IN " +
-                    ids + " ORDER BY decided_at, id",
-                {since});
+        inWindow("SELECT id, proposal_id, approver, decision, os_user, host, "
+                 "encode(dialog_sha256, 'hex') AS dialog, statement, encode(signature, 'hex') AS "
+                 "signature, encode(public_key, 'hex') AS key FROM fabric_team.approvals WHERE "
+                 "proposal_id",
+                 "decided_at, id");
     if (!approvals.ok())
         return fail(approvals.error);
     const PgRows &a = *approvals.value;
@@ -192,11 +194,10 @@ std::optional<TeamHistory> TeamHistory::read(PgConnection &db, std::optional<qin
         return fail(present.error);
     if (present.value->value(0, "present") == "t") {
         const auto resolutions =
-            db.exec("SELECT p.id AS proposal_id, " + resolutionColumn("p") +
-                        " FROM fabric_team.proposals p WHERE p.id IN (SELECT proposal_id FROM "
-                        "fabric_team.resolutions) AND p.id IN " +
-                        ids + " ORDER BY p.created_at, p.id",
-                    {since});
+            inWindow("SELECT p.id AS proposal_id, " + resolutionColumn("p") +
+                         " FROM fabric_team.proposals p WHERE p.id IN (SELECT proposal_id FROM "
+                         "fabric_team.resolutions) AND p.id",
+                     "p.created_at, p.id");
         if (!resolutions.ok())
             return fail(resolutions.error);
         const PgRows &rr = *resolutions.value;

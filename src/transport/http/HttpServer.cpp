@@ -427,12 +427,9 @@ HttpChannel *HttpServer::createSession()
         oldest->close(u"too many HTTP sessions"_s);
         oldest->deleteLater();
     }
-    auto *channel = new HttpChannel(m_server, false, this);
-    if (!channel->isOpen()) {
-        delete channel;
+    HttpChannel *channel = openChannel(false);
+    if (!channel)
         return nullptr;
-    }
-    channel->setStreamLimits(m_options.streams);
     m_sessions.insert(channel->id(), channel);
     connect(channel, &HttpChannel::closed, this, [this, channel] {
         if (m_sessions.value(channel->id()) == channel) {
@@ -449,13 +446,18 @@ HttpChannel *HttpServer::statelessChannel()
         return m_stateless;
     if (m_stateless)
         m_stateless->deleteLater();
-    auto *channel = new HttpChannel(m_server, true, this);
+    m_stateless = openChannel(true);
+    return m_stateless;
+}
+
+HttpChannel *HttpServer::openChannel(bool stateless)
+{
+    auto *channel = new HttpChannel(m_server, stateless, this);
     if (!channel->isOpen()) {
         delete channel;
         return nullptr;
     }
     channel->setStreamLimits(m_options.streams);
-    m_stateless = channel;
     return channel;
 }
 

@@ -81,6 +81,7 @@ private:
     bool originAllowed(const QByteArray &origin) const;
     HttpChannel *createSession();
     HttpChannel *statelessChannel();
+    HttpChannel *openChannel(bool stateless); // nullptr when the channel did not open
     void dispatch(HttpChannel *channel, const QJsonValue &message, HttpExchange *exchange,
                   bool closeAfter, const QByteArray &sessionHeader, bool modern = false);
     void expireIdle();
