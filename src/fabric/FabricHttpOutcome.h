@@ -3,8 +3,8 @@
 // network, no clock, no log): the status, the body bytes, the error state of the reply and
 // whether a byte of the request left this process go in; the FabricResult (and whether to
 // refresh the token and retry once) comes out. FabricClient's HttpCall feeds it every reply;
-// tests/unit/fabric/tst_httpoutcome.cpp checks it row by row. A real create's answer is decided
-// by decideCreateOutcome() (FabricResult.h), which this reuses.
+// tests/unit/fabric/tst_fabrichttpoutcome.cpp checks it row by row. A real create's answer is
+// decided by decideCreateOutcome() (FabricResult.h), which this reuses.
 #include "core/ChangeType.h"
 #include "fabric/FabricResult.h"
 

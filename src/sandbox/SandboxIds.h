@@ -1,6 +1,6 @@
 #pragma once
 // Fixed identifiers of the sandbox's seeded estate (resources/sandbox/estate.json), so tests and
-// docs can name them; tst_fabric_sandbox_seed_parse checks that each one is seeded.
+// docs can name them; tst_sandboxseed checks that each one is seeded.
 // Scheme: <kind>-0000-4000-8000-<serial>, kind 50000000 port, 5e000000 service profile,
 // c0000000 connection, e0000000 network, 70000000 service token, a0000000 cloud router.
 #include <QLatin1String>

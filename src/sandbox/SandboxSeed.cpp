@@ -67,7 +67,7 @@ void SandboxEstate::seed(const QString &baseUrl)
     seedNetworks(doc.value(u"networks"_s).toArray());
     seedTokens(doc.value(u"serviceTokens"_s).toArray());
     seedConnections(doc.value(u"connections"_s).toArray());
-    // Every bandwidth a seeded profile, token or port offers has a rate (tst_fabric_sandbox
+    // Every bandwidth a seeded profile, token or port offers has a rate (tst_fabricsandbox
     // rateCardPricesTheWholeEstate checks it in every metro), so a first proposal is priced.
     const QJsonArray rates = doc.value(u"rateCard"_s).toArray();
     for (const QJsonValue &v : rates)
