@@ -20,11 +20,11 @@ class TestSettingsDialog : public QObject {
     Q_OBJECT
 
 private slots:
-    void init() { fbtest::failOnWarnings(); }
-    void initTestCase()
+    void init()
     {
+        fbtest::failOnWarnings();
         QStandardPaths::setTestModeEnabled(true);
-        QSettings().clear();
+        QSettings().clear(); // each test starts with nothing saved
     }
 
     void settingsWarnAndVoidPendingProposals()

@@ -4,6 +4,7 @@
 // and QTextStream(stdout) are all caught). Call nothing that logs while one is alive.
 #include <QByteArray>
 #include <QFile>
+#include <QStringList>
 #include <QTemporaryFile>
 
 #include <cstdio>
@@ -68,5 +69,23 @@ private:
     QByteArray m_out;
     QByteArray m_err;
 };
+
+// One run of a command of the executable (runPolicyCommand, ...) in this process: its exit
+// code and what it printed.
+struct CommandRun {
+    int exitCode = -1;
+    QString out;
+    QString err;
+};
+
+inline CommandRun runCommand(int (*command)(const QStringList &), const QStringList &args)
+{
+    AppOutput output;
+    CommandRun r;
+    r.exitCode = command(args);
+    r.out = output.out();
+    r.err = output.err();
+    return r;
+}
 
 } // namespace fbtest

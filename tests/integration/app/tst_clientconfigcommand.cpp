@@ -19,20 +19,12 @@ namespace {
 const QString kExe = QStringLiteral("/opt/Fabric Broker/bin/fabric-broker");
 const QString kUrl = QStringLiteral("http://127.0.0.1:7431/mcp");
 
-struct Run {
-    int exitCode = -1;
-    QString out;
-    QString err;
-};
+using Run = fbtest::CommandRun;
 
 Run run(const QStringList &options)
 {
-    fbtest::AppOutput output;
-    Run r;
-    r.exitCode = runClientConfigCommand(QStringList{"fabric-broker", "client-config"} + options);
-    r.out = output.out();
-    r.err = output.err();
-    return r;
+    return fbtest::runCommand(runClientConfigCommand,
+                              QStringList{"fabric-broker", "client-config"} + options);
 }
 
 } // namespace

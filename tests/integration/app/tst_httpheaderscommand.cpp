@@ -18,20 +18,12 @@ using namespace fb;
 
 namespace {
 
-struct Run {
-    int exitCode = -1;
-    QString out;
-    QString err;
-};
+using Run = fbtest::CommandRun;
 
 Run run(const QStringList &options)
 {
-    fbtest::AppOutput output;
-    Run r;
-    r.exitCode = runHttpHeadersCommand(QStringList{"fabric-broker", "http-headers"} + options);
-    r.out = output.out();
-    r.err = output.err();
-    return r;
+    return fbtest::runCommand(runHttpHeadersCommand,
+                              QStringList{"fabric-broker", "http-headers"} + options);
 }
 
 bool makePrivate(const QString &dir)

@@ -18,20 +18,11 @@ using namespace fb;
 
 namespace {
 
-struct Run {
-    int exitCode = -1;
-    QString out;
-    QString err;
-};
+using Run = fbtest::CommandRun;
 
 Run run(const QStringList &words)
 {
-    fbtest::AppOutput output;
-    Run r;
-    r.exitCode = runPolicyCommand(QStringList{"fabric-broker", "policy"} + words);
-    r.out = output.out();
-    r.err = output.err();
-    return r;
+    return fbtest::runCommand(runPolicyCommand, QStringList{"fabric-broker", "policy"} + words);
 }
 
 } // namespace
