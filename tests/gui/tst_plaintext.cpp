@@ -1,7 +1,6 @@
 // Every client or agent string in the desktop app is plain text: every label of the approval
 // dialog, main window, audit view and settings dialog has Qt::PlainText; the request tree,
-// activity log, audit table and tooltips show invisible structure escaped and markup inert; and
-// saving another endpoint or other credentials warns about and voids pending proposals.
+// activity log, audit table and tooltips show invisible structure escaped and markup inert.
 #include "GuiTestData.h"
 #include "TestEnvironment.h"
 #include "broker/ProposalView.h"
@@ -176,70 +175,15 @@ private slots:
         QCOMPARE(PlainText::toolTip(QString()), QString());
     }
 
-    void settingsWarnAndVoidPendingProposals()
+    void settingsDialogLabelsArePlainText()
     {
-        ManualClock clock;
-        ProposalStore store(&clock);
-        Proposal p = guitest::sampleContext(clock.nowMs()).proposal;
-        const Proposal a = store.add(p).proposal;
-        const Proposal b = store.add(p).proposal;
-        QSignalSpy evicted(&store, &ProposalStore::proposalEvicted);
-
         FabricConfig current;
         current.endpoint = QUrl("https://api.equinix.com");
-        current.clientId = "id-1";
-        current.clientSecret = "secret-1";
-        QPointer<SettingsDialog> dialog =
-            new SettingsDialog(current, BrokerSettings{}, false, nullptr);
-        dialog->setProposalStore(&store);
-        QSignalSpy saved(dialog.data(), &SettingsDialog::saved);
-        dialog->show();
-        QCOMPARE(richLabels(dialog), QStringList());
-        QVERIFY(!dialog->voidWarningLabel()->isVisible());
-
-        dialog->endpointEdit()->setText("https://api.example.net");
-        QVERIFY(dialog->voidWarningLabel()->isVisible());
-        QVERIFY2(dialog->voidWarningLabel()->text().contains("voids the 2 pending"),
-                 qPrintable(dialog->voidWarningLabel()->text()));
-        dialog->endpointEdit()->setText("https://api.equinix.com/");
-        QVERIFY(!dialog->voidWarningLabel()->isVisible());
-        dialog->endpointEdit()->setText("https://api.example.net");
-
-        dialog->save();
-        QCOMPARE(saved.size(), 1);
-        QCOMPARE(evicted.size(), 2);
-        QCOMPARE(store.pendingCount(), 0);
-        const ConsumeResult r = store.consume(a.token);
-        QCOMPARE(r.outcome, ConsumeOutcome::Evicted);
-        QVERIFY(r.proposal->evictedBecause.contains("endpoint or credentials were changed"));
-        QCOMPARE(store.consume(b.token).checks.notEvicted, std::optional<bool>(false));
-        delete dialog;
-    }
-
-    void settingsSavedUnchangedVoidNothing()
-    {
-        ManualClock clock;
-        ProposalStore store(&clock);
-        store.add(guitest::sampleContext(clock.nowMs()).proposal);
-        FabricConfig current;
-        current.endpoint = QUrl("https://api.equinix.com");
-        QPointer<SettingsDialog> dialog =
-            new SettingsDialog(current, BrokerSettings{}, false, nullptr);
-        dialog->setProposalStore(&store);
-        dialog->endpointEdit()->setText("https://api.equinix.com");
-        dialog->save();
-        QCOMPARE(store.pendingCount(), 1);
-
-        // In the sandbox saved values do not apply to this session: nothing is voided.
-        QPointer<SettingsDialog> sandboxDialog =
-            new SettingsDialog(current, BrokerSettings{}, true, nullptr);
-        sandboxDialog->setProposalStore(&store);
-        sandboxDialog->endpointEdit()->setText("https://api.example.net");
-        QVERIFY(!sandboxDialog->voidWarningLabel()->isVisible());
-        sandboxDialog->save();
-        QCOMPARE(store.pendingCount(), 1);
-        delete dialog;
-        delete sandboxDialog;
+        SettingsDialog dialog(current, BrokerSettings{}, false, nullptr);
+        dialog.setAttribute(Qt::WA_DeleteOnClose, false);
+        dialog.show();
+        QVERIFY(dialog.findChildren<QLabel *>().size() >= 5);
+        QCOMPARE(richLabels(&dialog), QStringList());
     }
 };
 

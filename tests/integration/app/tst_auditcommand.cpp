@@ -38,7 +38,7 @@ const qint64 kDay = 24 * 60 * 60 * 1000;
 
 } // namespace
 
-class TestAuditCli : public QObject {
+class TestAuditCommand : public QObject {
     Q_OBJECT
 
 private:
@@ -432,5 +432,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestAuditCli)
-#include "tst_audit_cli.moc"
+QTEST_GUILESS_MAIN(TestAuditCommand)
+#include "tst_auditcommand.moc"

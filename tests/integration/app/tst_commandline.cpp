@@ -105,7 +105,7 @@ QSet<QString> setOf(const QStringList &l)
 
 } // namespace
 
-class TestCliHelp : public QObject {
+class TestCommandLine : public QObject {
     Q_OBJECT
 
 private slots:
@@ -219,5 +219,5 @@ private:
     QHash<QString, QStringList> m_subcommands;
 };
 
-QTEST_GUILESS_MAIN(TestCliHelp)
-#include "tst_cli_help.moc"
+QTEST_GUILESS_MAIN(TestCommandLine)
+#include "tst_commandline.moc"

@@ -114,7 +114,7 @@ SettingsDialog *openSettingsDialog()
 
 } // namespace
 
-class TestDesktopSettings : public QObject {
+class TestDesktopUi : public QObject {
     Q_OBJECT
     QTemporaryDir m_config;
 
@@ -128,7 +128,7 @@ private slots:
         qputenv("XDG_CONFIG_HOME", QFile::encodeName(m_config.filePath("config")));
         qputenv("XDG_CONFIG_DIRS", QFile::encodeName(m_config.filePath("etc")));
         QCoreApplication::setOrganizationName("fabric-broker-tests");
-        QCoreApplication::setApplicationName("tst_desktopsettings");
+        QCoreApplication::setApplicationName("tst_desktopui");
     }
 
     // Team mode's fields (docs/team.md): only the administrator's policy turns team mode on
@@ -407,5 +407,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestDesktopSettings)
-#include "tst_desktopsettings.moc"
+QTEST_MAIN(TestDesktopUi)
+#include "tst_desktopui.moc"

@@ -84,7 +84,7 @@ QString allText(const QAbstractItemModel *model)
 
 } // namespace
 
-class TestAuditView : public QObject {
+class TestAuditViewDialog : public QObject {
     Q_OBJECT
 
 private slots:
@@ -298,5 +298,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestAuditView)
-#include "tst_auditview.moc"
+QTEST_MAIN(TestAuditViewDialog)
+#include "tst_auditviewdialog.moc"

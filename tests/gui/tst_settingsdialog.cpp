@@ -1,0 +1,97 @@
+// SettingsDialog: saving another endpoint or other credentials warns about and voids the
+// pending proposals (their tokens then say why); saving the same values, or saving in the
+// sandbox (whose saved values do not apply to this session), voids nothing.
+#include "GuiTestData.h"
+#include "TestEnvironment.h"
+#include "core/ProposalStore.h"
+#include "gui/SettingsDialog.h"
+
+#include <QLabel>
+#include <QLineEdit>
+#include <QPointer>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTest>
+
+using namespace fb;
+
+class TestSettingsDialog : public QObject {
+    Q_OBJECT
+
+private slots:
+    void init()
+    {
+        fbtest::failOnWarnings();
+        QStandardPaths::setTestModeEnabled(true);
+        QSettings().clear(); // each test starts with nothing saved
+    }
+
+    void settingsWarnAndVoidPendingProposals()
+    {
+        ManualClock clock;
+        ProposalStore store(&clock);
+        Proposal p = guitest::sampleContext(clock.nowMs()).proposal;
+        const Proposal a = store.add(p).proposal;
+        const Proposal b = store.add(p).proposal;
+        QSignalSpy evicted(&store, &ProposalStore::proposalEvicted);
+
+        FabricConfig current;
+        current.endpoint = QUrl("https://api.equinix.com");
+        current.clientId = "id-1";
+        current.clientSecret = "secret-1";
+        QPointer<SettingsDialog> dialog =
+            new SettingsDialog(current, BrokerSettings{}, false, nullptr);
+        dialog->setProposalStore(&store);
+        QSignalSpy saved(dialog.data(), &SettingsDialog::saved);
+        dialog->show();
+        QVERIFY(!dialog->voidWarningLabel()->isVisible());
+
+        dialog->endpointEdit()->setText("https://api.example.net");
+        QVERIFY(dialog->voidWarningLabel()->isVisible());
+        QVERIFY2(dialog->voidWarningLabel()->text().contains("voids the 2 pending"),
+                 qPrintable(dialog->voidWarningLabel()->text()));
+        dialog->endpointEdit()->setText("https://api.equinix.com/");
+        QVERIFY(!dialog->voidWarningLabel()->isVisible());
+        dialog->endpointEdit()->setText("https://api.example.net");
+
+        dialog->save();
+        QCOMPARE(saved.size(), 1);
+        QCOMPARE(evicted.size(), 2);
+        QCOMPARE(store.pendingCount(), 0);
+        const ConsumeResult r = store.consume(a.token);
+        QCOMPARE(r.outcome, ConsumeOutcome::Evicted);
+        QVERIFY(r.proposal->evictedBecause.contains("endpoint or credentials were changed"));
+        QCOMPARE(store.consume(b.token).checks.notEvicted, std::optional<bool>(false));
+        delete dialog;
+    }
+
+    void settingsSavedUnchangedVoidNothing()
+    {
+        ManualClock clock;
+        ProposalStore store(&clock);
+        store.add(guitest::sampleContext(clock.nowMs()).proposal);
+        FabricConfig current;
+        current.endpoint = QUrl("https://api.equinix.com");
+        QPointer<SettingsDialog> dialog =
+            new SettingsDialog(current, BrokerSettings{}, false, nullptr);
+        dialog->setProposalStore(&store);
+        dialog->endpointEdit()->setText("https://api.equinix.com");
+        dialog->save();
+        QCOMPARE(store.pendingCount(), 1);
+
+        // In the sandbox saved values do not apply to this session: nothing is voided.
+        QPointer<SettingsDialog> sandboxDialog =
+            new SettingsDialog(current, BrokerSettings{}, true, nullptr);
+        sandboxDialog->setProposalStore(&store);
+        sandboxDialog->endpointEdit()->setText("https://api.example.net");
+        QVERIFY(!sandboxDialog->voidWarningLabel()->isVisible());
+        sandboxDialog->save();
+        QCOMPARE(store.pendingCount(), 1);
+        delete dialog;
+        delete sandboxDialog;
+    }
+};
+
+QTEST_MAIN(TestSettingsDialog)
+#include "tst_settingsdialog.moc"
