@@ -132,6 +132,9 @@ private slots:
                   {"params", QJsonObject{{"requestId", id}, {"reason", "user pressed stop"}}}});
         QTRY_COMPARE(op->cancelledWith.size(), 1);
         QVERIFY(op->cancelledWith.first().contains("user pressed stop"));
+        // A cancelled operation still finishes (the real ones do); then it ends with its call.
+        op->finishError(u"stopped"_s);
+        QTRY_VERIFY(op.isNull());
     }
 
     void contextIsGuarded()
