@@ -171,6 +171,21 @@ DesktopUi::~DesktopUi()
     m_approver->denyAllPending(tr("Fabric Broker is closing"));
     if (m_live && m_live->parent() == this)
         m_live->setDesktopApprover(nullptr); // the broker no longer points at the dialog
+    for (const QPointer<QWidget> &dialog : std::as_const(m_parentlessDialogs))
+        delete dialog.data();
+}
+
+QWidget *DesktopUi::dialogParent() const
+{
+    return m_window->isVisible() ? m_window.get() : nullptr;
+}
+
+void DesktopUi::dialogOpened(QWidget *dialog)
+{
+    if (dialog->parentWidget())
+        return; // closes with the main window
+    m_parentlessDialogs.removeAll(nullptr);
+    m_parentlessDialogs.append(dialog);
 }
 
 Approver *DesktopUi::approver()
@@ -289,9 +304,9 @@ void DesktopUi::requestQuit()
     }
     // Asked without a nested event loop: sessions keep being served while the box is up.
     const QStringList text = quitQuestionText(approvals, pending, creates, kQuitGraceSeconds);
-    auto *box =
-        new QMessageBox(QMessageBox::Warning, tr("Quit Fabric Broker?"), text.at(0),
-                        QMessageBox::NoButton, m_window->isVisible() ? m_window.get() : nullptr);
+    auto *box = new QMessageBox(QMessageBox::Warning, tr("Quit Fabric Broker?"), text.at(0),
+                                QMessageBox::NoButton, dialogParent());
+    dialogOpened(box);
     box->setAttribute(Qt::WA_DeleteOnClose);
     box->setTextFormat(Qt::PlainText);
     box->setInformativeText(text.at(1));
@@ -309,10 +324,17 @@ void DesktopUi::requestQuit()
 
 void DesktopUi::showSettings()
 {
+    if (m_settingsDialog) { // one at a time: two could save over each other
+        m_settingsDialog->raise();
+        m_settingsDialog->activateWindow();
+        return;
+    }
     FabricConfig current = m_context.fabric ? m_context.fabric->config() : FabricConfig{};
     const ResolvedSettings &now = m_live->current();
-    auto *dialog = new SettingsDialog(current, now.settings, m_context.sandbox, m_credentials,
-                                      m_window->isVisible() ? m_window.get() : nullptr);
+    auto *dialog =
+        new SettingsDialog(current, now.settings, m_context.sandbox, m_credentials, dialogParent());
+    m_settingsDialog = dialog;
+    dialogOpened(dialog);
     dialog->setProposalStore(m_context.store);
     dialog->showMutateLock(now.mutateLock ? now.mutateLock->text() : QString(), now.overridden);
     connect(dialog, &SettingsDialog::saved, this,
@@ -384,8 +406,8 @@ QMessageBox *DesktopUi::offerSandboxSwitch(const FabricConfig &saved)
     if (m_switchOffer)
         m_switchOffer->close(); // one offer, for what was saved last
     auto *box = new QMessageBox(QMessageBox::Question, tr("Switch to Equinix now? - Fabric Broker"),
-                                QString(), QMessageBox::NoButton,
-                                m_window->isVisible() ? m_window.get() : nullptr);
+                                QString(), QMessageBox::NoButton, dialogParent());
+    dialogOpened(box);
     box->setObjectName(QStringLiteral("sandboxSwitchOffer"));
     box->setAttribute(Qt::WA_DeleteOnClose);
     box->setTextFormat(Qt::PlainText);
@@ -453,16 +475,16 @@ void DesktopUi::enableProposals()
 
 void DesktopUi::showConnectClient()
 {
-    auto *dialog = new ConnectClientDialog(m_context.executablePath,
-                                           m_window->isVisible() ? m_window.get() : nullptr,
-                                           m_context.httpUrl);
+    auto *dialog =
+        new ConnectClientDialog(m_context.executablePath, dialogParent(), m_context.httpUrl);
+    dialogOpened(dialog);
     dialog->open();
 }
 
 void DesktopUi::showAuditLog()
 {
-    auto *dialog = new AuditViewDialog(AuditLog::defaultPath(),
-                                       m_window->isVisible() ? m_window.get() : nullptr);
+    auto *dialog = new AuditViewDialog(AuditLog::defaultPath(), dialogParent());
+    dialogOpened(dialog);
     dialog->show();
     dialog->raise();
     dialog->activateWindow();

@@ -126,6 +126,11 @@ private:
     void applyToolsetsAndApproval(const DesktopPreferences &prefs);
     void showPolicyState();         // the main window's lock, from m_live
     void offerSwitchFromKeychain(); // reads what was saved, then offerSandboxSwitch
+    // The parent of a dialog about to open: the main window when it is shown, else none (a
+    // dialog opened from the tray). dialogOpened() keeps the parentless ones, so that they close
+    // with this object instead of outliving it (and the stores they were given).
+    QWidget *dialogParent() const;
+    void dialogOpened(QWidget *dialog);
 
     DesktopContext m_context;
     Clock *m_clock;
@@ -139,6 +144,8 @@ private:
     std::function<bool(int, int)> m_quitQuestion;
     bool m_trayHintShown = false;
     QPointer<QMessageBox> m_switchOffer;
+    QPointer<QWidget> m_settingsDialog; // one Settings dialog at a time
+    QList<QPointer<QWidget>> m_parentlessDialogs;
 };
 
 } // namespace fb

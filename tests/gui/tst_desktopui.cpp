@@ -9,6 +9,7 @@
 #include "broker/MutationBroker.h"
 #include "core/ProposalStore.h"
 #include "fabric/FabricClient.h"
+#include "gui/ConnectClientDialog.h"
 #include "gui/DesktopUi.h"
 #include "gui/MainWindow.h"
 #include "gui/SettingsDialog.h"
@@ -385,6 +386,38 @@ private slots:
     // On the sandbox, Settings is about the Equinix account: the endpoint field never holds the
     // sandbox's own loopback address (another port at every start) and the sandbox's placeholder
     // credentials are not offered as the account's; saving that address is refused.
+    // Opened from the tray (no main window shown), a dialog has no parent: it must close with
+    // the DesktopUi (the sandbox switch replaces it in process) rather than outlive the stores it
+    // was given. And Settings opens once: a second press raises it, so two cannot save over
+    // each other.
+    void dialogsOpenedFromTheTrayCloseWithTheUi()
+    {
+        Host host;
+        QPointer<SettingsDialog> settings;
+        QPointer<ConnectClientDialog> connect;
+        {
+            DesktopUi ui(host.context());
+            ui.showSettings();
+            settings = openSettingsDialog();
+            QVERIFY(settings);
+            QVERIFY(!settings->parentWidget());
+            ui.showSettings();
+            int open = 0;
+            for (QWidget *w : QApplication::topLevelWidgets())
+                open += qobject_cast<SettingsDialog *>(w) != nullptr;
+            QCOMPARE(open, 1);
+            ui.showConnectClient();
+            for (QWidget *w : QApplication::topLevelWidgets()) {
+                if (auto *d = qobject_cast<ConnectClientDialog *>(w))
+                    connect = d;
+            }
+            QVERIFY(connect);
+            QVERIFY(!connect->parentWidget());
+        }
+        QVERIFY(!settings);
+        QVERIFY(!connect);
+    }
+
     void sandboxSettingsNeverSaveTheSandboxAddress()
     {
         QSettings().remove(QStringLiteral("fabric/endpoint"));
