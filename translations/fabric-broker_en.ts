@@ -1118,6 +1118,10 @@
         <source>team approval by %1 rejected: %2</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>switched from the sandbox to %1: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>fb::PolicyLocks</name>

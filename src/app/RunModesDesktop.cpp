@@ -312,6 +312,16 @@ private:
         const FabricBinding binding = MutationBroker::fabricBinding(to);
         qCInfo(lcDesktop).noquote() << "switching from the sandbox to" << binding.endpoint << "("
                                     << evicted << "pending proposal(s) dropped)";
+        const QString sandboxEndpoint =
+            m_host->fabric() ? MutationBroker::fabricBinding(m_host->fabric()->config()).endpoint
+                             : QString();
+        // The switch is audited even when nothing was pending (then no eviction names it).
+        m_host->broker()->audit(AuditEventType::EndpointSwitched,
+                                {{QStringLiteral("from"), sandboxEndpoint},
+                                 {QStringLiteral("to"), binding.endpoint},
+                                 {QStringLiteral("dropped"), evicted},
+                                 { QStringLiteral("outcome"),
+                                   QStringLiteral("switching") }});
         // 4) No create starts from now on; creates in flight get the grace. Then whatever was
         // proposed during the grace goes the same way, the answers get a moment to leave, and the
         // UI and the host (sessions, transports, sandbox) end before the new ones start.
@@ -344,6 +354,16 @@ private:
                 QString again;
                 if (!tryStartHost(&again))
                     return fail(again);
+                m_host->broker()->audit(
+                    AuditEventType::EndpointSwitched,
+                    {{QStringLiteral("from"),
+                      MutationBroker::fabricBinding(*next.savedFabricConfig).endpoint},
+                     {QStringLiteral("to"),
+                      MutationBroker::fabricBinding(m_host->fabric()->config()).endpoint},
+                     {QStringLiteral("dropped"), 0},
+                     {QStringLiteral("outcome"), QStringLiteral("back_on_sandbox")},
+                     { QStringLiteral("reason"),
+                       UntrustedText::bounded(error, 300) }});
                 m_ui->mainWindow()->showStatusMessage(
                     QCoreApplication::translate("fb::DesktopInstance",
                                                 "Not switched: %1. The sandbox is in use again "

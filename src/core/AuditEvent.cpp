@@ -17,7 +17,8 @@ constexpr std::array<QLatin1StringView, AuditEventTypeCount> Names{
     "policy"_L1,         "redemption"_L1,        "approval_requested"_L1,
     "decision"_L1,       "sending"_L1,           "executed"_L1,
     "evicted"_L1,        "expired"_L1,           "ledger_reset"_L1,
-    "policy_changed"_L1, "approval_rejected"_L1, "log_continued"_L1};
+    "policy_changed"_L1, "approval_rejected"_L1, "endpoint_switched"_L1,
+    "log_continued"_L1};
 
 // A QVariant holding an AuditEventType (a queued signal argument, a QSignalSpy entry) converts
 // to its on-disk name.

@@ -30,6 +30,7 @@ enum class AuditEventType {
     LedgerReset,       // "ledger_reset": `policy reset-ledger` started the day's count over
     PolicyChanged,     // "policy_changed": the running process re-read its policy files
     ApprovalRejected,  // "approval_rejected": a team approval did not count (its signature)
+    EndpointSwitched,  // "endpoint_switched": the desktop app left its sandbox for saved settings
     LogContinued,      // "log_continued": AuditLog went on in a replaced log file
 };
 // How many types there are: LogContinued stays the last enumerator.

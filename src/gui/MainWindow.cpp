@@ -253,6 +253,10 @@ QString MainWindow::formatActivity(AuditEventType type, const QJsonObject &recor
         what = tr("team approval by %1 rejected: %2")
                    .arg(str("approver").left(64), str("reason").left(300));
         break;
+    case AuditEventType::EndpointSwitched:
+        what = tr("switched from the sandbox to %1: %2")
+                   .arg(str("to").left(200), str("outcome").left(40));
+        break;
     case AuditEventType::Revalidation:
     case AuditEventType::Policy:
     case AuditEventType::Evicted:

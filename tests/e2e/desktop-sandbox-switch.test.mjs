@@ -211,6 +211,13 @@ test('credentials saved on the sandbox, "Switch to Equinix now": sessions end, p
   assert.equal(evicted.length, 1, JSON.stringify(records).slice(0, 3000));
   assert.equal(evicted[0].data.request_sha256, proposal.request_sha256);
   assert.match(evicted[0].data.reason, /switched from its embedded sandbox to /);
+  const switched = records.filter((r) => r.type === 'endpoint_switched');
+  assert.equal(switched.length, 1, JSON.stringify(records).slice(0, 3000));
+  assert.equal(switched[0].data.outcome, 'switching');
+  assert.equal(switched[0].data.dropped, 1);
+  assert.match(switched[0].data.from, /^http:\/\/127\.0\.0\.1:\d+$/);
+  assert.equal(switched[0].data.to, sandbox.url.replace(/\/$/, ''));
+  assert.notEqual(switched[0].data.from, switched[0].data.to, 'from: the embedded sandbox');
   assert.ok(!auditRecords().some((r) => r.type === 'sending'), 'nothing was sent anywhere');
   assert.ok(!fs.readFileSync(auditFile(), 'utf8').includes(SAVED.secret), 'no secret in the audit log');
   stopDriver();
@@ -275,6 +282,9 @@ test('a saved setting that cannot serve brings the app back to the sandbox; it d
     } finally { await fresh.client.close(); }
     const evicted = auditRecords().filter((r) => r.type === 'evicted' && r.data.request_sha256 === proposal.request_sha256);
     assert.equal(evicted.length, 1, 'the dropped proposal is audited once');
+    const switched = auditRecords().filter((r) => r.type === 'endpoint_switched').map((r) => r.data);
+    assert.deepEqual(switched.slice(-2).map((d) => d.outcome), ['switching', 'back_on_sandbox'], JSON.stringify(switched));
+    assert.match(switched.at(-1).reason, /not-an-address/);
   } finally {
     await client.close().catch(() => {});
     stopDriver();

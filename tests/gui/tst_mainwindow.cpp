@@ -53,6 +53,15 @@ private slots:
         QVERIFY(proposed.contains(QStringLiteral("connection_create")));
         QVERIFY(proposed.contains(QStringLiteral("claude-code 2.1.4")));
         QVERIFY(proposed.contains(guitest::fakeSha('e').left(12)));
+        const QString switched = MainWindow::formatActivity(
+            fb::AuditEventType::EndpointSwitched,
+            {{QStringLiteral("from"), QStringLiteral("http://127.0.0.1:4799")},
+             {QStringLiteral("to"), QStringLiteral("https://api.equinix.com")},
+             {QStringLiteral("outcome"), QStringLiteral("switching")}},
+            1767225600000);
+        QVERIFY2(switched.endsWith(QStringLiteral(
+                     "switched from the sandbox to https://api.equinix.com: switching")),
+                 qPrintable(switched));
     }
 
     void httpWarningBanner()

@@ -67,6 +67,7 @@ private slots:
             {AuditEventType::LedgerReset, QStringLiteral("ledger_reset")},
             {AuditEventType::PolicyChanged, QStringLiteral("policy_changed")},
             {AuditEventType::ApprovalRejected, QStringLiteral("approval_rejected")},
+            {AuditEventType::EndpointSwitched, QStringLiteral("endpoint_switched")},
             {AuditEventType::LogContinued, QStringLiteral("log_continued")},
         };
         QCOMPARE(expected.size(), fb::AuditEventTypeCount);
