@@ -839,6 +839,10 @@
         <source>Not switched: %1. The sandbox is in use again (its earlier proposals were dropped).</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Not switched: the keychain did not answer; the sandbox stays in use.</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>fb::DesktopUi</name>

@@ -208,10 +208,8 @@ private:
             connect(&m_instance, &SingleInstance::raiseRequested, m_ui.get(),
                     &DesktopUi::raiseMainWindow);
             connect(m_ui.get(), &DesktopUi::quitRequested, this, [this] {
-                if (m_switching) { // the switch ends the process instead of starting again
-                    m_quitAfterSwitch = true;
+                if (quitDuringSwitch())
                     return;
-                }
                 // Creates in flight get the longer desktop grace (the quit question says so);
                 // then the denials of open approvals get a moment to reach their clients.
                 m_host->shutdown(ServerHost::kDesktopQuitGraceMs, exitSoon);
@@ -219,10 +217,8 @@ private:
             connect(m_ui.get(), &DesktopUi::switchFromSandboxRequested, this,
                     &DesktopInstance::switchFromSandbox);
             installQuitOnSignals([this] {
-                if (m_switching) { // the switch ends the process instead of starting again
-                    m_quitAfterSwitch = true;
+                if (quitDuringSwitch())
                     return;
-                }
                 m_ui->desktopApprover()->denyAllPending(QStringLiteral("the app was told to quit"));
                 m_host->shutdown(ServerHost::kShutdownGraceMs, exitSoon);
             });
@@ -260,9 +256,28 @@ private:
             return;
         m_switching = true;
         // What a fresh start would read: the command line's options, the saved settings, and
-        // the keychain read again now (never the values the dialog passed along).
+        // the keychain read again now (never the values the dialog passed along). A keychain
+        // that does not answer (a hung daemon, a prompt nobody sees) stops the switch after
+        // kSwitchReadTimeoutMs instead of holding the app in it; a quit meanwhile quits.
+        auto reading = std::make_shared<bool>(true);
+        m_switchRead = reading;
+        QTimer::singleShot(kSwitchReadTimeoutMs, this, [this, reading] {
+            if (!*reading)
+                return;
+            *reading = false;
+            m_switching = false;
+            qCWarning(lcDesktop).noquote()
+                << "not switching from the sandbox: the keychain did not answer within"
+                << kSwitchReadTimeoutMs / 1000 << "s";
+            m_ui->mainWindow()->showStatusMessage(QCoreApplication::translate(
+                "fb::DesktopInstance", "Not switched: the keychain did not answer; the sandbox "
+                                       "stays in use."));
+        });
         auto next = std::make_shared<ServerHost::Options>(m_initial);
-        readSavedSettingsInto(next.get(), [this, next, shown] {
+        readSavedSettingsInto(next.get(), [this, next, shown, reading] {
+            if (!*reading)
+                return; // too late: the switch was given up (timeout, or a quit)
+            *reading = false;
             // What the person agreed to is what the offer named: a file or keychain entry
             // changed while the box was up (anyone with the person's files can write both)
             // stops the switch rather than sending the account's secret somewhere else.
@@ -388,6 +403,24 @@ private:
     bool m_listening = false;
     bool m_switching = false;
     bool m_quitAfterSwitch = false;
+    std::shared_ptr<bool> m_switchRead; // true while the switch waits for the keychain
+    static constexpr int kSwitchReadTimeoutMs = 10000;
+
+    // A quit (the menu, a signal) while switching: while the keychain is still being read the
+    // switch is given up and the quit goes on; once the sandbox's host is shutting down for the
+    // switch, the switch ends the process instead of starting again. True when the quit waits.
+    bool quitDuringSwitch()
+    {
+        if (!m_switching)
+            return false;
+        if (m_switchRead && *m_switchRead) {
+            *m_switchRead = false;
+            m_switching = false;
+            return false;
+        }
+        m_quitAfterSwitch = true;
+        return true;
+    }
 #ifdef HAVE_FABRICBROKER_GUI
     std::unique_ptr<DesktopUi> m_ui;
 #endif

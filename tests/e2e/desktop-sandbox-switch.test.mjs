@@ -291,3 +291,52 @@ test('a saved setting that cannot serve brings the app back to the sandbox; it d
     await stopApp();
   }
 });
+
+// A keychain that does not answer (a hung daemon; here gnome-keyring-daemon stopped with
+// SIGSTOP after the offer is up) must not hold the app in the switch: it gives the switch up
+// after 10 s and stays on the sandbox, serving; and a quit while it waits quits at once.
+test('a keychain that does not answer gives the switch up; the sandbox keeps serving', { skip, timeout: 180000 }, async () => {
+  const { client, closed, offer } = await sandboxWithProposalAndOffer('sandbox-switch-hung-keychain-e2e');
+  let isClosed = false;
+  closed.then(() => { isClosed = true; });
+  try {
+    const switches = () => auditRecords().filter((r) => r.type === 'endpoint_switched').length;
+    const before = switches();
+    keyring.proc.kill('SIGSTOP');
+    await atspi({ cmd: 'press', window: OFFER, role: 'push button', name: '^Switch to Equinix now$' });
+    assert.ok(await xvfb.windowGone(offer, 10000), 'the offer closed');
+    const deadline = Date.now() + 30000;
+    while (!/keychain did not answer/.test(appLog) && Date.now() < deadline && app.exitCode === null) await sleep(100);
+    assert.match(appLog, /not switching from the sandbox: the keychain did not answer within 10 s/, appLog.slice(-3000));
+    await waitForWindow('^Fabric Broker - SANDBOX$');
+    const read = await client.callTool({ name: 'fabric_list_metros', arguments: {} });
+    assert.ok(!read.isError, JSON.stringify(read).slice(0, 1500));
+    assert.equal(isClosed, false, 'the sandbox session goes on');
+    assert.equal(switches(), before, 'no switch was recorded');
+  } finally {
+    keyring.proc.kill('SIGCONT');
+    await client.close().catch(() => {});
+    stopDriver();
+    await stopApp();
+  }
+});
+
+test('quit while the switch waits for the keychain: the app quits', { skip, timeout: 180000 }, async () => {
+  const { client, offer } = await sandboxWithProposalAndOffer('sandbox-switch-quit-e2e');
+  try {
+    keyring.proc.kill('SIGSTOP');
+    await atspi({ cmd: 'press', window: OFFER, role: 'push button', name: '^Switch to Equinix now$' });
+    assert.ok(await xvfb.windowGone(offer, 10000), 'the offer closed');
+    const exited = once(app, 'exit');
+    app.kill('SIGTERM');
+    const t = setTimeout(() => app.kill('SIGKILL'), 8000);
+    const [code, signal] = await exited;
+    clearTimeout(t);
+    assert.deepEqual({ code, signal }, { code: 0, signal: null }, `the app did not quit; log:\n${appLog.slice(-3000)}`);
+  } finally {
+    keyring.proc.kill('SIGCONT');
+    await client.close().catch(() => {});
+    stopDriver();
+    await stopApp();
+  }
+});
