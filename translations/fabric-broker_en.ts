@@ -983,6 +983,10 @@
         <source>Settings saved; the sandbox stays in use until the next start.</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Settings saved. No switch now: EQUINIX_API_ENDPOINT in Fabric Broker&apos;s environment (%1) overrides the endpoint saved in Settings.</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>fb::MainWindow</name>

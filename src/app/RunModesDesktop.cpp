@@ -280,8 +280,14 @@ private:
             *reading = false;
             // What the person agreed to is what the offer named: a file or keychain entry
             // changed while the box was up (anyone with the person's files can write both)
-            // stops the switch rather than sending the account's secret somewhere else.
+            // stops the switch rather than sending the account's secret somewhere else. The
+            // endpoint compared is the one the new host would use (the environment's
+            // EQUINIX_API_ENDPOINT comes before the saved one), not only the saved one.
+            const FabricConfig effective = FabricConfig::withSaved(
+                QProcessEnvironment::systemEnvironment(), next->savedFabricConfig);
             const bool asShown = next->savedFabricConfig &&
+                                 normalizedEndpoint(effective.endpoint.toString()) ==
+                                     normalizedEndpoint(shown.endpoint.toString()) &&
                                  normalizedEndpoint(next->savedFabricConfig->endpoint.toString()) ==
                                      normalizedEndpoint(shown.endpoint.toString()) &&
                                  next->savedFabricConfig->clientId == shown.clientId &&

@@ -371,6 +371,22 @@ void DesktopUi::offerSwitchFromKeychain()
             saved.endpoint = endpoint;
         saved.clientId = c.clientId;
         saved.clientSecret = c.clientSecret;
+        // Where the switch would send the secret: the app's environment names the endpoint
+        // before the saved settings do (EQUINIX_API_ENDPOINT). Never a switch to an endpoint the
+        // person did not just save; the main window says which endpoint a start uses.
+        const FabricConfig effective =
+            FabricConfig::withSaved(QProcessEnvironment::systemEnvironment(), saved);
+        if (saved.hasCredentials() && effective.endpoint.adjusted(QUrl::StripTrailingSlash) !=
+                                          saved.endpoint.adjusted(QUrl::StripTrailingSlash)) {
+            qCWarning(lcDesktopUi).noquote()
+                << "no switch offered: the environment's endpoint overrides the saved one";
+            self->m_window->showStatusMessage(
+                tr("Settings saved. No switch now: EQUINIX_API_ENDPOINT in Fabric Broker's "
+                   "environment (%1) overrides the endpoint saved in Settings.")
+                    .arg(UntrustedText::escapeInvisible(
+                        UntrustedText::bounded(effective.endpoint.toString(), 200))));
+            return;
+        }
         self->offerSandboxSwitch(saved);
     });
 }
