@@ -22,14 +22,17 @@ namespace {
 ConfirmOutcome outcomeOf(const ConfirmChecks &checks, const QJsonObject &human, bool executed,
                          const QJsonObject &execution, const QString &message, bool isError)
 {
-    ConfirmOutcome outcome;
-    outcome.checks = checks;
-    outcome.human = human;
-    outcome.executed = executed;
-    outcome.execution = execution;
-    outcome.message = message;
-    outcome.isError = isError;
-    return outcome;
+    return {.checks = checks,
+            .human = human,
+            .executed = executed,
+            .execution = execution,
+            .message = message,
+            .isError = isError,
+            .proposal = {},
+            .unconfirmed = false,
+            .policy = {},
+            .revalidation = {},
+            .team = {}};
 }
 
 } // namespace
