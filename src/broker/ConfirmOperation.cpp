@@ -16,6 +16,27 @@ using namespace Qt::StringLiterals;
 
 namespace fb {
 
+namespace {
+
+// What one confirm decided; finishWith() adds the broker's own parts.
+ConfirmOutcome outcomeOf(const ConfirmChecks &checks, const QJsonObject &human, bool executed,
+                         const QJsonObject &execution, const QString &message, bool isError)
+{
+    return {.checks = checks,
+            .human = human,
+            .executed = executed,
+            .execution = execution,
+            .message = message,
+            .isError = isError,
+            .proposal = {},
+            .unconfirmed = false,
+            .policy = {},
+            .revalidation = {},
+            .team = {}};
+}
+
+} // namespace
+
 ConfirmOperation::ConfirmOperation(BrokerContext *context, mcp::ToolCall *call)
     : ToolOperation(context, call)
 {
@@ -116,7 +137,7 @@ void ConfirmOperation::checkConsumed()
     context()->audit(AuditEventType::Policy, m_state.policyRecord());
     const QString channel = context()->approver()->channel();
     // In team mode the approvals are native dialogs on the approvers' workstations.
-    if (policy.denied() || (policy.desktopRequired() && channel != u"desktop" && !m_teamRow))
+    if (policy.denied() || (policy.desktopRequired() && channel != u"desktop" && !m_team))
         return finishNotExecuted(
             m_state.checks,
             policy.denied() ? QStringLiteral("policy_denied")
@@ -139,17 +160,16 @@ void ConfirmOperation::askPerson()
                                      context()->nowMs()});
     if (!spendAllows(false))
         return;
-    if (m_teamRow)
-        return askTeam();
 
-    ApprovalContext ctx{m_state.proposal, m_state.request, call()->client(),
-                        context()->settings().elicitTimeoutMs};
+    // In team mode the person is the team (TeamConfirmFlow): the quorum is awaited.
+    const QString channel = m_team ? u"team"_s : context()->approver()->channel();
     m_state.askedAtMs = context()->nowMs();
     enter(ConfirmStage::Asked);
     context()->audit(AuditEventType::ApprovalRequested,
-                     m_state.approvalRequestedRecord(context()->approver()->channel(),
-                                                     call()->client().toJson()));
-    context()->reportApprovalStarted(m_state.proposal, context()->approver()->channel());
+                     m_state.approvalRequestedRecord(channel, call()->client().toJson()));
+    context()->reportApprovalStarted(m_state.proposal, channel);
+    if (m_team)
+        return askTeam();
     // 2026-07-28: the server sends the client no request; the question travels in the result.
     if (call()->isModernEra() && context()->approver()->channel() == u"client") {
         if (!call()->clientSupportsFormElicitation())
@@ -160,6 +180,8 @@ void ConfirmOperation::askPerson()
         return askByInputRequired();
     }
     startProgress();
+    const ApprovalContext ctx{m_state.proposal, m_state.request, call()->client(),
+                              context()->settings().elicitTimeoutMs};
     QPointer<ConfirmOperation> self(this);
     context()->approver()->requestApproval(call(), ctx, [self](const HumanDecision &d) {
         if (self)
@@ -320,14 +342,15 @@ void ConfirmOperation::execute()
         return;
     // Team mode: `sending` is committed in the team's database (with the team's day) before a
     // byte leaves; then these checks run once more and the create goes.
-    if (m_teamConfirm && !m_teamSendCommitted)
+    if (m_team && m_team->needsSendCommit())
         return beginTeamSend();
     // From here on the client must learn the outcome even if it cancels.
     call()->setReportEvenIfCancelled(true);
     const bool durable = context()->audit(AuditEventType::Sending, m_state.sendingRecord());
     if (!durable) {
         call()->setReportEvenIfCancelled(false);
-        finishTeam(QStringLiteral("failed")); // committed as sending, but nothing was sent
+        if (m_team) // committed as sending, but nothing was sent
+            m_team->finish(QStringLiteral("failed"));
         return finishNotExecuted(m_state.checks, QStringLiteral("audit_unavailable"),
                                  QStringLiteral("Approved, but the audit log could not record "
                                                 "it durably, so nothing was sent. The "
@@ -352,13 +375,68 @@ void ConfirmOperation::execute()
 // that the create is on its way and the result reports its outcome.
 void ConfirmOperation::onCancelled(const QString &reason)
 {
-    if (m_teamConfirm && !m_teamConfirm->isDecided())
-        m_teamConfirm->withdraw(QStringLiteral("the client cancelled the tool call: ") + reason);
+    if (m_team)
+        m_team->cancel(reason);
     if (m_create && !m_create->isFinished()) {
         const QString before = std::exchange(m_state.endReason, reason);
         if (!m_create->abortIfNotSent())
             m_state.endReason = before;
     }
+}
+
+// Team mode (TeamConfirmFlow): the token's row consumed and checked in the team's database,
+// then checkConsumed().
+void ConfirmOperation::consumeInTeam()
+{
+    m_team = new TeamConfirmFlow(context(), call(), this);
+    QPointer<ConfirmOperation> self(this);
+    m_team->consume(
+        m_state.tokenSha256, m_state.proposal, m_state.checks,
+        [self](const ConfirmChecks &checks, const std::optional<TeamConfirmFlow::Stop> &stop) {
+            if (!self)
+                return;
+            self->m_state.checks = checks;
+            if (stop)
+                return self->stopWith(*stop, humanConfirmationJson(u"not_requested"_s, {}));
+            self->checkConsumed();
+        });
+}
+
+// The quorum awaited instead of a local prompt; the keep-alive runs until the proposal expires.
+void ConfirmOperation::askTeam()
+{
+    QPointer<ConfirmOperation> self(this);
+    m_team->ask(m_state.proposal, m_state.request, m_state.askedAtMs,
+                [self](const HumanDecision &d) {
+                    if (self)
+                        self->decided(d);
+                });
+    connect(m_team, &TeamConfirmFlow::waitingTextChanged, this, [this](const QString &text) {
+        if (!m_progressText.isEmpty())
+            m_progressText = text;
+    });
+    startProgress(m_state.proposal.expiresAtMs - m_state.askedAtMs, m_team->waitingText());
+    m_team->startWaiting();
+}
+
+// `sending` committed in the team's database first; then execute() runs its checks once more.
+void ConfirmOperation::beginTeamSend()
+{
+    QPointer<ConfirmOperation> self(this);
+    m_team->beginSend(m_state.proposal, [self](const std::optional<TeamConfirmFlow::Stop> &stop) {
+        if (!self)
+            return;
+        if (stop)
+            return self->stopWith(*stop, self->m_state.human);
+        self->execute();
+    });
+}
+
+void ConfirmOperation::stopWith(const TeamConfirmFlow::Stop &stop, const QJsonObject &human)
+{
+    if (stop.error)
+        return finishError(stop.message);
+    finishNotExecuted(m_state.checks, stop.kind, stop.message, human);
 }
 
 QString ConfirmOperation::target() const
@@ -395,13 +473,9 @@ void ConfirmOperation::executed(const FabricResult &r)
             ctx->ledger()->addExecuted(m_state.tokenSha256, *p, ctx->nowMs());
         m_state.reserved = false;
     }
-    ConfirmOutcome outcome;
-    outcome.checks = m_state.checks;
-    outcome.human = m_state.human;
-    outcome.executed = report.executed;
-    outcome.execution = report.execution;
-    outcome.message = report.message;
-    outcome.isError = report.outcome != u"created";
+    ConfirmOutcome outcome =
+        outcomeOf(m_state.checks, m_state.human, report.executed, report.execution, report.message,
+                  report.outcome != u"created");
     // Team mode: the outcome goes into the team's row first (one bounded statement), so that the
     // result and the row agree; the create counts as in flight until then.
     QPointer<ConfirmOperation> self(this);
@@ -414,10 +488,10 @@ void ConfirmOperation::executed(const FabricResult &r)
             ctx->reportCreatesInFlight();
         }
     };
-    if (!finishTeam(report.outcome == u"created" || report.outcome == u"unknown"
-                        ? report.outcome
-                        : QStringLiteral("failed"),
-                    complete))
+    if (!m_team || !m_team->finish(report.outcome == u"created" || report.outcome == u"unknown"
+                                       ? report.outcome
+                                       : QStringLiteral("failed"),
+                                   complete))
         complete();
 }
 
@@ -426,20 +500,15 @@ void ConfirmOperation::finishNotExecuted(const ConfirmChecks &checks, const QStr
 {
     if (context())
         context()->reportExecutionFinished(m_state.proposal, false, kind);
-    ConfirmOutcome outcome;
-    outcome.checks = checks;
-    outcome.human = human;
-    outcome.executed = false;
-    outcome.execution = ConfirmOutcome::notSentExecution(kind);
-    outcome.message = message;
-    outcome.isError = true;
-    finishWith(std::move(outcome));
+    finishWith(
+        outcomeOf(checks, human, false, ConfirmOutcome::notSentExecution(kind), message, true));
 }
 
 void ConfirmOperation::finishWith(ConfirmOutcome outcome)
 {
     releaseSpend(); // every outcome but created/unknown (those were committed)
-    endTeam(outcome);
+    if (m_team)
+        m_team->end(outcome, !m_create.isNull());
     enter(ConfirmStage::Outcome);
     outcome.proposal = m_state.proposal;
     outcome.unconfirmed = m_state.unconfirmed;

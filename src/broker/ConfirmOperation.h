@@ -6,10 +6,10 @@
 #include "broker/ConfirmOutcome.h"
 #include "broker/ConfirmState.h"
 #include "broker/ConfirmStateStore.h"
+#include "broker/TeamConfirmFlow.h"
 #include "broker/ToolOperation.h"
 #include "core/CompiledRequest.h"
 #include "core/Policy.h"
-#include "team/TeamConfirm.h"
 
 #include <QPointer>
 
@@ -69,33 +69,18 @@ private:
     void finishWith(ConfirmOutcome outcome);
     void checkConsumed();
 
-    // Team mode (ConfirmOperationTeam.cpp, docs/team.md): the token consumed in the team's
-    // database too and the confirm_checks evaluated against the row; the quorum awaited instead
-    // of a local prompt (the MCP client, when it can, asked only for the proposer's
-    // acknowledgement); `sending` committed in the database before the create; the outcome
-    // written back.
+    // Team mode (TeamConfirmFlow, docs/team.md): the hand-off of each team step.
     void consumeInTeam();
-    void teamConsumed(const team::TeamConsumeReply &reply);
     void askTeam();
-    QString teamWaitingText(int required) const;
-    void teamDecided(team::TeamConfirm::Verdict verdict, const QString &reason);
     void beginTeamSend();
-    // The create's outcome (created | failed | unknown) into the team's row, once; then (when
-    // given) runs then. False when there was nothing to write (then is not run).
-    bool finishTeam(const QString &outcome, std::function<void()> then = {});
-    // At the result: the team's part of it, and a consumed row that will not be sent cancelled.
-    void endTeam(ConfirmOutcome &outcome);
+    void stopWith(const TeamConfirmFlow::Stop &stop, const QJsonObject &human);
 
     ConfirmState m_state;
     QPointer<FabricCall> m_create; // the real create, while it is in flight
     QTimer *m_progressTimer = nullptr;
     QString m_progressText; // what the keep-alive says (a team confirm's quorum may change)
     QStringList m_unknownArguments;
-    std::optional<team::TeamProposal> m_teamRow; // the consumed row, in team mode
-    QPointer<team::TeamConfirm> m_teamConfirm;
-    QJsonObject m_team; // the result's "team"
-    bool m_teamSendCommitted = false;
-    bool m_teamFinished = false;
+    QPointer<TeamConfirmFlow> m_team; // in team mode, from the consume on (a child)
 };
 
 } // namespace fb

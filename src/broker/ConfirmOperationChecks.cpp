@@ -23,10 +23,11 @@ bool ConfirmOperation::bindingHolds(BindingCheck when, const QJsonObject &human)
     if (detail.isEmpty())
         return true;
     m_state.checks.requestMatchesBinding = false;
+    const char *logged = nullptr; // the log line's prefix, when this moment logs
     QString message;
     switch (when) {
     case BindingCheck::AtConfirm:
-        qCWarning(lcBroker).noquote() << "binding mismatch:" << detail;
+        logged = "binding mismatch:";
         message = QStringLiteral("Refused: %1 since Fabric's dry run validated this proposal. "
                                  "Nothing was sent and no person was asked. Propose the change "
                                  "again.");
@@ -37,12 +38,14 @@ bool ConfirmOperation::bindingHolds(BindingCheck when, const QJsonObject &human)
                                  "Propose the change again.");
         break;
     case BindingCheck::BeforeSend:
-        qCWarning(lcBroker).noquote() << "binding changed before send:" << detail;
+        logged = "binding changed before send:";
         message = QStringLiteral("Refused: %1 since Fabric's dry run validated this proposal, so "
                                  "the approved create was not sent. Nothing was created. Propose "
                                  "the change again.");
         break;
     }
+    if (logged)
+        qCWarning(lcBroker).noquote() << logged << detail;
     finishNotExecuted(m_state.checks, QStringLiteral("binding_mismatch"), message.arg(detail),
                       human);
     return false;

@@ -3,7 +3,7 @@
 #include "broker/PolicyGate.h"
 #include "broker/ProposalView.h"
 #include "broker/ResultJson.h"
-#include "broker/TeamMode.h"
+#include "broker/TeamProposeStep.h"
 #include "core/TokenDigest.h"
 #include "fabric/FabricClient.h"
 #include "mcp/ToolCall.h"
@@ -26,7 +26,7 @@ void ProposeOperation::start()
     // (bounded) before a proposal is refused for it.
     if (team::TeamQueue *team = context()->team(); team && !team->hasSettled()) {
         QPointer<ProposeOperation> self(this);
-        return team->whenSettled(this, TeamSettleWaitMs, [self] {
+        return team->whenSettled(this, TeamProposeStep::SettleWaitMs, [self] {
             if (self && self->context())
                 self->startNow();
         });
@@ -213,15 +213,31 @@ void ProposeOperation::maybeFinish()
                  {QStringLiteral("client"), call()->client().toJson()},
                  {QStringLiteral("dry_run_correlation_id"), m_dryRunResult.correlationId},
                  {QStringLiteral("policy"), policy.toJson()}};
-    if (const team::TeamQueue *team = context()->team(); team && !team->isAvailable())
-        return failTeam(team->unavailableReason());
-    if (context()->team() && !context()->settings().policy.teamApproverKeys)
-        return failTeam(TeamKeysMissing);
+    if (const std::optional<QString> why = TeamProposeStep::unavailable(*context()))
+        return failWithoutToken(TeamProposeStep::refusal(*why));
     m_policy = policy.toJson();
     m_added = context()->store()->add(p);
     if (context()->team())
         return publishToTeam(); // then finishProposed()
     finishProposed();
+}
+
+void ProposeOperation::publishToTeam()
+{
+    auto *step = new TeamProposeStep(context(), this);
+    QPointer<ProposeOperation> self(this);
+    step->publish(m_added.proposal, m_request, call()->client(),
+                  [self](const TeamProposeStep::Published &published) {
+                      if (!self)
+                          return;
+                      if (published.brokerGone)
+                          return self->finishError(
+                              QStringLiteral("the broker shut down; no token was given out"));
+                      if (!published.team)
+                          return self->failWithoutToken(TeamProposeStep::refusal(published.error));
+                      self->m_team = *published.team;
+                      self->finishProposed();
+                  });
 }
 
 void ProposeOperation::finishProposed()
@@ -304,19 +320,25 @@ void ProposeOperation::failDryRun()
         message = QStringLiteral("Fabric's dry run rejected the request; no token was minted. "
                                  "%1")
                       .arg(r.message);
-    const QJsonObject structured{
-        {QStringLiteral("error"),
-         QJsonObject{{QStringLiteral("kind"), r.kind == FabricResult::Kind::DryRunUnsupported
-                                                  ? QStringLiteral("dry_run_unsupported")
-                                                  : QStringLiteral("dry_run_failed")},
-                     {QStringLiteral("message"), message},
-                     {QStringLiteral("fabric"), r.toJson()},
-                     {QStringLiteral("fabric_errors"), result::fabricErrorsJson(r)}}},
-        {QStringLiteral("change_type"), changeTypeName(m_type)},
-        {QStringLiteral("target"), m_target},
-        {QStringLiteral("request_sha256"), m_request.sha256Hex()}};
+    failWithoutToken(
+        QJsonObject{{QStringLiteral("kind"), r.kind == FabricResult::Kind::DryRunUnsupported
+                                                 ? QStringLiteral("dry_run_unsupported")
+                                                 : QStringLiteral("dry_run_failed")},
+                    {QStringLiteral("message"), message},
+                    {QStringLiteral("fabric"), r.toJson()},
+                    {QStringLiteral("fabric_errors"), result::fabricErrorsJson(r)}});
+}
+
+void ProposeOperation::failWithoutToken(const QJsonObject &error)
+{
+    const QJsonObject structured{{QStringLiteral("error"), error},
+                                 {QStringLiteral("change_type"), changeTypeName(m_type)},
+                                 {QStringLiteral("target"), m_target},
+                                 {QStringLiteral("request_sha256"), m_request.sha256Hex()}};
     context()->audit(AuditEventType::ProposeFailed, structured);
-    finishStructured(structured, result::renderText(message, structured), true);
+    finishStructured(
+        structured,
+        result::renderText(error.value(QStringLiteral("message")).toString(), structured), true);
 }
 
 } // namespace fb

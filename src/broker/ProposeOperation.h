@@ -21,8 +21,6 @@ class ProposeOperation : public ToolOperation {
 public:
     ProposeOperation(BrokerContext *context, mcp::ToolCall *call);
     void start() override;
-    // How long a proposal waits for the first connect to the team's database (team mode).
-    static constexpr int TeamSettleWaitMs = 5000;
 
 protected:
     void onCancelled(const QString &reason) override;
@@ -34,12 +32,14 @@ private:
     void failInvalid(const QList<SpecViolation> &violations);
     void maybeFinish();
     void failDryRun();
+    // No token for this proposal: the result and the audit record carry error ({kind, message,
+    // ...}) with the change type, the target and the request's hash.
+    void failWithoutToken(const QJsonObject &error);
     // After the token is minted: the rest of the result, the audit record.
     void finishProposed();
-    // Team mode (ProposeOperationTeam.cpp): publish the proposal, then finishProposed(); or
-    // refuse, with no token, when the team database cannot take it.
+    // Team mode (TeamProposeStep): publish the proposal, then finishProposed(); or refuse, with
+    // no token, when the team database cannot take it.
     void publishToTeam();
-    void failTeam(const QString &reason);
 
     ChangeType m_type = ChangeType::ConnectionCreate;
     QJsonObject m_spec;
