@@ -1,7 +1,9 @@
 // ConfirmOperation's checks right before it asks and right before it sends: the Fabric binding
-// (endpoint and credentials) and the daily limit against the spend ledger with reservations.
+// (endpoint and credentials), the daily limit against the spend ledger with reservations, and
+// the re-validation (Fabric's dry run of the bound request, run again).
 #include "broker/ConfirmOperation.h"
 
+#include "broker/ConfirmOutcome.h"
 #include "broker/PolicyGate.h"
 #include "fabric/FabricClient.h"
 
@@ -97,6 +99,69 @@ void ConfirmOperation::enter(ConfirmStage stage)
 {
     if (m_state.advance(stage) && context())
         context()->reportConfirmStage(m_state.proposal, stage);
+}
+
+// Re-runs Fabric's dry run of exactly the bound request: before anyone is asked, and again
+// right before the create when the person took longer than revalidate_before_send_after_ms.
+void ConfirmOperation::revalidate()
+{
+    FabricCall *dry = context()->fabric()->dryRun(m_state.request);
+    connect(dry, &FabricCall::finished, this, [this](const FabricResult &r) { revalidated(r); });
+}
+
+void ConfirmOperation::revalidated(const FabricResult &r)
+{
+    if (!context()) // it died while the dry run ran (its late answer or the client's abort)
+        return finishError(QStringLiteral("the broker shut down during the "
+                                          "re-validation; nothing was sent"));
+    const bool beforeSend = m_state.revalidatingBeforeSend();
+    const QJsonObject record = m_state.recordRevalidation(r);
+    enter(beforeSend ? ConfirmStage::RevalidatedBeforeSend : ConfirmStage::Revalidated);
+    context()->audit(AuditEventType::Revalidation, record);
+    if (!r.ok())
+        return finishNotExecuted(
+            m_state.checks, QStringLiteral("revalidation_failed"), revalidationMessage(r),
+            beforeSend ? m_state.human
+                       : humanConfirmationJson(QStringLiteral("not_requested"), {}));
+    if (beforeSend)
+        return execute();
+    askPerson();
+}
+
+QString ConfirmOperation::revalidationMessage(const FabricResult &r) const
+{
+    const QString when = m_state.revalidatingBeforeSend()
+                             ? QStringLiteral("right before sending (the person took "
+                                              "longer than %1 ms)")
+                                   .arg(context()->settings().policy.revalidateAfter())
+                             : QStringLiteral("before anyone was asked");
+    if (!r.requestSent || r.httpStatus == 0 || r.httpStatus >= 500)
+        return QStringLiteral("Fabric's dry run could not be re-run %1 (%2), so nothing was "
+                              "sent; the token is used up. Propose the change again.")
+            .arg(when, r.message);
+    return QStringLiteral("Fabric's dry run now rejects this request (%1): %2. Nothing was "
+                          "sent; the token is used up. Re-propose the change (for example "
+                          "with another VLAN) to get a new token.")
+        .arg(when, r.message);
+}
+
+// After an approval: re-validate first when the person took longer than the policy allows.
+void ConfirmOperation::sendAfterRevalidation()
+{
+    const qint64 waited = context()->nowMs() - m_state.askedAtMs;
+    const qint64 limit = context()->settings().policy.revalidateAfter();
+    if (waited <= limit) {
+        m_state.revalidation.insert(
+            QStringLiteral("before_send"),
+            QJsonObject{
+                {QStringLiteral("ran"), false},
+                {QStringLiteral("reason"), QStringLiteral("the answer came after %1 ms, within "
+                                                          "revalidate_before_send_after_ms (%2)")
+                                               .arg(waited)
+                                               .arg(limit)}});
+        return execute();
+    }
+    revalidate();
 }
 
 } // namespace fb
