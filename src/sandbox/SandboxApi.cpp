@@ -437,13 +437,8 @@ SandboxReply SandboxApi::createServiceToken(const QJsonObject &body, bool dryRun
         for (qsizetype i = 0; i < selectors.size(); ++i) {
             QJsonObject sel = selectors.at(i).toObject();
             QJsonObject port = sel.value(u"port"_s).toObject();
-            if (const QJsonObject *known = m_estate->port(port.value(u"uuid"_s).toString())) {
-                port.insert(u"href"_s, known->value(u"href"_s));
-                port.insert(u"type"_s, "XF_PORT"_L1);
-                port.insert(u"portName"_s, known->value(u"name"_s));
-                port.insert(u"location"_s, known->value(u"location"_s));
+            if (m_estate->enrichSelectorPort(port))
                 sel.insert(u"port"_s, port);
-            }
             selectors[i] = sel;
         }
         sideObj.insert(u"accessPointSelectors"_s, selectors);
