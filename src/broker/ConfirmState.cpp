@@ -2,6 +2,9 @@
 
 #include "broker/ResultJson.h"
 
+#include <cstddef>
+#include <iterator>
+
 namespace fb {
 
 namespace {
@@ -23,27 +26,19 @@ template <typename From, typename To> void copyAsked(const From &from, To &to)
 
 QString confirmStageName(ConfirmStage stage)
 {
-    switch (stage) {
-    case ConfirmStage::Started:
-        return QStringLiteral("started");
-    case ConfirmStage::Consumed:
-        return QStringLiteral("consumed");
-    case ConfirmStage::Policy:
-        return QStringLiteral("policy");
-    case ConfirmStage::Revalidated:
-        return QStringLiteral("revalidated");
-    case ConfirmStage::Asked:
-        return QStringLiteral("asked");
-    case ConfirmStage::Answered:
-        return QStringLiteral("answered");
-    case ConfirmStage::RevalidatedBeforeSend:
-        return QStringLiteral("revalidated_before_send");
-    case ConfirmStage::Sending:
-        return QStringLiteral("sending");
-    case ConfirmStage::Outcome:
-        return QStringLiteral("outcome");
-    }
-    return QString();
+    // In the order of ConfirmStage, which is the order a confirm goes through them.
+    static constexpr const char *names[] = {"started",
+                                            "consumed",
+                                            "policy",
+                                            "revalidated",
+                                            "asked",
+                                            "answered",
+                                            "revalidated_before_send",
+                                            "sending",
+                                            "outcome"};
+    static_assert(std::size(names) == static_cast<std::size_t>(ConfirmStage::Outcome) + 1);
+    const auto i = static_cast<std::size_t>(stage);
+    return i < std::size(names) ? QString::fromLatin1(names[i]) : QString();
 }
 
 bool ConfirmState::advance(ConfirmStage next)

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <string_view>
 #include <utility>
 
 namespace fb {
@@ -29,37 +30,20 @@ bool utf16Less(const QString &a, const QString &b)
 void appendEscapedUtf8(QByteArray &out, const char *p, qsizetype n)
 {
     static const char hex[] = "0123456789abcdef";
+    // The characters JSON escapes with a letter, and their letters in the same order.
+    static constexpr std::string_view lettered = "\"\\\b\f\n\r\t";
+    static constexpr std::string_view letters = "\"\\bfnrt";
     for (qsizetype i = 0; i < n; ++i) {
         const auto u = static_cast<unsigned char>(p[i]);
-        switch (u) {
-        case '"':
-            out.append("\\\"", 2);
-            break;
-        case '\\':
-            out.append("\\\\", 2);
-            break;
-        case '\b':
-            out.append("\\b", 2);
-            break;
-        case '\f':
-            out.append("\\f", 2);
-            break;
-        case '\n':
-            out.append("\\n", 2);
-            break;
-        case '\r':
-            out.append("\\r", 2);
-            break;
-        case '\t':
-            out.append("\\t", 2);
-            break;
-        default:
-            if (u < 0x20) {
-                const char esc[6] = {'\\', 'u', '0', '0', hex[u >> 4], hex[u & 0xf]};
-                out.append(esc, 6);
-            } else {
-                out.append(static_cast<char>(u));
-            }
+        if (u >= 0x20 && u != '"' && u != '\\') {
+            out.append(static_cast<char>(u));
+        } else if (const size_t k = lettered.find(static_cast<char>(u));
+                   k != std::string_view::npos) {
+            const char esc[2] = {'\\', letters[k]};
+            out.append(esc, 2);
+        } else {
+            const char esc[6] = {'\\', 'u', '0', '0', hex[u >> 4], hex[u & 0xf]};
+            out.append(esc, 6);
         }
     }
 }

@@ -328,22 +328,21 @@ void serviceTokenRules(Rules &rules, const QJsonObject &spec)
         rules.add(connPath, QStringLiteral("needs aSide (with bandwidthLimit) or zSide (with "
                                            "supportedBandwidths)"));
     }
-    if (hasA && !hasZ) {
-        if (!conn.contains(u"bandwidthLimit"))
-            rules.add(child(connPath, QStringLiteral("bandwidthLimit")),
-                      QStringLiteral("required for an A-side token"));
-        if (conn.contains(u"supportedBandwidths"))
-            rules.add(child(connPath, QStringLiteral("supportedBandwidths")),
-                      QStringLiteral("not allowed for an A-side token (use bandwidthLimit)"));
-    }
-    if (hasZ && !hasA) {
-        if (!conn.contains(u"supportedBandwidths"))
-            rules.add(child(connPath, QStringLiteral("supportedBandwidths")),
-                      QStringLiteral("required for a Z-side token"));
-        if (conn.contains(u"bandwidthLimit"))
-            rules.add(child(connPath, QStringLiteral("bandwidthLimit")),
-                      QStringLiteral("not allowed for a Z-side token (use supportedBandwidths)"));
-    }
+    // The one side given decides which bandwidth field the token needs and which it must not have.
+    const auto sideBandwidth = [&](const QString &token, const QString &needed,
+                                   const QString &wrong) {
+        if (!conn.contains(needed))
+            rules.add(child(connPath, needed), QStringLiteral("required for %1 token").arg(token));
+        if (conn.contains(wrong))
+            rules.add(child(connPath, wrong),
+                      QStringLiteral("not allowed for %1 token (use %2)").arg(token, needed));
+    };
+    if (hasA && !hasZ)
+        sideBandwidth(QStringLiteral("an A-side"), QStringLiteral("bandwidthLimit"),
+                      QStringLiteral("supportedBandwidths"));
+    if (hasZ && !hasA)
+        sideBandwidth(QStringLiteral("a Z-side"), QStringLiteral("supportedBandwidths"),
+                      QStringLiteral("bandwidthLimit"));
     for (const bool isASide : {true, false}) {
         const QString sideName = isASide ? QStringLiteral("aSide") : QStringLiteral("zSide");
         const QJsonArray selectors =

@@ -1,6 +1,24 @@
 #include "fabric/FabricResult.h"
 
+#include <cstddef>
+#include <utility>
+
 namespace fb {
+
+namespace {
+
+// The name beside value in a table of {value, name}; "unknown" for a value the table lacks.
+template <typename Enum, std::size_t N>
+QString nameIn(const std::pair<Enum, const char *> (&names)[N], Enum value)
+{
+    for (const auto &[v, name] : names) {
+        if (v == value)
+            return QString::fromLatin1(name);
+    }
+    return QStringLiteral("unknown");
+}
+
+} // namespace
 
 QJsonObject FabricError::toJson() const
 {
@@ -18,29 +36,18 @@ QJsonObject FabricError::toJson() const
 
 QString FabricResult::kindName(Kind kind)
 {
-    switch (kind) {
-    case Kind::Ok:
-        return QStringLiteral("ok");
-    case Kind::FabricError:
-        return QStringLiteral("fabric_error");
-    case Kind::AuthError:
-        return QStringLiteral("auth_error");
-    case Kind::HttpError:
-        return QStringLiteral("http_error");
-    case Kind::NetworkError:
-        return QStringLiteral("network_error");
-    case Kind::Timeout:
-        return QStringLiteral("timeout");
-    case Kind::OutcomeUnknown:
-        return QStringLiteral("outcome_unknown");
-    case Kind::DryRunUnsupported:
-        return QStringLiteral("dry_run_unsupported");
-    case Kind::InvalidResponse:
-        return QStringLiteral("invalid_response");
-    case Kind::Cancelled:
-        return QStringLiteral("cancelled");
-    }
-    return QStringLiteral("unknown");
+    static constexpr std::pair<Kind, const char *> names[] = {
+        {Kind::Ok, "ok"},
+        {Kind::FabricError, "fabric_error"},
+        {Kind::AuthError, "auth_error"},
+        {Kind::HttpError, "http_error"},
+        {Kind::NetworkError, "network_error"},
+        {Kind::Timeout, "timeout"},
+        {Kind::OutcomeUnknown, "outcome_unknown"},
+        {Kind::DryRunUnsupported, "dry_run_unsupported"},
+        {Kind::InvalidResponse, "invalid_response"},
+        {Kind::Cancelled, "cancelled"}};
+    return nameIn(names, kind);
 }
 
 QJsonObject FabricResult::toJson() const
@@ -59,17 +66,12 @@ QJsonObject FabricResult::toJson() const
 
 QString createOutcomeName(CreateOutcome outcome)
 {
-    switch (outcome) {
-    case CreateOutcome::Created:
-        return QStringLiteral("created");
-    case CreateOutcome::Rejected:
-        return QStringLiteral("rejected");
-    case CreateOutcome::Unknown:
-        return QStringLiteral("unknown");
-    case CreateOutcome::NotSent:
-        return QStringLiteral("not_sent");
-    }
-    return QStringLiteral("unknown");
+    static constexpr std::pair<CreateOutcome, const char *> names[] = {
+        {CreateOutcome::Created, "created"},
+        {CreateOutcome::Rejected, "rejected"},
+        {CreateOutcome::Unknown, "unknown"},
+        {CreateOutcome::NotSent, "not_sent"}};
+    return nameIn(names, outcome);
 }
 
 CreateOutcome decideCreateOutcome(bool sent, int httpStatus, bool fabricErrorList, bool uuid)

@@ -68,11 +68,9 @@ Envelope readEnvelope(const QJsonObject &params)
 
 ClientInfo clientFor(const ClientInfo &session, const Envelope &envelope)
 {
-    ClientInfo client;
-    client.sessionId = session.sessionId;
-    client.transport = session.transport;
-    client.connectedAtMs = session.connectedAtMs;
-    client.asksUnconfirmedMutations = session.asksUnconfirmedMutations;
+    // The session's connection facts (id, transport, connection time, whether it asks for
+    // unconfirmed mutations); every other field is the envelope's.
+    ClientInfo client = session;
     client.protocolVersion = envelope.version;
     client.capabilities = envelope.capabilities;
     client.setFromInitialize(envelope.clientInfo);

@@ -16,6 +16,8 @@
 #include <QTimer>
 #include <QUuid>
 
+#include <utility>
+
 namespace fb {
 
 namespace {
@@ -26,28 +28,16 @@ constexpr int kDefaultProvisioningReads = 1;
 
 QString methodName(QHttpServerRequest::Method m)
 {
-    switch (m) {
-    case QHttpServerRequest::Method::Get:
-        return QStringLiteral("GET");
-    case QHttpServerRequest::Method::Put:
-        return QStringLiteral("PUT");
-    case QHttpServerRequest::Method::Delete:
-        return QStringLiteral("DELETE");
-    case QHttpServerRequest::Method::Post:
-        return QStringLiteral("POST");
-    case QHttpServerRequest::Method::Head:
-        return QStringLiteral("HEAD");
-    case QHttpServerRequest::Method::Options:
-        return QStringLiteral("OPTIONS");
-    case QHttpServerRequest::Method::Patch:
-        return QStringLiteral("PATCH");
-    case QHttpServerRequest::Method::Connect:
-        return QStringLiteral("CONNECT");
-    case QHttpServerRequest::Method::Trace:
-        return QStringLiteral("TRACE");
-    default:
-        return QStringLiteral("UNKNOWN");
+    using Method = QHttpServerRequest::Method;
+    static constexpr std::pair<Method, const char *> names[] = {
+        {Method::Get, "GET"},     {Method::Put, "PUT"},         {Method::Delete, "DELETE"},
+        {Method::Post, "POST"},   {Method::Head, "HEAD"},       {Method::Options, "OPTIONS"},
+        {Method::Patch, "PATCH"}, {Method::Connect, "CONNECT"}, {Method::Trace, "TRACE"}};
+    for (const auto &[method, name] : names) {
+        if (method == m)
+            return QString::fromLatin1(name);
     }
+    return QStringLiteral("UNKNOWN");
 }
 } // namespace
 

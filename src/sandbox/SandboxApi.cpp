@@ -37,6 +37,17 @@ QJsonObject createdChangeLog(const QString &now)
                        {u"updatedDateTime"_s, now}};
 }
 
+// Gives a resource created in collection its new uuid, its href and its first state; the uuid.
+QString stampCreated(const SandboxEstate &estate, QJsonObject &resource, const QString &collection,
+                     QLatin1String state)
+{
+    const QString uuid = newUuid();
+    resource.insert(u"uuid"_s, uuid);
+    resource.insert(u"href"_s, estate.href(collection, uuid));
+    resource.insert(u"state"_s, state);
+    return uuid;
+}
+
 SandboxReply notFound(const QString &cid, const QString &id,
                       QLatin1String code = SandboxErrors::UuidNotFound,
                       QLatin1String message = SandboxErrors::UuidNotFoundMessage)
@@ -144,58 +155,60 @@ SandboxReply SandboxApi::handle(const QString &method, const QString &rawPath,
         return allowed ? handler() : methodNotAllowed();
     };
 
-    if (!path.startsWith("/fabric/v4/"_L1) || collection.isEmpty())
+    const auto noSuchPath = [&]() {
         return SandboxReply::error(404, SandboxErrors::PathNotFound,
                                    SandboxErrors::PathNotFoundMessage, cid,
                                    u"No such path: "_s + path);
-
-    // POST <collection>/search and GET <collection>/{uuid} of the three kinds agents create.
+    };
+    if (!path.startsWith("/fabric/v4/"_L1) || collection.isEmpty())
+        return noSuchPath();
     const bool isSearch = seg.size() == 2 && seg[1] == "search"_L1;
-    const auto searchKind = [&](SandboxKind kind) {
-        return route(post, [&] { return search(kind, json, query, path, cid); });
+
+    // The three kinds agents create: <collection> goes to create(), POST <collection>/search
+    // searches and GET <collection>/{uuid} reads one (or answers code and message).
+    const auto createdKind = [&](SandboxKind kind, QLatin1String code, QLatin1String message,
+                                 auto &&create) -> SandboxReply {
+        if (seg.size() == 1)
+            return create();
+        if (isSearch)
+            return route(post, [&] { return search(kind, json, query, path, cid); });
+        if (seg.size() == 2)
+            return route(get, [&] {
+                SandboxResource *r = m_estate->find(kind, seg[1]);
+                if (!r)
+                    return notFound(cid, seg[1], code, message);
+                return SandboxReply::json(200, m_estate->read(kind, *r));
+            });
+        return noSuchPath();
     };
     // GET <collection>/{id} of the fixed estate (ports, metros, service profiles, routers).
     const auto readFixed = [&](const QJsonObject *o) {
         return route(get, [&] { return o ? SandboxReply::json(200, *o) : notFound(cid, seg[1]); });
     };
-    const auto readOne = [&](SandboxKind kind, QLatin1String code, QLatin1String message) {
-        return route(get, [&] {
-            SandboxResource *r = m_estate->find(kind, seg[1]);
-            if (!r)
-                return notFound(cid, seg[1], code, message);
-            return SandboxReply::json(200, m_estate->read(kind, *r));
-        });
+    // POST <collection>/search of the fixed estate (echoSort: the page repeats the sort).
+    const auto searchFixed = [&](const QList<QJsonObject> &items, bool echoSort) {
+        return route(post, [&] { return searchList(items, json, query, path, cid, echoSort); });
     };
 
-    if (collection == "connections"_L1) {
-        if (seg.size() == 1)
-            return route(post, [&] { return createConnection(json, dryRun, cid); });
-        if (isSearch)
-            return searchKind(SandboxKind::Connection);
-        if (seg.size() == 2)
-            return readOne(SandboxKind::Connection, SandboxErrors::ConnectionNotFound,
-                           SandboxErrors::ConnectionNotFoundMessage);
-    } else if (collection == "networks"_L1) {
-        if (seg.size() == 1)
-            return route(post, [&] { return createNetwork(json, dryRun, cid); });
-        if (isSearch)
-            return searchKind(SandboxKind::Network);
-        if (seg.size() == 2)
-            return readOne(SandboxKind::Network, SandboxErrors::UuidNotFound,
-                           SandboxErrors::UuidNotFoundMessage);
-    } else if (collection == "serviceTokens"_L1) {
-        if (seg.size() == 1) {
-            if (post)
-                return createServiceToken(json, dryRun, cid);
-            return route(get,
-                         [&] { return search(SandboxKind::ServiceToken, {}, query, path, cid); });
-        }
-        if (isSearch)
-            return searchKind(SandboxKind::ServiceToken);
-        if (seg.size() == 2)
-            return readOne(SandboxKind::ServiceToken, SandboxErrors::TokenNotFound,
-                           SandboxErrors::TokenNotFoundMessage);
-    } else if (collection == "ports"_L1) {
+    if (collection == "connections"_L1)
+        return createdKind(
+            SandboxKind::Connection, SandboxErrors::ConnectionNotFound,
+            SandboxErrors::ConnectionNotFoundMessage,
+            [&] { return route(post, [&] { return createConnection(json, dryRun, cid); }); });
+    if (collection == "networks"_L1)
+        return createdKind(
+            SandboxKind::Network, SandboxErrors::UuidNotFound, SandboxErrors::UuidNotFoundMessage,
+            [&] { return route(post, [&] { return createNetwork(json, dryRun, cid); }); });
+    if (collection == "serviceTokens"_L1) // GET serviceTokens lists them all
+        return createdKind(SandboxKind::ServiceToken, SandboxErrors::TokenNotFound,
+                           SandboxErrors::TokenNotFoundMessage, [&] {
+                               if (post)
+                                   return createServiceToken(json, dryRun, cid);
+                               return route(get, [&] {
+                                   return search(SandboxKind::ServiceToken, {}, query, path, cid);
+                               });
+                           });
+    if (collection == "ports"_L1) {
         if (seg.size() == 1)
             return route(get, [&] {
                 QList<QJsonObject> ports = m_estate->ports();
@@ -249,25 +262,20 @@ SandboxReply SandboxApi::handle(const QString &method, const QString &rawPath,
             return route(get, [&] {
                 return searchList(m_estate->serviceProfiles(), {}, query, path, cid, false);
             });
-        if (seg.size() == 2 && seg[1] == "search"_L1)
-            return route(post, [&] {
-                return searchList(m_estate->serviceProfiles(), json, query, path, cid, true);
-            });
+        if (isSearch)
+            return searchFixed(m_estate->serviceProfiles(), true);
         if (seg.size() == 2)
             return readFixed(m_estate->serviceProfile(seg[1]));
     } else if (collection == "routers"_L1) {
-        if (seg.size() == 2 && seg[1] == "search"_L1)
-            return route(post, [&] {
-                return searchList(m_estate->routers(), json, query, path, cid, false);
-            });
+        if (isSearch)
+            return searchFixed(m_estate->routers(), false);
         if (seg.size() == 2)
             return readFixed(m_estate->router(seg[1]));
     } else if (collection == "prices"_L1) {
-        if (seg.size() == 2 && seg[1] == "search"_L1)
+        if (isSearch)
             return route(post, [&] { return searchPrices(json, cid); });
     }
-    return SandboxReply::error(404, SandboxErrors::PathNotFound, SandboxErrors::PathNotFoundMessage,
-                               cid, u"No such path: "_s + path);
+    return noSuchPath();
 }
 
 // ---- searches -----------------------------------------------------------------------------
@@ -360,11 +368,8 @@ SandboxReply SandboxApi::createConnection(const QJsonObject &body, bool dryRun, 
         qCInfo(lcSandbox) << "dry run of connection create validated, type" << type;
         return SandboxReply::json(200, c);
     }
-    const QString uuid = newUuid();
+    const QString uuid = stampCreated(*m_estate, c, u"connections"_s, "PROVISIONING"_L1);
     const QString now = m_estate->nowIso();
-    c.insert(u"uuid"_s, uuid);
-    c.insert(u"href"_s, m_estate->href(u"connections"_s, uuid));
-    c.insert(u"state"_s, "PROVISIONING"_L1);
     c.insert(u"operation"_s, QJsonObject{{u"providerStatus"_s, "PROVISIONING"_L1},
                                          {u"equinixStatus"_s, "PROVISIONING"_L1},
                                          {u"operationalStatus"_s, "DOWN"_L1}});
@@ -399,11 +404,8 @@ SandboxReply SandboxApi::createNetwork(const QJsonObject &body, bool dryRun, con
         // The v4.31 spec lists only 201 and 202 for POST /fabric/v4/networks; dry runs use 202.
         return SandboxReply::json(202, n);
     }
-    const QString uuid = newUuid();
+    const QString uuid = stampCreated(*m_estate, n, u"networks"_s, "INACTIVE"_L1);
     const QString now = m_estate->nowIso();
-    n.insert(u"uuid"_s, uuid);
-    n.insert(u"href"_s, m_estate->href(u"networks"_s, uuid));
-    n.insert(u"state"_s, "INACTIVE"_L1);
     n.insert(u"connectionsCount"_s, 0);
     n.insert(u"operation"_s, QJsonObject{{u"equinixStatus"_s, "PROVISIONING"_L1}});
     const QString changeId = newUuid();
@@ -435,13 +437,8 @@ SandboxReply SandboxApi::createServiceToken(const QJsonObject &body, bool dryRun
         for (qsizetype i = 0; i < selectors.size(); ++i) {
             QJsonObject sel = selectors.at(i).toObject();
             QJsonObject port = sel.value(u"port"_s).toObject();
-            if (const QJsonObject *known = m_estate->port(port.value(u"uuid"_s).toString())) {
-                port.insert(u"href"_s, known->value(u"href"_s));
-                port.insert(u"type"_s, "XF_PORT"_L1);
-                port.insert(u"portName"_s, known->value(u"name"_s));
-                port.insert(u"location"_s, known->value(u"location"_s));
+            if (m_estate->enrichSelectorPort(port))
                 sel.insert(u"port"_s, port);
-            }
             selectors[i] = sel;
         }
         sideObj.insert(u"accessPointSelectors"_s, selectors);
@@ -453,12 +450,8 @@ SandboxReply SandboxApi::createServiceToken(const QJsonObject &body, bool dryRun
         t.insert(u"issuerSide"_s, connection.contains(u"aSide"_s) ? "ASIDE"_L1 : "ZSIDE"_L1);
     if (dryRun)
         return SandboxReply::json(200, t);
-    const QString uuid = newUuid();
-    const QString now = m_estate->nowIso();
-    t.insert(u"uuid"_s, uuid);
-    t.insert(u"href"_s, m_estate->href(u"serviceTokens"_s, uuid));
-    t.insert(u"state"_s, "INACTIVE"_L1);
-    t.insert(u"changelog"_s, createdChangeLog(now));
+    const QString uuid = stampCreated(*m_estate, t, u"serviceTokens"_s, "INACTIVE"_L1);
+    t.insert(u"changelog"_s, createdChangeLog(m_estate->nowIso()));
     m_estate->add(SandboxKind::ServiceToken, t);
     qCInfo(lcSandbox) << "service token created" << uuid;
     return SandboxReply::created(t);

@@ -224,6 +224,18 @@ QJsonObject SandboxEstate::enrichAccessPoint(const QJsonObject &accessPoint) con
     return ap;
 }
 
+bool SandboxEstate::enrichSelectorPort(QJsonObject &port) const
+{
+    const QJsonObject *known = this->port(port.value(u"uuid"_s).toString());
+    if (!known)
+        return false;
+    port.insert(u"href"_s, known->value(u"href"_s));
+    port.insert(u"type"_s, "XF_PORT"_L1);
+    port.insert(u"portName"_s, known->value(u"name"_s));
+    port.insert(u"location"_s, known->value(u"location"_s));
+    return true;
+}
+
 namespace {
 
 struct VlanUse {

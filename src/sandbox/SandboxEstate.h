@@ -66,6 +66,9 @@ public:
     // Fills in hrefs, names and locations of an access point from the estate (port, profile,
     // network, router) the way Fabric echoes them.
     QJsonObject enrichAccessPoint(const QJsonObject &accessPoint) const;
+    // Fills in href, type, portName and location of a service token selector's port from the
+    // estate's port of its uuid; false (port unchanged) when there is no such port.
+    bool enrichSelectorPort(QJsonObject &port) const;
 
     // VLANs reserved on a port by connections and service tokens (LinkProtocolResponse items).
     QJsonArray linkProtocols(const QString &portUuid) const;

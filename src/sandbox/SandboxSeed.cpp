@@ -285,15 +285,11 @@ void SandboxEstate::seedTokens(const QJsonArray &tokens)
     for (const QJsonValue &tv : tokens) {
         const QJsonObject t = tv.toObject();
         const QString uuid = text(t, "uuid");
-        const QString portUuid = text(t, "port");
-        const QJsonObject *p = port(portUuid);
+        QJsonObject selectorPort = obj({{"uuid", text(t, "port")}});
+        enrichSelectorPort(selectorPort);
         QJsonObject selector =
             obj({{"type", "COLO"_L1},
-                 {"port", obj({{"href", p->value(u"href"_s)},
-                               {"uuid", portUuid},
-                               {"type", "XF_PORT"_L1},
-                               {"portName", p->value(u"name"_s)},
-                               {"location", p->value(u"location"_s)}})},
+                 {"port", selectorPort},
                  {"linkProtocol",
                   obj({{"type", "DOT1Q"_L1}, {"vlanTag", t.value(u"vlanTag"_s).toInt()}})}});
         SandboxResource r;

@@ -118,6 +118,19 @@ std::optional<qint64> nullableInteger(const QJsonValue &v)
     return v.isNull() ? std::nullopt : std::optional<qint64>(integer(v));
 }
 
+// Calls row(rows, i) for each row of a query's result; false, with the error in *error, when the
+// query failed.
+template <typename Row> bool eachRow(const PgResult<PgRows> &result, QString *error, Row row)
+{
+    if (!result.ok()) {
+        *error = result.error.text();
+        return false;
+    }
+    for (int i = 0; i < result.value->rowCount(); ++i)
+        row(*result.value, i);
+    return true;
+}
+
 } // namespace
 
 QString shown(const QString &text)
@@ -154,69 +167,70 @@ std::optional<TeamHistory> TeamHistory::read(PgConnection &db, std::optional<qin
     };
     TeamHistory h;
     h.sinceMs = sinceMs;
-    const auto proposals =
-        inWindow("SELECT " + proposalColumns() +
-                     ", (extract(epoch FROM sent_at) * 1000)::bigint AS sent_ms FROM "
-                     "fabric_team.proposals WHERE id",
-                 "created_at, id");
-    if (!proposals.ok())
-        return fail(proposals.error);
-    for (int i = 0; i < proposals.value->rowCount(); ++i) {
-        const auto p = proposalFromRow(*proposals.value, i);
-        if (!p)
-            continue;
-        h.proposals.append(*p);
-        if (const QByteArray sent = proposals.value->value(i, "sent_ms"); !sent.isNull())
-            h.sentMs.insert(p->id, sent.toLongLong());
-    }
-    const auto approvals =
+    const bool proposalsRead =
+        eachRow(inWindow("SELECT " + proposalColumns() +
+                             ", (extract(epoch FROM sent_at) * 1000)::bigint AS sent_ms FROM "
+                             "fabric_team.proposals WHERE id",
+                         "created_at, id"),
+                error, [&](const PgRows &r, int i) {
+                    const auto p = proposalFromRow(r, i);
+                    if (!p)
+                        return;
+                    h.proposals.append(*p);
+                    if (const QByteArray sent = r.value(i, "sent_ms"); !sent.isNull())
+                        h.sentMs.insert(p->id, sent.toLongLong());
+                });
+    if (!proposalsRead)
+        return std::nullopt;
+    const bool approvalsRead = eachRow(
         inWindow("SELECT id, proposal_id, approver, decision, os_user, host, "
                  "encode(dialog_sha256, 'hex') AS dialog, statement, encode(signature, 'hex') AS "
                  "signature, encode(public_key, 'hex') AS key FROM fabric_team.approvals WHERE "
                  "proposal_id",
-                 "decided_at, id");
-    if (!approvals.ok())
-        return fail(approvals.error);
-    const PgRows &a = *approvals.value;
-    for (int i = 0; i < a.rowCount(); ++i)
-        h.approvals.append(HistoryApproval{
-            a.value(i, "id"), a.value(i, "proposal_id"),
-            SignedApproval{QString::fromUtf8(a.value(i, "approver")),
-                           QString::fromUtf8(a.value(i, "decision")),
-                           QByteArray::fromHex(a.value(i, "dialog")), a.value(i, "statement"),
-                           QByteArray::fromHex(a.value(i, "signature")),
-                           QByteArray::fromHex(a.value(i, "key"))},
-            QString::fromUtf8(a.value(i, "os_user")), QString::fromUtf8(a.value(i, "host"))});
+                 "decided_at, id"),
+        error, [&](const PgRows &a, int i) {
+            h.approvals.append(HistoryApproval{
+                a.value(i, "id"), a.value(i, "proposal_id"),
+                SignedApproval{QString::fromUtf8(a.value(i, "approver")),
+                               QString::fromUtf8(a.value(i, "decision")),
+                               QByteArray::fromHex(a.value(i, "dialog")), a.value(i, "statement"),
+                               QByteArray::fromHex(a.value(i, "signature")),
+                               QByteArray::fromHex(a.value(i, "key"))},
+                QString::fromUtf8(a.value(i, "os_user")), QString::fromUtf8(a.value(i, "host"))});
+        });
+    if (!approvalsRead)
+        return std::nullopt;
     // A version-4 schema has no resolutions (and no proposal could be resolved).
     const auto present =
         db.exec("SELECT to_regclass('fabric_team.resolutions') IS NOT NULL AS present");
     if (!present.ok())
         return fail(present.error);
     if (present.value->value(0, "present") == "t") {
-        const auto resolutions =
+        const bool resolutionsRead = eachRow(
             inWindow("SELECT p.id AS proposal_id, " + resolutionColumn("p") +
                          " FROM fabric_team.proposals p WHERE p.id IN (SELECT proposal_id FROM "
                          "fabric_team.resolutions) AND p.id",
-                     "p.created_at, p.id");
-        if (!resolutions.ok())
-            return fail(resolutions.error);
-        const PgRows &rr = *resolutions.value;
-        for (int i = 0; i < rr.rowCount(); ++i)
-            if (const auto row = resolutionFromJson(rr.value(i, "resolution")))
-                h.resolutions.append(HistoryResolution{rr.value(i, "proposal_id"), *row});
+                     "p.created_at, p.id"),
+            error, [&](const PgRows &rr, int i) {
+                if (const auto row = resolutionFromJson(rr.value(i, "resolution")))
+                    h.resolutions.append(HistoryResolution{rr.value(i, "proposal_id"), *row});
+            });
+        if (!resolutionsRead)
+            return std::nullopt;
     }
-    const auto audit = db.exec(
-        "SELECT seq, (extract(epoch FROM at) * 1000000)::bigint AS at_us, actor, event, "
-        "proposal_id, detail, encode(prev_hash, 'hex') AS prev, encode(hash, 'hex') AS hash "
-        "FROM fabric_team.team_audit ORDER BY seq");
-    if (!audit.ok())
-        return fail(audit.error);
-    const PgRows &t = *audit.value;
-    for (int i = 0; i < t.rowCount(); ++i)
-        h.audit.append(HistoryAuditRow{
-            t.value(i, "seq").toLongLong(), t.value(i, "at_us").toLongLong(), t.value(i, "actor"),
-            t.value(i, "event"), t.value(i, "proposal_id"), t.value(i, "detail"),
-            QByteArray::fromHex(t.value(i, "prev")), QByteArray::fromHex(t.value(i, "hash"))});
+    const bool auditRead = eachRow(
+        db.exec("SELECT seq, (extract(epoch FROM at) * 1000000)::bigint AS at_us, actor, event, "
+                "proposal_id, detail, encode(prev_hash, 'hex') AS prev, encode(hash, 'hex') AS "
+                "hash FROM fabric_team.team_audit ORDER BY seq"),
+        error, [&](const PgRows &t, int i) {
+            h.audit.append(
+                HistoryAuditRow{t.value(i, "seq").toLongLong(), t.value(i, "at_us").toLongLong(),
+                                t.value(i, "actor"), t.value(i, "event"), t.value(i, "proposal_id"),
+                                t.value(i, "detail"), QByteArray::fromHex(t.value(i, "prev")),
+                                QByteArray::fromHex(t.value(i, "hash"))});
+        });
+    if (!auditRead)
+        return std::nullopt;
     return h;
 }
 
