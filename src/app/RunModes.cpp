@@ -2,10 +2,14 @@
 #include "app/RunModes.h"
 #include "app/CommandLine.h"
 #include "app/ServerHost.h"
+#include "app/StdioRelay.h"
+#include "broker/RelayHello.h"
 #include "sandbox/FabricSandbox.h"
+#include "transport/socket/LocalSocketServer.h"
 
 #include <QCoreApplication>
 #include <QLoggingCategory>
+#include <QProcessEnvironment>
 #include <QSocketNotifier>
 #include <QTextStream>
 #include <QTimer>
@@ -137,6 +141,64 @@ int runHeadless(CommandLine &cli)
     const int rc = QCoreApplication::exec();
     installQuitOnSignals(); // the hook refers to this host
     return rc;
+}
+
+// An MCP client spawned `--stdio`. If the app already runs, the MCP bytes are relayed to it
+// unchanged; what this process's own command line and environment ask for travels to the
+// instance, which narrows the session or refuses it (never serves it as if nothing was asked).
+// The process's exit code when it relayed or refused; nullopt when no app runs.
+std::optional<int> relayToRunningApp(CommandLine &cli, const QString &socketPath)
+{
+    RelayRequest request;
+    QString why;
+    if (!RelayRequest::fromCommandLine(cli.value(SettingId::Toolsets),
+                                       cli.isSet(SettingId::ForceSandbox),
+                                       QProcessEnvironment::systemEnvironment(), &request, &why)) {
+        QTextStream(stderr) << "fabric-broker: " << why << "\n";
+        return 1;
+    }
+    auto *relay = new StdioRelay(QCoreApplication::instance());
+    switch (relay->connectTo(socketPath, &why)) {
+    case transport::ListenerCheck::Trusted:
+        QObject::connect(relay, &StdioRelay::finished, QCoreApplication::instance(),
+                         &QCoreApplication::exit);
+        relay->setHello(request.toJson());
+        relay->start();
+        return QCoreApplication::exec();
+    case transport::ListenerCheck::Refused:
+        QTextStream(stderr) << "fabric-broker: refusing to relay to " << socketPath << ": " << why
+                            << "\n";
+        delete relay;
+        return 1;
+    case transport::ListenerCheck::Absent:
+        break;
+    }
+    delete relay;
+    return std::nullopt;
+}
+
+// Spawned by an MCP client while no app runs (and without a display to become one): still
+// serve, but say where approvals go, to the person reading stderr and to the agent.
+void noteSpawnedWithoutApp(ServerHost::Options *options, const QString &socketPath)
+{
+    QTextStream(stderr)
+        << "fabric-broker: no Fabric Broker desktop app is running (nothing listens on "
+        << socketPath
+        << "); serving this session headless: approvals go through the MCP client, not a "
+           "desktop dialog. Start the Fabric Broker app (Settings > Start at login keeps it "
+           "running) to approve on the desktop.\n";
+    options->instructionsNote = QStringLiteral(
+        " NO DESKTOP APP: no Fabric Broker desktop app is running for this user, so approvals "
+        "go through this MCP client (its elicitation prompt), not a desktop dialog; a client "
+        "without elicitation cannot confirm changes. The user can start the Fabric Broker app "
+        "to approve on the desktop.");
+    options->readOnlyNote = QStringLiteral(
+        " PROPOSALS ARE OFF: start Fabric Broker, or add --toolsets read,mutate. This spawned "
+        "server serves only the read tools (no fabric_propose_change, no "
+        "fabric_confirm_change). To propose creates, the user starts the Fabric Broker app, "
+        "turns on proposals there (Turn on proposals, or Settings) and reconnects this client; "
+        "or adds --toolsets read,mutate after --stdio in this client's server configuration "
+        "(used while no app runs; a running app refuses it unless proposals are on there).");
 }
 
 } // namespace fb

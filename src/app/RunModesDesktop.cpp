@@ -441,34 +441,9 @@ int runDesktop(CommandLine &cli)
         transport::LocalSocketServer::resolveSocketPath(cli.value(SettingId::Socket));
 
     if (stdio) {
-        // An MCP client spawned us. If the app already runs, relay the MCP bytes to it unchanged.
-        // What this process's own command line and environment ask for travels to the instance,
-        // which narrows the session or refuses it (never serves it as if nothing was asked).
-        RelayRequest request;
-        QString why;
-        if (!RelayRequest::fromCommandLine(
-                cli.value(SettingId::Toolsets), cli.isSet(SettingId::ForceSandbox),
-                QProcessEnvironment::systemEnvironment(), &request, &why)) {
-            QTextStream(stderr) << "fabric-broker: " << why << "\n";
-            return 1;
-        }
-        auto *relay = new StdioRelay(QCoreApplication::instance());
-        switch (relay->connectTo(socketPath, &why)) {
-        case transport::ListenerCheck::Trusted:
-            QObject::connect(relay, &StdioRelay::finished, QCoreApplication::instance(),
-                             &QCoreApplication::exit);
-            relay->setHello(request.toJson());
-            relay->start();
-            return QCoreApplication::exec();
-        case transport::ListenerCheck::Refused:
-            QTextStream(stderr) << "fabric-broker: refusing to relay to " << socketPath << ": "
-                                << why << "\n";
-            delete relay;
-            return 1;
-        case transport::ListenerCheck::Absent:
-            break;
-        }
-        delete relay;
+        // An MCP client spawned us: relayed to the app when it runs, else served here.
+        if (const std::optional<int> relayed = relayToRunningApp(cli, socketPath))
+            return *relayed;
     } else if (SingleInstance::askRunningInstanceToRaise()) {
         QTextStream(stdout) << "Fabric Broker is already running; its window was raised.\n";
         return 0;
@@ -491,28 +466,8 @@ int runDesktop(CommandLine &cli)
     options.forceSandbox = cli.isSet(SettingId::ForceSandbox);
     options.toolsets = cli.value(SettingId::Toolsets);
     options.http = cli.value(SettingId::HttpAddress);
-    if (stdio && !gui) {
-        // Spawned by an MCP client while no app runs (and without a display to become one):
-        // still serve, but say where approvals go, to the person reading stderr and the agent.
-        QTextStream(stderr)
-            << "fabric-broker: no Fabric Broker desktop app is running (nothing listens on "
-            << socketPath
-            << "); serving this session headless: approvals go through the MCP client, not a "
-               "desktop dialog. Start the Fabric Broker app (Settings > Start at login keeps it "
-               "running) to approve on the desktop.\n";
-        options.instructionsNote = QStringLiteral(
-            " NO DESKTOP APP: no Fabric Broker desktop app is running for this user, so approvals "
-            "go through this MCP client (its elicitation prompt), not a desktop dialog; a client "
-            "without elicitation cannot confirm changes. The user can start the Fabric Broker app "
-            "to approve on the desktop.");
-        options.readOnlyNote = QStringLiteral(
-            " PROPOSALS ARE OFF: start Fabric Broker, or add --toolsets read,mutate. This spawned "
-            "server serves only the read tools (no fabric_propose_change, no "
-            "fabric_confirm_change). To propose creates, the user starts the Fabric Broker app, "
-            "turns on proposals there (Turn on proposals, or Settings) and reconnects this client; "
-            "or adds --toolsets read,mutate after --stdio in this client's server configuration "
-            "(used while no app runs; a running app refuses it unless proposals are on there).");
-    }
+    if (stdio && !gui) // spawned by an MCP client while no app runs, and no display to be one
+        noteSpawnedWithoutApp(&options, socketPath);
 
     installQuitOnSignals(); // before the socket is published, so a signal always ends cleanly
 #ifdef HAVE_FABRICBROKER_GUI
