@@ -1,10 +1,10 @@
 #pragma once
-// What the approvals dialog suites share (tst_team_approvals_dialog,
-// tst_team_approvals_dialog_signing): the team's database on a private cluster (TeamFixture.h),
-// the owner's session to read the rows back, a TeamQueue per role and host as a workstation's
-// broker or app holds it, a proposal published and consumed as the proposing broker does, and a
-// row picked in the dialog by what its details say.
-#include "TeamFixture.h"
+// What the approvals dialog suites share (tst_teamapprovalsdialog,
+// tst_teamapprovalsdialog_signing, tst_teamdesk): the team's database on a private cluster
+// (TeamFixture.h), the owner's session to read the rows back, a TeamQueue per role and host as a
+// workstation's broker or app holds it, a proposal published and consumed as the proposing broker
+// does, and a row picked in the dialog by what its details say.
+#include "../integration/team/TeamFixture.h"
 #include "gui/TeamApprovalsDialog.h"
 #include "team/TeamQueue.h"
 

@@ -389,4 +389,4 @@ private slots:
 };
 
 QTEST_MAIN(TstTeamApprovalsDialogSigning)
-#include "tst_team_approvals_dialog_signing.moc"
+#include "tst_teamapprovalsdialog_signing.moc"
