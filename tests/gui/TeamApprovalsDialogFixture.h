@@ -62,6 +62,31 @@ protected:
         return row;
     }
 
+    // proposer's create named name left unknown, as a broker that lost Fabric's answer leaves it:
+    // published, approved by bob, sending, outcome unknown; nullopt when a step fails.
+    std::optional<fb::team::TeamProposal> leaveUnknown(fb::team::TeamQueue &proposer,
+                                                       const QByteArray &name)
+    {
+        const std::optional<fb::team::TeamProposal> row = publishAndConsume(proposer, name);
+        if (!row)
+            return std::nullopt;
+        if (auto bobSql = connectAs(fx.cluster, QStringLiteral("bob"), db)) // begin_send needs one
+            bobSql->exec("INSERT INTO fabric_team.approvals (proposal_id, decision, "
+                         "dialog_sha256) VALUES ($1::uuid, 'approve', sha256('bob''s dialog'))",
+                         {row->id});
+        bool sent = false;
+        proposer.beginSend(row->id, std::nullopt,
+                           [&](const fb::team::TeamSendReply &r) { sent = r.moved; });
+        if (!QTest::qWaitFor([&] { return sent; }, 10000))
+            return std::nullopt;
+        std::optional<bool> finished;
+        proposer.finishSend(row->id, QStringLiteral("unknown"),
+                            [&](const std::optional<bool> &v, const QString &) { finished = v; });
+        if (!QTest::qWaitFor([&] { return finished.has_value(); }, 10000) || !*finished)
+            return std::nullopt;
+        return row;
+    }
+
     // Makes the dialog's first row whose details contain text the current one; false when none
     // does.
     static bool selectRow(fb::TeamApprovalsDialog &dialog, const QString &text)

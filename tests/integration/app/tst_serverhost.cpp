@@ -207,34 +207,32 @@ private slots:
         ServerHost host;
         QString error;
         QVERIFY2(host.start(options, &error), qPrintable(error));
+        // The welcome the host answers a relay's hello with, on a connection of its own.
+        auto welcomeFor = [&](const QJsonObject &hello) {
+            McpSocketClient relay;
+            if (!relay.connectTo(options.socket))
+                return QJsonObject();
+            relay.send(QJsonDocument(QJsonObject{{QLatin1StringView(mcp::RelayHelloKey), hello}})
+                           .toJson(QJsonDocument::Compact) +
+                       '\n');
+            return relay.waitFor(QLatin1StringView(mcp::RelayWelcomeKey))
+                .value(QLatin1StringView(mcp::RelayWelcomeKey))
+                .toObject();
+        };
         // Asking for the mutate toolset this read-only host does not serve: refused.
-        McpSocketClient wider;
-        QVERIFY(wider.connectTo(options.socket));
         const QJsonObject hello{{u"v"_s, 1},
                                 {u"pid"_s, 1},
                                 {u"sandbox"_s, true},
                                 {u"toolsets"_s, QJsonArray{u"read"_s, u"mutate"_s}},
                                 {u"toolsetsSource"_s, u"--toolsets"_s}};
         QTest::ignoreMessage(QtWarningMsg, QRegularExpression(u"refused:"_s));
-        wider.send(QJsonDocument(QJsonObject{{QLatin1StringView(mcp::RelayHelloKey), hello}})
-                       .toJson(QJsonDocument::Compact) +
-                   '\n');
-        const QJsonObject refused = wider.waitFor(QLatin1StringView(mcp::RelayWelcomeKey))
-                                        .value(QLatin1StringView(mcp::RelayWelcomeKey))
-                                        .toObject();
+        const QJsonObject refused = welcomeFor(hello);
         QVERIFY2(refused.value(u"refused"_s).toString().contains(u"mutate"_s),
                  QJsonDocument(refused).toJson().constData());
         // The same --sandbox session asking for reading only is served.
         QJsonObject narrow = hello;
         narrow.insert(u"toolsets"_s, QJsonArray{u"read"_s});
-        McpSocketClient served;
-        QVERIFY(served.connectTo(options.socket));
-        served.send(QJsonDocument(QJsonObject{{QLatin1StringView(mcp::RelayHelloKey), narrow}})
-                        .toJson(QJsonDocument::Compact) +
-                    '\n');
-        const QJsonObject welcome = served.waitFor(QLatin1StringView(mcp::RelayWelcomeKey))
-                                        .value(QLatin1StringView(mcp::RelayWelcomeKey))
-                                        .toObject();
+        const QJsonObject welcome = welcomeFor(narrow);
         QVERIFY2(!welcome.isEmpty() && !welcome.contains(u"refused"_s),
                  QJsonDocument(welcome).toJson().constData());
     }

@@ -36,12 +36,8 @@ class TstTeamCommand : public QObject {
     }
     static CommandRun auditVerifyTeam(const QString &uri)
     {
-        AppOutput output;
-        CommandRun r;
-        r.exitCode = runTeamAuditVerify(uri);
-        r.out = output.out();
-        r.err = output.err();
-        return r;
+        return runCommand([](const QStringList &args) { return runTeamAuditVerify(args.first()); },
+                          {uri});
     }
     QString uri(const QString &role, const QString &db) const { return fx.cluster.uri(role, db); }
 
