@@ -1,6 +1,6 @@
 // DecisionRecorder below the GUI (issue #40): the key's copy handed to the signer comes from the
 // loader once, as a private copy, and without a loader the caller's words say why there is none.
-// Its decide() and resolve() on a real queue: tests/integration/team/tst_team_approvals_dialog*.
+// Its decide() and resolve() on a real queue: tests/gui/tst_teamapprovalsdialog*.
 #include "TestEnvironment.h"
 #include "team/DecisionRecorder.h"
 

@@ -3,18 +3,15 @@
 // workstation published as soon as the database's NOTIFY arrives, shows its untrusted strings
 // inert, records a click on Approve as this role's decision bound to the SHA-256 of the text
 // shown, and that decision completes the proposing broker's quorum; the role's own proposal
-// cannot be approved; TeamDesk opens the dialog for an approver role; while the database is
-// unreachable a banner says so and the decision buttons are off, and it comes back by itself.
-// Signed decisions, rejections, unknown outcomes and the row as published:
-// tst_team_approvals_dialog_signing.
+// cannot be approved; while the database is unreachable a banner says so and the decision buttons
+// are off, and it comes back by itself. Signed decisions, rejections, unknown outcomes and the
+// row as published: tst_teamapprovalsdialog_signing; when the app opens it: tst_teamdesk.
 #include "TeamApprovalsDialogFixture.h"
 #include "TestEnvironment.h"
 #include "gui/TeamApprovalsDialog.h"
-#include "gui/TeamDesk.h"
 #include "team/ApprovalKeys.h"
 #include "team/TeamConfirm.h"
 
-#include <QApplication>
 #include <QCryptographicHash>
 #include <QLabel>
 #include <QListWidget>
@@ -144,33 +141,6 @@ private slots:
         dialog.close();
     }
 
-    void theAppOpensTheDialogWhenAProposalWaits()
-    {
-        // What DesktopUi creates when team.database is set.
-        TeamDesk desk(fx.cluster.uri(u"bob"_s, db));
-        QTRY_VERIFY_WITH_TIMEOUT(desk.queue()->isAvailable() && desk.queue()->isApprover(), 10000);
-        auto openDialogs = [] {
-            int n = 0;
-            for (QWidget *w : QApplication::topLevelWidgets())
-                if (qobject_cast<TeamApprovalsDialog *>(w) && w->isVisible())
-                    ++n;
-            return n;
-        };
-        auto carol = queueAs(u"carol"_s, u"ws-1"_s);
-        QTRY_VERIFY_WITH_TIMEOUT(carol->isAvailable(), 10000);
-        std::optional<QByteArray> id;
-        carol->publish(u"connection_create"_s, R"({"name":"pop"})", {}, std::nullopt, "{}",
-                       QCryptographicHash::hash("pop", QCryptographicHash::Sha256), 60000,
-                       [&](const std::optional<QByteArray> &v, const QString &) { id = v; });
-        QTRY_VERIFY_WITH_TIMEOUT(id.has_value(), 10000);
-        QTRY_COMPARE_WITH_TIMEOUT(openDialogs(), 1, 10000);
-        // A proposer-only role's app never pops it.
-        TeamDesk proposerDesk(fx.cluster.uri(u"carol"_s, db));
-        QTRY_VERIFY_WITH_TIMEOUT(proposerDesk.queue()->isAvailable(), 10000);
-        QTest::qWait(300);
-        QCOMPARE(openDialogs(), 1);
-    }
-
     void bannerWhileTheDatabaseIsUnreachable()
     {
         auto bob = queueAs(u"bob"_s, u"ws-3"_s);
@@ -192,4 +162,4 @@ private slots:
 };
 
 QTEST_MAIN(TstTeamApprovalsDialog)
-#include "tst_team_approvals_dialog.moc"
+#include "tst_teamapprovalsdialog.moc"

@@ -1,10 +1,10 @@
 #pragma once
-// What the approvals dialog suites share (tst_team_approvals_dialog,
-// tst_team_approvals_dialog_signing): the team's database on a private cluster (TeamFixture.h),
-// the owner's session to read the rows back, a TeamQueue per role and host as a workstation's
-// broker or app holds it, a proposal published and consumed as the proposing broker does, and a
-// row picked in the dialog by what its details say.
-#include "TeamFixture.h"
+// What the approvals dialog suites share (tst_teamapprovalsdialog,
+// tst_teamapprovalsdialog_signing, tst_teamdesk): the team's database on a private cluster
+// (TeamFixture.h), the owner's session to read the rows back, a TeamQueue per role and host as a
+// workstation's broker or app holds it, a proposal published and consumed as the proposing broker
+// does, and a row picked in the dialog by what its details say.
+#include "../integration/team/TeamFixture.h"
 #include "gui/TeamApprovalsDialog.h"
 #include "team/TeamQueue.h"
 
@@ -58,6 +58,31 @@ protected:
         proposer.consume(token, [&](const std::optional<fb::team::TeamProposal> &p,
                                     const QString &) { row = p; });
         if (!QTest::qWaitFor([&] { return row.has_value(); }, 10000))
+            return std::nullopt;
+        return row;
+    }
+
+    // proposer's create named name left unknown, as a broker that lost Fabric's answer leaves it:
+    // published, approved by bob, sending, outcome unknown; nullopt when a step fails.
+    std::optional<fb::team::TeamProposal> leaveUnknown(fb::team::TeamQueue &proposer,
+                                                       const QByteArray &name)
+    {
+        const std::optional<fb::team::TeamProposal> row = publishAndConsume(proposer, name);
+        if (!row)
+            return std::nullopt;
+        if (auto bobSql = connectAs(fx.cluster, QStringLiteral("bob"), db)) // begin_send needs one
+            bobSql->exec("INSERT INTO fabric_team.approvals (proposal_id, decision, "
+                         "dialog_sha256) VALUES ($1::uuid, 'approve', sha256('bob''s dialog'))",
+                         {row->id});
+        bool sent = false;
+        proposer.beginSend(row->id, std::nullopt,
+                           [&](const fb::team::TeamSendReply &r) { sent = r.moved; });
+        if (!QTest::qWaitFor([&] { return sent; }, 10000))
+            return std::nullopt;
+        std::optional<bool> finished;
+        proposer.finishSend(row->id, QStringLiteral("unknown"),
+                            [&](const std::optional<bool> &v, const QString &) { finished = v; });
+        if (!QTest::qWaitFor([&] { return finished.has_value(); }, 10000) || !*finished)
             return std::nullopt;
         return row;
     }
