@@ -345,6 +345,20 @@ if cyc:
         targets.append(('memory flat over propose/expire cycles (growth after warm-up)',
                         f'{growth * 100:+.1f} %', '< +5 %', growth < 0.05))
 
+# ------------------------------------------------------------------ toolsets
+sizes = load('toolsets.jsonl')
+if sizes:
+    w('## tools/list per toolset')
+    w('')
+    w("What serving a toolset costs an agent's context: the bytes of tools/list (compact JSON, as "
+      "sent) and an estimate of its tokens (4 bytes per token).")
+    w('')
+    w('| toolset | tools | tools/list bytes | ~tokens |')
+    w('|---|---|---|---|')
+    for r in sizes:
+        w(f"| `{r['toolset']}` | {r['tools']} | {r['bytes']:,} | {r['tokens_est']:,} |")
+    w('')
+
 # ------------------------------------------------------------------ desktop
 w('## Desktop')
 w('')

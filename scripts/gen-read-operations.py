@@ -12,6 +12,7 @@ a bound on every string and array the spec leaves open.
 
   scripts/gen-read-operations.py [--spec FILE] [--out FILE]   # regenerate the table
   scripts/gen-read-operations.py --check [--spec FILE]        # exit 1 when the table differs
+                                                              # (77: no spec here, skipped)
 
 The spec defaults to ../shared/reference/fabric-v4/fabricv4-openapi.yaml (or $FB_SHARED_DIR).
 Needs PyYAML (Debian: python3-yaml).
@@ -49,7 +50,16 @@ CORE = {
 }
 
 # Toolset of each spec tag (the tag of the operation's first entry in "tags").
+# In the order Settings and --help list them (after "read", before "mutate").
 TOOLSETS = {
+    "estate": ("What you own or can order, in detail: connections, ports and port "
+               "packages, metros, networks, service profiles and tokens, gateways, IP blocks, "
+               "Internet access and exchange services, Fabric One interconnects, optical metro "
+               "connects.",
+               ["Connections", "Ports", "Port Packages", "Metros", "Networks",
+                "Service Profiles", "Service Tokens", "Gateways", "IP Blocks",
+                "Internet Access Services", "Internet Exchange Services", "Fabric One",
+                "Optical Metro Connects", "Prices"]),
     "routing": ("Cloud routers and their routes, actions and commands; routing protocols (BGP "
                 "state); route filters, route aggregations and their rules and attachments; "
                 "routes advertised and received on connections.",
@@ -67,20 +77,13 @@ TOOLSETS = {
                     ["Application Domains", "Application Links", "Application Services",
                      "Application Subscriptions", "Marketplace Subscriptions", "Company Profiles",
                      "Logos"]),
-    "estate": ("Everything else you own or can order: connections' details, ports and port "
-               "packages, metros, networks, service profiles and tokens, gateways, IP blocks, "
-               "Internet access and exchange services, Fabric One interconnects, optical metro "
-               "connects.",
-               ["Connections", "Ports", "Port Packages", "Metros", "Networks",
-                "Service Profiles", "Service Tokens", "Gateways", "IP Blocks",
-                "Internet Access Services", "Internet Exchange Services", "Fabric One",
-                "Optical Metro Connects", "Prices"]),
     "account": ("Letters of authorization (LOAs) and their actions, and tags.", ["Loas", "Tags"]),
 }
 TAG_TOOLSET = {tag: name for name, (_, tags) in TOOLSETS.items() for tag in tags}
 
 UUID_PATTERN = "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"
-PATH_VALUE_PATTERN = "^[A-Za-z0-9._~:@-]{1,128}$"  # a path segment Fabric could name
+# A path segment Fabric could name; never "." or ".." (a dot segment would leave the operation).
+PATH_VALUE_PATTERN = "^(?!\\.\\.?$)[A-Za-z0-9._~:@-]{1,128}$"
 MAX_STRING = 1000       # maxLength for a string the spec leaves unbounded
 MAX_ARRAY = 100         # maxItems for an array the spec leaves unbounded
 MAX_RECURSION = 2       # how often a schema may appear inside itself (and/or filter nesting)
@@ -122,13 +125,13 @@ def clean_text(text, limit):
     return text
 
 
-def strict(spec, node, stack):
+def strict(spec, node, stack, name=None):
     """The spec schema `node` as a strict, self-contained JSON Schema (draft 2020-12 subset)."""
     ref = node.get("$ref") if isinstance(node, dict) else None
     if ref:
         if stack.count(ref) >= MAX_RECURSION:
             return False  # nesting deeper than MAX_RECURSION is refused
-        return strict(spec, spec.resolve(node), stack + [ref])
+        return strict(spec, spec.resolve(node), stack + [ref], name)
     if not isinstance(node, dict):
         return {}
     if "allOf" in node:
@@ -164,11 +167,10 @@ def strict(spec, node, stack):
         t = out["type"] = "object"
     if t == "object":
         props = {}
-        for name, sub in (node.get("properties") or {}).items():
+        for prop, sub in (node.get("properties") or {}).items():
             if isinstance(sub, dict) and spec.resolve(sub).get("readOnly"):
                 continue
-            conv = strict(spec, sub, stack)
-            props[name] = conv
+            props[prop] = strict(spec, sub, stack, prop)
         out["properties"] = props
         req = [r for r in node.get("required", []) if r in props]
         if req:
@@ -185,18 +187,26 @@ def strict(spec, node, stack):
     elif t == "string":
         if "enum" not in out and "format" not in out:
             out.setdefault("maxLength", MAX_STRING)
+    elif t in ("integer", "number") and name in ("limit", "offset"):
+        # Bounds the spec leaves open: a page of at most 1000, offsets from 0.
+        out.setdefault("minimum", 1 if name == "limit" else 0)
+        out.setdefault("maximum", 1000 if name == "limit" else 2147483647)
     if node.get("nullable") and "type" in out:
         out["type"] = [out["type"], "null"]
     return out
 
 
 def parameter_schema(spec, prm):
-    sch = strict(spec, prm.get("schema", {"type": "string"}), [])
+    sch = strict(spec, prm.get("schema", {"type": "string"}), [], prm["name"])
     if prm["in"] == "path":
         if sch.get("format") == "uuid":
             sch = {"type": "string", "pattern": UUID_PATTERN}
         elif sch.get("type", "string") == "string" and "enum" not in sch:
             sch = {"type": "string", "pattern": sch.get("pattern", PATH_VALUE_PATTERN)}
+    if prm["in"] == "query" and sch.get("type") in ("integer", "number"):
+        # Bounds the spec leaves open: offsets and counts from 0, at most 2^31 - 1.
+        sch.setdefault("minimum", 0)
+        sch.setdefault("maximum", 2147483647)
     if not sch.get("type") and "enum" not in sch and "anyOf" not in sch:
         sch["type"] = "string"
         sch.setdefault("maxLength", MAX_STRING)
@@ -252,7 +262,8 @@ def operations(spec):
             props["projection"] = {
                 "type": "array", "maxItems": 32, "uniqueItems": True,
                 "description": "Optional: JSON pointers of the parts of the answer to keep "
-                               "(e.g. /data/0/name, /pagination); everything else is left out.",
+                               "(e.g. /data/*/name, /pagination; * is every element of an array); "
+                               "everything else is left out.",
                 "items": {"type": "string", "pattern": "^(/[^/]{0,100}){1,12}$"},
             }
             schema = {"type": "object", "properties": props, "additionalProperties": False}
@@ -283,7 +294,8 @@ def operations(spec):
             })
             if op_id not in CORE:
                 rows[-1]["inputSchema"] = schema
-    rows.sort(key=lambda r: (r["toolset"], r["tag"], r["path"], r["method"]))
+    order = ["read"] + list(TOOLSETS)
+    rows.sort(key=lambda r: (order.index(r["toolset"]), r["tag"], r["path"], r["method"]))
     return rows
 
 
@@ -309,8 +321,8 @@ def build(spec_path):
         "generatedBy": "scripts/gen-read-operations.py",
         "spec": {"title": doc["info"]["title"], "version": str(doc["info"]["version"]),
                  "sha256": hashlib.sha256(raw).hexdigest()},
-        "toolsets": {name: {"description": d, "tags": tags}
-                     for name, (d, tags) in TOOLSETS.items()},
+        "toolsets": [{"name": name, "description": d, "tags": tags}
+                     for name, (d, tags) in TOOLSETS.items()],
         "operations": rows,
     }
     return json.dumps(table, indent=1, ensure_ascii=True, sort_keys=False) + "\n"
@@ -329,8 +341,9 @@ def main():
                     help="compare with the checked-in table; exit 1 when they differ")
     a = ap.parse_args()
     if not os.path.exists(a.spec):
-        print("gen-read-operations: no spec at %s" % a.spec, file=sys.stderr)
-        return 2
+        print("gen-read-operations: SKIPPED: no spec at %s (set FB_SHARED_DIR)" % a.spec,
+              file=sys.stderr)
+        return 77 if a.check else 2
     text = build(a.spec)
     if a.check:
         with open(a.out, encoding="utf-8") as f:

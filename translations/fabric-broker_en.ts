@@ -793,6 +793,10 @@
         <source>MCP over HTTP at %1. Every request needs the bearer token, which is new at every start of Fabric Broker; none of these snippets holds it. VS Code and Claude Desktop can only be given the token as a literal (VS Code&apos;s inputs keep a pasted one, which goes stale at the next start; Claude Desktop&apos;s config file takes no headers): connect them with the stdio snippets above.</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>The agent reads through the core read tools by default. For the whole estate add --toolsets all-read after --stdio, or name the read toolsets it needs: read, estate, routing, observability, precision-time, marketplace, account (README, Toolsets); with the app running, turn them on in its Settings.</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>fb::DesktopApprover</name>
@@ -1189,6 +1193,10 @@
         <source>Type the last six characters of the request SHA-256 to approve:</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>The %1 toolsets are not allowed</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>fb::ProposalTableModel</name>
@@ -1458,6 +1466,20 @@ request SHA-256: %2</source>
     <message>
         <source>The keychain refused %1: %2. Nothing was stored in a file.</source>
         <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>read: %n core tool(s) (catalog and searches)</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+            <numerusform></numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%1: %n tool(s)</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+            <numerusform></numerusform>
+        </translation>
     </message>
 </context>
 <context>

@@ -54,7 +54,8 @@ int runClientConfigCommand(const QStringList &args)
         out << QString::fromUtf8(QJsonDocument(doc).toJson(QJsonDocument::Indented)) << Qt::flush;
         return 0;
     }
-    out << "# " << mcp::ClientSnippets::proposalsNote() << "\n\n";
+    out << "# " << mcp::ClientSnippets::proposalsNote() << "\n# "
+        << mcp::ClientSnippets::toolsetsNote() << "\n\n";
     QList<mcp::ClientSnippet> snippets = mcp::ClientSnippets::all(exe);
     if (!httpUrl.isEmpty())
         snippets += mcp::ClientSnippets::http(httpUrl, exe);

@@ -2,6 +2,8 @@
 
 #include "broker/CatalogTable.h"
 #include "broker/ProposalView.h"
+#include "broker/ReadAnswer.h"
+#include "broker/ReadOperations.h"
 #include "core/ProposalStore.h"
 #include "fabric/FabricClient.h"
 #include "mcp/ToolCall.h"
@@ -281,7 +283,73 @@ void runCatalogTool(const CatalogTool &t, mcp::ToolCall *call, FabricClient *fab
                      });
 }
 
+// The one handler of every tool of the spec's read toolsets: the row's request, Fabric's answer
+// shaped to fit (ReadAnswer.h). The registry has checked the arguments against the row's schema.
+void runReadOperation(const readops::ReadOperation &op, mcp::ToolCall *call, FabricClient *fabric)
+{
+    const QJsonObject args = call->arguments();
+    const readops::Request req = readops::requestFor(op, args);
+    if (req.path.isEmpty())
+        return call->finishError(QStringLiteral("Invalid arguments: a path parameter must be one "
+                                                "path segment; nothing was sent."));
+    FabricCall *fc = op.fileAnswer           ? fabric->getFile(req.path, req.query)
+                     : req.method == u"POST" ? fabric->search(req.path, req.body, req.query)
+                                             : fabric->get(req.path, req.query);
+    QObject::connect(call, &mcp::ToolCall::cancelled, fc, &FabricCall::abort);
+    QObject::connect(fc, &FabricCall::finished, call, [call, &op, args](const FabricResult &r) {
+        if (!r.ok())
+            return finishFabricError(call, r, QStringLiteral("answer %1").arg(op.operationId));
+        if (op.fileAnswer) {
+            const QJsonObject file = r.body.toObject();
+            return finishWithText(
+                call, QJsonObject{{QStringLiteral("file"), file}},
+                QStringLiteral("%1: a file (%2, %3 bytes); its bytes are not returned.")
+                    .arg(op.title, file.value(QStringLiteral("content_type")).toString())
+                    .arg(file.value(QStringLiteral("bytes")).toInteger()));
+        }
+        QStringList projection;
+        for (const QJsonValue &p : args.value(QStringLiteral("projection")).toArray())
+            projection.append(p.toString());
+        const readops::ShapedAnswer shaped = readops::shapeAnswer(op, r.body, projection, args);
+        call->finishStructuredJson(shaped.structured, shaped.summary + u'\n', shaped.json);
+    });
+}
+
 } // namespace
+
+int readToolCount(const QString &toolset)
+{
+    if (toolset == u"read")
+        return static_cast<int>(catalogTools().size());
+    int n = 0;
+    for (const readops::ReadOperation *op : readops::operationsOf(toolset))
+        n += op->core ? 0 : 1;
+    return n;
+}
+
+QString toolsetsMarkdownTable()
+{
+    QStringList lines{QStringLiteral("| toolset | tools | what the agent can read |"),
+                      QStringLiteral("|---|---|---|")};
+    lines << QStringLiteral("| `read` (the default) | %1 | the core catalog: connections, ports "
+                            "(with VLANs in use), metros, networks, service profiles and tokens, "
+                            "cloud routers, prices, and this broker's pending proposals; simple "
+                            "arguments |")
+                 .arg(readToolCount(QStringLiteral("read")));
+    int all = readToolCount(QStringLiteral("read"));
+    for (const readops::Toolset &set : readops::table().toolsets) {
+        lines << QStringLiteral("| `%1` | %2 | %3 |")
+                     .arg(set.name)
+                     .arg(readToolCount(set.name))
+                     .arg(set.description);
+        all += readToolCount(set.name);
+    }
+    lines << QStringLiteral("| `all-read` | %1 | every toolset above |").arg(all);
+    lines << QStringLiteral("| `mutate` | 2 | `fabric_propose_change` and `fabric_confirm_change` "
+                            "(creates, each approved by a person); only when named, never "
+                            "implied by another name |");
+    return lines.join(u'\n') + u'\n';
+}
 
 std::optional<CatalogSearch> catalogSearch(const QString &tool, const QJsonObject &args)
 {
@@ -314,6 +382,21 @@ void Catalog::registerTools(mcp::ToolRegistry *registry)
         t.handler = [this, &c](mcp::ToolCall *call) {
             runCatalogTool(c, call, m_fabric, m_store, m_clock);
         };
+        registry->registerTool(std::move(t));
+    }
+    for (const readops::ReadOperation &op : readops::table().operations) {
+        if (op.core)
+            continue;
+        mcp::ToolDefinition t;
+        t.name = op.tool;
+        t.title = op.title;
+        t.description =
+            op.description + QStringLiteral(" (Fabric %1 %2; read-only.)").arg(op.method, op.path);
+        t.inputSchema = op.inputSchema;
+        t.annotations = readOnlyAnnotations(op.title);
+        t.toolset = op.toolset;
+        t.argumentCheck = mcp::ArgumentCheck::Schema;
+        t.handler = [this, &op](mcp::ToolCall *call) { runReadOperation(op, call, m_fabric); };
         registry->registerTool(std::move(t));
     }
 }

@@ -1,5 +1,7 @@
 #include "broker/RelayHello.h"
 
+#include "mcp/ToolRegistry.h"
+
 #include "core/AuditLog.h"
 #include "core/Policy.h"
 #include "core/Sha256.h"
@@ -90,7 +92,7 @@ std::optional<QStringList> sessionToolsetsUnder(const QString &path, const QStri
         *why = u"it sets %1, which only the whole instance can enforce"_s.arg(others.join(u", "_s));
         return std::nullopt;
     }
-    return merged.toolsetsAllowed.value_or(QStringList{u"read"_s, u"mutate"_s});
+    return merged.toolsetsAllowed.value_or(mcp::ToolRegistry::knownToolsets());
 }
 
 } // namespace

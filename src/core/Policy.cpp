@@ -3,6 +3,7 @@
 #include "core/Policy.h"
 #include "core/NameTable.h"
 #include "core/PolicyKeys.h"
+#include "core/Settings.h"
 #include "core/TeamPolicy.h"
 
 #include <QHash>
@@ -229,17 +230,26 @@ PolicyParseResult parsePolicy(const QByteArray &json, const QString &source)
             else
                 p.revalidateAfterMs = static_cast<qint64>(d);
         } else if (key == kToolsets) {
+            // Toolset names as --toolsets takes them (all-read expands); one name per element.
+            const SettingSpec &spec = Settings::spec(SettingId::Toolsets);
             QStringList list;
             bool ok = v.isArray();
             for (const QJsonValue &e : v.toArray()) {
                 const QString s = e.toString();
-                if (!e.isString() || (s != u"read" && s != u"mutate"))
+                QString ignored;
+                const auto names = e.isString() && !s.contains(u',') && s == s.trimmed().toLower()
+                                       ? Settings::parseList(spec, s, &ignored)
+                                       : std::nullopt;
+                if (!names)
                     ok = false;
-                else if (!list.contains(s))
-                    list.append(s);
+                else
+                    for (const QString &n : *names)
+                        if (!list.contains(n))
+                            list.append(n);
             }
             if (!ok)
-                r.errors.append(u"%1: must be an array of \"read\" and/or \"mutate\""_s.arg(key));
+                r.errors.append(u"%1: must be an array of toolset names (%2)"_s.arg(
+                    key, (spec.choiceList() + spec.aliasNames()).join(u", "_s)));
             else
                 p.toolsetsAllowed = list;
         } else if (key == kUnconfirmed) {

@@ -25,21 +25,23 @@ std::optional<QStringList> Settings::parseList(const SettingSpec &spec, const QS
 {
     const QStringList known = spec.choiceList();
     const QString noun = QString(spec.choiceNoun);
+    const QString named = (known + spec.aliasNames()).join(u", "_s);
     QStringList result;
     for (const QString &part : raw.split(u',', Qt::SkipEmptyParts)) {
         const QString name = part.trimmed().toLower();
         if (name.isEmpty())
             continue;
-        if (!known.contains(name)) {
-            *error =
-                u"Unknown %1: %2 (known %1s: %3)"_s.arg(noun, part.trimmed(), known.join(u", "_s));
+        const QStringList expanded = spec.aliasChoices(name);
+        if (!known.contains(name) && expanded.isEmpty()) {
+            *error = u"Unknown %1: %2 (known %1s: %3)"_s.arg(noun, part.trimmed(), named);
             return std::nullopt;
         }
-        if (!result.contains(name))
-            result.append(name);
+        for (const QString &n : expanded.isEmpty() ? QStringList{name} : expanded)
+            if (!result.contains(n))
+                result.append(n);
     }
     if (result.isEmpty()) {
-        *error = u"No %1 named (known %1s: %2)"_s.arg(noun, known.join(u", "_s));
+        *error = u"No %1 named (known %1s: %2)"_s.arg(noun, named);
         return std::nullopt;
     }
     // Deterministic order: that of the choices.
@@ -99,6 +101,23 @@ bool SettingSpec::hasSource(SettingSource source) const
 QStringList SettingSpec::choiceList() const
 {
     return QString(choices).split(u',', Qt::SkipEmptyParts);
+}
+
+QStringList SettingSpec::aliasChoices(const QString &alias) const
+{
+    for (const QString &entry : QString(choiceAliases).split(u';', Qt::SkipEmptyParts)) {
+        if (entry.section(u'=', 0, 0) == alias)
+            return entry.section(u'=', 1).split(u'+', Qt::SkipEmptyParts);
+    }
+    return {};
+}
+
+QStringList SettingSpec::aliasNames() const
+{
+    QStringList names;
+    for (const QString &alias : QString(choiceAliases).split(u';', Qt::SkipEmptyParts))
+        names.append(alias.section(u'=', 0, 0));
+    return names;
 }
 
 QString SettingSpec::sourceLabel(SettingSource source) const

@@ -94,6 +94,9 @@ struct SettingSpec {
     qint64 max = 0;
     QLatin1StringView choices{};    // comma-separated, for Choice and ChoiceList
     QLatin1StringView choiceNoun{}; // ChoiceList messages: "Unknown toolset: x"
+    // ChoiceList names that stand for several choices: "all-read=read+estate+routing"; ";" between
+    // aliases. An alias is expanded where it is named; it is never a choice of its own.
+    QLatin1StringView choiceAliases{};
     OnInvalid onInvalid = OnInvalid::Error;
     bool emptyIsUnset = false; // a set-but-empty variable counts as not set
     SettingGroup group = SettingGroup::None;
@@ -105,6 +108,9 @@ struct SettingSpec {
 
     bool hasSource(SettingSource source) const;
     QStringList choiceList() const;
+    // The choices an alias stands for (empty: it is not an alias).
+    QStringList aliasChoices(const QString &alias) const;
+    QStringList aliasNames() const;
     // How a source of this row is named in messages: "EQUINIX_MCP_TOOLSETS", "--toolsets",
     // "saved broker/toolsets", "default".
     QString sourceLabel(SettingSource source) const;

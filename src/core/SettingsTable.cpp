@@ -68,13 +68,18 @@ const SettingSpec kTable[] = {
      .savedKey = "broker/toolsets"_L1,
      .defaultValue = "read"_L1,
      .type = SettingType::ChoiceList,
-     .choices = "read,mutate"_L1,
+     .choices = "read,estate,routing,observability,precision-time,marketplace,account,mutate"_L1,
      .choiceNoun = "toolset"_L1,
+     .choiceAliases = "all-read=read+estate+routing+observability+precision-time+marketplace+"
+                      "account"_L1,
      .relay = RelayRule::Narrow,
      .policyKey = "toolsets.allowed"_L1,
-     .summary = "served toolsets: `read`, `mutate`"_L1,
-     .flagHelp = "Toolsets to serve: read (default), mutate. Overrides EQUINIX_MCP_TOOLSETS. "
-                 "Example: read,mutate"_L1},
+     .summary = "served toolsets: `read` (the core reads), `estate`, `routing`, `observability`, "
+                "`precision-time`, `marketplace`, `account`, `all-read` (every read toolset), "
+                "`mutate` (the broker's two tools; never implied by another name)"_L1,
+     .flagHelp = "Toolsets to serve: read (default), estate, routing, observability, "
+                 "precision-time, marketplace, account, all-read (every read toolset), mutate. "
+                 "Overrides EQUINIX_MCP_TOOLSETS. Example: all-read,mutate"_L1},
     {.id = SettingId::ProposalTtlMs,
      .name = "broker.proposal_ttl_ms"_L1,
      .env = "EQUINIX_MCP_PROPOSAL_TTL_MS"_L1,

@@ -148,9 +148,16 @@ FabricCall *FabricClient::get(const QString &path, const QUrlQuery &query)
                        ChangeType::ConnectionCreate, this);
 }
 
-FabricCall *FabricClient::search(const QString &path, const QJsonObject &body)
+FabricCall *FabricClient::getFile(const QString &path, const QUrlQuery &query)
 {
-    return newHttpCall(d, FabricCallMode::Read, QByteArrayLiteral("POST"), path, {},
+    return newHttpCall(d, FabricCallMode::Read, QByteArrayLiteral("GET"), path, query, {},
+                       ChangeType::ConnectionCreate, this, true);
+}
+
+FabricCall *FabricClient::search(const QString &path, const QJsonObject &body,
+                                 const QUrlQuery &query)
+{
+    return newHttpCall(d, FabricCallMode::Read, QByteArrayLiteral("POST"), path, query,
                        QJsonDocument(body).toJson(QJsonDocument::Compact),
                        ChangeType::ConnectionCreate, this);
 }

@@ -77,7 +77,10 @@ public:
     FabricCall *get(const QString &path, const QUrlQuery &query = {});
     // POST <path> with a JSON body, for the spec's search endpoints (reads; retried once on 401).
     // <path> must be under /fabric/v4/ and end in "/search", so it can never reach a create.
-    FabricCall *search(const QString &path, const QJsonObject &body);
+    FabricCall *search(const QString &path, const QJsonObject &body, const QUrlQuery &query = {});
+    // GET <path>?<query> of an operation that answers a file (an image, a PDF): the body is not
+    // parsed nor kept; the result body is {"content_type", "bytes", "sha256"}. Same rules as get().
+    FabricCall *getFile(const QString &path, const QUrlQuery &query = {});
     // Rate-card context for a compiled request: result body is the price context object
     // ({"priced": true, ...} or {"priced": false, "reason": ...}). Never fails: a failed lookup
     // finishes Ok with priced=false and the reason.

@@ -86,6 +86,7 @@ public:
     }
 
     bool isFinished() const override { return m_finished; }
+    void setFileAnswer(bool file) { m_fileAnswer = file; }
 
     bool abortIfNotSent() override
     {
@@ -241,6 +242,8 @@ private:
         m_requestUrl = m_core->urlFor(m_path, m_query);
         QNetworkRequest req(m_requestUrl);
         configureRequest(req, m_correlationId, m_core->config.timeoutMs);
+        if (m_fileAnswer)
+            req.setRawHeader("Accept", "*/*");
         if (m_mode == Mode::Read && m_method == "GET") {
             // Same-origin redirects only, checked in onRedirected(). POSTs (searches, dry runs,
             // creates) never follow a redirect: a 307 would replay the body elsewhere.
@@ -326,6 +329,8 @@ private:
         if (!m_tooLarge && m_refusedRedirect.isEmpty() && x.status > 0)
             x.body = reply->readAll();
         x.tooLarge = m_tooLarge;
+        x.fileAnswer = m_fileAnswer;
+        x.contentType = reply->header(QNetworkRequest::ContentTypeHeader).toString();
         x.refusedRedirect = m_refusedRedirect;
         x.error = reply->error();
         x.errorString = reply->errorString();
@@ -398,15 +403,19 @@ private:
     bool m_tooLarge = false;
     bool m_retried = false;
     bool m_finished = false;
+    bool m_fileAnswer = false;
 };
 
 } // namespace
 
 FabricCall *newHttpCall(ClientCore *core, FabricCallMode mode, QByteArray method, QString path,
-                        QUrlQuery query, QByteArray body, ChangeType changeType, QObject *parent)
+                        QUrlQuery query, QByteArray body, ChangeType changeType, QObject *parent,
+                        bool fileAnswer)
 {
-    return new HttpCall(core, mode, std::move(method), std::move(path), std::move(query),
-                        std::move(body), changeType, parent);
+    auto *call = new HttpCall(core, mode, std::move(method), std::move(path), std::move(query),
+                              std::move(body), changeType, parent);
+    call->setFileAnswer(fileAnswer && mode == FabricCallMode::Read);
+    return call;
 }
 
 } // namespace fb

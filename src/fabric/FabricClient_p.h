@@ -75,8 +75,10 @@ private:
 };
 
 // The calls (FabricClientHttpCall.cpp, FabricClientPriceCall.cpp); each finishes exactly once.
+// fileAnswer (reads only): a 2xx body is not parsed; the result names its type, size and SHA-256.
 FabricCall *newHttpCall(ClientCore *core, FabricCallMode mode, QByteArray method, QString path,
-                        QUrlQuery query, QByteArray body, ChangeType changeType, QObject *parent);
+                        QUrlQuery query, QByteArray body, ChangeType changeType, QObject *parent,
+                        bool fileAnswer = false);
 FabricCall *newPriceCall(FabricClient *client, const CompiledRequest &request, QObject *parent);
 
 } // namespace fb

@@ -3,6 +3,7 @@
 #include "fabric/FabricParsing.h"
 #include "fabric/FabricUrl.h"
 
+#include <QCryptographicHash>
 #include <QJsonDocument>
 #include <QJsonObject>
 
@@ -229,6 +230,20 @@ private:
         const QString call = QString::fromLatin1(x.method) + u' ' + shownPath();
         if (x.mode == FabricCallMode::Create)
             return finishCreate(status, bytes);
+        if (status >= 200 && status < 300 && x.fileAnswer) {
+            FabricResult r = result(
+                Kind::Ok,
+                QStringLiteral("Fabric answered %1 with HTTP %2 and a file.").arg(call).arg(status),
+                status);
+            r.body = QJsonObject{
+                {QStringLiteral("content_type"), sanitizeRemoteText(x.contentType, 100)},
+                {QStringLiteral("bytes"), static_cast<qint64>(bytes.size())},
+                {QStringLiteral("sha256"),
+                 QString::fromLatin1(
+                     QCryptographicHash::hash(bytes, QCryptographicHash::Sha256).toHex())}};
+            finish(r, true);
+            return;
+        }
         if (status >= 200 && status < 300) {
             QString jsonError;
             const auto json = parseStrictJson(bytes, &jsonError);

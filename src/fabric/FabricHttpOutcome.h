@@ -34,11 +34,13 @@ struct HttpExchange {
     int timeoutMs = 30000;
     qint64 maxResponseBytes = 16 * 1024 * 1024;
     QUrl endpoint;
+    bool fileAnswer = false; // a read of a file: a 2xx body is described, not parsed
 
     // The answer. No response header changes the outcome; only the status does.
     int status = 0; // 0 = no HTTP answer arrived
     QByteArray body;
     bool tooLarge = false; // aborted while downloading: the reply was over maxResponseBytes
+    QString contentType;   // the Content-Type header (described for a file answer)
     QUrl refusedRedirect;  // a redirect that was not followed (the reply was aborted)
     QNetworkReply::NetworkError error = QNetworkReply::NoError;
     QString errorString;

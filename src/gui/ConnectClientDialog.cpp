@@ -51,6 +51,14 @@ ConnectClientDialog::ConnectClientDialog(const QString &executablePath, QWidget 
                    ui->clientsWidget);
     note->setObjectName(QStringLiteral("proposalsNote"));
     ui->clientsLayout->addWidget(note);
+    QLabel *toolsets = plainLabel(
+        tr("The agent reads through the core read tools by default. For the whole estate add "
+           "--toolsets all-read after --stdio, or name the read toolsets it needs: read, estate, "
+           "routing, observability, precision-time, marketplace, account (README, Toolsets); "
+           "with the app running, turn them on in its Settings."),
+        ui->clientsWidget);
+    toolsets->setObjectName(QStringLiteral("toolsetsNote"));
+    ui->clientsLayout->addWidget(toolsets);
 
     QGroupBox *group = nullptr;
     QGridLayout *grid = nullptr;

@@ -1,5 +1,7 @@
 #include "gui/PolicyLocks.h"
 
+#include "mcp/ToolRegistry.h"
+
 #include <QBoxLayout>
 #include <QCheckBox>
 #include <QComboBox>
@@ -68,14 +70,28 @@ QStringList showPolicyLocks(const Policy &policy, QWidget *dialog)
     };
     if (policy.toolsetsAllowed) {
         const QString key = QStringLiteral("toolsets.allowed");
-        for (const char *name : {"read", "mutate"}) {
-            auto *check = dialog->findChild<QCheckBox *>(QLatin1String(name) +
-                                                         QStringLiteral("ToolsetCheck"));
-            if (!check || policy.toolsetsAllowed->contains(QLatin1String(name)))
+        // One line for every toolset the policy does not allow; each box says it too.
+        QStringList refused;
+        QList<QCheckBox *> checks;
+        for (const QString &name : mcp::ToolRegistry::knownToolsets()) {
+            auto *check = dialog->findChild<QCheckBox *>(name + QStringLiteral("ToolsetCheck"));
+            if (!check || policy.toolsetsAllowed->contains(name))
                 continue;
             check->setChecked(false);
-            lock(check, key,
-                 PolicyLocks::tr("The %1 toolset is not allowed").arg(QLatin1String(name)));
+            refused << name;
+            checks << check;
+        }
+        if (!refused.isEmpty()) {
+            const QString what =
+                refused.size() == 1
+                    ? PolicyLocks::tr("The %1 toolset is not allowed").arg(refused.first())
+                    : PolicyLocks::tr("The %1 toolsets are not allowed")
+                          .arg(refused.join(QStringLiteral(", ")));
+            lock(checks.takeFirst(), key, what);
+            for (QCheckBox *check : std::as_const(checks)) {
+                check->setEnabled(false);
+                check->setToolTip(PolicyLocks::tr("%1: %2").arg(what, lockedBy(key)));
+            }
         }
     }
     if (policy.channel) {

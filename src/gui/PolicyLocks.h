@@ -13,7 +13,7 @@ class QWidget;
 
 namespace fb {
 
-// Disables the locked widgets among dialog's children (readToolsetCheck, mutateToolsetCheck,
+// Disables the locked widgets among dialog's children (the <toolset>ToolsetCheck boxes,
 // approvalCombo, endpointEdit), shows the locked value, and adds a "policyLocksLabel" listing
 // each lock and who set it. Returns the keys it locked.
 QStringList showPolicyLocks(const Policy &policy, QWidget *dialog);

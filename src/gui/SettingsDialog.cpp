@@ -1,7 +1,9 @@
 #include "gui/SettingsDialog.h"
 
+#include "broker/Catalog.h"
 #include "broker/MutationBroker.h"
 #include "broker/ProposalView.h"
+#include "broker/ReadOperations.h"
 #include "core/ProposalStore.h"
 #include "core/Settings.h"
 #include "core/TeamPolicy.h"
@@ -10,6 +12,7 @@
 #include "gui/PolicyLocks.h"
 #include "gui/WindowFit.h"
 #include "keychain/CredentialStore.h"
+#include "mcp/ToolRegistry.h"
 #include "transport/http/HttpAddress.h"
 #include "ui_SettingsDialog.h"
 
@@ -67,9 +70,11 @@ SettingsDialog::SettingsDialog(const FabricConfig &current, const BrokerSettings
         m_current.clientSecret.isEmpty() ? tr("not set")
                                          : tr("set - leave empty to keep the current secret"));
 
+    addReadToolsetChecks();
     const QStringList toolsets = prefs.toolsets.isEmpty() ? settings.toolsets : prefs.toolsets;
-    ui->readToolsetCheck->setChecked(toolsets.contains(QStringLiteral("read")));
-    ui->mutateToolsetCheck->setChecked(toolsets.contains(QStringLiteral("mutate")));
+    for (const QString &name : mcp::ToolRegistry::knownToolsets())
+        if (QCheckBox *check = toolsetCheck(name))
+            check->setChecked(toolsets.contains(name));
 
     ui->approvalCombo->addItem(tr("Automatic"), QStringLiteral("auto"));
     ui->approvalCombo->addItem(tr("The MCP client's prompt (elicitation)"),
@@ -166,14 +171,33 @@ FabricConfig SettingsDialog::fabricConfig() const
     return c;
 }
 
+void SettingsDialog::addReadToolsetChecks()
+{
+    ui->readToolsetCheck->setText(tr("read: %n core tool(s) (catalog and searches)", nullptr,
+                                     readToolCount(QStringLiteral("read"))));
+    int at = 1; // after read, before mutate
+    for (const readops::Toolset &set : readops::table().toolsets) {
+        auto *check = new QCheckBox(
+            tr("%1: %n tool(s)", nullptr, readToolCount(set.name)).arg(set.name), ui->brokerGroup);
+        check->setObjectName(set.name + QStringLiteral("ToolsetCheck"));
+        check->setToolTip(set.description);
+        check->setAccessibleDescription(set.description);
+        ui->toolsetsLayout->insertWidget(at++, check);
+    }
+}
+
+QCheckBox *SettingsDialog::toolsetCheck(const QString &name) const
+{
+    return findChild<QCheckBox *>(name + QStringLiteral("ToolsetCheck"));
+}
+
 DesktopPreferences SettingsDialog::preferences() const
 {
     DesktopPreferences p;
     p.endpoint = QUrl(ui->endpointEdit->text().trimmed());
-    if (ui->readToolsetCheck->isChecked())
-        p.toolsets << QStringLiteral("read");
-    if (ui->mutateToolsetCheck->isChecked())
-        p.toolsets << QStringLiteral("mutate");
+    for (const QString &name : mcp::ToolRegistry::knownToolsets())
+        if (QCheckBox *check = toolsetCheck(name); check && check->isChecked())
+            p.toolsets << name;
     p.approvalMode =
         BrokerSettings::approvalModeFromName(ui->approvalCombo->currentData().toString());
     if (m_httpCheck->isChecked())

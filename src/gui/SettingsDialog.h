@@ -62,6 +62,10 @@ signals:
     void saved(const fb::FabricConfig &config, const fb::DesktopPreferences &preferences);
 
 private:
+    // One check per spec read toolset, with its tool count and what it reads (its tooltip and
+    // accessible description), between read and mutate; each named "<toolset>ToolsetCheck".
+    void addReadToolsetChecks();
+    QCheckBox *toolsetCheck(const QString &name) const;
     void setStatus(const QString &text, bool error);
     // After a keychain write: the buttons back, and false with the refusal of what shown if the
     // keychain refused it.

@@ -72,6 +72,14 @@ QString ClientSnippets::proposalsNote()
            u"it unless proposals are on there)."_s;
 }
 
+QString ClientSnippets::toolsetsNote()
+{
+    return u"The agent reads through the core read tools by default. For the whole estate add "
+           u"--toolsets all-read after --stdio, or name the read toolsets it needs: read, "
+           u"estate, routing, observability, precision-time, marketplace, account (README, "
+           u"Toolsets); with the app running, turn them on in its Settings."_s;
+}
+
 QString ClientSnippets::kindName(ClientSnippet::Kind kind)
 {
     switch (kind) {
@@ -252,6 +260,7 @@ QJsonObject ClientSnippets::toJson(const QString &executable)
     return QJsonObject{{u"executable"_s, executable},
                        {u"args"_s, argsJson()},
                        {u"note"_s, proposalsNote()},
+                       {u"toolsets_note"_s, toolsetsNote()},
                        {u"snippets"_s, snippetsJson(all(executable), WithNotes::No)}};
 }
 

@@ -32,6 +32,8 @@ public:
     // Shown beside the snippets (README, Connect a client, client-config): without the app a
     // spawned --stdio is read-only, and how to turn proposals on.
     static QString proposalsNote();
+    // Beside it: which read toolsets there are and how to serve more than the core one.
+    static QString toolsetsNote();
 
     static QList<ClientSnippet> all(const QString &executable);
     // For clients that speak Streamable HTTP: the loopback endpoint's URL, and how each client

@@ -18,33 +18,39 @@ ToolRegistry::ToolRegistry(QObject *parent)
 {
 }
 
+QStringList ToolRegistry::readToolsets()
+{
+    return {u"read"_s,           u"estate"_s,      u"routing"_s, u"observability"_s,
+            u"precision-time"_s, u"marketplace"_s, u"account"_s};
+}
+
 QStringList ToolRegistry::knownToolsets()
 {
-    return {u"read"_s, u"mutate"_s};
+    return readToolsets() << u"mutate"_s;
 }
 
 bool ToolRegistry::parseToolsets(const QString &text, QStringList *out, QString *error)
 {
     const QStringList known = knownToolsets();
+    const QString named = (known + QStringList{kAllRead}).join(u", "_s);
     QStringList result;
     const QStringList parts = text.split(u',', Qt::SkipEmptyParts);
     for (const QString &part : parts) {
         const QString name = part.trimmed().toLower();
         if (name.isEmpty())
             continue;
-        if (!known.contains(name)) {
-            if (error) {
-                *error = u"Unknown toolset: %1 (known toolsets: %2)"_s.arg(part.trimmed(),
-                                                                           known.join(u", "_s));
-            }
+        if (!known.contains(name) && name != kAllRead) {
+            if (error)
+                *error = u"Unknown toolset: %1 (known toolsets: %2)"_s.arg(part.trimmed(), named);
             return false;
         }
-        if (!result.contains(name))
-            result.append(name);
+        for (const QString &n : name == kAllRead ? readToolsets() : QStringList{name})
+            if (!result.contains(n))
+                result.append(n);
     }
     if (result.isEmpty()) {
         if (error)
-            *error = u"No toolset named (known toolsets: %1)"_s.arg(known.join(u", "_s));
+            *error = u"No toolset named (known toolsets: %1)"_s.arg(named);
         return false;
     }
     // Deterministic order: that of knownToolsets().

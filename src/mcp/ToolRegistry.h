@@ -1,7 +1,8 @@
 #pragma once
 // ToolRegistry: every MCP tool registers here (name, title, description, input and output
-// schema, annotations, toolset, handler). Toolsets gate what is served: "read" by default,
-// "mutate" only when the operator names it. Tools outside the served toolsets are absent from
+// schema, annotations, toolset, handler). Toolsets gate what is served: "read" by default, the
+// other read toolsets when named (one by one, or all with "all-read"), "mutate" only when the
+// operator names it. Tools outside the served toolsets are absent from
 // tools/list and calling them is an unknown tool.
 #include <QJsonArray>
 #include <QJsonObject>
@@ -36,7 +37,7 @@ struct ToolDefinition {
     QJsonObject inputSchema;  // JSON Schema, type object
     QJsonObject outputSchema; // JSON Schema, type object; empty = none declared
     QJsonObject annotations;  // readOnlyHint, destructiveHint, idempotentHint, openWorldHint
-    QString toolset;          // "read" or "mutate"
+    QString toolset;          // one of ToolRegistry::knownToolsets()
     // Called once per tools/call with validated-as-object arguments (valid against inputSchema
     // with ArgumentCheck::Schema). The handler (or whatever it starts) must call
     // ToolCall::finish exactly once, synchronously or later.
@@ -49,8 +50,13 @@ class ToolRegistry : public QObject {
 public:
     explicit ToolRegistry(QObject *parent = nullptr);
 
-    static QStringList knownToolsets(); // {"read", "mutate"}
-    // Parses "read,mutate" (also from EQUINIX_MCP_TOOLSETS); unknown names -> error message.
+    // "read" (the core catalog), the spec's read toolsets (src/broker/readops), in that order.
+    static QStringList readToolsets();
+    static QStringList knownToolsets(); // readToolsets() and "mutate", last
+    // Stands for every read toolset; never for mutate.
+    static inline const QString kAllRead = QStringLiteral("all-read");
+    // Parses "read,mutate" or "all-read,mutate" (also from EQUINIX_MCP_TOOLSETS); unknown
+    // names -> error message.
     static bool parseToolsets(const QString &text, QStringList *out, QString *error);
 
     // With ArgumentCheck::Schema the handler is wrapped in the check of inputSchema.

@@ -103,11 +103,14 @@ test('client-config: the note beside the snippets says proposals are off without
   assert.match(doc.note, /^With no Fabric Broker app running, a spawned fabric-broker --stdio serves only the read tools: proposals are off\./);
   assert.match(doc.note, /start the Fabric Broker app and turn on proposals there/);
   assert.match(doc.note, /add --toolsets read,mutate after --stdio/);
+  assert.match(doc.toolsets_note, /add --toolsets all-read after --stdio/);
   const text = execFileSync(BIN, ['client-config'], { encoding: 'utf8' });
   assert.equal(text.split('\n')[0], `# ${doc.note}`, 'the first line of client-config');
+  assert.equal(text.split('\n')[1], `# ${doc.toolsets_note}`, 'the second line of client-config');
   const readme = fs.readFileSync(path.join(here, '../../README.md'), 'utf8').replace(/\s+/g, ' ');
   const section = readme.slice(readme.indexOf('## MCP client configuration'), readme.indexOf('Claude Code (user scope'));
   assert.ok(section.includes(doc.note), `README.md's "MCP client configuration" lacks the note:\n${doc.note}`);
+  assert.ok(section.includes(doc.toolsets_note), `README.md's "MCP client configuration" lacks:\n${doc.toolsets_note}`);
 });
 
 test('client-config: the human-readable form prints the same snippets; bad options are usage errors', () => {

@@ -41,6 +41,9 @@ private slots:
         const auto *note = dialog.findChild<QLabel *>(QStringLiteral("proposalsNote"));
         QVERIFY(note);
         QCOMPARE(note->text(), mcp::ClientSnippets::proposalsNote());
+        const auto *toolsets = dialog.findChild<QLabel *>(QStringLiteral("toolsetsNote"));
+        QVERIFY(toolsets);
+        QCOMPARE(toolsets->text(), mcp::ClientSnippets::toolsetsNote());
         for (const char *client :
              {"Claude Code", "Claude Desktop", "VS Code", "Cursor", "Codex", "Gemini CLI"}) {
             bool found = false;

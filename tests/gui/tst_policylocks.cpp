@@ -68,7 +68,14 @@ void TestPolicyLocks::lockedSettingsAreDisabled()
     QVERIFY(label);
     QCOMPARE(label->textFormat(), Qt::PlainText);
     QCOMPARE(label->text().count("set by your administrator"), 4);
-    QVERIFY(label->text().contains("The mutate toolset is not allowed"));
+    QVERIFY2(label->text().contains("The estate, routing, observability, precision-time, "
+                                    "marketplace, account, mutate toolsets are not allowed"),
+             qPrintable(label->text()));
+    for (const char *name : {"routing", "account"}) {
+        auto *check = dialog.findChild<QCheckBox *>(QString(name) + "ToolsetCheck");
+        QVERIFY(check && !check->isEnabled() && !check->isChecked());
+        QVERIFY(check->toolTip().contains("toolsets.allowed"));
+    }
     QVERIFY(label->text().contains("without a person's approval is locked off"));
     // Saving keeps the locked values.
     QCOMPARE(dialog.preferences().toolsets, QStringList{"read"});

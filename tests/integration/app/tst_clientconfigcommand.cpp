@@ -54,7 +54,8 @@ private slots:
     {
         const Run r = run({"--executable", kExe});
         QCOMPARE(r.exitCode, 0);
-        QVERIFY(r.out.startsWith("# " + mcp::ClientSnippets::proposalsNote() + "\n\n"));
+        QVERIFY(r.out.startsWith("# " + mcp::ClientSnippets::proposalsNote() + "\n# " +
+                                 mcp::ClientSnippets::toolsetsNote() + "\n\n"));
         const QList<mcp::ClientSnippet> snippets = mcp::ClientSnippets::all(kExe);
         QVERIFY(!snippets.isEmpty());
         for (const mcp::ClientSnippet &s : snippets) {

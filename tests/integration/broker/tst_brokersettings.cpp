@@ -57,15 +57,17 @@ private slots:
 
         sources.flags.insert(SettingId::Toolsets, u"all"_s);
         QVERIFY(!BrokerSettings::fromSources(sources, &s, &error));
-        QCOMPARE(error, u"--toolsets: Unknown toolset: all (known toolsets: read, mutate)"_s);
+        QCOMPARE(error, u"--toolsets: Unknown toolset: all (known toolsets: read, estate, routing, "
+                        "observability, precision-time, marketplace, account, mutate, all-read)"_s);
     }
 
     void toolsetNamesAgreeWithTheRegistry()
     {
         const SettingSpec &spec = Settings::spec(SettingId::Toolsets);
         QCOMPARE(spec.choiceList(), mcp::ToolRegistry::knownToolsets());
-        for (const QString &text : {u"read"_s, u"mutate,read"_s, u" READ , mutate,read"_s,
-                                    u"write"_s, QString(), u","_s, u"read,x"_s}) {
+        for (const QString &text :
+             {u"read"_s, u"mutate,read"_s, u" READ , mutate,read"_s, u"write"_s, QString(), u","_s,
+              u"read,x"_s, u"all-read"_s, u"routing,all-read,mutate"_s, u"all"_s}) {
             QStringList fromRegistry;
             QString registryError;
             const bool registryOk =

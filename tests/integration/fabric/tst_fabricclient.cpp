@@ -7,6 +7,7 @@
 #include "fabric/FabricClient.h"
 #include "fabric/FabricParsing.h"
 
+#include <QCryptographicHash>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QPointer>
@@ -786,6 +787,52 @@ private slots:
         WAIT_RESULT(r, client.get(QStringLiteral("/fabric/v4/metros")));
         QCOMPARE(r.kind, Kind::InvalidResponse);
         QVERIFY2(r.message.contains(QStringLiteral("1024")), qPrintable(r.message));
+    }
+
+    void aFileIsDescribedNeverParsedNorKept()
+    {
+        FakeFabricServer server;
+        QVERIFY(server.listen());
+        Scripted png;
+        png.status = 200;
+        png.body = QByteArray("\x89PNG\r\n\x1a\n", 8) + QByteArray(100, '\0');
+        png.headers.append(qMakePair(QByteArray("Content-Type"), QByteArray("image/png")));
+        server.enqueue("GET", "/fabric/v4/logos/l1", png);
+        FabricClient client(configFor(server));
+        WAIT_RESULT(r, client.getFile(QStringLiteral("/fabric/v4/logos/l1")));
+        QCOMPARE(r.kind, Kind::Ok);
+        const QJsonObject file = r.body.toObject();
+        QCOMPARE(file.value(QStringLiteral("content_type")).toString(),
+                 QStringLiteral("image/png"));
+        QCOMPARE(file.value(QStringLiteral("bytes")).toInteger(), 108);
+        QCOMPARE(file.value(QStringLiteral("sha256")).toString(),
+                 QString::fromLatin1(
+                     QCryptographicHash::hash(png.body, QCryptographicHash::Sha256).toHex()));
+        QCOMPARE(file.size(), 3);
+        const auto req = server.matching("GET", "/fabric/v4/logos/l1").first();
+        QCOMPARE(req.header("accept"), QByteArray("*/*"));
+        // A failure is still Fabric's error list, read as JSON.
+        server.enqueue("GET", "/fabric/v4/logos/l2",
+                       Scripted::json(404, R"([{"errorCode":"EQ-1","errorMessage":"no logo"}])"));
+        WAIT_RESULT(e, client.getFile(QStringLiteral("/fabric/v4/logos/l2")));
+        QCOMPARE(e.kind, Kind::FabricError);
+        QCOMPARE(e.errors.value(0).errorCode, QStringLiteral("EQ-1"));
+    }
+
+    void searchCarriesItsQuery()
+    {
+        FakeFabricServer server;
+        QVERIFY(server.listen());
+        server.enqueue("POST", "/fabric/v4/companyProfiles/search",
+                       Scripted::json(200, R"({"data":[]})"));
+        FabricClient client(configFor(server));
+        QUrlQuery q;
+        q.addQueryItem(QStringLiteral("viewPoint"), QStringLiteral("aSide"));
+        WAIT_RESULT(r, client.search(QStringLiteral("/fabric/v4/companyProfiles/search"),
+                                     QJsonObject(), q));
+        QCOMPARE(r.kind, Kind::Ok);
+        QCOMPARE(server.matching("POST", "/fabric/v4/companyProfiles/search").first().query,
+                 QByteArray("viewPoint=aSide"));
     }
 
     void nonJsonSuccessIsInvalid()

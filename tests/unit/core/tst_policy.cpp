@@ -43,6 +43,7 @@ private slots:
     void emptyPolicyIsDefaults();
     void errorsNameTheKey_data();
     void errorsNameTheKey();
+    void allReadAllowsEveryReadToolsetNeverMutate();
     void notJsonIsAnError();
     void perChangeBoundaries();
     void currencyMismatchIsDeniedNeverConverted();
@@ -141,6 +142,12 @@ void TestPolicy::errorsNameTheKey_data()
                                  << "revalidate_before_send_after_ms";
     QTest::newRow("toolset name") << QByteArray(R"({"toolsets": {"allowed": ["write"]}})")
                                   << "toolsets.allowed";
+    QTest::newRow("two toolsets in one name")
+        << QByteArray(R"({"toolsets": {"allowed": ["read,mutate"]}})") << "toolsets.allowed";
+    QTest::newRow("toolset spelled otherwise")
+        << QByteArray(R"({"toolsets": {"allowed": ["Read"]}})") << "toolsets.allowed";
+    QTest::newRow("toolset padded")
+        << QByteArray(R"({"toolsets": {"allowed": [" routing"]}})") << "toolsets.allowed";
     QTest::newRow("bool as string")
         << QByteArray(R"({"allow_unconfirmed_mutations": "no"})") << "allow_unconfirmed_mutations";
     QTest::newRow("endpoint scheme")
@@ -162,6 +169,15 @@ void TestPolicy::errorsNameTheKey()
     // A file with an error sets nothing.
     for (const QString &k : Policy::keys())
         QVERIFY(!r.policy.isSet(k));
+}
+
+void TestPolicy::allReadAllowsEveryReadToolsetNeverMutate()
+{
+    Policy p = parseOk(R"({"toolsets": {"allowed": ["all-read"]}})");
+    QCOMPARE(p.toolsetsAllowed, (QStringList{"read", "estate", "routing", "observability",
+                                             "precision-time", "marketplace", "account"}));
+    p = parseOk(R"({"toolsets": {"allowed": ["routing", "mutate", "routing"]}})");
+    QCOMPARE(p.toolsetsAllowed, (QStringList{"routing", "mutate"}));
 }
 
 void TestPolicy::notJsonIsAnError()

@@ -213,14 +213,18 @@ private slots:
         QCOMPARE(
             errorOf(SettingId::Approval, envOnly({{u"EQUINIX_MCP_APPROVAL"_s, u"sometimes"_s}})),
             u"EQUINIX_MCP_APPROVAL must be auto, client or desktop"_s);
-        QCOMPARE(errorOf(SettingId::Toolsets, envOnly({{u"EQUINIX_MCP_TOOLSETS"_s, u"write"_s}})),
-                 u"EQUINIX_MCP_TOOLSETS: Unknown toolset: write (known toolsets: read, mutate)"_s);
+        QCOMPARE(
+            errorOf(SettingId::Toolsets, envOnly({{u"EQUINIX_MCP_TOOLSETS"_s, u"write"_s}})),
+            u"EQUINIX_MCP_TOOLSETS: Unknown toolset: write (known toolsets: read, estate, routing, "
+            "observability, precision-time, marketplace, account, mutate, all-read)"_s);
         QCOMPARE(errorOf(SettingId::Toolsets, envOnly({{u"EQUINIX_MCP_TOOLSETS"_s, u" , "_s}})),
-                 u"EQUINIX_MCP_TOOLSETS: No toolset named (known toolsets: read, mutate)"_s);
+                 u"EQUINIX_MCP_TOOLSETS: No toolset named (known toolsets: read, estate, routing, "
+                 "observability, precision-time, marketplace, account, mutate, all-read)"_s);
         SettingSources flag;
         flag.flags.insert(SettingId::Toolsets, u"read,all"_s);
         QCOMPARE(errorOf(SettingId::Toolsets, flag),
-                 u"--toolsets: Unknown toolset: all (known toolsets: read, mutate)"_s);
+                 u"--toolsets: Unknown toolset: all (known toolsets: read, estate, routing, "
+                 "observability, precision-time, marketplace, account, mutate, all-read)"_s);
         // An invalid variable is an error even where a valid flag would win.
         SettingSources both = envOnly({{u"EQUINIX_MCP_TOOLSETS"_s, u"write"_s}});
         both.flags.insert(SettingId::Toolsets, u"read"_s);

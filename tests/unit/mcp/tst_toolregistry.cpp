@@ -48,6 +48,16 @@ private slots:
         QTest::newRow("unknown") << "read,admin" << false << QStringList{};
         QTest::newRow("empty") << "" << false << QStringList{};
         QTest::newRow("commas") << ",," << false << QStringList{};
+        QTest::newRow("one spec toolset") << "routing" << true << QStringList{"routing"};
+        QTest::newRow("all-read") << "all-read" << true
+                                  << QStringList{"read",          "estate",         "routing",
+                                                 "observability", "precision-time", "marketplace",
+                                                 "account"};
+        QTest::newRow("all-read never implies mutate, naming it does")
+            << "mutate, ALL-READ,routing" << true
+            << QStringList{"read",           "estate",      "routing", "observability",
+                           "precision-time", "marketplace", "account", "mutate"};
+        QTest::newRow("all is not a name") << "all" << false << QStringList{};
     }
     void parseToolsets()
     {
