@@ -80,6 +80,15 @@ TOOLSETS = {
     "account": ("Letters of authorization (LOAs) and their actions, and tags.", ["Loas", "Tags"]),
 }
 TAG_TOOLSET = {tag: name for name, (_, tags) in TOOLSETS.items() for tag in tags}
+# What each reads, in a few words (Settings shows it beside the toolset's name).
+SUMMARIES = {
+    "estate": "ports, connections, networks, tokens, gateways, IP blocks, EIA, IX, Fabric One",
+    "routing": "cloud routers, routes, BGP, route filters and aggregations",
+    "observability": "metrics, streams, alert rules, events, health",
+    "precision-time": "NTP and PTP services",
+    "marketplace": "applications, subscriptions, company profiles, logos",
+    "account": "LOAs and tags",
+}
 
 UUID_PATTERN = "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"
 # A path segment Fabric could name; never "." or ".." (a dot segment would leave the operation).
@@ -321,7 +330,7 @@ def build(spec_path):
         "generatedBy": "scripts/gen-read-operations.py",
         "spec": {"title": doc["info"]["title"], "version": str(doc["info"]["version"]),
                  "sha256": hashlib.sha256(raw).hexdigest()},
-        "toolsets": [{"name": name, "description": d, "tags": tags}
+        "toolsets": [{"name": name, "summary": SUMMARIES[name], "description": d, "tags": tags}
                      for name, (d, tags) in TOOLSETS.items()],
         "operations": rows,
     }

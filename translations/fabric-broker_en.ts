@@ -1467,19 +1467,13 @@ request SHA-256: %2</source>
         <source>The keychain refused %1: %2. Nothing was stored in a file.</source>
         <translation type="unfinished"></translation>
     </message>
-    <message numerus="yes">
-        <source>read: %n core tool(s) (catalog and searches)</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
-            <numerusform></numerusform>
-        </translation>
+    <message>
+        <source>read (%1 tools): the core catalog and searches</source>
+        <translation type="unfinished"></translation>
     </message>
-    <message numerus="yes">
-        <source>%1: %n tool(s)</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
-            <numerusform></numerusform>
-        </translation>
+    <message>
+        <source>%1 (%2 tools): %3</source>
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>

@@ -73,8 +73,8 @@ Table load()
     t.specSha256 = spec.value(u"sha256").toString();
     for (const QJsonValue &set : root.value(u"toolsets").toArray()) {
         const QJsonObject s = set.toObject();
-        t.toolsets.append({s.value(u"name").toString(), s.value(u"description").toString(),
-                           strings(s.value(u"tags"))});
+        t.toolsets.append({s.value(u"name").toString(), s.value(u"summary").toString(),
+                           s.value(u"description").toString(), strings(s.value(u"tags"))});
     }
     for (const QJsonValue &row : root.value(u"operations").toArray())
         t.operations.append(parseRow(row.toObject()));

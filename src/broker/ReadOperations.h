@@ -39,6 +39,7 @@ struct ReadOperation {
 
 struct Toolset {
     QString name;
+    QString summary; // what it reads, in a few words
     QString description;
     QStringList tags;
 };

@@ -173,12 +173,13 @@ FabricConfig SettingsDialog::fabricConfig() const
 
 void SettingsDialog::addReadToolsetChecks()
 {
-    ui->readToolsetCheck->setText(tr("read: %n core tool(s) (catalog and searches)", nullptr,
-                                     readToolCount(QStringLiteral("read"))));
+    ui->readToolsetCheck->setText(tr("read (%1 tools): the core catalog and searches")
+                                      .arg(readToolCount(QStringLiteral("read"))));
     int at = 1; // after read, before mutate
     for (const readops::Toolset &set : readops::table().toolsets) {
         auto *check = new QCheckBox(
-            tr("%1: %n tool(s)", nullptr, readToolCount(set.name)).arg(set.name), ui->brokerGroup);
+            tr("%1 (%2 tools): %3").arg(set.name).arg(readToolCount(set.name)).arg(set.summary),
+            ui->brokerGroup);
         check->setObjectName(set.name + QStringLiteral("ToolsetCheck"));
         check->setToolTip(set.description);
         check->setAccessibleDescription(set.description);

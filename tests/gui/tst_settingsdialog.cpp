@@ -3,8 +3,13 @@
 // sandbox (whose saved values do not apply to this session), voids nothing.
 #include "GuiTestData.h"
 #include "TestEnvironment.h"
+#include "broker/Catalog.h"
+#include "broker/ReadOperations.h"
 #include "core/ProposalStore.h"
 #include "gui/SettingsDialog.h"
+#include "mcp/ToolRegistry.h"
+
+#include <QCheckBox>
 
 #include <QLabel>
 #include <QLineEdit>
@@ -64,6 +69,31 @@ private slots:
         QVERIFY(r.proposal->evictedBecause.contains("endpoint or credentials were changed"));
         QCOMPARE(store.consume(b.token).checks.notEvicted, std::optional<bool>(false));
         delete dialog;
+    }
+
+    void everyToolsetIsListedWithItsCountAndWhatItReads()
+    {
+        BrokerSettings settings;
+        settings.toolsets = {"read", "routing", "mutate"};
+        SettingsDialog dialog(FabricConfig{}, settings, false, nullptr);
+        const QStringList names = mcp::ToolRegistry::knownToolsets();
+        for (const QString &name : names) {
+            auto *check = dialog.findChild<QCheckBox *>(name + "ToolsetCheck");
+            QVERIFY2(check, qPrintable(name));
+            QCOMPARE(check->isChecked(), settings.toolsets.contains(name));
+        }
+        for (const readops::Toolset &set : readops::table().toolsets) {
+            auto *check = dialog.findChild<QCheckBox *>(set.name + "ToolsetCheck");
+            QCOMPARE(check->text(), QStringLiteral("%1 (%2 tools): %3")
+                                        .arg(set.name)
+                                        .arg(readToolCount(set.name))
+                                        .arg(set.summary));
+            QCOMPARE(check->accessibleDescription(), set.description);
+        }
+        // Saved as checked, in the toolsets' order.
+        dialog.findChild<QCheckBox *>("accountToolsetCheck")->setChecked(true);
+        dialog.findChild<QCheckBox *>("mutateToolsetCheck")->setChecked(false);
+        QCOMPARE(dialog.preferences().toolsets, (QStringList{"read", "routing", "account"}));
     }
 
     void settingsSavedUnchangedVoidNothing()
