@@ -14,10 +14,12 @@ validated against that schema: a seed that does not match the spec stops the scr
 The output holds:
   collections: {name: [{ids: {pathParam: value}, item: {...}}]}; ids are the path parameter
                values under which an item is found (its own id and its parents').
-  operations:  {operationId: {collection?, shape?, status?, query?, sample}}; an operation with a
-               collection is served by SandboxReadOps (shape one, page or data; query maps a
-               query parameter to the JSON pointer it filters on); one without is served by the
-               older handlers of SandboxApi. sample is a request the seed answers with success.
+  operations:  {operationId: {collection?, shape?, status?, query?, echoSort?, sample}}; an
+               operation with a collection is served by SandboxReadOps (shape one, page, data or
+               file; query maps a query parameter to the JSON pointer it filters on; echoSort:
+               the page repeats the search's sort, which the spec requires); one without is
+               served by the older handlers of SandboxApi. sample is a request the seed answers
+               with success.
   files:       {name: {contentType, base64}} for the "file" answers (the logo).
 Hrefs start with ${BASE}, which the sandbox replaces with its own base URL.
 
@@ -204,6 +206,11 @@ def build(spec, table):
                 entry["shape"] = "file"
             else:
                 entry["shape"] = shape_of(spec, row, schema)
+                extra = set(spec.resolve(schema).get("required", [])) - {"data", "pagination"}
+                if entry["shape"] != "one" and extra - {"sort"}:
+                    errors.append(f"{op_id}: the answer requires {sorted(extra)}")
+                if entry["shape"] != "one" and "sort" in extra:
+                    entry["echoSort"] = True
                 schemas.setdefault(entry["collection"], []).append(
                     (item_schema(spec, row, entry["shape"], schema), op_id))
             if status != 200:

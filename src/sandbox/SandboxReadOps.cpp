@@ -201,8 +201,9 @@ SandboxReply SandboxReadOps::list(const SandboxReadOperation &op, QList<QJsonObj
         if (SandboxSearch::matches(body.value(u"filter"_s), item, nullptr))
             matched.append(item);
     }
-    const QJsonValue sort = body.value(u"sort"_s);
-    SandboxSearch::sort(matched, sort.isObject() ? QJsonArray{sort} : sort.toArray());
+    const QJsonValue sortValue = body.value(u"sort"_s);
+    const QJsonArray sort = sortValue.isObject() ? QJsonArray{sortValue} : sortValue.toArray();
+    SandboxSearch::sort(matched, sort);
     if (op.shape == "data"_L1)
         return SandboxReply::json(op.status, QJsonObject{{u"data"_s, matched}});
     const QJsonObject pagination = body.value(u"pagination"_s).toObject();
@@ -211,7 +212,10 @@ SandboxReply SandboxReadOps::list(const SandboxReadOperation &op, QList<QJsonObj
         std::max(0, intOr(pagination.value(u"offset"_s), intOr(args.value(u"offset"_s), 0)));
     page.limit = std::max(
         1, intOr(pagination.value(u"limit"_s), intOr(args.value(u"limit"_s), kDefaultLimit)));
-    return SandboxReply::json(op.status, SandboxSearch::pageOf(matched, page, path));
+    QJsonObject out = SandboxSearch::pageOf(matched, page, path);
+    if (op.echoSort)
+        out.insert(u"sort"_s, sort);
+    return SandboxReply::json(op.status, out);
 }
 
 SandboxReply SandboxReadOps::withBase(SandboxReply reply) const

@@ -105,6 +105,7 @@ SandboxReadTable SandboxReadTable::parse(const QByteArray &tableBytes,
         op.shape = entry.value(u"shape"_s).toString();
         op.status = entry.value(u"status"_s).toInt(200);
         op.queryMatch = stringMap(entry.value(u"query"_s).toObject());
+        op.echoSort = entry.value(u"echoSort"_s).toBool();
         op.sample = entry.value(u"sample"_s).toObject();
         t.m_operations.append(op);
     }

@@ -29,6 +29,7 @@ struct SandboxReadOperation {
     QString shape;                      // one, page, data or file
     int status = 200;                   // the spec's success status (202 for a few)
     QHash<QString, QString> queryMatch; // query parameter -> JSON pointer it filters on
+    bool echoSort = false;              // the page repeats the search's sort (the spec requires it)
     QJsonObject sample;                 // {path, query?, body?}: answered with success
 };
 
