@@ -1,15 +1,18 @@
 #!/usr/bin/env python3
 """Derive the sandbox's read-operation estate (resources/sandbox/readops.json) from the read
-operation table (src/broker/readops/read_operations.json), the hand-written seed below and the
-Fabric v4 OpenAPI document.
+operation table (src/broker/readops/read_operations.json), a hand-written seed and the Fabric v4
+OpenAPI document.
 
-The seed below names, for every entity the read operations show (routing protocols, routes,
-route filters and aggregations, router actions and commands, metrics, streams, cloud events,
-precision time, applications, marketplace, LOAs, tags, IP blocks, ...), its realistic fields and
-how it ties to the estate of resources/sandbox/estate.json (connection, port, router, network and
-profile ids). The spec's response schema of each entity fills in the fields the spec requires
-that the seed leaves out (the first enum value, a fixed date, ...), and every entity is then
-validated against that schema: a seed that does not match the spec stops the script.
+The seed (scripts/sandbox_readops_seed.py, sandbox_readops_services.py) names, for every entity
+the read operations show (routing protocols, routes, route filters and aggregations, router
+actions and commands, metrics, streams, cloud events, precision time, applications, marketplace,
+LOAs, tags, IP blocks, ...), its realistic fields and how it ties to the estate of
+resources/sandbox/estate.json (connection, port, router, network and profile ids);
+scripts/sandbox_readops_operations.py says how each operation is served. The spec's response
+schema of each entity fills in the fields the spec requires that the seed leaves out (the first
+enum value, a fixed date, ...), and every entity is then validated against the response schema
+of every operation that serves it, and every sample request against the operation's input
+schema: a seed that does not match the spec stops the script.
 
 The output holds:
   collections: {name: [{ids: {pathParam: value}, item: {...}}]}; ids are the path parameter
@@ -37,7 +40,9 @@ import warnings
 import jsonschema
 import yaml
 
-from sandbox_readops_seed import COLLECTIONS, FILES, OPERATIONS, SAMPLE_IDS
+from sandbox_readops_operations import OPERATIONS, SAMPLE_IDS
+from sandbox_readops_seed import COLLECTIONS
+from sandbox_readops_services import FILES
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
