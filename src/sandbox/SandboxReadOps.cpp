@@ -85,12 +85,16 @@ std::optional<QJsonObject> SandboxReadOps::arguments(const SandboxReadOperation 
     const auto items = query.queryItems(QUrl::FullyDecoded);
     for (const auto &[name, text] : items) {
         const QJsonObject schema = properties.value(name).toObject();
-        if (!op.queryParams.value(name)) {
+        const QString style = op.queryParams.value(name);
+        if (style.isEmpty()) {
             args.insert(name, typed(text, schema));
             continue;
         }
+        // An array: the parameter repeats ("multi") or holds the values comma-separated.
         QJsonArray values = args.value(name).toArray();
-        values.append(typed(text, schema.value(u"items"_s).toObject()));
+        const QStringList parts = style == "csv"_L1 ? text.split(u',') : QStringList{text};
+        for (const QString &part : parts)
+            values.append(typed(part, schema.value(u"items"_s).toObject()));
         args.insert(name, values);
     }
     if (op.method == "POST"_L1 && !body.trimmed().isEmpty()) {
@@ -179,14 +183,20 @@ QList<QJsonObject> SandboxReadOps::candidates(const SandboxReadOperation &op,
                 out.append(it.item);
         }
     }
+    // A query parameter naming a property keeps the items with one of its values there (an
+    // array parameter repeats: ?state=A&state=B).
     for (auto m = op.queryMatch.begin(); m != op.queryMatch.end(); ++m) {
-        const QString wanted = query.queryItemValue(m.key(), QUrl::FullyDecoded);
+        QStringList wanted = query.allQueryItemValues(m.key(), QUrl::FullyDecoded);
+        if (op.queryParams.value(m.key()) == "csv"_L1)
+            wanted = wanted.join(u',').split(u',', Qt::SkipEmptyParts);
         if (wanted.isEmpty())
             continue;
         out.removeIf([&](const QJsonObject &item) {
             const QJsonArray values = SandboxSearch::valuesAt(item, m.value());
-            return std::none_of(values.begin(), values.end(),
-                                [&](const QJsonValue &v) { return queryMatches(wanted, v); });
+            return std::none_of(values.begin(), values.end(), [&](const QJsonValue &v) {
+                return std::any_of(wanted.begin(), wanted.end(),
+                                   [&](const QString &w) { return queryMatches(w, v); });
+            });
         });
     }
     return out;

@@ -93,7 +93,7 @@ SandboxReadTable SandboxReadTable::parse(const QByteArray &tableBytes,
         op.pathParams = strings(row.value(u"pathParams"_s).toArray());
         const QJsonArray query = row.value(u"queryParams"_s).toArray();
         for (const QJsonValue &q : query)
-            op.queryParams.insert(q[u"name"_s].toString(), q[u"array"_s].toBool());
+            op.queryParams.insert(q[u"name"_s].toString(), q[u"array"_s].toString());
         op.body = row.value(u"body"_s).toString();
         op.inputSchema = row.value(u"inputSchema"_s).toObject();
         if (!served.contains(op.operationId)) {

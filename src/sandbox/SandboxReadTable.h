@@ -20,9 +20,9 @@ struct SandboxReadOperation {
     QString pathTemplate; // "/fabric/v4/routers/{routerId}/routes/search"
     QStringList segments; // the template's segments after the leading '/'
     QStringList pathParams;
-    QHash<QString, bool> queryParams; // name -> is an array
-    QString body;                     // "required", "optional" or empty
-    QJsonObject inputSchema;          // empty for the core catalog's rows
+    QHash<QString, QString> queryParams; // name -> array style: "multi" (repeated), "csv" or ""
+    QString body;                        // "required", "optional" or empty
+    QJsonObject inputSchema;             // empty for the core catalog's rows
     // Served here when collection is set ("@ports": the estate's ports); otherwise SandboxApi's
     // older handlers answer.
     QString collection;

@@ -186,6 +186,19 @@ private slots:
         QCOMPARE(paging(page, "total"), 3);
         page = object(get("/fabric/v4/tags", QUrlQuery("type=NOTHING")));
         QCOMPARE(page["data"].toArray().size(), 0);
+        page = object(get("/fabric/v4/tags", QUrlQuery("type=NOTHING&type=COMPANY_PROFILE")));
+        QCOMPARE(page["data"].toArray().size(), 3);
+        const QString appLinks =
+            "/fabric/v4/appDomains/ad000000-0000-4000-8000-000000000001/appLinks";
+        QCOMPARE(object(get(appLinks, QUrlQuery("state=PROVISIONED,DEPROVISIONED")))["data"]
+                     .toArray()
+                     .size(),
+                 1);
+        QCOMPARE(object(get(appLinks, QUrlQuery("state=DEPROVISIONED")))["data"].toArray().size(),
+                 0);
+        // The company profile's own tags are the approved two.
+        page = object(get("/fabric/v4/companyProfiles/cf000000-0000-4000-8000-000000000001/tags"));
+        QCOMPARE(page["data"].toArray().size(), 2);
     }
 
     void argumentsTheSchemaRejectsAre400()
