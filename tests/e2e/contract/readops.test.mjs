@@ -85,8 +85,16 @@ function rebase(schema) {
   return JSON.parse(JSON.stringify(schema).replace(/"\$ref":"#\//g, '"$ref":"fabric#/'));
 }
 
-async function check(row) {
-  const sample = estate.operations[row.operationId].sample;
+// The spec's response of an operation for an error status, or null when it names none.
+function errorOf(spec, row, status) {
+  const op = spec.paths[row.path][row.method.toLowerCase()];
+  let response = op.responses[String(status)];
+  if (!response) return null;
+  if (response.$ref) response = response.$ref.slice(2).split('/').reduce((o, k) => o[k], spec);
+  return Object.values(response.content ?? {})[0]?.schema ?? null;
+}
+
+async function send(row, sample) {
   const url = new URL(state.sandbox.url + sample.path);
   for (const [k, v] of Object.entries(sample.query ?? {})) url.searchParams.append(k, String(v));
   const res = await fetch(url, {
@@ -97,7 +105,17 @@ async function check(row) {
     },
     body: sample.body ? JSON.stringify(sample.body) : undefined,
   });
-  const bytes = Buffer.from(await res.arrayBuffer());
+  return { res, bytes: Buffer.from(await res.arrayBuffer()) };
+}
+
+function violations(schema, body) {
+  const validate = state.ajv.compile(rebase(schema));
+  if (validate(body)) return [];
+  return validate.errors.slice(0, 5).map((e) => `${e.instancePath || '/'} ${e.message} ${JSON.stringify(e.params)}`);
+}
+
+async function check(row) {
+  const { res, bytes } = await send(row, estate.operations[row.operationId].sample);
   const want = successOf(state.spec, row);
   const problems = [];
   if (res.status !== want.status) problems.push(`status ${res.status}, the spec's is ${want.status}: ${bytes.toString().slice(0, 300)}`);
@@ -108,11 +126,7 @@ async function check(row) {
   }
   let body;
   try { body = JSON.parse(bytes.toString()); } catch (e) { problems.push(`not JSON: ${e.message}`); return problems; }
-  if (!want.schema) return problems;
-  const validate = state.ajv.compile(rebase(want.schema));
-  if (!validate(body)) {
-    for (const e of validate.errors.slice(0, 5)) problems.push(`${e.instancePath || '/'} ${e.message} ${JSON.stringify(e.params)}`);
-  }
+  if (want.schema) problems.push(...violations(want.schema, body));
   if (Array.isArray(body?.data) && body.data.length === 0) problems.push('empty data: the seed has nothing for the sample');
   return problems;
 }
@@ -139,4 +153,39 @@ test('read operations contract: every row of the table, answered by the sandbox,
   const unlogged = rows.map((r) => `${r.method} ${estate.operations[r.operationId].sample.path}`).filter((k) => !logged.has(k));
   assert.deepEqual(unlogged, [], 'requests missing from the sandbox\'s request log');
   assert.deepEqual(disagreements, [], `disagreements with the spec:\n  ${disagreements.join('\n  ')}`);
+});
+
+// The entities SandboxReadOps serves by a uuid: an unknown uuid is a 404 whose ErrorList matches
+// the spec's 404 answer of that operation; a search body the input schema refuses is a 400 that
+// matches the spec's 400 answer.
+test('read operations contract: unknown ids and refused search bodies answer the spec\'s error shapes', { skip: skipReason, timeout: 300000 }, async () => {
+  const unknown = 'ffffffff-0000-4000-8000-000000000000';
+  const problems = [];
+  let checked = 0;
+  for (const row of table.operations) {
+    const entry = estate.operations[row.operationId];
+    if (!entry.collection) continue;
+    const own = row.path.endsWith('}') ? row.path.slice(row.path.lastIndexOf('{') + 1, -1) : null;
+    const ownSchema = own ? row.inputSchema.properties[own] : null;
+    const isUuid = ownSchema && (ownSchema.format === 'uuid' || /0-9a-fA-F\]\{8\}/.test(ownSchema.pattern ?? ''));
+    if (isUuid && row.method === 'GET') {
+      const value = entry.sample.path.split('/')[row.path.split('/').indexOf(`{${own}}`)];
+      const sample = { ...entry.sample, path: entry.sample.path.replace(value, unknown) };
+      const { res, bytes } = await send(row, sample);
+      const schema = errorOf(state.spec, row, 404);
+      checked++;
+      if (res.status !== 404) problems.push(`${row.operationId}: unknown ${own} answered ${res.status}`);
+      else if (schema) problems.push(...violations(schema, JSON.parse(bytes.toString())).map((v) => `${row.operationId} 404: ${v}`));
+    }
+    if (row.method === 'POST') {
+      const { res, bytes } = await send(row, { ...entry.sample, body: { filter: { and: [{ property: 7 }] } } });
+      const schema = errorOf(state.spec, row, 400);
+      checked++;
+      if (res.status !== 400) problems.push(`${row.operationId}: a refused body answered ${res.status}`);
+      else if (schema) problems.push(...violations(schema, JSON.parse(bytes.toString())).map((v) => `${row.operationId} 400: ${v}`));
+    }
+  }
+  console.log(`# read operations contract: ${checked} error answers checked, ${problems.length} problems`);
+  assert.ok(checked >= 60, `expected 60+ error answers to check, found ${checked}`);
+  assert.deepEqual(problems, [], `error answers that differ from the spec:\n  ${problems.join('\n  ')}`);
 });
