@@ -3,7 +3,9 @@
 # broker's own dry runs) go to a validating Prism mock of Equinix's Fabric v4 OpenAPI document;
 # any request violation fails. Beside it, the example walk: every request example of the spec,
 # mapped onto the sandbox estate, must be accepted by the sandbox, by Prism and by the broker
-# (or be listed in src/sandbox/CONTRACT.md with its reason), with 0 disagreements. Skips with a
+# (or be listed in src/sandbox/CONTRACT.md with its reason), with 0 disagreements. And the read
+# operations: every row of the read-operation table, answered by the sandbox, matches the spec's
+# response for that operation (or is listed in CONTRACT.md with its reason). Skips with a
 # message when the spec (../shared, or FB_SHARED_DIR) is absent. Runs after `scripts/dev.sh
 # test` (build/ci and `npm ci` done).
 set -euo pipefail
@@ -19,5 +21,5 @@ export FB_BUILD_DIR="${FB_BUILD_DIR:-build/${FB_PRESET:-ci}}"
 export FB_BROKER_BIN="${FB_BROKER_BIN:-$PWD/$FB_BUILD_DIR/src/app/fabric-broker}"
 start=$(date +%s)
 (cd "$e2e" && node --test --test-reporter=spec --test-concurrency=1 contract/prism.test.mjs \
-  contract/examples.test.mjs)
+  contract/examples.test.mjs contract/readops.test.mjs)
 echo "== contract: $(( $(date +%s) - start )) s"

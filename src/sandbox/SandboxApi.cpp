@@ -80,6 +80,7 @@ QString checkSearch(const QUrlQuery &query, const QJsonObject &body, SandboxSear
 
 SandboxApi::SandboxApi(SandboxEstate *estate)
     : m_estate(estate)
+    , m_readOps(estate)
 {
 }
 
@@ -125,6 +126,8 @@ bool SandboxApi::isDryRun(const QUrlQuery &query)
 SandboxReply SandboxApi::handle(const QString &method, const QString &rawPath,
                                 const QUrlQuery &query, const QByteArray &body, const QString &cid)
 {
+    if (std::optional<SandboxReply> read = m_readOps.handle(method, rawPath, query, body, cid))
+        return *read;
     QString path = rawPath;
     while (path.size() > 1 && path.endsWith(QLatin1Char('/')))
         path.chop(1);

@@ -1,7 +1,9 @@
 #pragma once
 // SandboxApi: the Fabric v4 endpoints of the sandbox, independent of the transport. Takes an
-// authenticated request (method, path, query, body) and answers with the spec's shapes.
+// authenticated request (method, path, query, body) and answers with the spec's shapes. The
+// other read operations of Fabric v4 are served generically by SandboxReadOps.
 #include "sandbox/SandboxEstate.h"
+#include "sandbox/SandboxReadOps.h"
 #include "sandbox/SandboxReply.h"
 
 #include <QByteArray>
@@ -49,6 +51,7 @@ private:
                                              Check schema, Check rules) const;
 
     SandboxEstate *m_estate;
+    SandboxReadOps m_readOps; // the read operations the handlers here do not serve
     QSet<QString> m_noDryRun;
 };
 

@@ -1,6 +1,7 @@
 // SandboxApi over real loopback HTTP: creates (dry run and real, provisioning over time, dry runs
 // declared unsupported), the reads of ports, VLANs, profiles, networks, routers and tokens,
-// prices from the rate card, and the methods the API does not have (405).
+// prices from the rate card, the other read operations (SandboxReadOps) over HTTP, and the
+// methods the API does not have (405).
 #include "SandboxSuite.h"
 #include "TestEnvironment.h"
 #include <QSet>
@@ -315,6 +316,33 @@ private Q_SLOTS:
         r = client->post("/fabric/v4/prices/search", QJsonObject{{"filter", QJsonObject{}}});
         QCOMPARE(r.status, 400);
         QCOMPARE(r.firstErrorCode(), QStringLiteral("EQ-3038010"));
+    }
+
+    // The read operations SandboxReadOps serves, over HTTP: hrefs on the sandbox's real base
+    // URL, every request in the log with its status, and the token required like elsewhere.
+    void readOperationsOverHttp()
+    {
+        const QString rules = "/fabric/v4/routeFilters/f1000000-0000-4000-8000-000000000001/"
+                              "routeFilterRules";
+        HttpResult r = client->get(rules + "?limit=1");
+        QCOMPARE(r.status, 200);
+        QCOMPARE(r.object()["pagination"].toObject()["total"].toInt(), 2);
+        QCOMPARE(r.object()["data"][0]["href"].toString(),
+                 sandbox->baseUrl().toString() + rules + "/f2000000-0000-4000-8000-000000000001");
+        r = client->post("/fabric/v4/streams/search", QJsonObject{{"bogus", 1}});
+        QCOMPARE(r.status, 400);
+        QCOMPARE(r.firstErrorCode(), QStringLiteral("EQ-3142501"));
+        const auto log = sandbox->requests();
+        QVERIFY(log.size() >= 2);
+        QCOMPARE(log[log.size() - 2].path, rules);
+        QCOMPARE(log[log.size() - 2].query.toString(), QStringLiteral("limit=1"));
+        QCOMPARE(log[log.size() - 2].status, 200);
+        QCOMPARE(log.last().path, QStringLiteral("/fabric/v4/streams/search"));
+        QCOMPARE(log.last().status, 400);
+        client->setToken("not-a-token");
+        QCOMPARE(client->get("/fabric/v4/health").status, 401);
+        QVERIFY(!client->login().isEmpty());
+        QCOMPARE(client->get("/fabric/v4/health").status, 200);
     }
 
     void noDeletePatchOrPut_data()
