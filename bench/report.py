@@ -314,7 +314,10 @@ if bs:
                      ('confirm_minus_direct', '**confirm overhead excluding Fabric time**'),
                      ('tools_call_metros', 'tools/call fabric_list_metros (same session)'),
                      ('direct_metros_get', 'direct GET /fabric/v4/metros (sandbox)'),
-                     ('metros_minus_direct', '**fabric_list_metros overhead excluding Fabric time**')]:
+                     ('metros_minus_direct', '**fabric_list_metros overhead excluding Fabric time**'),
+                     ('tools_call_spec_read', 'tools/call fabric_get_metro_by_code (a spec read tool)'),
+                     ('direct_spec_read_get', 'direct GET /fabric/v4/metros/SV (sandbox)'),
+                     ('spec_read_minus_direct', '**spec read tool overhead excluding Fabric time**')]:
         w(f'| {label} | ' + ' | '.join(f"{us(b[k]['p50_us'])} / {us(b[k]['p90_us'])} / {us(b[k]['p99_us'])}" if k in b else 'n/a' for b in bs) + ' |')
     w('| server CPU per propose (network / connection) | ' + ' | '.join(
         f"{us(b['propose_network']['server_cpu_us_per_req'])} / {us(b['propose_connection']['server_cpu_us_per_req'])}" for b in bs) + ' |')

@@ -1440,6 +1440,27 @@ void runBroker(const std::vector<std::string> &argv, const Options &o)
         }
     }
 
+    // The same for a tool of the spec's read toolsets (one row of the read-operation table, one
+    // generic handler: schema check, request, answer shaping): GET /fabric/v4/metros/SV.
+    const std::string specCall =
+        R"({"name":"fabric_get_metro_by_code","arguments":{"metroCode":"SV"}})";
+    const Logged specGet{"GET", "/fabric/v4/metros/SV", "", ""};
+    std::vector<double> pSpec, dSpec, diffSpec;
+    {
+        std::string resp;
+        roundTrip(s->conn, "tools/call", specCall, &resp);
+        checkNoError(resp, "tools/call fabric_get_metro_by_code");
+    }
+    for (int i = 0; i < std::min(300, n) + n; ++i) {
+        const double a = roundTrip(s->conn, "tools/call", specCall);
+        const double d = direct(specGet, dry);
+        if (i >= std::min(300, n)) {
+            pSpec.push_back(a);
+            dSpec.push_back(d);
+            diffSpec.push_back(a - d);
+        }
+    }
+
     const std::string netParams = proposeParams("network_create", networkSpec());
     const std::string connParams = proposeParams("connection_create", connectionSpec(3900));
     // Warm-up of both sides.
@@ -1552,10 +1573,13 @@ void runBroker(const std::vector<std::string> &argv, const Options &o)
          ",\"confirm\":" + summaryJson(sCf, 0) + ",\"direct_create\":" + summaryJson(sDCf, 0) +
          ",\"confirm_minus_direct\":" + summaryJson(sDfCf, 0) +
          ",\"tools_call_metros\":" + summaryJson(summarize(pMet), 0) +
-         ",\"direct_metros_get\":" + summaryJson(summarize(dMet), 0) + ",\"metros_minus_direct\":" +
-         summaryJson(summarize(diffMet), 0) + ",\"elicitations\":" + std::to_string(elicitations) +
-         ",\"proposals_per_s_pipelined8\":" + jnum(rate) + ",\"vmhwm_kb\":" + std::to_string(hwm) +
-         "}");
+         ",\"direct_metros_get\":" + summaryJson(summarize(dMet), 0) +
+         ",\"metros_minus_direct\":" + summaryJson(summarize(diffMet), 0) +
+         ",\"tools_call_spec_read\":" + summaryJson(summarize(pSpec), 0) +
+         ",\"direct_spec_read_get\":" + summaryJson(summarize(dSpec), 0) +
+         ",\"spec_read_minus_direct\":" + summaryJson(summarize(diffSpec), 0) +
+         ",\"elicitations\":" + std::to_string(elicitations) + ",\"proposals_per_s_pipelined8\":" +
+         jnum(rate) + ",\"vmhwm_kb\":" + std::to_string(hwm) + "}");
 
     // Propose/expire cycles with a small TTL (the runner sets EQUINIX_MCP_PROPOSAL_TTL_MS).
     if (o.cycles > 0) {

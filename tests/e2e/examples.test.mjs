@@ -83,3 +83,18 @@ test('a new user\'s simplest connection (10 Mbps to the managed-services profile
     await b.close();
   }
 });
+
+// Issue #36: three operator questions answered by a scripted agent with the spec's read toolsets
+// only (routing, observability): a cloud router's routes and BGP state, a port's traffic, the
+// last events of a connection.
+test('operator questions: routes and BGP, a port\'s traffic, a connection\'s events, from the new tools', async () => {
+  const { stdout } = await promisify(execFile)(process.execPath, ['examples/operator-questions.mjs', BIN],
+    { env: { ...process.env, ...baseEnv() }, timeout: 60000 });
+  const answers = stdout.slice(stdout.indexOf('--- answers'));
+  assert.match(answers, /learns 3 routes: 10\.10\.0\.0\/16 via 169\.254\.10\.1 \(sv-aws-primary, ACTIVE\); 10\.20\.0\.0\/16 via [0-9.]+ \(sv-aws-secondary, ACTIVE\); 172\.16\.0\.0\/24/);
+  assert.match(answers, /BGP sessions: sv-aws-primary: UP; sv-aws-secondary: DOWN\./);
+  assert.match(answers, /rx average 127\.5 Mbps, peak 135 Mbps \(3 samples\); tx average 87\.5 Mbps, peak 95 Mbps \(3 samples\)/);
+  assert.match(answers, /2026-01-15T01:00:00Z INFO equinix\.fabric\.connection\.state\.provisioned: Connection sv-aws-primary provisioned/);
+  // Only tools of the new toolsets answered (the core catalog is not even served).
+  assert.match(answers, /Tools used: fabric_get_connection_routing_protocols, fabric_get_metric_by_asset_id, fabric_search_cloud_events, fabric_search_cloud_router_routes\./);
+});

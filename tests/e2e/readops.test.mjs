@@ -2,8 +2,8 @@
 // a tool for every non-deprecated read operation of the table scripts/gen-read-operations.py
 // derives from Fabric's spec, each with its strict schema and read-only annotations; each toolset
 // serves exactly its rows; every tool sends exactly its operation's method, path, query and body
-// (checked on the sandbox's request log); a bad argument of every kind is refused locally, with
-// its JSON path, and never reaches Fabric.
+// (checked on the sandbox's request log) and gets the sandbox's answer; a bad argument of every
+// kind is refused locally, with its JSON path, and never reaches Fabric.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -15,6 +15,9 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const TABLE = JSON.parse(fs.readFileSync(path.join(here, '..', '..', 'src', 'broker', 'readops',
   'read_operations.json'), 'utf8'));
 const OPS = TABLE.operations;
+// The sandbox's sample request of each operation (ids of its seeded estate).
+const SAMPLES = JSON.parse(fs.readFileSync(path.join(here, '..', '..', 'resources', 'sandbox',
+  'readops.json'), 'utf8')).operations;
 const READ_TOOLSETS = ['read', ...TABLE.toolsets.map((t) => t.name)];
 const UUID = '3f1c0e62-2b4f-4a0e-9d55-0c7a4b1e9a01';
 
@@ -52,6 +55,14 @@ function argsFor(op) {
   const props = op.inputSchema.properties;
   const args = {};
   for (const r of op.inputSchema.required ?? []) args[r] = minimal(props[r], r);
+  const sample = SAMPLES[op.operationId]?.sample;
+  if (sample) {
+    // The template's parameters, read back from the sample's path.
+    const re = new RegExp('^' + op.path.replace(/\{(\w+)\}/g, '(?<$1>[^/]+)') + '$');
+    Object.assign(args, re.exec(sample.path)?.groups ?? {});
+    Object.assign(args, sample.query ?? {});
+    if (sample.body) args.body = sample.body;
+  }
   // One optional query parameter too, when there is one: its value must reach Fabric as well.
   const q = op.queryParams.find((p) => !(op.inputSchema.required ?? []).includes(p.name));
   if (q) {
@@ -113,6 +124,12 @@ for (const toolset of READ_TOOLSETS.filter((t) => t !== 'read')) {
         const sent = (await sandbox.admin('GET', '/sandbox/v1/requests')).data
           .filter((x) => x.path.startsWith('/fabric/v4/'));
         assert.equal(sent.length, 1, `${op.tool}: one request (${JSON.stringify(r).slice(0, 300)})`);
+        assert.equal(r.isError, undefined, `${op.tool}: ${JSON.stringify(r).slice(0, 500)}`);
+        assert.equal(typeof r.structuredContent, 'object', op.tool);
+        if (op.answer === 'file') {
+          assert.match(r.structuredContent.file.content_type, /^image\//, op.tool);
+          assert.match(r.structuredContent.file.sha256, /^[0-9a-f]{64}$/, op.tool);
+        }
         assert.equal(sent[0].method, want.method, op.tool);
         assert.equal(sent[0].path, want.path, op.tool);
         assert.equal(sent[0].query, want.query, op.tool);
