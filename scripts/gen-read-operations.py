@@ -270,9 +270,7 @@ def operations(spec):
                         required.append("body")
             props["projection"] = {
                 "type": "array", "maxItems": 32, "uniqueItems": True,
-                "description": "Optional: JSON pointers of the parts of the answer to keep "
-                               "(e.g. /data/*/name, /pagination; * is every element of an array); "
-                               "everything else is left out.",
+                "description": "JSON pointers of the parts to keep, e.g. /data/*/name",
                 "items": {"type": "string", "pattern": "^(/[^/]{0,100}){1,12}$"},
             }
             schema = {"type": "object", "properties": props, "additionalProperties": False}

@@ -159,6 +159,11 @@ test('a bad argument of every kind is refused with its JSON path and never reach
     [routes.tool, { routerId: UUID, body: { nope: true } }, /body\.nope: unknown field/],
     [routes.tool, { routerId: UUID, body: { sort: [{ property: '/nope' }] } }, /body\.sort\[0\]\.property: must be one of/],
     [routes.tool, { routerId: UUID, body: { pagination: { limit: 5000 } } }, /body\.pagination\.limit: must be/],
+    ['fabric_get_attached_app_links_by_app_domain_id', { appDomainId: UUID, order: 'SIDEWAYS' }, /order: must be one of: DESC, ASC/],
+    ['fabric_get_attached_app_links_by_app_domain_id', { appDomainId: UUID, state: ['PROVISIONED', 'NOPE'] }, /state\[1\]: must be one of/],
+    ['fabric_get_attached_app_links_by_app_domain_id', { appDomainId: UUID, state: 'PROVISIONED' }, /state: must be an array/],
+    ['fabric_get_metric_by_asset_id', { asset: 'ports', assetId: UUID, name: 'equinix.fabric.port.x', fromDateTime: 'yesterday' }, /fromDateTime: must be/],
+    ['fabric_get_metric_by_asset_id', { asset: 'routers', assetId: UUID, name: 'equinix.fabric.port.x' }, /asset: must be one of/],
     [routes.tool, { routerId: UUID, projection: ['no-slash'] }, /projection\[0\]: must match/],
     [routes.tool, { routerId: UUID, projection: 'x' }, /projection: must be an array/],
   ];
