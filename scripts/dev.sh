@@ -15,7 +15,7 @@ APT_PACKAGES=(
   libbenchmark-dev clang libclang-rt-14-dev libfuzzer-14-dev
   nodejs npm xvfb xdotool xauth strace
   dbus at-spi2-core python3-pyatspi gnome-keyring
-  libpq-dev postgresql libssl-dev python3-yaml
+  libpq-dev postgresql libssl-dev python3-yaml python3-jsonschema
 )
 
 as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }

@@ -27,7 +27,7 @@ The output holds:
 Hrefs start with ${BASE}, which the sandbox replaces with its own base URL.
 
   scripts/gen-sandbox-readops.py [--spec FILE]    # regenerate
-  scripts/gen-sandbox-readops.py --check [--spec FILE]
+  scripts/gen-sandbox-readops.py --check [--spec FILE]   # exit 1 when out of date (77: no spec)
 """
 import argparse
 import base64
@@ -299,6 +299,10 @@ def main():
     ap.add_argument("--out", default=OUT)
     ap.add_argument("--check", action="store_true")
     a = ap.parse_args()
+    if not os.path.exists(a.spec):
+        print("gen-sandbox-readops: SKIPPED: no spec at %s (set FB_SHARED_DIR)" % a.spec,
+              file=sys.stderr)
+        sys.exit(77 if a.check else 2)
     with open(TABLE, encoding="utf-8") as f:
         table = json.load(f)
     doc = build(Spec(load_spec(a.spec)), table)
