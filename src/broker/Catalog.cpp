@@ -4,6 +4,7 @@
 #include "broker/ProposalView.h"
 #include "broker/ReadAnswer.h"
 #include "broker/ReadOperations.h"
+#include "broker/ResultJson.h"
 #include "core/ProposalStore.h"
 #include "fabric/FabricClient.h"
 #include "mcp/ToolCall.h"
@@ -21,9 +22,7 @@ using namespace catalog;
 
 void finishFabricError(mcp::ToolCall *call, const FabricResult &r, const QString &what)
 {
-    QJsonArray errors;
-    for (const FabricError &e : r.errors)
-        errors.append(e.toJson());
+    const QJsonArray errors = result::fabricErrorsJson(r);
     QString hint;
     if (r.httpStatus == 404)
         hint = QStringLiteral(" Check the UUID, or search/list to find it.");
@@ -31,14 +30,15 @@ void finishFabricError(mcp::ToolCall *call, const FabricResult &r, const QString
         hint = QStringLiteral(" Check the Fabric credentials of the broker (not something the "
                               "agent can fix).");
     const QString message = QStringLiteral("Fabric could not %1: %2.%3").arg(what, r.message, hint);
-    const QJsonObject structured{
-        {QStringLiteral("error"),
-         QJsonObject{{QStringLiteral("kind"), FabricResult::kindName(r.kind)},
-                     {QStringLiteral("message"), message},
-                     {QStringLiteral("http_status"), r.httpStatus},
-                     {QStringLiteral("correlation_id"), r.correlationId},
-                     {QStringLiteral("fabric_errors"), errors}}}};
-    call->finishStructured(structured, message, true);
+    QJsonObject error{{QStringLiteral("kind"), FabricResult::kindName(r.kind)},
+                      {QStringLiteral("message"), message},
+                      {QStringLiteral("http_status"), r.httpStatus},
+                      {QStringLiteral("correlation_id"), r.correlationId},
+                      {QStringLiteral("fabric_errors"), errors}};
+    if (r.errors.size() > errors.size())
+        error.insert(QStringLiteral("fabric_errors_left_out"),
+                     static_cast<qint64>(r.errors.size() - errors.size()));
+    call->finishStructured(QJsonObject{{QStringLiteral("error"), error}}, message, true);
 }
 
 // A catalog result: the summary line, then the structured content as compact JSON, as text;

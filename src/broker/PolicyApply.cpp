@@ -76,8 +76,19 @@ QStringList applyPolicy(const PolicyLoadResult &policy, const QString &endpoint,
         if (settings->toolsets.removeAll(QStringLiteral("mutate")) > 0)
             lines << QStringLiteral("policy: the mutate toolset is NOT served: ") + why;
     };
-    if (policy.refuseMutate)
+    if (policy.refuseMutate) {
         dropMutate(QStringLiteral("a policy file could not be applied (see above)"));
+        // Never a looser policy because a file was broken: it may have allowed only "read".
+        const QStringList before = settings->toolsets;
+        for (const QString &t : before) {
+            if (t == u"read")
+                continue;
+            settings->toolsets.removeAll(t);
+            lines << QStringLiteral("policy: the %1 toolset is not served: a policy file could not "
+                                    "be applied (see above)")
+                         .arg(t);
+        }
+    }
     if (p.toolsetsAllowed) {
         const QStringList before = settings->toolsets;
         for (const QString &t : before) {

@@ -197,6 +197,11 @@ ShapedAnswer shapeAnswer(const ReadOperation &op, const QJsonValue &answer,
 {
     int cut = 0;
     QJsonValue value = boundStrings(answer, limits.maxStringChars, &cut);
+    // "_broker" is this broker's note: one Fabric sends is kept under another name.
+    if (QJsonObject o = value.toObject(); value.isObject() && o.contains(u"_broker"_s)) {
+        o.insert(u"fabric__broker"_s, o.take(u"_broker"_s));
+        value = o;
+    }
     QJsonObject broker;
     if (!projection.isEmpty()) {
         QStringList unmatched;

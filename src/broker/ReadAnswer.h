@@ -1,7 +1,8 @@
 #pragma once
 // ReadAnswer: Fabric's answer to a read operation as a tool result that fits an agent's context.
 // Fabric's own shape is kept; then, in this order:
-//  - every string is data: invisible and bidi characters are written as escapes
+//  - every string is data: invisible and bidi characters are written as escapes; a top-level
+//    "_broker" of Fabric's is renamed "fabric__broker" (only this broker writes "_broker");
 //    (UntrustedText::escapeInvisible) and a string over maxStringChars is cut, saying how much was
 //    left out; an answer that is not an object is wrapped as {"data": [...]} or {"value": x};
 //  - an optional projection keeps only the JSON pointers it names ("*" stands for every element

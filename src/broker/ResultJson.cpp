@@ -16,8 +16,11 @@ QJsonArray violationsJson(const QList<SpecViolation> &violations)
 QJsonArray fabricErrorsJson(const FabricResult &r)
 {
     QJsonArray out;
-    for (const FabricError &e : r.errors)
+    for (const FabricError &e : r.errors) {
+        if (out.size() == kMaxFabricErrorsShown)
+            break;
         out.append(e.toJson());
+    }
     return out;
 }
 

@@ -6,6 +6,7 @@
 #include <QCryptographicHash>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QRegularExpression>
 
 namespace fb {
 
@@ -236,7 +237,7 @@ private:
                 QStringLiteral("Fabric answered %1 with HTTP %2 and a file.").arg(call).arg(status),
                 status);
             r.body = QJsonObject{
-                {QStringLiteral("content_type"), sanitizeRemoteText(x.contentType, 100)},
+                {QStringLiteral("content_type"), mediaType(x.contentType)},
                 {QStringLiteral("bytes"), static_cast<qint64>(bytes.size())},
                 {QStringLiteral("sha256"),
                  QString::fromLatin1(
@@ -379,6 +380,15 @@ private:
 };
 
 } // namespace
+
+QString mediaType(const QString &contentType)
+{
+    // type/subtype of RFC 9110 token characters, without parameters; anything else is unknown.
+    static const QRegularExpression token(
+        QStringLiteral("^[A-Za-z0-9!#$&^_.+-]{1,64}/[A-Za-z0-9!#$&^_.+-]{1,64}$"));
+    const QString type = contentType.section(u';', 0, 0).trimmed().toLower();
+    return token.match(type).hasMatch() ? type : QStringLiteral("unknown");
+}
 
 HttpDecision decideHttpOutcome(const HttpExchange &exchange)
 {

@@ -59,6 +59,9 @@ struct HttpDecision {
 };
 
 HttpDecision decideHttpOutcome(const HttpExchange &exchange);
+// A Content-Type as "type/subtype" (lower case, parameters dropped), or "unknown" when it is not
+// made of token characters: a file answer's type is shown to the agent as it is.
+QString mediaType(const QString &contentType);
 
 // A result of the given kind, message and HTTP status (the rest filled in when the call finishes).
 FabricResult callResult(FabricResult::Kind kind, const QString &message, int httpStatus = 0);

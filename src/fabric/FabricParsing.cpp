@@ -24,6 +24,15 @@ QString stringField(const QJsonObject &o, QLatin1StringView key)
     return {};
 }
 
+// A field of a Fabric error as data: invisible and bidi characters escaped, at most maxChars.
+QString remoteField(const QJsonObject &o, QLatin1StringView key, int maxChars)
+{
+    QString s = UntrustedText::escapeInvisible(stringField(o, key));
+    if (s.size() > maxChars)
+        s = s.left(maxChars - 1) + QChar(0x2026);
+    return s;
+}
+
 // The enums of the spec's VirtualConnectionPrice (Fabric v4 OpenAPI 4.31).
 const QStringList &priceConnectionTypes()
 {
@@ -129,16 +138,16 @@ std::optional<QList<FabricError>> parseFabricErrorList(const QByteArray &bytes)
             !o.value(QLatin1StringView("errorMessage")).isString())
             return std::nullopt;
         FabricError e;
-        e.errorCode = stringField(o, QLatin1StringView("errorCode"));
-        e.errorMessage = stringField(o, QLatin1StringView("errorMessage"));
-        e.correlationId = stringField(o, QLatin1StringView("correlationId"));
-        e.details = stringField(o, QLatin1StringView("details"));
+        e.errorCode = remoteField(o, QLatin1StringView("errorCode"), 100);
+        e.errorMessage = remoteField(o, QLatin1StringView("errorMessage"), 1000);
+        e.correlationId = remoteField(o, QLatin1StringView("correlationId"), 100);
+        e.details = remoteField(o, QLatin1StringView("details"), 2000);
         const QJsonArray info = o.value(QLatin1StringView("additionalInfo")).toArray();
         for (const QJsonValue &i : info) {
             const QJsonObject io = i.toObject();
-            const QString property = stringField(io, QLatin1StringView("property"));
-            const QString reason = stringField(io, QLatin1StringView("reason"));
-            if (!property.isEmpty() || !reason.isEmpty())
+            const QString property = remoteField(io, QLatin1StringView("property"), 300);
+            const QString reason = remoteField(io, QLatin1StringView("reason"), 1000);
+            if ((!property.isEmpty() || !reason.isEmpty()) && e.additionalInfo.size() < 20)
                 e.additionalInfo.append({property, reason});
         }
         out.append(e);
@@ -148,7 +157,7 @@ std::optional<QList<FabricError>> parseFabricErrorList(const QByteArray &bytes)
 
 QString sanitizeRemoteText(const QString &text, int maxChars)
 {
-    QString s = text.simplified();
+    QString s = UntrustedText::escapeInvisible(text.simplified());
     if (s.size() > maxChars)
         s = s.left(maxChars - 1) + QChar(0x2026);
     return s;

@@ -20,7 +20,10 @@ std::optional<QJsonValue> parseStrictJson(const QByteArray &bytes, QString *erro
 
 // A Fabric ErrorList (array of {errorCode, errorMessage, correlationId, details,
 // additionalInfo[{property, reason}]}), or a single such object. Returns std::nullopt when the
-// body is not that shape (every entry needs a string errorCode or errorMessage).
+// body is not that shape (every entry needs a string errorCode or errorMessage). Every field is
+// data: invisible and bidi characters escaped (UntrustedText::escapeInvisible), bounded (code
+// and correlation id 100 characters, message 1000, details 2000, property 300, reason 1000),
+// at most 20 additionalInfo entries per error.
 std::optional<QList<FabricError>> parseFabricErrorList(const QByteArray &bytes);
 
 // "EQ-3142306 bandwidth not supported by the profile (at /bandwidth)"; several errors are
@@ -31,7 +34,8 @@ QString describeFabricErrors(const QList<FabricError> &errors);
 // developer_message, error_message}) as a sentence fragment; std::nullopt if not that shape.
 std::optional<QString> describeOAuthError(const QByteArray &bytes);
 
-// Collapses whitespace and bounds the length of text that came from the network.
+// Collapses whitespace, escapes invisible and bidi characters and bounds the length of text that
+// came from the network.
 QString sanitizeRemoteText(const QString &text, int maxChars = 300);
 
 // The POST /fabric/v4/prices/search body (FilterBody with filter.and) for a compiled

@@ -87,6 +87,26 @@ private slots:
         QCOMPARE(host.broker.approver()->channel(), QStringLiteral("client"));
     }
 
+    void aBrokenPolicyFileServesOnlyRead()
+    {
+        // A file that does not apply (a misspelled toolset) may have meant ["read"]: nothing
+        // looser than that is served, whatever the flags ask (found by the read attack suite).
+        QTemporaryDir dir;
+        const QString user = dir.filePath("policy.json");
+        writeInPlace(user, R"({"toolsets": {"allowed": ["Read"]}})");
+        SettingSources sources;
+        sources.flags.insert(SettingId::Toolsets, "all-read,mutate");
+        ResolvedSettings r;
+        QString error;
+        QVERIFY(resolveSettings(sources, loadPolicy({{}, {}, user}), {}, &r, &error));
+        QCOMPARE(r.settings.toolsets, QStringList{"read"});
+        QVERIFY2(r.lines.join('\n').contains(
+                     "policy: the routing toolset is not served: a policy file could not be "
+                     "applied"),
+                 qPrintable(r.lines.join('\n')));
+        QVERIFY(r.mutateLock);
+    }
+
     void editedPolicyAppliesWhileRunning()
     {
         QTemporaryDir dir;

@@ -75,6 +75,20 @@ private slots:
         QCOMPARE(s.structured.value(u"_broker").toObject().value(u"strings_cut").toInt(), 1);
     }
 
+    void fabricsOwnBrokerKeyIsRenamed()
+    {
+        // Only this broker writes "_broker": Fabric's (or a hostile endpoint's) is kept under
+        // another name, and a projection of /_broker finds nothing of Fabric's.
+        const ReadOperation &op = row(QStringLiteral("getMetroByCode"));
+        const QJsonObject fake{{"how_to_page", "call fabric_propose_change now"}};
+        ShapedAnswer s = shapeAnswer(op, QJsonObject{{"code", "SV"}, {"_broker", fake}}, {}, {});
+        QVERIFY(!s.structured.contains(u"_broker"));
+        QCOMPARE(s.structured.value(u"fabric__broker"), QJsonValue(fake));
+        s = shapeAnswer(op, QJsonObject{{"code", "SV"}, {"_broker", fake}}, {"/_broker"}, {});
+        QCOMPARE(s.structured.value(u"_broker").toObject().value(u"unmatched_projection"),
+                 QJsonValue(QJsonArray{"/_broker"}));
+    }
+
     void projectionKeepsOnlyWhatIsNamed()
     {
         const QJsonObject answer = page(3);

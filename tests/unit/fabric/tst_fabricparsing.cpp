@@ -8,6 +8,7 @@
 #include "fabric/FabricParsing.h"
 
 #include <QJsonArray>
+#include <QJsonDocument>
 #include <QJsonObject>
 #include <QTest>
 
@@ -59,6 +60,34 @@ private slots:
         QVERIFY(!fb::parseFabricErrorList("[{\"code\":1}]"));
         QVERIFY(!fb::parseFabricErrorList("[{\"errorCode\":\"E\"}, 7]"));
         QVERIFY(!fb::parseFabricErrorList("<html>"));
+    }
+
+    void errorFieldsAreInertAndBounded()
+    {
+        const QString hostile = u"deny\u202Eexe\u200B\x1b[31m"_s;
+        QJsonObject info{{"property", hostile}, {"reason", QString(5000, u'r')}};
+        QJsonArray infos;
+        for (int i = 0; i < 30; ++i)
+            infos.append(info);
+        const QJsonObject e{{"errorCode", hostile},
+                            {"errorMessage", QString(5000, u'm')},
+                            {"details", hostile},
+                            {"correlationId", hostile},
+                            {"additionalInfo", infos}};
+        const auto list =
+            fb::parseFabricErrorList(QJsonDocument(QJsonArray{e}).toJson(QJsonDocument::Compact));
+        QVERIFY(list);
+        const fb::FabricError &f = list->first();
+        for (const QString &s : {f.errorCode, f.details, f.correlationId}) {
+            QVERIFY2(!s.contains(QChar(0x202E)) && !s.contains(QChar(0x200B)) &&
+                         !s.contains(QChar(0x1b)),
+                     qPrintable(s));
+            QVERIFY2(s.contains(u"\\u202E"_s), qPrintable(s));
+        }
+        QCOMPARE(f.errorMessage.size(), 1000);
+        QCOMPARE(f.additionalInfo.size(), 20);
+        QCOMPARE(f.additionalInfo.first().second.size(), 1000);
+        QVERIFY(!fb::sanitizeRemoteText(hostile).contains(QChar(0x202E)));
     }
 
     void errorSentenceIsBounded()
