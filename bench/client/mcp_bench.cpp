@@ -1428,17 +1428,22 @@ void runBroker(const std::vector<std::string> &argv, const Options &o)
     };
 
     // tools/call fabric_list_metros against the same GET sent directly (Fabric time excluded).
+    // A tools/call against the same request sent directly, interleaved after a warm-up.
+    auto callVsDirect = [&](std::string_view call, const Logged &same, std::vector<double> &tool,
+                            std::vector<double> &plain, std::vector<double> &diff) {
+        for (int i = 0; i < std::min(300, n) + n; ++i) {
+            const double a = roundTrip(s->conn, "tools/call", call);
+            const double d = direct(same, dry);
+            if (i >= std::min(300, n)) {
+                tool.push_back(a);
+                plain.push_back(d);
+                diff.push_back(a - d);
+            }
+        }
+    };
     const Logged metrosGet{"GET", "/fabric/v4/metros", "offset=0&limit=20", ""};
     std::vector<double> pMet, dMet, diffMet;
-    for (int i = 0; i < std::min(300, n) + n; ++i) {
-        const double a = roundTrip(s->conn, "tools/call", kMetrosCall);
-        const double d = direct(metrosGet, dry);
-        if (i >= std::min(300, n)) {
-            pMet.push_back(a);
-            dMet.push_back(d);
-            diffMet.push_back(a - d);
-        }
-    }
+    callVsDirect(kMetrosCall, metrosGet, pMet, dMet, diffMet);
 
     // The same for a tool of the spec's read toolsets (one row of the read-operation table, one
     // generic handler: schema check, request, answer shaping): GET /fabric/v4/metros/SV.
@@ -1451,15 +1456,7 @@ void runBroker(const std::vector<std::string> &argv, const Options &o)
         roundTrip(s->conn, "tools/call", specCall, &resp);
         checkNoError(resp, "tools/call fabric_get_metro_by_code");
     }
-    for (int i = 0; i < std::min(300, n) + n; ++i) {
-        const double a = roundTrip(s->conn, "tools/call", specCall);
-        const double d = direct(specGet, dry);
-        if (i >= std::min(300, n)) {
-            pSpec.push_back(a);
-            dSpec.push_back(d);
-            diffSpec.push_back(a - d);
-        }
-    }
+    callVsDirect(specCall, specGet, pSpec, dSpec, diffSpec);
 
     const std::string netParams = proposeParams("network_create", networkSpec());
     const std::string connParams = proposeParams("connection_create", connectionSpec(3900));

@@ -2,6 +2,7 @@
 // inert and bounded, a projection of JSON pointers ("*" for every array element), the size cap
 // that keeps the "data" elements that fit and says how to page, and the answer left out (saying
 // so) when nothing fits.
+#include "ReadOperationRow.h"
 #include "TestEnvironment.h"
 #include "broker/ReadAnswer.h"
 #include "broker/ReadOperations.h"
@@ -18,10 +19,7 @@ namespace {
 
 const ReadOperation &row(const QString &operationId)
 {
-    for (const ReadOperation &op : table().operations)
-        if (op.operationId == operationId)
-            return op;
-    qFatal("no row %s", qPrintable(operationId));
+    return fbtest::readOperation(operationId);
 }
 
 QJsonObject page(int n, int nameLength = 10)

@@ -2,6 +2,7 @@
 // how a tool's arguments become the operation's request: path parameters in their place (never a
 // dot segment or a second segment), query values percent-encoded, arrays as the spec's style
 // says, the search body as given, and nothing that is not Fabric's (projection) sent.
+#include "ReadOperationRow.h"
 #include "TestEnvironment.h"
 #include "broker/ReadOperations.h"
 #include "core/JsonSchema.h"
@@ -20,10 +21,7 @@ namespace {
 
 const ReadOperation &row(const QString &operationId)
 {
-    for (const ReadOperation &op : table().operations)
-        if (op.operationId == operationId)
-            return op;
-    qFatal("no row %s", qPrintable(operationId));
+    return fbtest::readOperation(operationId);
 }
 
 QString encodedQuery(const QUrlQuery &q)
