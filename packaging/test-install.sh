@@ -108,6 +108,22 @@ mkdir -p "$tmp/control"
 dpkg-deb -e "$deb" "$tmp/control"
 check "the autostart entry is a conffile" \
   grep -qx "/etc/xdg/autostart/$app_id.desktop" "$tmp/control/conffiles"
+# The only maintainer script: prerm refuses a downgrade and does nothing else (packaging/README.md).
+check "maintainer scripts: prerm only, mode 0755" \
+  test "$(cd "$tmp/control" && ls | grep -vx -e control -e conffiles -e md5sums | tr '\n' ' ')" = "prerm " \
+  -a "$(stat -c %a "$tmp/control/prerm")" = 755
+prerm_says() { # prerm_says STATUS ARGS...: prerm exits with STATUS; a refusal names both versions
+  local want=$1; shift
+  local got=0
+  env -u FABRIC_BROKER_ALLOW_DOWNGRADE sh "$tmp/control/prerm" "$@" >"$tmp/prerm.out" 2>&1 || got=$?
+  [ "$got" = "$want" ] || { sed 's/^/        /' "$tmp/prerm.out"; return 1; }
+  [ "$want" = 0 ] || grep -q "refusing to downgrade" "$tmp/prerm.out"
+}
+check "prerm refuses a downgrade (upgrade 0~older)" prerm_says 1 upgrade "0~older"
+check "prerm refuses being installed over a newer version (failed-upgrade $version.1)" \
+  prerm_says 1 failed-upgrade "$version.1"
+check "prerm lets an upgrade (upgrade $version.1), a reinstall and a removal through" \
+  eval 'prerm_says 0 upgrade "$version.1" && prerm_says 0 upgrade "$version" && prerm_says 0 remove'
 appstream_validate() {
   appstreamcli validate --no-net "$extract/usr/share/metainfo/$app_id.metainfo.xml" >"$tmp/as.txt" 2>&1 ||
     { sed 's/^/        /' "$tmp/as.txt"; return 1; }

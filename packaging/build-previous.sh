@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Builds the .deb of the previous release, the one packaging/test-upgrade.sh upgrades from, from
+# the commit named in packaging/previous-release, with that commit's own scripts/package.sh.
+#
+#   packaging/build-previous.sh        prints the path of the .deb on its last line
+#
+# The .deb is kept in $FB_CI_CACHE (default ~/.cache/fabric-broker-ci), named by version and
+# commit: the same commit always builds the same package, so a kept one is used as is. The
+# build goes through ccache like every other (CMakeLists.txt).
+# Needs: git with the commit in this clone's history, and scripts/package.sh's dependencies.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+src=$PWD
+
+read -r version commit < <(grep -v '^#' packaging/previous-release)
+[ -n "${version:-}" ] && [ -n "${commit:-}" ] || {
+  echo "build-previous: packaging/previous-release has no 'VERSION COMMIT' line" >&2
+  exit 2
+}
+cache="${FB_CI_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/fabric-broker-ci}"
+arch=$(dpkg --print-architecture)
+kept="$cache/fabric-broker_${version}_${arch}.${commit}.deb"
+
+if [ -f "$kept" ] && [ "$(dpkg-deb --field "$kept" Version 2>/dev/null)" = "$version" ]; then
+  echo "== build-previous: $version from $commit, kept in $kept"
+  echo "$kept"
+  exit 0
+fi
+
+git -C "$src" cat-file -e "$commit^{commit}" 2>/dev/null || {
+  echo "build-previous: commit $commit ($version) is not in this clone; fetch the full history" \
+    "(git fetch --unshallow)" >&2
+  exit 2
+}
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/fb-previous.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+echo "== build-previous: building $version from $commit in $work"
+git -C "$src" archive --format=tar "$commit" | tar -x -C "$work"
+started=$(date +%s)
+FB_PACKAGE_BUILD_DIR="$work/build" bash "$work/scripts/package.sh" >"$work/build.log" 2>&1 || {
+  tail -n 40 "$work/build.log" >&2
+  echo "build-previous: the build of $version failed" >&2
+  exit 1
+}
+deb=$(ls "$work"/build/packages/*.deb)
+got=$(dpkg-deb --field "$deb" Version)
+[ "$got" = "$version" ] || {
+  echo "build-previous: $commit built version $got, not $version" >&2
+  exit 1
+}
+mkdir -p "$cache"
+cp "$deb" "$kept.part" && mv "$kept.part" "$kept"
+echo "== build-previous: $version built in $(($(date +%s) - started)) s, kept in $kept"
+echo "$kept"
