@@ -10,7 +10,7 @@ mode="${1:-}"
 
 APT_PACKAGES=(
   build-essential cmake ninja-build pkg-config git ccache lld
-  qt6-base-dev qt6-base-dev-tools qt6-tools-dev qt6-tools-dev-tools qt6-l10n-tools qt6-httpserver-dev qt6-websockets-dev libmicrohttpd-dev
+  qt6-base-dev qt6-base-dev-tools qt6-tools-dev qt6-tools-dev-tools qt6-l10n-tools libmicrohttpd-dev
   qtkeychain-qt6-dev libgl-dev libqt6svg6 qt6-qpa-plugins
   libbenchmark-dev clang libclang-rt-14-dev libfuzzer-14-dev
   nodejs npm xvfb xdotool xauth strace

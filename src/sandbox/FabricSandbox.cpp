@@ -10,9 +10,6 @@
 
 #include <QJsonArray>
 #include <QJsonDocument>
-#include <QPointer>
-#include <QTcpServer>
-#include <QTcpSocket>
 #include <QTimer>
 #include <QUuid>
 
@@ -26,19 +23,6 @@ constexpr int kDefaultLifetime = 3599;
 constexpr int kDefaultProvisioningDelayMs = 2000;
 constexpr int kDefaultProvisioningReads = 1;
 
-QString methodName(QHttpServerRequest::Method m)
-{
-    using Method = QHttpServerRequest::Method;
-    static constexpr std::pair<Method, const char *> names[] = {
-        {Method::Get, "GET"},     {Method::Put, "PUT"},         {Method::Delete, "DELETE"},
-        {Method::Post, "POST"},   {Method::Head, "HEAD"},       {Method::Options, "OPTIONS"},
-        {Method::Patch, "PATCH"}, {Method::Connect, "CONNECT"}, {Method::Trace, "TRACE"}};
-    for (const auto &[method, name] : names) {
-        if (method == m)
-            return QString::fromLatin1(name);
-    }
-    return QStringLiteral("UNKNOWN");
-}
 } // namespace
 
 FabricSandbox::FabricSandbox(QObject *parent)
@@ -48,16 +32,18 @@ FabricSandbox::FabricSandbox(QObject *parent)
     , m_api(std::make_unique<SandboxApi>(m_estate.get()))
 {
     m_estate->setProvisioning(kDefaultProvisioningDelayMs, kDefaultProvisioningReads);
-    m_server = new SandboxHttpServer([this](const QHttpServerRequest &request,
-                                            QTcpSocket *socket) { onRequest(request, socket); },
-                                     this);
+    m_server = new SandboxHttpServer(
+        [this](const SandboxHttpRequest &request, SandboxHttpServer::Ticket ticket) {
+            onRequest(request, ticket);
+        },
+        this);
 }
 
 FabricSandbox::~FabricSandbox() = default;
 
 bool FabricSandbox::listen(quint16 port)
 {
-    const quint16 bound = m_server->listen(QHostAddress::LocalHost, port);
+    const quint16 bound = m_server->listen(port);
     if (bound == 0) {
         qCWarning(lcSandbox) << "cannot listen on 127.0.0.1 port" << port;
         return false;
@@ -207,12 +193,12 @@ bool FabricSandbox::takeDrop(const QString &method, const QString &path, const Q
     return true;
 }
 
-void FabricSandbox::onRequest(const QHttpServerRequest &request, QTcpSocket *socket)
+void FabricSandbox::onRequest(const SandboxHttpRequest &request, quint64 ticket)
 {
-    const QString method = methodName(request.method());
-    const QString path = request.url().path();
-    const QUrlQuery query = request.query();
-    const QByteArray body = request.body();
+    const QString &method = request.method;
+    const QString &path = request.path;
+    const QUrlQuery &query = request.query;
+    const QByteArray &body = request.body;
     const bool close = request.value(QByteArrayLiteral("connection")).toLower().contains("close");
     const QString sentCorrelation =
         QString::fromLatin1(request.value(QByteArrayLiteral("x-correlation-id")));
@@ -221,7 +207,7 @@ void FabricSandbox::onRequest(const QHttpServerRequest &request, QTcpSocket *soc
                             : sentCorrelation;
 
     if (path.startsWith(AdminPrefix)) {
-        serveAdmin(method, path, body, request.value(QByteArrayLiteral("host")), socket, cid,
+        serveAdmin(method, path, body, request.value(QByteArrayLiteral("host")), ticket, cid,
                    close);
         return;
     }
@@ -268,15 +254,14 @@ void FabricSandbox::onRequest(const QHttpServerRequest &request, QTcpSocket *soc
                                 << "correlation" << cid;
     if (drop) {
         m_requests[index].dropped = true;
-        // Abort closes the TCP connection at once (RST), without a byte of response. The
-        // server deletes the socket after this handler returns.
-        socket->abort();
+        // The TCP connection closes at once (RST), without a byte of response.
+        m_server->drop(ticket);
         Q_EMIT requestHandled(method, path, 0);
         return;
     }
     m_requests[index].status = reply.status;
     const bool token = path == QLatin1String("/oauth2/v1/token");
-    send(socket, reply, cid, close, token ? qMax(m_latencyMs, m_tokenDelayMs) : m_latencyMs);
+    send(ticket, reply, cid, close, token ? qMax(m_latencyMs, m_tokenDelayMs) : m_latencyMs);
     Q_EMIT requestHandled(method, path, reply.status);
 }
 
@@ -307,30 +292,21 @@ SandboxReply FabricSandbox::process(const QString &method, const QString &path,
     return m_api->handle(method, path, query, body, cid);
 }
 
-void FabricSandbox::send(QTcpSocket *socket, const SandboxReply &reply,
-                         const QString &correlationId, bool close, int delayMs)
+void FabricSandbox::send(quint64 ticket, const SandboxReply &reply, const QString &correlationId,
+                         bool close, int delayMs)
 {
-    QByteArray out = "HTTP/1.1 " + QByteArray::number(reply.status) + ' ' +
-                     httpReasonPhrase(reply.status) + "\r\n";
-    out += "Content-Type: " + reply.contentType + "\r\n";
-    out += "Content-Length: " + QByteArray::number(reply.body.size()) + "\r\n";
-    out += "X-CORRELATION-ID: " + correlationId.toLatin1() + "\r\n";
-    out += close ? QByteArrayLiteral("Connection: close\r\n")
-                 : QByteArrayLiteral("Connection: keep-alive\r\n");
-    out += "\r\n" + reply.body;
-    const auto write = [out, close](QTcpSocket *s) {
-        s->write(out);
-        if (close)
-            s->disconnectFromHost();
-    };
+    SandboxHttpResponse response{reply.status,
+                                 reply.contentType,
+                                 reply.body,
+                                 {{"X-CORRELATION-ID", correlationId.toLatin1()}},
+                                 close};
     if (delayMs <= 0) {
-        write(socket);
+        m_server->respond(ticket, std::move(response));
         return;
     }
-    QPointer<QTcpSocket> guard(socket);
-    QTimer::singleShot(delayMs, this, [guard, write]() {
-        if (guard && guard->state() == QAbstractSocket::ConnectedState)
-            write(guard.data());
+    // A connection gone meanwhile leaves a ticket the server ignores.
+    QTimer::singleShot(delayMs, m_server, [server = m_server, ticket, response]() mutable {
+        server->respond(ticket, std::move(response));
     });
 }
 

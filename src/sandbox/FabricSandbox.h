@@ -15,17 +15,13 @@
 #include <QUrlQuery>
 #include <memory>
 
-QT_BEGIN_NAMESPACE
-class QHttpServerRequest;
-class QTcpSocket;
-QT_END_NAMESPACE
-
 namespace fb {
 
 class SandboxApi;
 class SandboxAuth;
 class SandboxEstate;
 class SandboxHttpServer;
+struct SandboxHttpRequest;
 struct SandboxReply;
 
 class FabricSandbox : public QObject {
@@ -102,18 +98,18 @@ Q_SIGNALS:
     void requestHandled(const QString &method, const QString &path, int status);
 
 private:
-    void onRequest(const QHttpServerRequest &request, QTcpSocket *socket);
+    void onRequest(const SandboxHttpRequest &request, quint64 ticket);
     SandboxReply process(const QString &method, const QString &path, const QUrlQuery &query,
                          const QByteArray &body, const QByteArray &authorization,
                          const QString &correlationId);
     // The loopback admin API (FabricSandboxAdmin.cpp): answered only for a loopback Host.
     static const QString AdminPrefix;
     void serveAdmin(const QString &method, const QString &path, const QByteArray &body,
-                    const QByteArray &hostHeader, QTcpSocket *socket, const QString &correlationId,
+                    const QByteArray &hostHeader, quint64 ticket, const QString &correlationId,
                     bool close);
     SandboxReply admin(const QString &method, const QString &path, const QByteArray &body);
-    void send(QTcpSocket *socket, const SandboxReply &reply, const QString &correlationId,
-              bool close, int delayMs);
+    void send(quint64 ticket, const SandboxReply &reply, const QString &correlationId, bool close,
+              int delayMs);
     bool takeDrop(const QString &method, const QString &path, const QUrlQuery &query);
 
     std::unique_ptr<SandboxEstate> m_estate;

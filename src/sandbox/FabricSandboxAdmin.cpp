@@ -12,7 +12,6 @@
 #include <QHostAddress>
 #include <QJsonArray>
 #include <QJsonDocument>
-#include <QTcpSocket>
 
 namespace fb {
 
@@ -47,12 +46,12 @@ bool isLoopbackHost(const QByteArray &hostHeader)
 const QString FabricSandbox::AdminPrefix = QStringLiteral("/sandbox/v1/");
 
 void FabricSandbox::serveAdmin(const QString &method, const QString &path, const QByteArray &body,
-                               const QByteArray &hostHeader, QTcpSocket *socket, const QString &cid,
+                               const QByteArray &hostHeader, quint64 ticket, const QString &cid,
                                bool close)
 {
     if (!isLoopbackHost(hostHeader)) {
         qCWarning(lcSandbox) << "admin request refused: Host is not a loopback name";
-        send(socket,
+        send(ticket,
              SandboxReply::json(403, QJsonObject{{QStringLiteral("error"),
                                                   QStringLiteral("the sandbox admin API "
                                                                  "answers only a loopback "
@@ -61,7 +60,7 @@ void FabricSandbox::serveAdmin(const QString &method, const QString &path, const
              cid, true, 0);
         return;
     }
-    send(socket, admin(method, path, body), cid, close, 0);
+    send(ticket, admin(method, path, body), cid, close, 0);
 }
 
 QJsonObject FabricSandbox::faultsJson() const

@@ -55,42 +55,4 @@ QJsonObject fabricError(const QString &code, const QString &message, const QStri
     return e;
 }
 
-QByteArray httpReasonPhrase(int status)
-{
-    switch (status) {
-    case 200:
-        return QByteArrayLiteral("OK");
-    case 201:
-        return QByteArrayLiteral("Created");
-    case 202:
-        return QByteArrayLiteral("Accepted");
-    case 204:
-        return QByteArrayLiteral("No Content");
-    case 400:
-        return QByteArrayLiteral("Bad Request");
-    case 401:
-        return QByteArrayLiteral("Unauthorized");
-    case 403:
-        return QByteArrayLiteral("Forbidden");
-    case 404:
-        return QByteArrayLiteral("Not Found");
-    case 405:
-        return QByteArrayLiteral("Method Not Allowed");
-    case 415:
-        return QByteArrayLiteral("Unsupported Media Type");
-    case 429:
-        return QByteArrayLiteral("Too Many Requests");
-    case 500:
-        return QByteArrayLiteral("Internal Server Error");
-    case 502:
-        return QByteArrayLiteral("Bad Gateway");
-    case 503:
-        return QByteArrayLiteral("Service Unavailable");
-    case 504:
-        return QByteArrayLiteral("Gateway Timeout");
-    default:
-        return QByteArrayLiteral("Status");
-    }
-}
-
 } // namespace fb

@@ -35,9 +35,6 @@ struct SandboxReply {
 QJsonObject fabricError(const QString &code, const QString &message, const QString &correlationId,
                         const QString &details = {}, const PropertyReasons &additionalInfo = {});
 
-// HTTP reason phrase for the status codes the sandbox uses.
-QByteArray httpReasonPhrase(int status);
-
 // Error codes and messages the sandbox answers with. Codes the published spec shows come with
 // the spec's message; the others (EQ-31423xx, EQ-3142102, EQ-3142501) are not in the v4.31
 // spec examples and carry messages written for the sandbox.

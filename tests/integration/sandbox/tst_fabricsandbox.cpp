@@ -263,7 +263,10 @@ private Q_SLOTS:
         QCOMPARE(rawGet("Host: evil.example:8080\r\n"), QByteArray("HTTP/1.1 403 Forbidden"));
         QCOMPARE(rawGet("Host: 127.0.0.1.evil.example\r\n"), QByteArray("HTTP/1.1 403 Forbidden"));
         QCOMPARE(rawGet("Host: 10.0.0.5\r\n"), QByteArray("HTTP/1.1 403 Forbidden"));
-        QCOMPARE(rawGet(QByteArray()), QByteArray("HTTP/1.1 403 Forbidden"));
+        // No Host at all: HTTP/1.1 requires one, and libmicrohttpd refuses the request itself.
+        const QByteArray noHost = rawGet(QByteArray());
+        QVERIFY2(noHost == "HTTP/1.1 403 Forbidden" || noHost == "HTTP/1.1 400 Bad Request",
+                 noHost.constData());
         const QByteArray port = QByteArray::number(sandbox->port());
         QCOMPARE(rawGet("Host: 127.0.0.1:" + port + "\r\n"), QByteArray("HTTP/1.1 200 OK"));
         QCOMPARE(rawGet("Host: localhost:" + port + "\r\n"), QByteArray("HTTP/1.1 200 OK"));

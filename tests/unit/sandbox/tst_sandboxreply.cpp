@@ -78,15 +78,6 @@ private slots:
                  QJsonArray({QJsonObject{{"property", "a"}, {"reason", "r1"}},
                              QJsonObject{{"property", "b"}}, QJsonObject{{"reason", "r3"}}}));
     }
-
-    void reasonPhrases()
-    {
-        QCOMPARE(httpReasonPhrase(201), QByteArray("Created"));
-        QCOMPARE(httpReasonPhrase(405), QByteArray("Method Not Allowed"));
-        QCOMPARE(httpReasonPhrase(429), QByteArray("Too Many Requests"));
-        QCOMPARE(httpReasonPhrase(504), QByteArray("Gateway Timeout"));
-        QCOMPARE(httpReasonPhrase(418), QByteArray("Status"));
-    }
 };
 
 QTEST_GUILESS_MAIN(TestSandboxReply)
