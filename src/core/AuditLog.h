@@ -215,6 +215,7 @@ private:
     QString m_markerPath;
     int m_markerFd = -1;
     bool m_markerContinues = true;
+    bool m_markerWarned = false;
     QString m_markerProblem;
     WriteFn m_write;
     SyncFn m_sync;

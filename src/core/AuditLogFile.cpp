@@ -8,6 +8,7 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QJsonDocument>
+#include <QLoggingCategory>
 #include <QStandardPaths>
 
 #include <cerrno>
@@ -20,6 +21,8 @@
 // File safety of the audit log: the log and its .head file are opened with O_NOFOLLOW, 0600, in
 // 0700 directories; every append first checks that the path still names the file being written
 // (replaced, moved, unlinked, truncated) and arms a "log_continued" record when it does not.
+
+Q_LOGGING_CATEGORY(lcAuditLog, "fabricbroker.audit")
 
 namespace fb {
 
@@ -319,14 +322,24 @@ void AuditLog::writeMarkerLocked(const QString &type)
     if (!m_markerContinues && type != auditEventName(AuditEventType::LedgerReset))
         return;
     m_markerContinues = true;
+    // Best effort, but never silent: without the marker, deleting the log would start the day's
+    // spend count over unnoticed. Said once per log, on stderr (a read-only home, say).
+    const auto cannotWrite = [this](const QString &why) {
+        if (!m_markerWarned)
+            qCWarning(lcAuditLog).noquote()
+                << "cannot write the audit day marker" << m_markerPath
+                << QStringLiteral("(%1):").arg(why)
+                << "a deleted or replaced audit log would not be noticed by the daily limit";
+        m_markerWarned = true;
+    };
     if (m_markerFd < 0) {
         QString dirError;
         if (!ensureDirectory(QFileInfo(m_markerPath).absolutePath(), &dirError))
-            return;
+            return cannotWrite(dirError);
         m_markerFd = ::open(QFile::encodeName(m_markerPath).constData(),
                             O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
         if (m_markerFd < 0)
-            return;
+            return cannotWrite(errnoText(errno));
     }
     AuditDayMarker m;
     m.log = QFileInfo(m_path).absoluteFilePath();
@@ -334,9 +347,13 @@ void AuditLog::writeMarkerLocked(const QString &type)
     m.sha256 = QString::fromLatin1(m_prevHash);
     m.atMs = m_clock->nowMs();
     const QByteArray content = m.content();
-    while (::pwrite(m_markerFd, content.constData(), static_cast<size_t>(content.size()), 0) < 0 &&
+    ssize_t written = -1;
+    while ((written = ::pwrite(m_markerFd, content.constData(), static_cast<size_t>(content.size()),
+                               0)) < 0 &&
            errno == EINTR) {
     }
+    if (written != content.size())
+        cannotWrite(written < 0 ? errnoText(errno) : QStringLiteral("short write"));
 }
 
 // Compares the path with the open descriptor. When the file there is no longer the one we

@@ -50,6 +50,32 @@ class TestAuditDayMarker : public QObject {
 
 private slots:
     void initTestCase() { fbtest::failOnWarnings(); }
+
+    // A marker that can be read (here: none yet) but not written (its folder cannot be made once
+    // the log is open: "state" became a file; under the systemd unit, a read-only home) leaves the
+    // records durable and is said once per log, not silently (failOnWarnings: a second warning
+    // fails the test).
+    void aMarkerThatCannotBeWrittenIsSaidOnce()
+    {
+        fb::AuditLog log(&m_clock);
+        log.setDayMarker(markerPath());
+        QString error;
+        QVERIFY2(log.open(logPath(), &error), qPrintable(error));
+        QCOMPARE(log.dayMarkerProblem(), QString());
+        QFile blocker(m_tmp->filePath("state"));
+        QVERIFY(blocker.open(QIODevice::WriteOnly));
+        blocker.close();
+        QTest::ignoreMessage(QtWarningMsg,
+                             QRegularExpression(QStringLiteral(
+                                 "^cannot write the audit day marker .*/state/fabric-broker/"
+                                 "audit-day \\(.*\\): a deleted or replaced audit log would "
+                                 "not be noticed by the daily limit$")));
+        for (int i = 0; i < 3; ++i)
+            QVERIFY(log.record(fb::AuditEventType::Proposed,
+                               {{"request_sha256", QStringLiteral("a").repeated(64)}}));
+        QVERIFY(!QFile::exists(markerPath()));
+        QCOMPARE(log.recordCount(), 3);
+    }
     void init()
     {
         m_tmp = new QTemporaryDir;
