@@ -119,8 +119,9 @@ QString statusHelp()
         "Prints the version of the schema fabric_team at URI, the newest this fabric-broker\n"
         "knows, which role the connection is and whether that role is a member of\n"
         "fabric_proposers or fabric_approvers.\n"
-        "Exit codes: 0 = done, 1 = no schema or a role that may not read it, 2 = usage error\n"
-        "or no connection.\n");
+        "Exit codes: 0 = the schema is the version this fabric-broker needs, 1 = no schema,\n"
+        "an older or newer one, or a role that may not read it, 2 = usage error or no\n"
+        "connection.\n");
 }
 
 QString keyHelp()
@@ -199,12 +200,23 @@ int status(const QString &uri)
                                                "fabric_approvers")
                               : QStringLiteral("member of ") + in.join(QStringLiteral(", "));
     }
+    const int known = TeamSchema::knownVersion();
     out(QStringLiteral("%1\nschema fabric_team: version %2 (this fabric-broker knows %3)\n%4\n")
             .arg(db->describe())
             .arg(*version)
-            .arg(TeamSchema::knownVersion())
+            .arg(known)
             .arg(member));
-    return *version > TeamSchema::knownVersion() ? 1 : 0;
+    // An upgrade leaves the schema where it was until its owner migrates it: say what to do.
+    if (*version == 0)
+        out(QStringLiteral("there is no schema yet: the schema owner runs `fabric-broker team "
+                           "init URI`\n"));
+    else if (*version < known)
+        out(QStringLiteral("the schema is older than this fabric-broker needs: team mode refuses "
+                           "it until the schema owner runs `fabric-broker team init URI`\n"));
+    else if (*version > known)
+        out(QStringLiteral("the schema is newer than this fabric-broker knows: team mode refuses "
+                           "it; upgrade fabric-broker\n"));
+    return *version == known ? 0 : 1;
 }
 
 Policy effectivePolicy()

@@ -31,12 +31,11 @@ std::optional<QString> TeamProposeStep::unavailable(const BrokerContext &context
 
 QJsonObject TeamProposeStep::refusal(const QString &reason)
 {
-    return {
-        {u"kind"_s, u"team_unavailable"_s},
-        {u"message"_s,
-         u"Team mode: the team database cannot take proposals (%1). Fabric's dry run "
-         "validated the request, but no token was minted: a proposal the team cannot see "
-         "cannot be approved. Propose again when the database is back."_s.arg(reason.left(500))}};
+    return {{u"kind"_s, u"team_unavailable"_s},
+            {u"message"_s,
+             u"Team mode: the team database cannot take proposals (%1). Fabric's dry run "
+             "validated the request, but no token was minted: a proposal the team cannot see "
+             "cannot be approved. Propose again once that is fixed."_s.arg(reason.left(500))}};
 }
 
 void TeamProposeStep::publish(const Proposal &stored, const CompiledRequest &request,

@@ -110,10 +110,12 @@ private slots:
     {
         const QString db = fx.freshDatabase();
         CommandRun r = team({u"status"_s, uri(u"fb_owner"_s, db)});
-        QCOMPARE(r.exitCode, 0);
+        QCOMPARE(r.exitCode, 1);
         QVERIFY2(
             r.out.contains(u"schema fabric_team: version 0 (this fabric-broker knows %1)"_s.arg(
-                TeamSchema::knownVersion())),
+                TeamSchema::knownVersion())) &&
+                r.out.contains(u"there is no schema yet: the schema owner runs `fabric-broker "
+                               "team init URI`"_s),
             qPrintable(r.out));
         r = team({u"init"_s, uri(u"fb_owner"_s, db)});
         QCOMPARE(r.exitCode, 0);
@@ -166,8 +168,37 @@ private slots:
         r = team({u"status"_s, uri(u"fb_owner"_s, db)});
         QCOMPARE(r.exitCode, 1);
         QVERIFY2(r.out.contains(u"version %1 (this fabric-broker knows %2)"_s.arg(future.version)
-                                    .arg(TeamSchema::knownVersion())),
+                                    .arg(TeamSchema::knownVersion())) &&
+                     r.out.contains(u"the schema is newer than this fabric-broker knows"_s),
                  qPrintable(r.out));
+    }
+
+    // What an upgrade leaves: the schema an older fabric-broker made. status says to migrate it
+    // (exit 1); init migrates it; then status is 0.
+    void statusSaysAnOlderSchemaNeedsInitAndInitMigratesIt()
+    {
+        const QString db = fx.freshDatabase();
+        auto owner = connectAs(fx.cluster, u"fb_owner"_s, db);
+        QVERIFY(owner);
+        const QList<Migration> all = TeamSchema::builtIn();
+        QVERIFY(all.size() >= 2);
+        QVERIFY(TeamSchema::migrate(*owner, all.mid(0, all.size() - 1)).ok);
+        CommandRun r = team({u"status"_s, uri(u"fb_owner"_s, db)});
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.out.contains(u"version %1 (this fabric-broker knows %2)"_s.arg(all.size() - 1)
+                                    .arg(all.size())) &&
+                     r.out.contains(u"the schema is older than this fabric-broker needs: team "
+                                    "mode refuses it until the schema owner runs `fabric-broker "
+                                    "team init URI`"_s),
+                 qPrintable(r.out));
+        r = team({u"init"_s, uri(u"fb_owner"_s, db)});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY2(
+            r.out.contains(u"migrated from version %1 to %2"_s.arg(all.size() - 1).arg(all.size())),
+            qPrintable(r.out));
+        r = team({u"status"_s, uri(u"fb_owner"_s, db)});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY2(!r.out.contains(u"older"_s) && !r.out.contains(u"newer"_s), qPrintable(r.out));
     }
 
     void theTeamAuditChainVerifiesAndAChangedRowBreaksIt()

@@ -89,7 +89,7 @@ private slots:
         QCOMPARE(error.value("message"),
                  "Team mode: the team database cannot take proposals (not connected). Fabric's "
                  "dry run validated the request, but no token was minted: a proposal the team "
-                 "cannot see cannot be approved. Propose again when the database is back.");
+                 "cannot see cannot be approved. Propose again once that is fixed.");
         QCOMPARE(error.size(), 2);
         // The database's words are bounded.
         const QString long_ =
