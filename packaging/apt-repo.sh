@@ -9,6 +9,9 @@
 #   public/pool/main/f/fabric-broker/fabric-broker_<version>_<arch>.deb
 #   public/fabric-broker-archive-keyring.gpg   the public key, binary, for `signed-by=`
 #   public/fabric-broker-archive-keyring.asc   the same, armored
+# The release key signs this one repository and nothing else: apt warns, but accepts, a Release
+# signed by the same key for another suite (packaging/README.md). OUTDIR and what is in it must
+# belong to the caller and be writable by no one else (checked).
 # Serve OUTDIR/public over HTTPS (any static web server); a machine adds it with the two lines
 # in packaging/README.md ("A signed APT repository"). Adding a newer .deb replaces the older one
 # in `stable`, so `apt-get upgrade` (and unattended-upgrades) moves every machine to it.
@@ -18,6 +21,10 @@
 #                                   secret part never leaves the machine that publishes)
 #   unset                           use, or make on first use, a test key in OUTDIR/gnupg
 #                                   (Ed25519, no passphrase): for tests and trials only
+# Freshness: the signed Release carries Valid-Until (FB_APT_VALID_FOR, default 30d, reprepro's
+# ValidFor syntax), after which apt refuses it: a mirror or proxy that keeps serving an old signed
+# Release (a freeze or replay, hiding a newer release) cannot hold machines back longer than
+# that. Publish again, or re-sign with `reprepro --basedir OUTDIR export stable`, well within it.
 # Needs: reprepro, gnupg (apt-get install reprepro gnupg).
 set -euo pipefail
 
@@ -34,15 +41,33 @@ for tool in reprepro gpg dpkg-deb; do
   }
 done
 
-mkdir -p "$out/conf" "$out/public"
-out=$(cd "$out" && pwd)
+# Everything here decides what the fleet trusts: the key, the configuration, the database, the
+# published tree. Another local user must not have made or be able to change any of it (a gnupg/
+# made beforehand would hold that user's key, and this script would sign with it).
+me=$(id -u)
+owned_by_me() { # owned_by_me PATH: PATH is not a symlink, is ours, and no one else may write it
+  [ ! -L "$1" ] && [ "$(stat -c %u "$1")" = "$me" ] &&
+    [ $(( 8#$(stat -c %a "$1") & 8#022 )) -eq 0 ]
+}
+mkdir -p "$out"
+out=$(cd "$out" && pwd -P)
+for path in "$out" "$out/conf" "$out/db" "$out/gnupg" "$out/public"; do
+  if [ -e "$path" ] || [ -L "$path" ]; then
+    owned_by_me "$path" || {
+      echo "apt-repo: $path is not owned by $(id -un) or is writable by others: refusing to" \
+        "publish from it (another user could choose what is signed, or the key)" >&2
+      exit 1
+    }
+  fi
+done
+install -d -m 0755 "$out/conf" "$out/public"
 
 if [ -n "${FB_APT_SIGNING_KEY:-}" ]; then
   key=$FB_APT_SIGNING_KEY
 else
   export GNUPGHOME="$out/gnupg"
-  mkdir -p "$GNUPGHOME"
-  chmod 700 "$GNUPGHOME"
+  install -d -m 0700 "$GNUPGHOME"
+  trap 'gpgconf --kill gpg-agent 2>/dev/null || true' EXIT
   key=$(gpg --batch --with-colons --list-secret-keys 2>/dev/null | awk -F: '$1 == "fpr" { print $10; exit }')
   if [ -z "$key" ]; then
     echo "== apt-repo: making a test signing key in $GNUPGHOME (not for production)"
@@ -66,6 +91,7 @@ Codename: stable
 Architectures: amd64 arm64
 Components: main
 Description: Fabric Broker: an MCP server for Equinix Fabric
+ValidFor: ${FB_APT_VALID_FOR:-30d}
 SignWith: $key
 EOF
 cat > "$out/conf/options" <<EOF
@@ -87,8 +113,17 @@ done
 # Re-sign even when nothing changed (a new key, or a repository copied from elsewhere).
 reprepro --basedir "$out" --silent export stable
 
-gpg --batch --yes --export "$key" > "$out/public/fabric-broker-archive-keyring.gpg"
-gpg --batch --yes --armor --export "$key" > "$out/public/fabric-broker-archive-keyring.asc"
+# Written next to the tree and renamed into place: never through a link someone left there.
+for format in gpg asc; do
+  tmpkey=$(mktemp "$out/public/.keyring.XXXXXX")
+  if [ "$format" = asc ]; then
+    gpg --batch --yes --armor --export "$key" > "$tmpkey"
+  else
+    gpg --batch --yes --export "$key" > "$tmpkey"
+  fi
+  chmod 0644 "$tmpkey"
+  mv -f "$tmpkey" "$out/public/fabric-broker-archive-keyring.$format"
+done
 
 echo "== apt-repo: $out/public (signed by $key)"
 reprepro --basedir "$out" list stable

@@ -108,10 +108,11 @@ mkdir -p "$tmp/control"
 dpkg-deb -e "$deb" "$tmp/control"
 check "the autostart entry is a conffile" \
   grep -qx "/etc/xdg/autostart/$app_id.desktop" "$tmp/control/conffiles"
-# The only maintainer script: prerm refuses a downgrade and does nothing else (packaging/README.md).
-check "maintainer scripts: prerm only, mode 0755" \
-  test "$(cd "$tmp/control" && ls | grep -vx -e control -e conffiles -e md5sums | tr '\n' ' ')" = "prerm " \
-  -a "$(stat -c %a "$tmp/control/prerm")" = 755
+# The only maintainer scripts: preinst and prerm refuse a downgrade and do nothing else
+# (packaging/README.md).
+check "maintainer scripts: preinst and prerm only, mode 0755" \
+  test "$(cd "$tmp/control" && ls | grep -vx -e control -e conffiles -e md5sums | tr '\n' ' ')" = "preinst prerm " \
+  -a "$(stat -c %a "$tmp/control/preinst")" = 755 -a "$(stat -c %a "$tmp/control/prerm")" = 755
 prerm_says() { # prerm_says STATUS ARGS...: prerm exits with STATUS; a refusal names both versions
   local want=$1; shift
   local got=0
@@ -124,6 +125,19 @@ check "prerm refuses being installed over a newer version (failed-upgrade $versi
   prerm_says 1 failed-upgrade "$version.1"
 check "prerm lets an upgrade (upgrade $version.1), a reinstall and a removal through" \
   eval 'prerm_says 0 upgrade "$version.1" && prerm_says 0 upgrade "$version" && prerm_says 0 remove'
+preinst_says() { # preinst_says STATUS ARGS...: preinst exits with STATUS; a refusal names both
+  local want=$1; shift
+  local got=0
+  env -u FABRIC_BROKER_ALLOW_DOWNGRADE sh "$tmp/control/preinst" "$@" >"$tmp/preinst.out" 2>&1 || got=$?
+  [ "$got" = "$want" ] || { sed 's/^/        /' "$tmp/preinst.out"; return 1; }
+  [ "$want" = 0 ] || grep -q "refusing to downgrade from $2 to $version" "$tmp/preinst.out"
+}
+check "preinst refuses being installed over a newer version (upgrade/install $version.1)" \
+  eval 'preinst_says 1 upgrade "$version.1" "$version" && preinst_says 1 install "$version.1" "$version"'
+check "preinst lets an install, an upgrade and a reinstall through" \
+  eval 'preinst_says 0 install && preinst_says 0 upgrade "0~older" "$version" && preinst_says 0 upgrade "$version" "$version"'
+check "FABRIC_BROKER_ALLOW_DOWNGRADE=1 lets a downgrade through preinst and prerm" \
+  eval 'FABRIC_BROKER_ALLOW_DOWNGRADE=1 sh "$tmp/control/preinst" upgrade "$version.1" "$version" 2>/dev/null && FABRIC_BROKER_ALLOW_DOWNGRADE=1 sh "$tmp/control/prerm" upgrade "0~older" 2>/dev/null'
 appstream_validate() {
   appstreamcli validate --no-net "$extract/usr/share/metainfo/$app_id.metainfo.xml" >"$tmp/as.txt" 2>&1 ||
     { sed 's/^/        /' "$tmp/as.txt"; return 1; }
@@ -152,8 +166,8 @@ for option in NoNewPrivileges=true LockPersonality=true RestrictRealtime=true \
   ProtectSystem=strict; do
   check "unit sets $option" grep -qx "$option" "$unit"
 done
-check "unit keeps the audit log and the socket writable" \
-  grep -qx 'ReadWritePaths=%t %h/.local/share/fabric-broker' "$unit"
+check "unit keeps the audit log, its day marker and the socket writable" \
+  grep -qx 'ReadWritePaths=%t %h/.local/share/fabric-broker %h/.local/state/fabric-broker' "$unit"
 check "man page is stamped with version $version" \
   zgrep -q "\"fabric-broker $version\"" "$extract/usr/share/man/man1/fabric-broker.1.gz"
 check "changelog.gz starts with version $version" \

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Builds the Linux packages of fabric-broker: a .deb (Debian 12 / Ubuntu 24.04: build on the
-# release you target, dpkg-shlibdeps computes Depends from the libraries found there) and a
-# relocatable .tar.gz. Needs the build dependencies of scripts/dev.sh plus dpkg-dev.
+# Builds the Linux packages of fabric-broker: a .deb (built on Debian 12, it installs on Debian 12
+# and 13: packaging/README.md; dpkg-shlibdeps computes Depends from the libraries found here) and
+# a relocatable .tar.gz. Needs the build dependencies of scripts/dev.sh plus dpkg-dev.
 #
 #   scripts/package.sh            -> build/package/packages/fabric-broker_<version>_<arch>.deb
 #                                    build/package/packages/fabric-broker-<version>-linux-<arch>.tar.gz
