@@ -27,6 +27,12 @@ if [ -f "$kept" ] && [ "$(dpkg-deb --field "$kept" Version 2>/dev/null)" = "$ver
   exit 0
 fi
 
+# A shallow clone (CI may make one) lacks the commit: fetch the history it needs first.
+if ! git -C "$src" cat-file -e "$commit^{commit}" 2>/dev/null &&
+  [ "$(git -C "$src" rev-parse --is-shallow-repository)" = true ]; then
+  echo "== build-previous: shallow clone, fetching the history (git fetch --unshallow)"
+  git -C "$src" fetch --quiet --unshallow || true
+fi
 git -C "$src" cat-file -e "$commit^{commit}" 2>/dev/null || {
   echo "build-previous: commit $commit ($version) is not in this clone; fetch the full history" \
     "(git fetch --unshallow)" >&2
