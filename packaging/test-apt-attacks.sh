@@ -116,40 +116,9 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-# ---- chroot helpers (the approach of test-apt-releases.sh) ----------------------------------
-run_ns() {
-  local root=$1; shift
-  # shellcheck disable=SC2016 # the script is expanded by the inner shell
-  unshare --mount --propagation private --pid --kill-child -- bash -c '
-    set -eu
-    r=$1; shift
-    trap "umount -R -l \"\$r/var/cache/apt/archives\" \"\$r/tmp\" \"\$r/dev\" \"\$r/proc\" 2>/dev/null || true" EXIT
-    mount -t proc proc "$r/proc"
-    mount --rbind /dev "$r/dev"
-    mount -t tmpfs -o mode=1777,nosuid,nodev tmpfs "$r/tmp"
-    if [ -n "${FB_NS_ARCHIVES:-}" ]; then mount --bind "$FB_NS_ARCHIVES" "$r/var/cache/apt/archives"; fi
-    status=0
-    "$@" || status=$?
-    exit "$status"' run_ns "$root" "$@"
-}
-in_chroot() {
-  local root=$1; shift
-  run_ns "$root" chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
-    HOME=/root LANG=C.UTF-8 DEBIAN_FRONTEND=noninteractive "$@"
-}
-base_tarball() {
-  local suite=$1 tarball="$cache/chroot-$1.tar"
-  if [ -s "$tarball" ] && [ -n "$(find "$tarball" -mtime -7 2>/dev/null)" ]; then
-    echo "$tarball"; return 0
-  fi
-  mkdir -p "$cache"
-  if mmdebstrap --variant=minbase --format=tar --skip=cleanup/apt/lists "$suite" \
-    "$cache/.chroot-$suite.$$.tar" "$mirror" >"$tmp/mmdebstrap-$suite.log" 2>&1; then
-    mv -f "$cache/.chroot-$suite.$$.tar" "$tarball"; echo "$tarball"
-  else
-    rm -f "$cache/.chroot-$suite.$$.tar"; tail -n 20 "$tmp/mmdebstrap-$suite.log" | indent >&2; return 1
-  fi
-}
+# ---- chroot helpers: run_ns, in_chroot, base_tarball -----------------------------------------
+# shellcheck source=packaging/chroot-lib.sh
+source "$src/packaging/chroot-lib.sh"
 
 # ---- the repository, two snapshots ------------------------------------------------------------
 echo "== $me: $(basename "$old_deb") ($old_v) and $(basename "$new_deb") ($new_v); suites ${suites[*]}"
