@@ -1,19 +1,21 @@
 // FabricClient: see FabricClient.h. The safety rules it keeps, in one place:
-//  * a real create is handed to Qt at most once and Qt cannot resend it either
-//    (FabricClientHttpCall.cpp: OnceUploadDevice, HTTP/1.1, no redirect), and neither a 401
-//    nor a 5xx nor a network error leads to a second attempt;
-//  * reads and dry runs are retried exactly once, after a 401, with a fresh token;
+//  * a real create is written once, on a fresh connection of its own (FabricHttpTransport.h:
+//    never a reused keep-alive one, never rewritten), no redirect is followed, and neither a
+//    401 nor a 5xx nor a network error leads to a second attempt;
+//  * reads and dry runs are retried exactly once, after a 401, with a fresh token (and the
+//    transport sends them once more on a fresh connection when a reused keep-alive one turns
+//    out closed before any byte of the answer);
 //  * the client secret and access tokens never reach a log line, a message or a result.
 // Where the jobs live: FabricClientToken.cpp (the OAuth2 token cache), FabricClientHttpCall.cpp
-// (one HTTP exchange), FabricHttpOutcome.cpp (what an answer means, pure),
-// FabricClientPriceCall.cpp (the rate-card context), FabricConfig.cpp (the configuration).
+// (one HTTP exchange), FabricHttpTransport.cpp (HTTP/1.1 on sockets, the keep-alive pool),
+// FabricHttpParser.cpp (a response, bounded and strict), FabricHttpOutcome.cpp (what an answer
+// means, pure), FabricClientPriceCall.cpp (the rate-card context), FabricConfig.cpp (the
+// configuration).
 #include "fabric/FabricClient_p.h"
 
 #include "fabric/FabricParsing.h"
 
 #include <QJsonDocument>
-#include <QNetworkAccessManager>
-#include <QNetworkReply>
 #include <QUuid>
 
 namespace fb {
@@ -48,20 +50,51 @@ QString pathProblem(const QString &path, bool mustBeSearch)
     return {};
 }
 
-void configureRequest(QNetworkRequest &req, const QString &correlationId, int timeoutMs)
+FabricHttpRequestSpec requestSpec(const FabricConfig &config, QByteArray method, QUrl url,
+                                  const QString &correlationId)
 {
-    req.setTransferTimeout(timeoutMs);
-    // HTTP/1.1 only: predictable single-request semantics (no HTTP/2 stream replays).
-    req.setAttribute(QNetworkRequest::Http2AllowedAttribute, false);
-    req.setAttribute(QNetworkRequest::CacheLoadControlAttribute, QNetworkRequest::AlwaysNetwork);
-    req.setAttribute(QNetworkRequest::CacheSaveControlAttribute, false);
-    req.setAttribute(QNetworkRequest::CookieLoadControlAttribute, QNetworkRequest::Manual);
-    req.setAttribute(QNetworkRequest::CookieSaveControlAttribute, QNetworkRequest::Manual);
-    req.setAttribute(QNetworkRequest::RedirectPolicyAttribute,
-                     QNetworkRequest::ManualRedirectPolicy);
-    req.setRawHeader("Accept", "application/json");
-    req.setRawHeader("User-Agent", "fabric-broker/" FB_VERSION);
-    req.setRawHeader("X-CORRELATION-ID", correlationId.toLatin1());
+    FabricHttpRequestSpec spec;
+    spec.method = std::move(method);
+    spec.url = std::move(url);
+    spec.timeoutMs = config.timeoutMs;
+    spec.maxResponseBytes = config.maxResponseBytes;
+    spec.headers = {
+        {QByteArrayLiteral("Accept"), QByteArrayLiteral("application/json")},
+        {QByteArrayLiteral("User-Agent"), QByteArrayLiteral("fabric-broker/" FB_VERSION)},
+        {QByteArrayLiteral("X-CORRELATION-ID"), correlationId.toLatin1()}};
+    if (spec.method != "GET") {
+        spec.sendBody = true;
+        spec.headers.append(
+            {QByteArrayLiteral("Content-Type"), QByteArrayLiteral("application/json")});
+    }
+    return spec;
+}
+
+QNetworkReply::NetworkError networkErrorOf(FabricHttpResponse::Error error)
+{
+    using E = FabricHttpResponse::Error;
+    switch (error) {
+    case E::None:
+        return QNetworkReply::NoError;
+    case E::Timeout:
+        return QNetworkReply::TimeoutError;
+    case E::Closed:
+        return QNetworkReply::RemoteHostClosedError;
+    case E::Refused:
+        return QNetworkReply::ConnectionRefusedError;
+    case E::HostNotFound:
+        return QNetworkReply::HostNotFoundError;
+    case E::Tls:
+        return QNetworkReply::SslHandshakeFailedError;
+    case E::Proxy:
+        return QNetworkReply::ProxyConnectionRefusedError;
+    case E::TooLarge:
+        return QNetworkReply::OperationCanceledError;
+    case E::Protocol: // a malformed answer: described by the error string, below 200 on purpose
+    case E::Other:
+        break;
+    }
+    return QNetworkReply::UnknownNetworkError;
 }
 
 QString newCorrelationId()
@@ -81,9 +114,7 @@ FabricClient::FabricClient(FabricConfig config, QObject *parent)
     qRegisterMetaType<fb::FabricResult>();
     d->q = this;
     d->config = std::move(config);
-    d->nam = new QNetworkAccessManager(this);
-    d->nam->setAutoDeleteReplies(false);
-    d->nam->setRedirectPolicy(QNetworkRequest::ManualRedirectPolicy);
+    d->transport = new FabricHttpTransport(this);
 }
 
 FabricClient::~FabricClient()
@@ -95,7 +126,7 @@ FabricClient::~FabricClient()
             call->abort();
     }
     if (d->tokenReply) {
-        QNetworkReply *reply = d->tokenReply;
+        FabricHttpRequest *reply = d->tokenReply;
         d->tokenReply = nullptr;
         reply->disconnect(this);
         reply->abort();
@@ -113,6 +144,7 @@ void FabricClient::setConfig(FabricConfig config)
 {
     d->config = std::move(config);
     d->dropToken();
+    d->transport->closeIdle();
     emit configChanged();
 }
 

@@ -1,13 +1,21 @@
 #pragma once
-// FabricClient: the Fabric v4 REST client on QNetworkAccessManager. Owns the OAuth2
+// FabricClient: the Fabric v4 REST client, on an HTTP/1.1 client of its own on the caller's
+// thread (FabricHttpTransport: QTcpSocket / QSslSocket, no QNetworkAccessManager). Owns the OAuth2
 // client-credentials token cache, the three creates (dry run and real), the read endpoints of
 // the catalog and the price search. It has no method for DELETE, PATCH or PUT, by design, and
 // it never retries a real create.
 //
-// Transport rules (all calls): one QNetworkAccessManager (connections are reused), HTTP/1.1,
-// an explicit transfer timeout (FabricConfig::timeoutMs), a fresh X-CORRELATION-ID (UUID) per
-// HTTP request, replies capped at FabricConfig::maxResponseBytes and parsed as strict JSON.
-// HTTPS is required except for 127.0.0.1, ::1 and localhost. Redirects: GET reads follow
+// Transport rules (all calls): HTTP/1.1 only; keep-alive connections are reused per origin (at
+// most 4 idle, closed after 30 s unused or when the server says Connection: close), except by a
+// real create, which always opens a fresh connection and writes its bytes once; a read or dry
+// run whose reused connection turns out closed before any byte of the answer is sent once more
+// on a fresh one. An explicit transfer timeout (FabricConfig::timeoutMs without a byte moving), a
+// fresh X-CORRELATION-ID (UUID) per HTTP request, no cookies, no cache, no Accept-Encoding;
+// replies capped at FabricConfig::maxResponseBytes (the reading stops there), their status line
+// and header block at 64 KiB and 100 fields, Content-Length or chunked framing checked
+// strictly, and bodies parsed as strict JSON. HTTPS (system CA store, hostname verification,
+// TLS 1.2 or later) is required except for 127.0.0.1, ::1 and localhost; the application's
+// (by default the system's) proxy settings apply. Redirects: GET reads follow
 // same-origin redirects within /fabric/v4/ only; POSTs (searches, dry runs, creates, the token)
 // never follow one. Calls refused on the client side (bad endpoint, a path outside /fabric/v4/,
 // a compiled request whose path is not its change type's collection) finish with
@@ -22,8 +30,6 @@
 #include <QJsonObject>
 #include <QObject>
 #include <QUrlQuery>
-
-class QNetworkAccessManager;
 
 namespace fb {
 

@@ -1,11 +1,11 @@
 // HttpCall: one HTTP exchange with Fabric (plus, for reads and dry runs, one retry after a 401
 // with a fresh token). Checks the call on the client side, waits for the access token, sends the
-// request with the transport rules of FabricClient.h, refuses redirects that leave the origin or
-// /fabric/v4/, caps the reply, and hands the answer to decideHttpOutcome() (FabricHttpOutcome.h).
-// A real create is handed to Qt at most once and Qt cannot resend it either: its body goes
-// through OnceUploadDevice, which refuses the rewind Qt needs for its internal resend (Qt 6.4
-// resends a POST whose connection closes before the reply), HTTP/2 is off, no redirect is
-// followed, and neither a 401 nor a 5xx nor a network error leads to a second attempt.
+// request with the transport rules of FabricClient.h, follows only the redirects a GET read may
+// (same origin, within /fabric/v4/), and hands the answer to decideHttpOutcome()
+// (FabricHttpOutcome.h). A real create is written once, on a fresh connection of its own
+// (FabricHttpTransport.h): never on a reused keep-alive connection (no stale-connection resend),
+// never rewritten after any error, no redirect followed, and neither a 401 nor a 5xx nor a
+// network error leads to a second attempt.
 #include "fabric/FabricClient_p.h"
 
 #include "fabric/FabricHttpOutcome.h"
@@ -14,10 +14,6 @@
 
 #include <QElapsedTimer>
 #include <QJsonObject>
-#include <QNetworkAccessManager>
-#include <QNetworkReply>
-
-#include <atomic>
 
 namespace fb {
 
@@ -25,44 +21,13 @@ namespace {
 
 using Kind = FabricResult::Kind;
 
-// A create body streamed to Qt that cannot be rewound: Qt rewinds the upload device to resend a
-// request (for instance when the server closes the connection before answering), and a create
-// must never be sent twice. Rewinding before the first byte was read is harmless and allowed.
-class OnceUploadDevice final : public QIODevice {
-public:
-    explicit OnceUploadDevice(QByteArray data, QObject *parent = nullptr)
-        : QIODevice(parent)
-        , m_data(std::move(data))
-    {
-        open(QIODevice::ReadOnly | QIODevice::Unbuffered);
-    }
-    bool isSequential() const override { return true; }
-    qint64 bytesAvailable() const override
-    {
-        return m_data.size() - m_pos.load() + QIODevice::bytesAvailable();
-    }
-    bool atEnd() const override { return m_pos.load() >= m_data.size(); }
-    bool reset() override { return m_pos.load() == 0; }
-    bool seek(qint64 pos) override { return pos == 0 && m_pos.load() == 0; }
-    bool everRead() const { return m_pos.load() > 0; }
+// QNetworkAccessManager's limit, kept.
+constexpr int kMaxRedirects = 50;
 
-protected:
-    qint64 readData(char *out, qint64 maxSize) override
-    {
-        const qint64 pos = m_pos.load();
-        const qint64 n = std::min<qint64>(maxSize, m_data.size() - pos);
-        if (n <= 0)
-            return 0;
-        memcpy(out, m_data.constData() + pos, size_t(n));
-        m_pos.store(pos + n);
-        return n;
-    }
-    qint64 writeData(const char *, qint64) override { return -1; }
-
-private:
-    QByteArray m_data;
-    std::atomic<qint64> m_pos{0};
-};
+bool isRedirectStatus(int status)
+{
+    return status == 301 || status == 302 || status == 303 || status == 307 || status == 308;
+}
 
 class HttpCall final : public FabricCall {
 public:
@@ -107,7 +72,7 @@ public:
                    false);
             return;
         }
-        const int status = m_reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+        const int status = m_reply->status();
         if (m_mode == Mode::Create && bytesLeft()) {
             const QString known =
                 status > 0 ? QStringLiteral(" (Fabric had already answered HTTP %1)").arg(status)
@@ -130,12 +95,8 @@ private:
     QString noun() const { return changeTypeNoun(m_changeType); }
     QString what() const { return callWhat(m_mode, m_method, m_path, m_changeType); }
     QString shownPath() const { return callShownPath(m_mode, m_path); }
-    bool bytesLeft() const
-    {
-        if (m_mode == Mode::Create)
-            return m_requestSentSignal || (m_device && m_device->everRead());
-        return m_requestSentSignal;
-    }
+    // Whether a byte of this call's request (any attempt, any redirect hop) may have left.
+    bool bytesLeft() const { return m_requestSentSignal || (m_reply && m_reply->bytesLeft()); }
 
     QString lookupHint() const { return createLookupHint(m_changeType, m_body, m_correlationId); }
 
@@ -235,79 +196,72 @@ private:
     {
         m_correlationId = newCorrelationId();
         m_requestSentSignal = false;
-        m_tooLarge = false;
         m_refusedRedirect.clear();
+        m_redirects = 0;
+        m_tooManyRedirects = false;
         m_elapsed.start();
-
         m_requestUrl = m_core->urlFor(m_path, m_query);
-        QNetworkRequest req(m_requestUrl);
-        configureRequest(req, m_correlationId, m_core->config.timeoutMs);
-        if (m_fileAnswer)
-            req.setRawHeader("Accept", "*/*");
-        if (m_mode == Mode::Read && m_method == "GET") {
-            // Same-origin redirects only, checked in onRedirected(). POSTs (searches, dry runs,
-            // creates) never follow a redirect: a 307 would replay the body elsewhere.
-            req.setAttribute(QNetworkRequest::RedirectPolicyAttribute,
-                             QNetworkRequest::UserVerifiedRedirectPolicy);
-        }
-        if (!m_token.isEmpty())
-            req.setRawHeader("Authorization", "Bearer " + m_token.toUtf8());
-
-        QNetworkReply *reply = nullptr;
-        if (m_method == "GET") {
-            reply = m_core->nam->get(req);
-        } else {
-            req.setHeader(QNetworkRequest::ContentTypeHeader,
-                          QByteArrayLiteral("application/json"));
-            if (m_mode == Mode::Create) {
-                req.setHeader(QNetworkRequest::ContentLengthHeader, qint64(m_body.size()));
-                req.setAttribute(QNetworkRequest::DoNotBufferUploadDataAttribute, true);
-                auto *device = new OnceUploadDevice(m_body);
-                m_device = device;
-                reply = m_core->nam->post(req, device);
-                device->setParent(reply);
-            } else {
-                reply = m_core->nam->post(req, m_body);
-            }
-        }
-        m_reply = reply;
-        connect(reply, &QNetworkReply::finished, this, &HttpCall::onReplyFinished);
-        connect(reply, &QNetworkReply::requestSent, this, [this] { m_requestSentSignal = true; });
-        connect(reply, &QNetworkReply::uploadProgress, this, [this](qint64 sent, qint64) {
-            if (sent > 0)
-                m_requestSentSignal = true;
-        });
-        connect(reply, &QNetworkReply::downloadProgress, this,
-                [this](qint64 received, qint64 total) {
-                    const qint64 cap = m_core->config.maxResponseBytes;
-                    if ((received > cap || total > cap) && m_reply && !m_tooLarge) {
-                        m_tooLarge = true;
-                        m_reply->abort();
-                    }
-                });
-        connect(reply, &QNetworkReply::redirected, this, &HttpCall::onRedirected);
+        sendTo(m_requestUrl);
     }
 
-    void onRedirected(const QUrl &target)
+    void sendTo(const QUrl &url)
     {
-        if (!m_reply)
-            return;
-        // Compared with the URL this call asked for: QNetworkReply::url() may already be the
-        // redirect target when the signal arrives.
-        const QUrl from = m_requestUrl;
-        const QUrl to = from.resolved(target);
-        if (sameOrigin(from, to) && pathProblem(to.path(), false).isEmpty()) {
-            emit m_reply->redirectAllowed();
-            return;
+        FabricHttpRequestSpec spec = requestSpec(m_core->config, m_method, url, m_correlationId);
+        if (m_fileAnswer)
+            spec.headers[0].second = QByteArrayLiteral("*/*"); // Accept
+        if (!m_token.isEmpty())
+            spec.headers.append({QByteArrayLiteral("Authorization"), "Bearer " + m_token.toUtf8()});
+        spec.body = m_body;
+        // A real create: a connection nobody used before, written once, never again. Reads and
+        // dry runs may go once more on a fresh connection when a reused one was already closed.
+        spec.freshConnection = m_mode == Mode::Create;
+        spec.retryOnStale = m_mode != Mode::Create;
+        FabricHttpRequest *reply = m_core->transport->request(std::move(spec), this);
+        m_reply = reply;
+        connect(reply, &FabricHttpRequest::finished, this, &HttpCall::onReplyFinished);
+        reply->start();
+    }
+
+    // A GET read's redirect: followed when it stays on the origin and within /fabric/v4/ (POSTs,
+    // i.e. searches, dry runs and creates, never follow one: a 307 would replay the body
+    // elsewhere). True when a new request went out.
+    bool followRedirect(const FabricHttpResponse &response)
+    {
+        if (m_mode != Mode::Read || m_method != "GET" ||
+            response.error != FabricHttpResponse::Error::None || !isRedirectStatus(response.status))
+            return false;
+        const QByteArray location = response.header("location");
+        if (location.isEmpty())
+            return false;
+        // Compared with the URL this call asked for.
+        const QUrl target = QUrl::fromEncoded(location, QUrl::StrictMode);
+        if (!target.isValid())
+            return false; // not a redirect it can follow: the 3xx is the answer
+        const QUrl to = m_requestUrl.resolved(target);
+        if (!sameOrigin(m_requestUrl, to) || !pathProblem(to.path(), false).isEmpty()) {
+            m_refusedRedirect = to;
+            return false;
         }
-        m_refusedRedirect = to;
-        m_reply->abort();
+        if (++m_redirects > kMaxRedirects) {
+            m_tooManyRedirects = true;
+            return false;
+        }
+        m_requestSentSignal = m_requestSentSignal || m_reply->bytesLeft();
+        FabricHttpRequest *old = m_reply;
+        m_reply = nullptr;
+        old->disconnect(this);
+        old->deleteLater();
+        sendTo(to);
+        return true;
     }
 
     void onReplyFinished()
     {
-        QNetworkReply *reply = m_reply;
+        FabricHttpRequest *reply = m_reply;
         if (m_finished || !reply)
+            return;
+        const FabricHttpResponse &response = reply->response();
+        if (followRedirect(response))
             return;
         HttpExchange x;
         x.mode = m_mode;
@@ -323,17 +277,21 @@ private:
         x.timeoutMs = m_core->config.timeoutMs;
         x.maxResponseBytes = m_core->config.maxResponseBytes;
         x.endpoint = m_core->config.endpoint;
-        x.status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+        x.status = response.status;
         m_core->logExchange(QString::fromLatin1(m_method), shownPath(), x.status, m_correlationId,
                             m_elapsed.elapsed());
-        if (!m_tooLarge && m_refusedRedirect.isEmpty() && x.status > 0)
-            x.body = reply->readAll();
-        x.tooLarge = m_tooLarge;
+        x.tooLarge = response.error == FabricHttpResponse::Error::TooLarge;
+        if (!x.tooLarge && m_refusedRedirect.isEmpty() && x.status > 0)
+            x.body = response.body;
         x.fileAnswer = m_fileAnswer;
-        x.contentType = reply->header(QNetworkRequest::ContentTypeHeader).toString();
+        x.contentType = QString::fromLatin1(response.header("content-type"));
         x.refusedRedirect = m_refusedRedirect;
-        x.error = reply->error();
-        x.errorString = reply->errorString();
+        x.error = networkErrorOf(response.error);
+        x.errorString = response.errorString;
+        if (m_tooManyRedirects) {
+            x.error = QNetworkReply::TooManyRedirectsError;
+            x.errorString = QStringLiteral("more than %1 redirects").arg(kMaxRedirects);
+        }
         x.bytesLeft = bytesLeft();
 
         const HttpDecision decision = decideHttpOutcome(x);
@@ -345,7 +303,7 @@ private:
             m_retried = true;
             qCDebug(lcFabricClient).noquote() << "401 for" << QString::fromLatin1(m_method)
                                               << shownPath() << "- refreshing the token once";
-            QNetworkReply *old = m_reply;
+            FabricHttpRequest *old = m_reply;
             m_reply = nullptr;
             old->disconnect(this);
             old->deleteLater();
@@ -373,11 +331,10 @@ private:
                 info.second = m_core->redact(info.second);
         }
         if (m_reply) {
-            QNetworkReply *reply = m_reply;
+            FabricHttpRequest *reply = m_reply;
             m_reply = nullptr;
             reply->disconnect(this);
-            if (reply->isRunning())
-                reply->abort();
+            reply->abort();
             reply->deleteLater();
         }
         emit finished(r);
@@ -394,13 +351,13 @@ private:
 
     QString m_token;
     QString m_correlationId;
-    QPointer<QNetworkReply> m_reply;
-    QPointer<OnceUploadDevice> m_device;
+    QPointer<FabricHttpRequest> m_reply;
     QElapsedTimer m_elapsed;
     QUrl m_requestUrl;
     QUrl m_refusedRedirect;
-    bool m_requestSentSignal = false;
-    bool m_tooLarge = false;
+    int m_redirects = 0;
+    bool m_tooManyRedirects = false;
+    bool m_requestSentSignal = false; // a byte of an earlier redirect hop left
     bool m_retried = false;
     bool m_finished = false;
     bool m_fileAnswer = false;

@@ -9,8 +9,6 @@
 
 #include <QElapsedTimer>
 #include <QJsonDocument>
-#include <QNetworkAccessManager>
-#include <QNetworkReply>
 
 namespace fb {
 
@@ -82,7 +80,7 @@ void ClientCore::dropToken()
 {
     invalidateToken(cachedToken);
     if (tokenReply) {
-        QNetworkReply *old = tokenReply;
+        FabricHttpRequest *old = tokenReply;
         tokenReply = nullptr;
         old->disconnect(q);
         old->abort();
@@ -146,47 +144,43 @@ void ClientCore::startTokenRequest()
         return;
     }
     const QString correlationId = newCorrelationId();
-    QNetworkRequest req(urlFor(kTokenPath));
-    configureRequest(req, correlationId, config.timeoutMs);
-    req.setHeader(QNetworkRequest::ContentTypeHeader, QByteArrayLiteral("application/json"));
-    const QByteArray body =
+    FabricHttpRequestSpec spec =
+        requestSpec(config, QByteArrayLiteral("POST"), urlFor(kTokenPath), correlationId);
+    spec.body =
         QJsonDocument(QJsonObject{
                           {QStringLiteral("grant_type"), QStringLiteral("client_credentials")},
                           {QStringLiteral("client_id"), config.clientId},
                           {QStringLiteral("client_secret"), config.clientSecret},
                       })
             .toJson(QJsonDocument::Compact);
-    QNetworkReply *reply = nam->post(req, body);
+    // Asking for a token twice is harmless: sent once more when a reused connection was stale.
+    spec.retryOnStale = true;
+    FabricHttpRequest *reply = transport->request(std::move(spec), transport);
     tokenReply = reply;
     const quint64 serial = ++tokenSerial;
     auto elapsed = std::make_shared<QElapsedTimer>();
     elapsed->start();
-    const qint64 cap = config.maxResponseBytes;
-    auto tooLarge = std::make_shared<bool>(false);
-    QObject::connect(reply, &QNetworkReply::downloadProgress, q,
-                     [reply, cap, tooLarge](qint64 received, qint64 total) {
-                         if (received > cap || total > cap) {
-                             *tooLarge = true;
-                             reply->abort();
-                         }
-                     });
-    QObject::connect(reply, &QNetworkReply::finished, q,
-                     [this, reply, serial, correlationId, elapsed, tooLarge] {
+    QObject::connect(reply, &FabricHttpRequest::finished, q,
+                     [this, reply, serial, correlationId, elapsed] {
                          reply->deleteLater();
                          if (serial != tokenSerial)
                              return; // superseded by setConfig()
                          tokenReply = nullptr;
-                         finishTokenRequest(reply, correlationId, elapsed->elapsed(), *tooLarge);
+                         finishTokenRequest(reply, correlationId, elapsed->elapsed());
                      });
+    reply->start();
 }
 
-void ClientCore::finishTokenRequest(QNetworkReply *reply, const QString &correlationId,
-                                    qint64 elapsedMs, bool tooLarge)
+void ClientCore::finishTokenRequest(const FabricHttpRequest *reply, const QString &correlationId,
+                                    qint64 elapsedMs)
 {
-    const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+    const FabricHttpResponse &response = reply->response();
+    const bool tooLarge = response.error == FabricHttpResponse::Error::TooLarge;
+    // An answer cut short (timeout, closed, malformed) is no answer, as with QNetworkReply.
+    const int status = response.error == FabricHttpResponse::Error::None ? response.status : 0;
     logExchange(QStringLiteral("POST"), kTokenPath, status, correlationId, elapsedMs);
     const QString where = displayUrl(urlFor(kTokenPath));
-    const QByteArray bytes = tooLarge ? QByteArray() : reply->readAll();
+    const QByteArray bytes = tooLarge ? QByteArray() : response.body;
     TokenOutcome out;
     auto fail = [&](const QString &message) {
         out.ok = false;
@@ -201,20 +195,26 @@ void ClientCore::finishTokenRequest(QNetworkReply *reply, const QString &correla
                  .arg(where)
                  .arg(config.maxResponseBytes));
     } else if (status == 0) {
-        const auto err = reply->error();
-        const bool timedOut =
-            err == QNetworkReply::TimeoutError || err == QNetworkReply::OperationCanceledError;
+        const bool timedOut = response.error == FabricHttpResponse::Error::Timeout;
         fail(timedOut ? QStringLiteral("could not obtain a Fabric access token: %1 did not "
                                        "answer within %2 ms")
                             .arg(where)
                             .arg(config.timeoutMs)
                       : QStringLiteral("could not obtain a Fabric access token from %1: %2")
-                            .arg(where, sanitizeRemoteText(reply->errorString())));
+                            .arg(where, sanitizeRemoteText(response.errorString)));
     } else if (status >= 200 && status < 300) {
         const auto json = parseStrictJson(bytes);
         const QJsonObject o = json ? json->toObject() : QJsonObject();
         const QString token = o.value(QLatin1StringView("access_token")).toString();
-        if (token.isEmpty()) {
+        bool printable = true; // it goes into a header line: no control character, ASCII only
+        for (const QChar c : token)
+            printable = printable && c.unicode() > 0x20 && c.unicode() < 0x7f;
+        if (!token.isEmpty() && !printable) {
+            fail(QStringLiteral("could not obtain a Fabric access token: %1 answered HTTP %2 "
+                                "with an access_token that is not printable ASCII")
+                     .arg(where)
+                     .arg(status));
+        } else if (token.isEmpty()) {
             fail(QStringLiteral("could not obtain a Fabric access token: %1 answered HTTP %2 "
                                 "without an access_token")
                      .arg(where)

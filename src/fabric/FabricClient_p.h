@@ -1,19 +1,17 @@
 #pragma once
 // The Fabric client's internals, shared by its files (not part of its interface): the transport
 // settings every request gets, the path rules, and ClientCore, the state one FabricClient shares
-// with its calls (configuration, the access manager, the OAuth2 token cache in
-// FabricClientToken.cpp).
+// with its calls (configuration, the HTTP transport and its keep-alive pool, the OAuth2 token
+// cache in FabricClientToken.cpp).
 #include "fabric/FabricClient.h"
 #include "fabric/FabricHttpOutcome.h"
+#include "fabric/FabricHttpTransport.h"
 
 #include <QLoggingCategory>
-#include <QNetworkRequest>
 #include <QPointer>
 #include <QStringList>
 
 #include <functional>
-
-class QNetworkReply;
 
 namespace fb {
 
@@ -25,9 +23,14 @@ inline constexpr QLatin1StringView kApiPrefix("/fabric/v4/");
 
 // Only Fabric v4 endpoints; search() only to the spec's .../search endpoints. Empty = allowed.
 QString pathProblem(const QString &path, bool mustBeSearch);
-// Timeout, HTTP/1.1, no cache, no cookies, no redirects, Accept, User-Agent, X-CORRELATION-ID.
-void configureRequest(QNetworkRequest &req, const QString &correlationId, int timeoutMs);
+// A request with the transport rules every call gets: the timeout and reply cap of the
+// configuration, Accept: application/json, User-Agent, X-CORRELATION-ID (and, with a body,
+// Content-Type: application/json). No cache, no cookies, no redirects: the transport has none.
+FabricHttpRequestSpec requestSpec(const FabricConfig &config, QByteArray method, QUrl url,
+                                  const QString &correlationId);
 QString newCorrelationId();
+// The transport's error as the NetworkError decideHttpOutcome() (FabricHttpOutcome.h) reads.
+QNetworkReply::NetworkError networkErrorOf(FabricHttpResponse::Error error);
 
 struct TokenOutcome {
     bool ok = false;
@@ -43,13 +46,13 @@ public:
     FabricConfig config;
     QString lockedEndpoint; // the policy's fabric.endpoint (FabricClient::setEndpointLock)
     QString lockSource;
-    QNetworkAccessManager *nam = nullptr;
+    FabricHttpTransport *transport = nullptr;
     const Clock *clock = Clock::system();
 
     QString cachedToken;
     qint64 refreshAtMs = 0;
     QStringList formerTokens; // redacted too, in case a reply echoes one
-    QPointer<QNetworkReply> tokenReply;
+    QPointer<FabricHttpRequest> tokenReply;
     quint64 tokenSerial = 0;
     QList<TokenCallback> tokenWaiters;
 
@@ -70,8 +73,8 @@ public:
 
 private:
     void startTokenRequest();
-    void finishTokenRequest(QNetworkReply *reply, const QString &correlationId, qint64 elapsedMs,
-                            bool tooLarge);
+    void finishTokenRequest(const FabricHttpRequest *reply, const QString &correlationId,
+                            qint64 elapsedMs);
 };
 
 // The calls (FabricClientHttpCall.cpp, FabricClientPriceCall.cpp); each finishes exactly once.
