@@ -5,7 +5,8 @@
 //  * the status line and header block (and, separately, a chunked body's trailers) are at most
 //    kMaxHeadBytes, with at most kMaxHeaders fields; interim 1xx responses are skipped (at most
 //    kMaxInterim, counted in the same head budget); 101 is refused;
-//  * field names are tokens, values have no control characters, obs-fold is refused;
+//  * field names are tokens, values and the reason phrase have no NUL (other control characters
+//    are kept, for the caller to sanitize where it shows them), obs-fold is refused;
 //  * the body is delimited by Content-Length (repeated only with the same value), by the chunked
 //    transfer coding (strict hexadecimal sizes, extensions and trailers read and dropped), or,
 //    only when the server said Connection: close (or answered HTTP/1.0), by the end of the

@@ -596,7 +596,8 @@ private slots:
         QVERIFY(server.listen());
         FabricHttpTransport transport;
         FabricHttpRequestSpec spec = getSpec(server.url());
-        spec.headers.append(qMakePair(QByteArray("Authorization"), QByteArray("Bearer x\r\nX-Injected: 1")));
+        spec.headers.append(
+            qMakePair(QByteArray("Authorization"), QByteArray("Bearer x\r\nX-Injected: 1")));
         const Done d = run(transport, spec);
         QCOMPARE(d.response.error, Error::Other);
         QVERIFY(!d.bytesLeft);
