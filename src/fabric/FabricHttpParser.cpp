@@ -170,6 +170,11 @@ bool HttpResponseParser::nextLine(QByteArrayView *line, qsizetype limit, bool *f
         fail(QStringLiteral("the response has a bare CR in a line"));
         return false;
     }
+    // The chunked coding's framing is part of the body on the wire: it counts against the bound.
+    if (m_state != State::Head && !countWire(consumed)) {
+        *failed = true;
+        return false;
+    }
     m_pos = nl + 1;
     if (m_state == State::Head || m_state == State::Trailers)
         m_headBytes += consumed;
@@ -231,8 +236,13 @@ HttpResponseParser::Result HttpResponseParser::run()
         case State::ChunkSize: {
             QByteArrayView line;
             bool failed = false;
-            if (!nextLine(&line, kMaxChunkLine, &failed))
+            if (!nextLine(&line, kMaxChunkLine, &failed)) {
+                if (failed && m_error.startsWith(QLatin1StringView("a line of")))
+                    fail(QStringLiteral("a chunk-size line of the response (with its extensions) "
+                                        "is longer than %1 bytes")
+                             .arg(kMaxChunkLine));
                 return m_result;
+            }
             if (!chunkSizeLine(line))
                 return m_result;
             break;
@@ -453,7 +463,7 @@ bool HttpResponseParser::chunkSizeLine(QByteArrayView line)
         fail(QStringLiteral("the response has a malformed chunk size"));
         return false;
     }
-    if (size > m_maxBody - m_body.size()) {
+    if (size > m_maxBody - m_wireBody) {
         m_tooLarge = true;
         fail(QStringLiteral("the response is larger than %1 bytes").arg(m_maxBody));
         return false;
@@ -471,12 +481,20 @@ bool HttpResponseParser::chunkSizeLine(QByteArrayView line)
 
 bool HttpResponseParser::appendBody(QByteArrayView bytes)
 {
-    if (bytes.size() > m_maxBody - m_body.size()) {
+    if (!countWire(bytes.size()))
+        return false;
+    m_body.append(bytes.data(), bytes.size());
+    return true;
+}
+
+bool HttpResponseParser::countWire(qsizetype n)
+{
+    if (n > m_maxBody - m_wireBody) {
         m_tooLarge = true;
         fail(QStringLiteral("the response is larger than %1 bytes").arg(m_maxBody));
         return false;
     }
-    m_body.append(bytes.data(), bytes.size());
+    m_wireBody += n;
     return true;
 }
 

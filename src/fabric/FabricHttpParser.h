@@ -8,11 +8,15 @@
 //  * field names are tokens, values and the reason phrase have no NUL (other control characters
 //    are kept, for the caller to sanitize where it shows them), obs-fold is refused;
 //  * the body is delimited by Content-Length (repeated only with the same value), by the chunked
-//    transfer coding (strict hexadecimal sizes, extensions and trailers read and dropped), or,
+//    transfer coding (strict hexadecimal sizes; a chunk-size line, extensions included, at most
+//    kMaxChunkLine bytes; extensions and trailers read and dropped), or,
 //    only when the server said Connection: close (or answered HTTP/1.0), by the end of the
 //    connection; Content-Length with Transfer-Encoding, or any other transfer coding, is refused;
 //  * a body larger than maxBodyBytes stops the parse at once (tooLarge()), whether announced by
-//    Content-Length or counted as it arrives.
+//    Content-Length or counted as it arrives; what counts is the body as it is on the wire, so
+//    for the chunked coding every byte after the header block (chunk-size lines, extensions,
+//    CRLFs, trailers) counts, not only the data: an endless stream of extensions or empty
+//    framing hits the bound as surely as an endless body.
 // reusable() says whether the connection may carry another request afterwards.
 #include <QByteArray>
 #include <QByteArrayView>
@@ -29,7 +33,7 @@ public:
     static constexpr qsizetype kMaxHeadBytes = 64 * 1024;
     static constexpr int kMaxHeaders = 100;
     static constexpr int kMaxInterim = 8;
-    static constexpr qsizetype kMaxChunkLine = 4096;
+    static constexpr qsizetype kMaxChunkLine = 1024; // with its extensions and CRLF
 
     enum class Result { NeedMore, Done, Failed };
 
@@ -68,6 +72,8 @@ private:
     bool endOfHead();
     bool chunkSizeLine(QByteArrayView line);
     bool appendBody(QByteArrayView bytes);
+    // Counts n bytes of the body on the wire (framing included) against the bound.
+    bool countWire(qsizetype n);
 
     qint64 m_maxBody;
     Result m_result = Result::NeedMore;
@@ -86,6 +92,7 @@ private:
     QList<QPair<QByteArray, QByteArray>> m_headers;
     QByteArray m_body;
     qint64 m_remaining = 0; // Length: body bytes still due; ChunkData: bytes of this chunk
+    qint64 m_wireBody = 0;  // bytes after the header block, framing included (<= m_maxBody)
     QString m_error;
 };
 

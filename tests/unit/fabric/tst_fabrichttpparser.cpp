@@ -278,6 +278,59 @@ private slots:
         QVERIFY(eof.body().isEmpty());
     }
 
+    void chunkFramingCountsAgainstTheBound()
+    {
+        const QByteArray head = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n";
+        // One body byte per chunk behind a 1000-byte extension: the wire, not the 1-byte-a-chunk
+        // body, reaches the 64 KiB bound (after about 65 chunks, not 65,536).
+        HttpResponseParser ext(64 * 1024);
+        ext.feed(head);
+        const QByteArray chunk = "1;" + QByteArray(1000, 'e') + "\r\nx\r\n";
+        Result r = Result::NeedMore;
+        int chunks = 0;
+        while (r == Result::NeedMore && chunks < 1000) {
+            r = ext.feed(chunk);
+            ++chunks;
+        }
+        QCOMPARE(r, Result::Failed);
+        QVERIFY(ext.tooLarge());
+        QVERIFY2(chunks > 60 && chunks <= 66, qPrintable(QString::number(chunks)));
+        QVERIFY(ext.body().isEmpty());
+        // A chunk-size line of 1 KiB (extensions and CRLF included) is the most; one byte more
+        // is refused, whether its end arrives or not.
+        const QByteArray longest = "2;" + QByteArray(1024 - 4, 'e') + "\r\n";
+        QCOMPARE(longest.size(), HttpResponseParser::kMaxChunkLine);
+        const Parsed fits = parseWhole(head + longest + "{}\r\n0\r\n\r\n");
+        QCOMPARE(fits.result, Result::Done);
+        QCOMPARE(fits.body, QByteArray("{}"));
+        const QByteArray tooLong = "2;" + QByteArray(1024 - 3, 'e') + "\r\n";
+        const Parsed refused = parseWhole(head + tooLong + "{}\r\n0\r\n\r\n");
+        QCOMPARE(refused.result, Result::Failed);
+        QVERIFY(!refused.tooLarge);
+        QVERIFY2(refused.error.contains(QStringLiteral("1024")), qPrintable(refused.error));
+        HttpResponseParser endless(1 << 20);
+        endless.feed(QByteArray(head + "2;"));
+        QCOMPARE(endless.feed(QByteArray(1100, 'e')), Result::Failed);
+        // The framing of an otherwise small answer counts: 100 body bytes in chunks of one
+        // (6 bytes of wire each) do not fit a 512-byte bound; nor do 600 bytes of trailers.
+        QByteArray small;
+        for (int i = 0; i < 100; ++i)
+            small += "1\r\nx\r\n";
+        QCOMPARE(parseWhole(head + small + "0\r\n\r\n", false, 1024).result, Result::Done);
+        const Parsed framed = parseWhole(head + small + "0\r\n\r\n", false, 512);
+        QCOMPARE(framed.result, Result::Failed);
+        QVERIFY(framed.tooLarge);
+        const Parsed trailers = parseWhole(
+            head + "2\r\n{}\r\n0\r\nX-T: " + QByteArray(600, 't') + "\r\n\r\n", false, 512);
+        QCOMPARE(trailers.result, Result::Failed);
+        QVERIFY(trailers.tooLarge);
+        // Content-Length: exactly the bound still fits (no framing).
+        QCOMPARE(parseWhole("HTTP/1.1 200 OK\r\nContent-Length: 512\r\n\r\n" + QByteArray(512, 'x'),
+                            false, 512)
+                     .result,
+                 Result::Done);
+    }
+
     void reuse()
     {
         QVERIFY(parseWhole("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n").reusable);
