@@ -85,6 +85,13 @@ public:
                    true);
             return;
         }
+        if (!bytesLeft()) { // still connecting, or waiting for a connection: nothing left
+            finish(result(Kind::Cancelled, QStringLiteral("The %1 was cancelled before it was "
+                                                          "sent to Fabric; nothing was sent.")
+                                               .arg(what())),
+                   false);
+            return;
+        }
         finish(result(Kind::Cancelled, QStringLiteral("The %1 was cancelled before Fabric "
                                                       "answered.")
                                            .arg(what())),

@@ -12,9 +12,9 @@ struct FabricConfig {
     QUrl endpoint = QUrl(QStringLiteral("https://api.equinix.com"));
     QString clientId;
     QString clientSecret;
-    QString staticToken; // EQUINIX_API_TOKEN: used as the bearer token as-is
-    int timeoutMs = 30000;
-    bool sandbox = false; // pointed at the embedded sandbox (shown everywhere the user looks)
+    QString staticToken;   // EQUINIX_API_TOKEN: used as the bearer token as-is
+    int timeoutMs = 30000; // without a byte moving; an HTTP request's overall deadline: 4x it
+    bool sandbox = false;  // pointed at the embedded sandbox (shown everywhere the user looks)
     qint64 maxResponseBytes = 16 * 1024 * 1024; // larger replies are an InvalidResponse
 
     // EQUINIX_API_ENDPOINT, EQUINIX_API_CLIENTID/EQUINIX_API_CLIENTSECRET (or

@@ -5,13 +5,23 @@
 //  * a socket is never deleted inside one of its own signals (deleteLater() then; at once
 //    otherwise, so none is left over for an event loop that no longer runs);
 //  * a request that must not be sent twice is written once on a socket that nobody used before,
-//    and nothing here ever writes its bytes again.
+//    and nothing here ever writes its bytes again;
+//  * an idle connection is asked the kernel (poll, timeout 0) before it is reused: Qt's buffer
+//    only holds what the event loop already read, and bytes that arrived since (a response
+//    nobody asked for) would otherwise be taken as the next request's answer;
+//  * a queued request is started from the event loop (pump()), never inside the finish of the
+//    request that freed its slot, so no finished is ever emitted inside another one.
 #include "fabric/FabricHttpTransport.h"
 
 #include <QNetworkProxy>
 #include <QNetworkProxyFactory>
 #include <QSslConfiguration>
 #include <QSslSocket>
+
+#include <poll.h>
+
+#include <cerrno>
+#include <climits>
 
 namespace fb {
 
@@ -72,6 +82,33 @@ struct InSocketSignal {
     InSocketSignal &operator=(const InSocketSignal &) = delete;
 };
 
+// An idle connection that may carry the next request: connected, nothing in Qt's buffers, and
+// nothing readable nor a hang-up in the kernel (a byte waiting there is an answer to no request
+// of ours; POLLRDHUP: the server half-closed it). For TLS the poll also sees a record that is
+// not application data (a late session ticket): the connection is then dropped too, which only
+// costs a fresh one.
+bool idleIsQuiet(QAbstractSocket *socket)
+{
+    if (socket->state() != QAbstractSocket::ConnectedState || socket->bytesAvailable() > 0)
+        return false;
+    if (auto *ssl = qobject_cast<QSslSocket *>(socket); ssl && ssl->encryptedBytesAvailable() > 0)
+        return false;
+    const qintptr fd = socket->socketDescriptor();
+    if (fd < 0 || fd > INT_MAX)
+        return false;
+    pollfd p{};
+    p.fd = int(fd);
+    p.events = POLLIN;
+#ifdef POLLRDHUP
+    p.events |= POLLRDHUP;
+#endif
+    int n = 0;
+    do {
+        n = ::poll(&p, 1, 0);
+    } while (n < 0 && errno == EINTR);
+    return n == 0;
+}
+
 // Closes a socket that receiver no longer listens to, and deletes it (later when inside a
 // socket's signal; keeper, when alive, still owns it until then).
 void disposeSocket(QAbstractSocket *socket, QObject *receiver, QObject *keeper)
@@ -110,6 +147,8 @@ FabricHttpRequest::FabricHttpRequest(FabricHttpTransport *transport, FabricHttpR
 {
     m_timer.setSingleShot(true);
     connect(&m_timer, &QTimer::timeout, this, &FabricHttpRequest::onTimeout);
+    m_deadline.setSingleShot(true);
+    connect(&m_deadline, &QTimer::timeout, this, &FabricHttpRequest::onDeadline);
 
     const QUrl &url = m_spec.url;
     QByteArray target = url.path(QUrl::FullyEncoded).toLatin1();
@@ -136,6 +175,7 @@ FabricHttpRequest::FabricHttpRequest(FabricHttpTransport *transport, FabricHttpR
 FabricHttpRequest::~FabricHttpRequest()
 {
     dropSocket();
+    releaseSlot();
 }
 
 void FabricHttpRequest::start()
@@ -143,6 +183,13 @@ void FabricHttpRequest::start()
     if (m_started || m_finished)
         return;
     m_started = true;
+    // Defence in depth: the client never asks for anything else, and nothing else ever leaves.
+    if (m_spec.method != "GET" && m_spec.method != "POST") {
+        fail(FabricHttpResponse::Error::Other,
+             QStringLiteral("only GET and POST are ever sent; a request with another method was "
+                            "refused and not sent"));
+        return;
+    }
     const QByteArray target = m_wire.left(m_wire.indexOf("\r\n"));
     bool unsafe = hasControl(target) || target.count(' ') != 2;
     for (const auto &[name, value] : std::as_const(m_spec.headers))
@@ -155,6 +202,14 @@ void FabricHttpRequest::start()
         return;
     }
     m_timer.start(m_spec.timeoutMs);
+    m_deadline.start(int(std::min<qint64>(deadlineMs(), INT_MAX)));
+    if (m_transport && !m_transport->acquireSlot(this))
+        return; // queued: the transport calls proceed() when a connection is free
+    proceed();
+}
+
+void FabricHttpRequest::proceed()
+{
     QAbstractSocket *idle =
         (!m_spec.freshConnection && m_transport) ? m_transport->takeIdle(m_origin) : nullptr;
     if (idle) {
@@ -172,8 +227,29 @@ void FabricHttpRequest::abort()
     if (m_finished)
         return;
     m_finished = true;
-    m_timer.stop();
+    stopTimers();
     dropSocket();
+    releaseSlot();
+}
+
+void FabricHttpRequest::stopTimers()
+{
+    m_timer.stop();
+    m_deadline.stop();
+}
+
+void FabricHttpRequest::releaseSlot()
+{
+    if (m_queued) {
+        m_queued = false;
+        if (m_transport)
+            m_transport->dequeue(this);
+    }
+    if (m_holdsSlot) {
+        m_holdsSlot = false;
+        if (m_transport)
+            m_transport->releaseSlot(m_origin);
+    }
 }
 
 void FabricHttpRequest::openFresh()
@@ -181,6 +257,8 @@ void FabricHttpRequest::openFresh()
     ++m_attempts;
     m_reused = false;
     m_written = false;
+    if (m_transport)
+        m_transport->makeRoom(m_origin);
     const std::optional<QNetworkProxy> proxy = proxyFor(m_spec.url);
     if (!proxy) {
         fail(FabricHttpResponse::Error::Proxy,
@@ -325,8 +403,28 @@ void FabricHttpRequest::onTimeout()
 {
     if (m_finished)
         return;
+    if (m_queued) {
+        fail(FabricHttpResponse::Error::Timeout,
+             QStringLiteral("none of the %1 connections to this origin became free within %2 ms; "
+                            "nothing was sent")
+                 .arg(FabricHttpTransport::kMaxConnectionsPerOrigin)
+                 .arg(m_spec.timeoutMs));
+        return;
+    }
     fail(FabricHttpResponse::Error::Timeout,
          QStringLiteral("nothing arrived within %1 ms").arg(m_spec.timeoutMs));
+}
+
+void FabricHttpRequest::onDeadline()
+{
+    if (m_finished)
+        return;
+    fail(FabricHttpResponse::Error::Timeout,
+         QStringLiteral("the answer was not complete within %1 ms (the overall deadline, %2 "
+                        "times the %3 ms timeout)")
+             .arg(deadlineMs())
+             .arg(kDeadlineFactor)
+             .arg(m_spec.timeoutMs));
 }
 
 bool FabricHttpRequest::retryIfStale()
@@ -344,7 +442,7 @@ bool FabricHttpRequest::retryIfStale()
 
 void FabricHttpRequest::complete()
 {
-    m_timer.stop();
+    stopTimers();
     m_finished = true;
     m_response.status = m_parser.status();
     m_response.headers = m_parser.headers();
@@ -358,12 +456,13 @@ void FabricHttpRequest::complete()
     } else {
         dropSocket();
     }
+    releaseSlot();
     emitFinished();
 }
 
 void FabricHttpRequest::fail(FabricHttpResponse::Error error, const QString &message)
 {
-    m_timer.stop();
+    stopTimers();
     m_finished = true;
     m_response.error = error;
     m_response.errorString = message;
@@ -373,6 +472,7 @@ void FabricHttpRequest::fail(FabricHttpResponse::Error error, const QString &mes
     }
     m_response.body.clear();
     dropSocket();
+    releaseSlot();
     emitFinished();
 }
 
@@ -437,8 +537,7 @@ QAbstractSocket *FabricHttpTransport::takeIdle(const QString &origin)
         if (!s)
             continue;
         s->disconnect(this);
-        if (s->state() == QAbstractSocket::ConnectedState && s->bytesAvailable() == 0 &&
-            !e.since.hasExpired(m_idleTimeoutMs)) {
+        if (!e.since.hasExpired(m_idleTimeoutMs) && idleIsQuiet(s)) {
             found = s;
         } else {
             disposeSocket(s, this, this);
@@ -518,6 +617,116 @@ void FabricHttpTransport::closeIdle()
     for (QAbstractSocket *s : std::as_const(all))
         dropIdle(s);
     m_idle.clear();
+}
+
+bool FabricHttpTransport::acquireSlot(FabricHttpRequest *request)
+{
+    const QString &origin = request->m_origin;
+    auto waiting = m_waiting.find(origin);
+    if (waiting != m_waiting.end()) {
+        waiting->removeIf([](const QPointer<FabricHttpRequest> &r) { return !r || !r->m_queued; });
+        if (waiting->isEmpty()) {
+            m_waiting.erase(waiting);
+            waiting = m_waiting.end();
+        }
+    }
+    // First come, first served: nobody overtakes a request already waiting.
+    if (waiting == m_waiting.end() && m_busy.value(origin) < kMaxConnectionsPerOrigin) {
+        ++m_busy[origin];
+        request->m_holdsSlot = true;
+        return true;
+    }
+    m_waiting[origin].append(request);
+    request->m_queued = true;
+    return false;
+}
+
+void FabricHttpTransport::releaseSlot(const QString &origin)
+{
+    auto it = m_busy.find(origin);
+    if (it != m_busy.end() && --*it <= 0)
+        m_busy.erase(it);
+    if (m_waiting.contains(origin))
+        schedulePump();
+}
+
+void FabricHttpTransport::dequeue(FabricHttpRequest *request)
+{
+    auto it = m_waiting.find(request->m_origin);
+    if (it == m_waiting.end())
+        return;
+    it->removeIf([request](const QPointer<FabricHttpRequest> &r) { return !r || r == request; });
+    if (it->isEmpty())
+        m_waiting.erase(it);
+}
+
+void FabricHttpTransport::schedulePump()
+{
+    if (m_pumpScheduled)
+        return;
+    m_pumpScheduled = true;
+    QMetaObject::invokeMethod(this, &FabricHttpTransport::pump, Qt::QueuedConnection);
+}
+
+void FabricHttpTransport::pump()
+{
+    m_pumpScheduled = false;
+    const QPointer<FabricHttpTransport> self(this);
+    const QStringList origins = m_waiting.keys();
+    for (const QString &origin : origins) {
+        for (;;) {
+            auto it = m_waiting.find(origin);
+            if (it == m_waiting.end())
+                break;
+            if (it->isEmpty()) {
+                m_waiting.erase(it);
+                break;
+            }
+            if (m_busy.value(origin) >= kMaxConnectionsPerOrigin)
+                break;
+            const QPointer<FabricHttpRequest> request = it->takeFirst();
+            if (!request || request->m_finished || !request->m_queued)
+                continue;
+            request->m_queued = false;
+            request->m_holdsSlot = true;
+            ++m_busy[origin];
+            request->proceed(); // may finish at once (a refused proxy), and its handler may
+            if (!self)          // delete this transport
+                return;
+        }
+    }
+}
+
+void FabricHttpTransport::makeRoom(const QString &origin)
+{
+    auto it = m_idle.find(origin);
+    while (it != m_idle.end() && !it->isEmpty() &&
+           m_busy.value(origin) + it->size() > kMaxConnectionsPerOrigin) {
+        const Idle oldest = it->takeFirst();
+        if (it->isEmpty())
+            m_idle.erase(it);
+        if (oldest.socket)
+            dropIdle(oldest.socket);
+        it = m_idle.find(origin);
+    }
+}
+
+int FabricHttpTransport::queuedRequests() const
+{
+    int n = 0;
+    for (const auto &list : m_waiting) {
+        for (const auto &r : list)
+            n += (r && r->m_queued) ? 1 : 0;
+    }
+    return n;
+}
+
+int FabricHttpTransport::busyConnections() const
+{
+    int n = 0;
+    for (const int busy : m_busy)
+        n += busy;
+    return n;
 }
 
 int FabricHttpTransport::idleConnections() const
