@@ -196,7 +196,7 @@ FabricCall *FabricClient::search(const QString &path, const QJsonObject &body,
 
 FabricCall *FabricClient::priceContext(const CompiledRequest &request)
 {
-    return newPriceCall(this, request, this);
+    return newPriceCall(this, d, request, this);
 }
 
 FabricCall *FabricClient::testConnection()

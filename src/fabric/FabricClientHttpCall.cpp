@@ -285,8 +285,12 @@ private:
         x.maxResponseBytes = m_core->config.maxResponseBytes;
         x.endpoint = m_core->config.endpoint;
         x.status = response.status;
+        // requestFinished: a handler may abort this call, or delete the client and this with it.
+        const QPointer<HttpCall> self(this);
         m_core->logExchange(QString::fromLatin1(m_method), shownPath(), x.status, m_correlationId,
                             m_elapsed.elapsed());
+        if (!self || m_finished)
+            return;
         x.tooLarge = response.error == FabricHttpResponse::Error::TooLarge;
         if (!x.tooLarge && m_refusedRedirect.isEmpty() && x.status > 0)
             x.body = response.body;
@@ -331,6 +335,7 @@ private:
         r.method = QString::fromLatin1(m_method);
         r.path = m_mode == Mode::TestConnection ? QString(kTokenPath) : shownPath();
         r.message = m_core->redact(r.message);
+        r.body = m_core->redactJson(r.body);
         for (FabricError &e : r.errors) {
             e.errorMessage = m_core->redact(e.errorMessage);
             e.details = m_core->redact(e.details);
@@ -344,8 +349,11 @@ private:
             reply->abort();
             reply->deleteLater();
         }
+        // A finished handler may delete the client, and this call with it (its child).
+        const QPointer<HttpCall> self(this);
         emit finished(r);
-        deleteLater();
+        if (self)
+            deleteLater();
     }
 
     ClientCore *m_core;

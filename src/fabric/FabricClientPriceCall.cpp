@@ -14,9 +14,11 @@ using Kind = FabricResult::Kind;
 // The rate-card context: one prices search, never a failure.
 class PriceCall final : public FabricCall {
 public:
-    PriceCall(FabricClient *client, const CompiledRequest &request, QObject *parent)
+    PriceCall(FabricClient *client, ClientCore *core, const CompiledRequest &request,
+              QObject *parent)
         : FabricCall(parent)
         , m_client(client)
+        , m_core(core)
         , m_request(request)
     {
         QMetaObject::invokeMethod(
@@ -103,11 +105,19 @@ private:
         m_finished = true;
         r.method = QStringLiteral("POST");
         r.path = kPricePath;
+        // The context is built from the inner search's result, already redacted; once more
+        // here, so that nothing this call adds can carry a secret either.
+        r.message = m_core->redact(r.message);
+        r.body = m_core->redactJson(r.body);
+        // A finished handler may delete the client, and this call with it.
+        const QPointer<PriceCall> self(this);
         emit finished(r);
-        deleteLater();
+        if (self)
+            deleteLater();
     }
 
     FabricClient *m_client;
+    ClientCore *m_core;
     CompiledRequest m_request;
     QPointer<FabricCall> m_inner;
     bool m_finished = false;
@@ -115,9 +125,10 @@ private:
 
 } // namespace
 
-FabricCall *newPriceCall(FabricClient *client, const CompiledRequest &request, QObject *parent)
+FabricCall *newPriceCall(FabricClient *client, ClientCore *core, const CompiledRequest &request,
+                         QObject *parent)
 {
-    return new PriceCall(client, request, parent);
+    return new PriceCall(client, core, request, parent);
 }
 
 } // namespace fb

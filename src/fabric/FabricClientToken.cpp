@@ -8,6 +8,7 @@
 #include "fabric/FabricUrl.h"
 
 #include <QElapsedTimer>
+#include <QJsonArray>
 #include <QJsonDocument>
 
 namespace fb {
@@ -34,15 +35,98 @@ QUrl ClientCore::urlFor(const QString &path, const QUrlQuery &query) const
     return url;
 }
 
+namespace {
+
+QString redactWith(QString text, const QStringList &secrets)
+{
+    for (const QString &s : secrets)
+        text.replace(s, QStringLiteral("[redacted]"));
+    return text;
+}
+
+bool containsAny(const QString &text, const QStringList &secrets)
+{
+    for (const QString &s : secrets) {
+        if (text.contains(s))
+            return true;
+    }
+    return false;
+}
+
+// Whether any string of v (keys included) holds a secret: the common case (none) copies nothing.
+bool needsRedaction(const QJsonValue &v, const QStringList &secrets)
+{
+    switch (v.type()) {
+    case QJsonValue::String:
+        return containsAny(v.toString(), secrets);
+    case QJsonValue::Array: {
+        const QJsonArray a = v.toArray();
+        for (const QJsonValue &e : a) {
+            if (needsRedaction(e, secrets))
+                return true;
+        }
+        return false;
+    }
+    case QJsonValue::Object: {
+        const QJsonObject o = v.toObject();
+        for (auto it = o.begin(); it != o.end(); ++it) {
+            if (containsAny(it.key(), secrets) || needsRedaction(it.value(), secrets))
+                return true;
+        }
+        return false;
+    }
+    default:
+        return false;
+    }
+}
+
+QJsonValue redactedJson(const QJsonValue &v, const QStringList &secrets)
+{
+    switch (v.type()) {
+    case QJsonValue::String:
+        return redactWith(v.toString(), secrets);
+    case QJsonValue::Array: {
+        QJsonArray out;
+        const QJsonArray a = v.toArray();
+        for (const QJsonValue &e : a)
+            out.append(redactedJson(e, secrets));
+        return out;
+    }
+    case QJsonValue::Object: {
+        QJsonObject out;
+        const QJsonObject o = v.toObject();
+        for (auto it = o.begin(); it != o.end(); ++it)
+            out.insert(redactWith(it.key(), secrets), redactedJson(it.value(), secrets));
+        return out;
+    }
+    default:
+        return v;
+    }
+}
+
+} // namespace
+
+// The client secret and every token this client used (shorter than 4 characters: not a secret
+// worth blanking out of every word that contains it).
+static QStringList secretsOf(const ClientCore &core)
+{
+    QStringList all = core.formerTokens;
+    all << core.config.clientSecret << core.config.staticToken << core.cachedToken;
+    all.removeIf([](const QString &s) { return s.size() < 4; });
+    return all;
+}
+
 QString ClientCore::redact(QString text) const
 {
-    QStringList secrets = formerTokens;
-    secrets << config.clientSecret << config.staticToken << cachedToken;
-    for (const QString &s : std::as_const(secrets)) {
-        if (s.size() >= 4)
-            text.replace(s, QStringLiteral("[redacted]"));
-    }
-    return text;
+    return redactWith(std::move(text), secretsOf(*this));
+}
+
+QJsonValue ClientCore::redactJson(const QJsonValue &value) const
+{
+    const QStringList secrets = secretsOf(*this);
+    if (secrets.isEmpty() || !needsRedaction(value, secrets))
+        return value;
+    return redactedJson(value, secrets);
 }
 
 void ClientCore::logExchange(const QString &method, const QString &path, int status,
@@ -178,7 +262,11 @@ void ClientCore::finishTokenRequest(const FabricHttpRequest *reply, const QStrin
     const bool tooLarge = response.error == FabricHttpResponse::Error::TooLarge;
     // An answer cut short (timeout, closed, malformed) is no answer, as with QNetworkReply.
     const int status = response.error == FabricHttpResponse::Error::None ? response.status : 0;
+    // requestFinished: a handler may delete the client (and this with it).
+    const QPointer<FabricClient> alive(q);
     logExchange(QStringLiteral("POST"), kTokenPath, status, correlationId, elapsedMs);
+    if (!alive)
+        return;
     const QString where = displayUrl(urlFor(kTokenPath));
     const QByteArray bytes = tooLarge ? QByteArray() : response.body;
     TokenOutcome out;
@@ -260,8 +348,10 @@ void ClientCore::finishTokenRequest(const FabricHttpRequest *reply, const QStrin
                                   "failures)");
         fail(msg);
     }
-    if (!out.ok)
+    if (!out.ok) {
         out.error.message = redact(out.error.message);
+        out.error.body = redactJson(out.error.body);
+    }
     const QList<TokenCallback> waiters = std::exchange(tokenWaiters, {});
     for (const TokenCallback &cb : waiters)
         cb(out);

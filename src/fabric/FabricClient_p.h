@@ -62,6 +62,9 @@ public:
     }
     QUrl urlFor(const QString &path, const QUrlQuery &query = {}) const;
     QString redact(QString text) const;
+    // redact() over every string of a JSON value (object keys too), objects and arrays
+    // recursively: a result's body carries Fabric's JSON as it came, which may echo a secret.
+    QJsonValue redactJson(const QJsonValue &value) const;
     void logExchange(const QString &method, const QString &path, int status,
                      const QString &correlationId, qint64 elapsedMs);
     FabricResult authError(const QString &message) const;
@@ -82,6 +85,7 @@ private:
 FabricCall *newHttpCall(ClientCore *core, FabricCallMode mode, QByteArray method, QString path,
                         QUrlQuery query, QByteArray body, ChangeType changeType, QObject *parent,
                         bool fileAnswer = false);
-FabricCall *newPriceCall(FabricClient *client, const CompiledRequest &request, QObject *parent);
+FabricCall *newPriceCall(FabricClient *client, ClientCore *core, const CompiledRequest &request,
+                         QObject *parent);
 
 } // namespace fb
