@@ -5,21 +5,34 @@
 // the catalog and the price search. It has no method for DELETE, PATCH or PUT, by design, and
 // it never retries a real create.
 //
-// Transport rules (all calls): HTTP/1.1 only; keep-alive connections are reused per origin (at
-// most 4 idle, closed after 30 s unused or when the server says Connection: close), except by a
-// real create, which always opens a fresh connection and writes its bytes once; a read or dry
-// run whose reused connection turns out closed before any byte of the answer is sent once more
-// on a fresh one. An explicit transfer timeout (FabricConfig::timeoutMs without a byte moving), a
-// fresh X-CORRELATION-ID (UUID) per HTTP request, no cookies, no cache, no Accept-Encoding;
-// replies capped at FabricConfig::maxResponseBytes (the reading stops there), their status line
-// and header block at 64 KiB and 100 fields, Content-Length or chunked framing checked
-// strictly, and bodies parsed as strict JSON. HTTPS (system CA store, hostname verification,
-// TLS 1.2 or later) is required except for 127.0.0.1, ::1 and localhost; the application's
-// (by default the system's) proxy settings apply. Redirects: GET reads follow
-// same-origin redirects within /fabric/v4/ only; POSTs (searches, dry runs, creates, the token)
-// never follow one. Calls refused on the client side (bad endpoint, a path outside /fabric/v4/,
-// a compiled request whose path is not its change type's collection) finish with
+// Transport rules (all calls): HTTP/1.1 only, GET and POST only (the transport refuses any other
+// method itself); at most 6 connections per origin at once (as QNetworkAccessManager), idle
+// ones included, further requests wait in a FIFO queue having sent nothing; keep-alive
+// connections are reused per origin (at most 4 idle, closed after 30 s unused or when the server
+// says Connection: close, and never reused when a byte or a hang-up is waiting on them, even
+// one the event loop has not seen yet), except by a real create, which always opens a fresh
+// connection and writes its bytes once; a read or dry run whose reused connection turns out
+// closed before any byte of the answer is sent once more on a fresh one. Two timeouts per HTTP
+// request, both reported as a timeout (for a create whose bytes left: OutcomeUnknown, never
+// resent): FabricConfig::timeoutMs without a byte moving, and an overall deadline of 4 x
+// timeoutMs from the start of the request however the bytes trickle in (a waiting turn in the
+// queue counts). A fresh X-CORRELATION-ID (UUID) per HTTP request, no cookies, no cache, no
+// Accept-Encoding; replies capped at FabricConfig::maxResponseBytes as they are on the wire
+// (the reading stops there; chunked framing, extensions and trailers count, a chunk-size line
+// is at most 1 KiB), their status line and header block at 64 KiB and 100 fields,
+// Content-Length or chunked framing checked strictly, and bodies parsed as strict JSON. HTTPS
+// (system CA store, hostname verification, TLS 1.2 or later) is required except for 127.0.0.1, ::1
+// and localhost; the application's (by default the system's) proxy settings apply. Redirects: GET
+// reads follow same-origin redirects within /fabric/v4/ only; POSTs (searches, dry runs, creates,
+// the token) never follow one. Calls refused on the client side (bad endpoint, a path outside
+// /fabric/v4/, a compiled request whose path is not its change type's collection) finish with
 // Kind::NetworkError and requestSent=false, so nothing reached Fabric.
+// Secrets: the client secret and every access token (the current one, former ones, a static
+// token) are replaced by "[redacted]" in every result before it is emitted: the message, the
+// ErrorList entries and every string of the body (object keys too), so a reply that echoes one
+// never carries it further.
+// Lifetimes: a handler of finished or requestFinished may delete the client (its calls are then
+// finished first: Cancelled, or OutcomeUnknown for a create that left).
 // Logging: category "fabricbroker.fabric.client", one debug line per exchange (method, path,
 // status, correlation id, elapsed); never headers, bodies or secrets.
 #include "core/Clock.h"
