@@ -806,7 +806,8 @@ private slots:
         qInfo() << "slow loris: ended" << ended << "after" << t.elapsed() << "ms; a 300 ms timeout";
         // Fixed: an overall deadline of kDeadlineFactor (4) x timeoutMs from start().
         QVERIFY2(ended && t.elapsed() < 3000, "the call was still running after 20 timeouts");
-        QVERIFY2(t.elapsed() >= 4 * 300 - 50, "ended before the deadline");
+        // A coarse QTimer may fire up to 5% early.
+        QVERIFY2(t.elapsed() >= 4 * 300 * 9 / 10, "ended before the deadline");
         QCOMPARE(done->response.error, Error::Timeout);
         QVERIFY2(done->response.errorString.contains(QStringLiteral("1200 ms")),
                  qPrintable(done->response.errorString));
