@@ -148,43 +148,56 @@ w(f"Reproduce: `{os.environ.get('BENCH_COMMAND', 'bench/run')}` (needs node; `np
 w('')
 
 # ------------------------------------------------------------------ stdio
-w('## stdio: fabric-broker vs TypeScript SDK vs floor')
+w('## stdio: fabric-broker vs TypeScript SDK vs floor, and relayed to the running app')
 w('')
-w('| measure | fabric-broker | TS SDK | floor | ours/TS | ours/floor |')
-w('|---|---|---|---|---|---|')
+w('"relayed" is what MCP clients spawn while the app runs: `fabric-broker --stdio`, the launcher '
+  '(no Qt), which hands its stdin and stdout to the running app over the per-user socket and then '
+  'only waits; the app (a headless `--listen` instance with the same settings) serves the session '
+  'on the client\'s own pipes. Its CPU rows are the launcher\'s (the app does the work); its RSS is '
+  'the launcher\'s.')
+w('')
+w('| measure | fabric-broker | TS SDK | floor | relayed | ours/TS | ours/floor | relayed/floor |')
+w('|---|---|---|---|---|---|---|---|')
 
 
 def row(label, vals, fmt=us):
-    o, t, f = vals
-    w(f'| {label} | {fmt(o)} | {fmt(t)} | {fmt(f)} | {rfmt(ratio(o, t))} | {rfmt(ratio(o, f))} |')
+    o, t, f, r = vals
+    w(f'| {label} | {fmt(o)} | {fmt(t)} | {fmt(f)} | {fmt(r)} | {rfmt(ratio(o, t))} | '
+      f'{rfmt(ratio(o, f))} | {rfmt(ratio(r, f))} |')
 
 
-c_init = [cold(stdio, s, 'spawn_to_initialize_us') for s in S]
-c_call = [cold(stdio, s, 'first_call_us') for s in S]
-c_eof = [cold(stdio, s, 'eof_to_exit_us') for s in S]
+S4 = S + ['relayed']
+c_init = [cold(stdio, s, 'spawn_to_initialize_us') for s in S4]
+c_call = [cold(stdio, s, 'first_call_us') for s in S4]
+c_eof = [cold(stdio, s, 'eof_to_exit_us') for s in S4]
 row('spawn → initialize result', c_init)
 row('first tools/call fabric_list_metros in a fresh process', c_call)
 row('stdin EOF → exit', c_eof)
 seq = {}
 for m, label in [('ping', 'ping'), ('tools_list', 'tools/list'), ('tools_call_metros', 'tools/call fabric_list_metros')]:
     for q in ['p50_us', 'p90_us', 'p99_us']:
-        vals = [warm(stdio, s, [m, q]) for s in S]
+        vals = [warm(stdio, s, [m, q]) for s in S4]
         seq[(m, q)] = vals
         row(f'{label} round trip {q[:3]}', vals)
-    cpu = [warm(stdio, s, [m, 'server_cpu_us_per_req']) for s in S]
+    cpu = [warm(stdio, s, [m, 'server_cpu_us_per_req']) for s in S4]
     seq[(m, 'cpu')] = cpu
     row(f'{label}: server CPU per request', cpu)
-thr = [warm(stdio, s, ['pipelined_ping_per_s']) for s in S]
+thr = [warm(stdio, s, ['pipelined_ping_per_s']) for s in S4]
 row('pipelined ping throughput (req/s)', thr, lambda v: num(v, '/s'))
-pcpu = [warm(stdio, s, ['pipelined_server_cpu_us_per_req']) for s in S]
+pcpu = [warm(stdio, s, ['pipelined_server_cpu_us_per_req']) for s in S4]
 row('pipelined ping: server CPU per request', pcpu)
-hwm = [warm(stdio, s, ['vmhwm_kb']) for s in S]
+hwm = [warm(stdio, s, ['vmhwm_kb']) for s in S4]
 row('peak RSS (VmHWM, after the whole session)', hwm, lambda v: 'n/a' if v is None else f'{v / 1024:.1f} MiB')
 w('')
 w('Ratios below 0.1 are written 1/N. CPU per request is the server process\'s utime+stime delta '
   '(/proc/PID/stat, 10 ms ticks) over the measured loop divided by its requests; for tools/call '
   'it excludes the Fabric sandbox (a separate process).')
 w('')
+
+
+def diff(a, b):
+    return None if a is None or b is None else a - b
+
 
 target('startup (spawn → initialize) ours/TS', ratio(c_init[0], c_init[1]), 1 / 15, 'le', limit_text='1/15')
 target('stdin EOF → exit ours/TS', ratio(c_eof[0], c_eof[1]), 1 / 20, 'le', limit_text='1/20')
@@ -197,6 +210,17 @@ target('peak RSS ours/TS', ratio(hwm[0], hwm[1]), 1 / 6, 'le', limit_text='1/6')
 target('issue 3, stdio: ping p50 ours/bare echo', ratio(seq[('ping', 'p50_us')][0], seq[('ping', 'p50_us')][2]), 2, 'le')
 target('issue 3, stdio: tools/list p50 ours/bare echo', ratio(seq[('tools_list', 'p50_us')][0], seq[('tools_list', 'p50_us')][2]), 2, 'le')
 target('issue 3, stdio: pipelined throughput ours/bare echo', ratio(thr[0], thr[2]), 1 / 3, 'ge', limit_text='1/3')
+target('issue 35: spawn → initialize, relayed/floor', ratio(c_init[3], c_init[2]), 1.5, 'le')
+target('issue 35: relay\'s added ping round trip p50 (relayed − fabric-broker)',
+       diff(seq[('ping', 'p50_us')][3], seq[('ping', 'p50_us')][0]), 10, 'le',
+       shown=us(diff(seq[('ping', 'p50_us')][3], seq[('ping', 'p50_us')][0])))
+target('issue 35: relay peak RSS (MiB)', None if hwm[3] is None else hwm[3] / 1024, 8, 'le',
+       shown='n/a' if hwm[3] is None else f'{hwm[3] / 1024:.1f} MiB', limit_text='8 MiB')
+target('issue 35: tools/call fabric_list_metros server CPU ours/TS',
+       ratio(seq[('tools_call_metros', 'cpu')][0], seq[('tools_call_metros', 'cpu')][1]), 1 / 4, 'le', limit_text='1/4')
+target('issue 35: tools/call fabric_list_metros p50 ours/TS',
+       ratio(seq[('tools_call_metros', 'p50_us')][0], seq[('tools_call_metros', 'p50_us')][1]), 0.5, 'le')
+target('issue 35: pipelined throughput ours/floor', ratio(thr[0], thr[2]), 0.75, 'ge')
 
 # ------------------------------------------------------------------ socket
 w('## Local socket: fabric-broker --listen vs a bare socket echo')

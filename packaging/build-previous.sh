@@ -4,15 +4,17 @@
 #
 #   packaging/build-previous.sh        prints the path of the .deb on its last line
 #
-# The .deb is kept in $FB_CI_CACHE (default ~/.cache/fabric-broker-ci), named by version and
-# commit: the same commit always builds the same package, so a kept one is used as is. The
-# build goes through ccache like every other (CMakeLists.txt).
+# The released .deb itself is kept in the repository (packaging/releases/, its SHA-256 the third
+# field of packaging/previous-release): a release is immutable, and rebuilding it cost CI about
+# eight minutes on two cores. It is used when its hash matches; FB_REBUILD_PREVIOUS=1 builds it
+# from the commit instead. A build is kept in $FB_CI_CACHE (default ~/.cache/fabric-broker-ci),
+# named by version and commit, and goes through ccache like every other (CMakeLists.txt).
 # Needs: git with the commit in this clone's history, and scripts/package.sh's dependencies.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 src=$PWD
 
-read -r version commit < <(grep -v '^#' packaging/previous-release)
+read -r version commit sha256 < <(grep -v '^#' packaging/previous-release)
 [ -n "${version:-}" ] && [ -n "${commit:-}" ] || {
   echo "build-previous: packaging/previous-release has no 'VERSION COMMIT' line" >&2
   exit 2
@@ -21,6 +23,17 @@ cache="${FB_CI_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/fabric-broker-ci}"
 arch=$(dpkg --print-architecture)
 kept="$cache/fabric-broker_${version}_${arch}.${commit}.deb"
 
+released="packaging/releases/fabric-broker_${version}_${arch}.deb"
+if [ "${FB_REBUILD_PREVIOUS:-0}" != 1 ] && [ -n "${sha256:-}" ] && [ -f "$released" ]; then
+  got=$(sha256sum "$released" | cut -d' ' -f1)
+  if [ "$got" = "$sha256" ] && [ "$(dpkg-deb --field "$released" Version)" = "$version" ]; then
+    echo "== build-previous: $version as released, $released (SHA-256 $sha256)"
+    echo "$PWD/$released"
+    exit 0
+  fi
+  echo "build-previous: $released has SHA-256 $got, not $sha256 (packaging/previous-release)" >&2
+  exit 1
+fi
 if [ -f "$kept" ] && [ "$(dpkg-deb --field "$kept" Version 2>/dev/null)" = "$version" ]; then
   echo "== build-previous: $version from $commit, kept in $kept"
   echo "$kept"

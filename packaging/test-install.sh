@@ -44,6 +44,7 @@ trap cleanup EXIT
 # The complete list of what the package installs: path, type (f/d), mode. Owner is root:root.
 expected_files=(
   "usr/bin/fabric-broker                                                 0755"
+  "usr/libexec/fabric-broker/fabric-broker-app                           0755"
   "usr/share/applications/$app_id.desktop                                0644"
   "etc/xdg/autostart/$app_id.desktop                                     0644"
   "usr/share/metainfo/$app_id.metainfo.xml                               0644"
@@ -248,9 +249,14 @@ unexpected=$(awk '{ print $3 }' "$listing" | sed -e 's#/$##' -e '/^\.\?$/d' | wh
 done)
 check "nothing else is installed" test -z "$unexpected"
 [ -z "$unexpected" ] || echo "$unexpected" | sed 's/^/        unexpected: /'
-check "the binary is stripped" grep -q ', stripped' <<<"$(file -b "$installed_root/usr/bin/fabric-broker")"
-check "the binary has no RPATH/RUNPATH" \
-  test -z "$(objdump -p "$installed_root/usr/bin/fabric-broker" | grep -E 'R(UN)?PATH' || true)"
+for exe in usr/bin/fabric-broker usr/libexec/fabric-broker/fabric-broker-app; do
+  check "/$exe is stripped" grep -q ', stripped' <<<"$(file -b "$installed_root/$exe")"
+  check "/$exe has no RPATH/RUNPATH" \
+    test -z "$(objdump -p "$installed_root/$exe" | grep -E 'R(UN)?PATH' || true)"
+done
+# What MCP clients spawn links no Qt (the launcher, src/launcher); the app binary is the Qt one.
+check "/usr/bin/fabric-broker links no Qt library (the launcher)" \
+  test -z "$(objdump -p "$installed_root/usr/bin/fabric-broker" | grep -E 'NEEDED +libQt' || true)"
 
 echo "== 4. run the installed binary (host Qt libraries)"
 bin="$installed_root/usr/bin/fabric-broker"

@@ -1,6 +1,7 @@
 #include "app/ClientConfigCommand.h"
 
 #include "app/Subcommand.h"
+#include "core/Executable.h"
 #include "mcp/ClientSnippets.h"
 
 #include <QCommandLineParser>
@@ -36,7 +37,7 @@ int runClientConfigCommand(const QStringList &args)
         return *exit;
     const QString exe = parser.isSet(QStringLiteral("executable"))
                             ? parser.value(QStringLiteral("executable"))
-                            : QCoreApplication::applicationFilePath();
+                            : launcherPath();
     const QString httpUrl = parser.value(QStringLiteral("http"));
     if (parser.isSet(QStringLiteral("http"))) {
         const QUrl url(httpUrl, QUrl::StrictMode);

@@ -92,15 +92,31 @@ QString CommandLine::value(SettingId id) const
     return m_parser.value(QString(Settings::spec(id).flag));
 }
 
-CommandLine::Parsed CommandLine::parse(const QStringList &arguments)
+namespace {
+
+// --http takes an optional value: alone (last, or before another option) it means the default.
+QStringList withHttpDefault(QStringList args)
 {
-    // --http takes an optional value: alone (last, or before another option) it means the default.
-    QStringList args = arguments;
     for (qsizetype i = 1; i < args.size(); ++i) {
         if (args.at(i) == QStringLiteral("--http") &&
             (i + 1 == args.size() || args.at(i + 1).startsWith(u'-')))
             args[i] = QStringLiteral("--http=127.0.0.1:7431");
     }
+    return args;
+}
+
+} // namespace
+
+bool CommandLine::parseQuietly(const QStringList &arguments)
+{
+    return m_parser.parse(withHttpDefault(arguments)) && m_parser.positionalArguments().isEmpty() &&
+           !m_parser.isSet(QStringLiteral("help")) && !m_parser.isSet(QStringLiteral("help-all")) &&
+           !m_parser.isSet(QStringLiteral("version"));
+}
+
+CommandLine::Parsed CommandLine::parse(const QStringList &arguments)
+{
+    const QStringList args = withHttpDefault(arguments);
     if (!m_parser.parse(args)) {
         QTextStream(stderr) << m_parser.errorText() << "\n"
                             << "Try 'fabric-broker --help'.\n";

@@ -2,8 +2,6 @@
 #include "app/RunModes.h"
 #include "app/CommandLine.h"
 #include "app/ServerHost.h"
-#include "app/StdioRelay.h"
-#include "broker/RelayHello.h"
 #include "sandbox/FabricSandbox.h"
 #include "transport/socket/LocalSocketServer.h"
 
@@ -141,40 +139,6 @@ int runHeadless(CommandLine &cli)
     const int rc = QCoreApplication::exec();
     installQuitOnSignals(); // the hook refers to this host
     return rc;
-}
-
-// An MCP client spawned `--stdio`. If the app already runs, the MCP bytes are relayed to it
-// unchanged; what this process's own command line and environment ask for travels to the
-// instance, which narrows the session or refuses it (never serves it as if nothing was asked).
-// The process's exit code when it relayed or refused; nullopt when no app runs.
-std::optional<int> relayToRunningApp(CommandLine &cli, const QString &socketPath)
-{
-    RelayRequest request;
-    QString why;
-    if (!RelayRequest::fromCommandLine(cli.value(SettingId::Toolsets),
-                                       cli.isSet(SettingId::ForceSandbox),
-                                       QProcessEnvironment::systemEnvironment(), &request, &why)) {
-        QTextStream(stderr) << "fabric-broker: " << why << "\n";
-        return 1;
-    }
-    auto *relay = new StdioRelay(QCoreApplication::instance());
-    switch (relay->connectTo(socketPath, &why)) {
-    case transport::ListenerCheck::Trusted:
-        QObject::connect(relay, &StdioRelay::finished, QCoreApplication::instance(),
-                         &QCoreApplication::exit);
-        relay->setHello(request.toJson());
-        relay->start();
-        return QCoreApplication::exec();
-    case transport::ListenerCheck::Refused:
-        QTextStream(stderr) << "fabric-broker: refusing to relay to " << socketPath << ": " << why
-                            << "\n";
-        delete relay;
-        return 1;
-    case transport::ListenerCheck::Absent:
-        break;
-    }
-    delete relay;
-    return std::nullopt;
 }
 
 // Spawned by an MCP client while no app runs (and without a display to become one): still

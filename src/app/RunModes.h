@@ -23,9 +23,6 @@ void installQuitOnSignals(std::function<void()> onSignal = {});
 // A display the GUI can use ($DISPLAY, $WAYLAND_DISPLAY or an explicit QT_QPA_PLATFORM), in a
 // build that has the GUI.
 bool displayAvailable();
-// --stdio: relays the MCP bytes to the running app; the process's exit code when it relayed (or
-// refused to), nullopt when no app runs (then this process serves the session itself).
-std::optional<int> relayToRunningApp(CommandLine &cli, const QString &socketPath);
 // --stdio with no app running and no display: stderr, the server instructions and the read-only
 // note say that approvals go through the MCP client, and how to start the app.
 void noteSpawnedWithoutApp(ServerHost::Options *options, const QString &socketPath);

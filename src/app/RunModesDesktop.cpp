@@ -4,10 +4,10 @@
 #include "app/RunModes.h"
 #include "app/ServerHost.h"
 #include "app/SingleInstance.h"
-#include "app/StdioRelay.h"
 #include "broker/MutationBroker.h"
 #include "broker/PolicyApply.h"
 #include "broker/RelayHello.h"
+#include "core/Executable.h"
 #include "core/ProposalStore.h"
 #include "core/UntrustedText.h"
 #include "transport/socket/LocalSocketServer.h"
@@ -198,7 +198,7 @@ private:
             context.socketPath = m_host->socketPath();
             context.httpUrl = m_host->httpUrl();
             context.httpWarning = m_host->httpWarning();
-            context.executablePath = QCoreApplication::applicationFilePath();
+            context.executablePath = launcherPath();
             context.teamPassword = m_options.teamPassword;
             m_ui = std::make_unique<DesktopUi>(context);
             QString listenError;
@@ -440,11 +440,8 @@ int runDesktop(CommandLine &cli)
     const QString socketPath =
         transport::LocalSocketServer::resolveSocketPath(cli.value(SettingId::Socket));
 
-    if (stdio) {
-        // An MCP client spawned us: relayed to the app when it runs, else served here.
-        if (const std::optional<int> relayed = relayToRunningApp(cli, socketPath))
-            return *relayed;
-    } else if (SingleInstance::askRunningInstanceToRaise()) {
+    // With --stdio the launcher found no app to relay to (src/launcher): this process serves.
+    if (!stdio && SingleInstance::askRunningInstanceToRaise()) {
         QTextStream(stdout) << "Fabric Broker is already running; its window was raised.\n";
         return 0;
     }

@@ -1,4 +1,5 @@
 #include "app/ServerHost.h"
+#include "app/FastRelayServe.h"
 
 #include "broker/Catalog.h"
 #include "broker/MutationBroker.h"
@@ -18,16 +19,21 @@
 #include "transport/http/HttpAddress.h"
 #include "transport/http/HttpServer.h"
 #include "transport/http/HttpToken.h"
+#include "transport/socket/FastRelayConnection.h"
 #include "transport/socket/LocalSocketServer.h"
 #include "transport/stdio/StdioDevices.h"
 #include "transport/stdio/StdioDiscoverGate.h"
 #include "transport/stdio/StdioTransport.h"
 
 #include <QCoreApplication>
+#include <QJsonArray>
 #include <QLoggingCategory>
+#include <QPointer>
 #include <QTimer>
 
 Q_LOGGING_CATEGORY(lcHost, "fabricbroker.app.host")
+
+using namespace Qt::StringLiterals;
 
 namespace fb {
 
@@ -234,23 +240,14 @@ bool ServerHost::start(const Options &options, QString *error)
         serverOptions.title = QStringLiteral("Fabric Broker (SANDBOX)");
     m_server = std::make_unique<mcp::McpServer>(m_registry.get(), serverOptions);
     // A relayed --stdio says what it asks for; decided against what this instance does now.
-    m_server->setRelayHelloHandler([this](const QJsonObject &hello) {
-        RelayInstanceFacts facts;
-        facts.toolsets = m_registry->servedToolsets();
-        facts.sandbox = isSandbox();
-        facts.endpoint = normalizedEndpoint(m_fabric->config().endpoint.toString());
-        facts.credentialsFingerprint = credentialsFingerprint(m_fabric->config());
-        facts.approvalChannel = m_broker->approver()->channel();
-        facts.settings = m_live->settings();
-        facts.policyFiles = m_live->policyDigests();
-        facts.auditLog = m_audit->path();
-        facts.pid = QCoreApplication::applicationPid();
-        return decideRelayedSession(RelayRequest::fromJson(hello), facts);
-    });
+    m_server->setRelayHelloHandler(
+        [this](const QJsonObject &hello) { return decideRelay(RelayRequest::fromJson(hello)); });
 
     if (options.listen) {
         m_socketPath = transport::LocalSocketServer::resolveSocketPath(options.socket);
         m_socketServer = std::make_unique<transport::LocalSocketServer>(m_server.get());
+        m_socketServer->setRelayHandler(
+            [this](transport::FastRelayConnection *relay) { serveRelay(relay); });
         if (!m_socketServer->listen(m_socketPath, error))
             return false;
         qCInfo(lcHost).noquote() << "listening on" << m_socketPath;
@@ -394,6 +391,27 @@ QString ServerHost::httpUrl() const
 AuditLog *ServerHost::auditLog() const
 {
     return m_audit.get();
+}
+
+mcp::SessionPolicy ServerHost::decideRelay(const RelayRequest &request) const
+{
+    RelayInstanceFacts facts;
+    facts.toolsets = m_registry->servedToolsets();
+    facts.sandbox = isSandbox();
+    facts.endpoint = normalizedEndpoint(m_fabric->config().endpoint.toString());
+    facts.credentialsFingerprint = credentialsFingerprint(m_fabric->config());
+    facts.approvalChannel = m_broker->approver()->channel();
+    facts.settings = m_live->settings();
+    facts.policyFiles = m_live->policyDigests();
+    facts.auditLog = m_audit->path();
+    facts.pid = QCoreApplication::applicationPid();
+    return decideRelayedSession(request, facts);
+}
+
+void ServerHost::serveRelay(transport::FastRelayConnection *relay)
+{
+    serveFastRelay(relay, m_server.get(), m_socketPath,
+                   [this](const RelayRequest &request) { return decideRelay(request); });
 }
 
 } // namespace fb

@@ -18,18 +18,21 @@ class ProposalStore;
 class MutationBroker;
 class Catalog;
 class LiveSettings;
+struct RelayRequest;
 namespace team {
 class TeamQueue;
 }
 namespace mcp {
 class McpServer;
 class ToolRegistry;
+struct SessionPolicy;
 } // namespace mcp
 namespace transport {
 class LocalSocketServer;
 class HttpServer;
 struct HttpServerOptions;
 class StdioDevices;
+class FastRelayConnection;
 } // namespace transport
 
 class ServerHost : public QObject {
@@ -118,6 +121,10 @@ signals:
 
 private:
     void startHttp(transport::HttpServerOptions http);
+    // A launcher's fd-passing relay: its command line and environment decide the session
+    // exactly as a relayed hello would (RelayHello.h).
+    void serveRelay(transport::FastRelayConnection *relay);
+    mcp::SessionPolicy decideRelay(const RelayRequest &request) const;
     BrokerSettings m_settings; // a copy of m_live's, kept current
     std::unique_ptr<LiveSettings> m_live;
     std::unique_ptr<AuditLog> m_audit;

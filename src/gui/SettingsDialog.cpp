@@ -4,6 +4,7 @@
 #include "broker/MutationBroker.h"
 #include "broker/ProposalView.h"
 #include "broker/ReadOperations.h"
+#include "core/Executable.h"
 #include "core/ProposalStore.h"
 #include "core/Settings.h"
 #include "core/TeamPolicy.h"
@@ -100,8 +101,7 @@ SettingsDialog::SettingsDialog(const FabricConfig &current, const BrokerSettings
     ui->desktopLayout->addWidget(m_httpCheck);
     addTeamGroup(settings);
 
-    ui->startAtLoginCheck->setChecked(
-        LoginAutostart::forCurrentUser(QCoreApplication::applicationFilePath()).isEnabled());
+    ui->startAtLoginCheck->setChecked(LoginAutostart::forCurrentUser(launcherPath()).isEnabled());
 
     ui->ttlValue->setText(ProposalView::formatDuration(settings.proposalTtlMs));
     ui->elicitValue->setText(ProposalView::formatDuration(settings.elicitTimeoutMs));
@@ -297,8 +297,7 @@ void SettingsDialog::save()
         });
         return;
     }
-    LoginAutostart autostart =
-        LoginAutostart::forCurrentUser(QCoreApplication::applicationFilePath());
+    LoginAutostart autostart = LoginAutostart::forCurrentUser(launcherPath());
     if (QString error; ui->startAtLoginCheck->isChecked() != autostart.isEnabled() &&
                        !autostart.setEnabled(ui->startAtLoginCheck->isChecked(), &error)) {
         setStatus(tr("Start at login could not be changed: %1").arg(error), true);

@@ -86,6 +86,8 @@ Session *McpServer::serve(const Peer &peer)
         return nullptr;
     }
     auto *session = new Session(this, ++d->nextId, peer.transport, peer.input, peer.output, this);
+    if (peer.relayPolicy)
+        session->applyRelayPolicy(*peer.relayPolicy);
     return d->attach(this, session);
 }
 

@@ -54,6 +54,9 @@ struct Peer {
     // Counts against ServerOptions::maxSessions (connections); false: always served (a pair of
     // devices the process itself holds, such as its stdin/stdout).
     bool limited = true;
+    // A session relayed by the launcher, decided before it starts (FastRelayWire.h): no hello
+    // line is read, the policy applies from the first byte.
+    std::optional<SessionPolicy> relayPolicy = std::nullopt;
 };
 
 class McpServer : public QObject {

@@ -135,6 +135,17 @@ bool Session::handleRelayHello(const QByteArray &frame)
     if (!hello.isObject() || message.contains("jsonrpc"_L1))
         return false;
     const SessionPolicy policy = handler(hello.toObject());
+    applyRelayPolicy(policy);
+    writeFrame(QJsonDocument(QJsonObject{{QLatin1StringView(RelayWelcomeKey), policy.welcome}})
+                   .toJson(QJsonDocument::Compact));
+    return true;
+}
+
+void Session::applyRelayPolicy(const SessionPolicy &policy)
+{
+    // Decided once: a hello line later in the stream is an ordinary (invalid) message, never a
+    // second decision (a refused session cannot talk itself into being served).
+    m_firstFrame = false;
     m_toolsetLimit = policy.toolsets;
     m_refusal = policy.refusal;
     m_refusalData = policy.refusalData;
@@ -145,9 +156,6 @@ bool Session::handleRelayHello(const QByteArray &frame)
     else if (!m_toolsetLimit.isEmpty())
         qCInfo(lcMcpSession).noquote()
             << "session" << id() << "narrowed to the toolsets" << m_toolsetLimit.join(u',');
-    writeFrame(QJsonDocument(QJsonObject{{QLatin1StringView(RelayWelcomeKey), policy.welcome}})
-                   .toJson(QJsonDocument::Compact));
-    return true;
 }
 
 void Session::handleFrame(const QByteArray &frame)
@@ -280,6 +288,7 @@ void Session::handleRequest(const QString &method, const QJsonValue &id, const Q
 {
     if (!m_refusal.isEmpty() && method != "ping"_L1) {
         respondError(id, protocol::SessionSettingsConflict, m_refusal, batch, m_refusalData);
+        emit refusalAnswered();
         return;
     }
     const modern::Envelope envelope = modern::readEnvelope(params);

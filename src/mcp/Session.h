@@ -24,6 +24,7 @@ namespace fb::mcp {
 
 class ClientRequestTable;
 class McpServer;
+struct SessionPolicy;
 
 class Session : public QObject {
     Q_OBJECT
@@ -45,6 +46,9 @@ public:
     // From a relay's hello line: empty = the instance's toolsets.
     QStringList toolsetLimit() const { return m_toolsetLimit; }
     QString refusal() const { return m_refusal; }
+    // What a relayed session gets (McpServer::relayHelloHandler's decision): its toolsets, or a
+    // refusal that answers every request but ping with SessionSettingsConflict.
+    void applyRelayPolicy(const SessionPolicy &policy);
     // The process's own stdio session: whether its environment asked for unconfirmed
     // execution (ClientInfo::asksUnconfirmedMutations).
     void setAsksUnconfirmedMutations(bool asks) { m_client.asksUnconfirmedMutations = asks; }
@@ -80,6 +84,8 @@ public:
 signals:
     void initialized(); // notifications/initialized received
     void closed();
+    // A refused session answered a request with its refusal (the relay may end now).
+    void refusalAnswered();
 
 private slots:
     void onReadyRead();

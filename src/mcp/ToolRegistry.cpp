@@ -92,6 +92,7 @@ void ToolRegistry::registerTool(ToolDefinition tool)
             const bool wasServed = m_served.contains(existing.toolset);
             existing = std::move(tool);
             m_cache.clear();
+            m_narrowedCache.clear();
             if (served || wasServed)
                 emit toolsChanged();
             return;
@@ -99,6 +100,7 @@ void ToolRegistry::registerTool(ToolDefinition tool)
     }
     m_tools.append(std::move(tool));
     m_cache.clear();
+    m_narrowedCache.clear();
     if (served)
         emit toolsChanged();
 }
@@ -119,6 +121,7 @@ void ToolRegistry::setServedToolsets(const QStringList &toolsets)
         return;
     m_served = normalized;
     m_cache.clear();
+    m_narrowedCache.clear();
     emit toolsChanged();
 }
 
@@ -156,11 +159,23 @@ const ToolDefinition *ToolRegistry::anyTool(const QString &name) const
 QByteArray ToolRegistry::toolsListJson() const
 {
     if (m_cache.isEmpty())
-        m_cache = toolsListJson(m_served);
+        m_cache = buildToolsListJson(m_served);
     return m_cache;
 }
 
 QByteArray ToolRegistry::toolsListJson(const QStringList &onlyToolsets) const
+{
+    // A relayed session's narrowing: built once per selection (a handful: the toolset names).
+    const QString key = onlyToolsets.join(u',');
+    if (const auto it = m_narrowedCache.constFind(key); it != m_narrowedCache.cend())
+        return it.value();
+    QByteArray built = buildToolsListJson(onlyToolsets);
+    if (m_narrowedCache.size() < 64)
+        m_narrowedCache.insert(key, built);
+    return built;
+}
+
+QByteArray ToolRegistry::buildToolsListJson(const QStringList &onlyToolsets) const
 {
     QJsonArray tools;
     for (const ToolDefinition *t : servedTools()) {

@@ -4,6 +4,7 @@
 // other read toolsets when named (one by one, or all with "all-read"), "mutate" only when the
 // operator names it. Tools outside the served toolsets are absent from
 // tools/list and calling them is an unknown tool.
+#include <QHash>
 #include <QJsonArray>
 #include <QJsonObject>
 #include <QObject>
@@ -81,7 +82,9 @@ signals:
 private:
     QList<ToolDefinition> m_tools;
     QStringList m_served;
+    QByteArray buildToolsListJson(const QStringList &onlyToolsets) const;
     mutable QByteArray m_cache;
+    mutable QHash<QString, QByteArray> m_narrowedCache; // by the selection, comma-joined
 };
 
 } // namespace fb::mcp

@@ -10,6 +10,7 @@
 // either. approval.channel locks the channel box and wins over a saved channel.
 #include "../unit/mcp/TestPipe.h"
 #include "TestEnvironment.h"
+#include "app/FastRelayServe.h"
 #include "broker/Catalog.h"
 #include "broker/MutationBroker.h"
 #include "broker/PolicyApply.h"
@@ -22,6 +23,7 @@
 #include "gui/SettingsDialog.h"
 #include "mcp/McpServer.h"
 #include "mcp/ToolRegistry.h"
+#include "transport/socket/FastRelayConnection.h"
 #include "transport/socket/LocalSocketServer.h"
 
 #include <QApplication>
@@ -126,7 +128,7 @@ struct AppSocket {
         : server(&host.server)
         , path(dir + QStringLiteral("/fabric-broker.sock"))
     {
-        host.server.setRelayHelloHandler([&host, live](const QJsonObject &hello) {
+        const auto decide = [&host, live](const RelayRequest &request) {
             RelayInstanceFacts facts;
             facts.toolsets = host.registry.servedToolsets();
             facts.endpoint = normalizedEndpoint(host.fabric.config().endpoint.toString());
@@ -135,8 +137,15 @@ struct AppSocket {
             facts.settings = live->settings();
             facts.policyFiles = live->policyDigests();
             facts.pid = QCoreApplication::applicationPid();
-            return decideRelayedSession(RelayRequest::fromJson(hello), facts);
-        });
+            return decideRelayedSession(request, facts);
+        };
+        host.server.setRelayHelloHandler(
+            [decide](const QJsonObject &hello) { return decide(RelayRequest::fromJson(hello)); });
+        // The launcher's fd-passing relay, served as the app serves it.
+        server.setRelayHandler(
+            [&host, socketPath = path, decide](transport::FastRelayConnection *relay) {
+                serveFastRelay(relay, &host.server, socketPath, decide);
+            });
         QString error;
         if (!server.listen(path, &error))
             qFatal("listen %s: %s", qPrintable(path), qPrintable(error));

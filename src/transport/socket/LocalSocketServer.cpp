@@ -2,6 +2,8 @@
 #include "mcp/Logging.h"
 #include "mcp/McpServer.h"
 #include "mcp/Session.h"
+#include "transport/socket/FastRelayConnection.h"
+#include "transport/socket/FastRelayWire.h"
 #include "transport/socket/SocketDirectory.h"
 
 #include <QDir>
@@ -9,6 +11,7 @@
 #include <QLocalServer>
 #include <QLocalSocket>
 #include <QLockFile>
+#include <QSocketNotifier>
 
 #include <cerrno>
 #include <cstring>
@@ -29,6 +32,19 @@ bool peerIsSameUser(qintptr fd, QString *why)
 {
     return peerRunsAs(fd, ::getuid(), why);
 }
+
+// A QLocalServer that hands the accepted descriptor over before any QLocalSocket reads from it.
+class PeekingLocalServer final : public QLocalServer {
+public:
+    std::function<void(qintptr)> incoming;
+    using QLocalServer::QLocalServer;
+
+protected:
+    void incomingConnection(quintptr socketDescriptor) override
+    {
+        incoming(static_cast<qintptr>(socketDescriptor));
+    }
+};
 
 } // namespace
 
@@ -105,14 +121,14 @@ bool LocalSocketServer::listen(const QString &nameOrPath, QString *error)
         qCInfo(lcMcpTransport) << "removing stale socket" << path;
         QLocalServer::removeServer(path);
     }
-    auto *local = new QLocalServer(this);
+    auto *local = new PeekingLocalServer(this);
+    local->incoming = [this](qintptr fd) { onIncoming(fd); };
     local->setSocketOptions(QLocalServer::UserAccessOption);
     if (!local->listen(path)) {
         err = u"cannot listen on %1: %2"_s.arg(path, local->errorString());
         delete local;
         return false;
     }
-    connect(local, &QLocalServer::newConnection, this, &LocalSocketServer::onNewConnection);
     m_local = local;
     m_lock = std::move(lock);
     m_path = path;
@@ -127,6 +143,11 @@ void LocalSocketServer::close()
         delete m_local;
         m_local = nullptr;
     }
+    for (auto it = m_undecided.cbegin(); it != m_undecided.cend(); ++it) {
+        delete it.value();
+        ::close(static_cast<int>(it.key()));
+    }
+    m_undecided.clear();
     m_lock.reset(); // unlocks and removes the lock file
     m_path.clear();
 }
@@ -141,31 +162,155 @@ QString LocalSocketServer::socketPath() const
     return m_path;
 }
 
-void LocalSocketServer::onNewConnection()
+void LocalSocketServer::setRelayHandler(std::function<void(FastRelayConnection *)> handler)
 {
-    while (m_local && m_local->hasPendingConnections()) {
-        QLocalSocket *socket = m_local->nextPendingConnection();
-        QString why;
-        if (!peerIsSameUser(socket->socketDescriptor(), &why)) {
-            ++m_rejected;
-            qCWarning(lcMcpTransport) << "rejecting a connection:" << why;
-            socket->abort();
-            socket->deleteLater();
-            emit connectionRejected(why);
-            continue;
-        }
-        // A client that sends faster than we parse is throttled by the kernel, not by memory.
-        socket->setReadBufferSize(1024 * 1024);
-        mcp::Session *session = m_server->serve({u"socket"_s, socket, socket});
-        if (!session) {
-            socket->abort();
-            socket->deleteLater();
-            ++m_rejected;
-            emit connectionRejected(u"too many sessions"_s);
-            continue;
-        }
-        socket->setParent(session); // the session owns its socket
+    m_relayHandler = std::move(handler);
+}
+
+void LocalSocketServer::reject(const QString &why)
+{
+    ++m_rejected;
+    qCWarning(lcMcpTransport).noquote() << "rejecting a connection:" << why;
+    emit connectionRejected(why);
+}
+
+void LocalSocketServer::onIncoming(qintptr fd)
+{
+    QString why;
+    if (!peerIsSameUser(fd, &why)) {
+        ::close(static_cast<int>(fd));
+        reject(why);
+        return;
     }
+    // Full: refused at once, as before any byte (a relay or a client would be refused anyway).
+    const int maxSessions = m_server->options().maxSessions;
+    if (m_server->sessionCount() + m_undecided.size() >= maxSessions) {
+        ::close(static_cast<int>(fd));
+        qCWarning(lcMcpTransport).noquote()
+            << u"refusing a connection (socket): already %1 sessions (maximum %2)"_s
+                   .arg(m_server->sessionCount() + m_undecided.size())
+                   .arg(maxSessions);
+        ++m_rejected;
+        emit connectionRejected(u"too many sessions"_s);
+        return;
+    }
+    auto *notifier = new QSocketNotifier(fd, QSocketNotifier::Read, this);
+    m_undecided.insert(fd, notifier);
+    connect(notifier, &QSocketNotifier::activated, this, [this, fd] { onFirstByte(fd); });
+}
+
+void LocalSocketServer::onFirstByte(qintptr fd)
+{
+    char first = 0;
+    const ssize_t n = ::recv(static_cast<int>(fd), &first, 1, MSG_PEEK | MSG_DONTWAIT);
+    if (n < 0 && (errno == EAGAIN || errno == EINTR))
+        return;
+    QSocketNotifier *notifier = m_undecided.take(fd);
+    if (notifier) {
+        notifier->setEnabled(false);
+        notifier->deleteLater();
+    }
+    if (n <= 0) { // gone before saying anything
+        ::close(static_cast<int>(fd));
+        return;
+    }
+    if (first == '\0')
+        acceptRelay(fd);
+    else
+        serveSocket(fd);
+}
+
+void LocalSocketServer::serveSocket(qintptr fd)
+{
+    auto *socket = new QLocalSocket;
+    if (!socket->setSocketDescriptor(fd)) {
+        ::close(static_cast<int>(fd));
+        delete socket;
+        return;
+    }
+    // A client that sends faster than we parse is throttled by the kernel, not by memory.
+    socket->setReadBufferSize(1024 * 1024);
+    mcp::Session *session = m_server->serve({u"socket"_s, socket, socket});
+    if (!session) {
+        socket->abort();
+        socket->deleteLater();
+        reject(u"too many sessions"_s);
+        return;
+    }
+    socket->setParent(session); // the session owns its socket
+}
+
+// The launcher's hello: exactly FastRelayWire's bytes with exactly two descriptors attached,
+// each a pipe, socket, character device or regular file. Anything else is closed unanswered.
+void LocalSocketServer::acceptRelay(qintptr fd)
+{
+    const int sock = static_cast<int>(fd);
+    char data[fastrelay::kHelloSize + 1] = {};
+    int fds[fastrelay::kDescriptors + 2] = {-1, -1, -1, -1};
+    char control[CMSG_SPACE(sizeof fds)] = {};
+    iovec iov{data, sizeof data};
+    msghdr msg{};
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = control;
+    msg.msg_controllen = sizeof control;
+    const ssize_t n = ::recvmsg(sock, &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+    int received = 0;
+    for (cmsghdr *c = CMSG_FIRSTHDR(&msg); n >= 0 && c; c = CMSG_NXTHDR(&msg, c)) {
+        if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+            continue;
+        const int count = int((c->cmsg_len - CMSG_LEN(0)) / sizeof(int));
+        for (int i = 0; i < count; ++i) {
+            int one = -1;
+            memcpy(&one, CMSG_DATA(c) + i * sizeof(int), sizeof one);
+            if (received < int(std::size(fds)))
+                fds[received] = one;
+            else
+                ::close(one);
+            ++received;
+        }
+    }
+    const auto closeAll = [&] {
+        for (int &f : fds) {
+            if (f >= 0)
+                ::close(f);
+            f = -1;
+        }
+        ::close(sock);
+    };
+    const auto usable = [](int f) {
+        struct stat st {};
+        return f >= 0 && ::fstat(f, &st) == 0 &&
+               (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode) || S_ISCHR(st.st_mode) ||
+                S_ISREG(st.st_mode));
+    };
+    if (n != ssize_t(fastrelay::kHelloSize) || memcmp(data, fastrelay::kHello, size_t(n)) != 0 ||
+        (msg.msg_flags & MSG_CTRUNC) || received != fastrelay::kDescriptors || !usable(fds[0]) ||
+        !usable(fds[1])) {
+        qCWarning(lcMcpTransport) << "dropping a connection: not a well-formed relay hello";
+        closeAll();
+        return;
+    }
+    struct ucred cred {};
+    socklen_t len = sizeof cred;
+    ::getsockopt(sock, SOL_SOCKET, SO_PEERCRED, &cred, &len);
+    RelayLaunch launch;
+    QString why;
+    const bool known = RelayLaunch::read(cred.pid, &launch, &why);
+    auto *relay = new FastRelayConnection(sock, fds[0], fds[1], std::move(launch), this);
+    if (!known) {
+        relay->say(
+            u"fabric-broker: the running Fabric Broker cannot serve this relay: %1"_s.arg(why));
+        relay->finish(1);
+        relay->deleteLater();
+        return;
+    }
+    if (!m_relayHandler) {
+        relay->notTaken();
+        relay->deleteLater();
+        return;
+    }
+    m_relayHandler(relay);
 }
 
 } // namespace fb::transport

@@ -3,9 +3,8 @@
 // SIGTERM runs the hook once and a second one ends the loop; --sandbox-only prints its URL
 // first and serves until the signal, refuses a bad --port and prints the estate; --headless
 // serves the per-user socket by default, says where HTTP is served (or why not) and refuses
-// invalid settings; --stdio without --headless relays to the running app with a hello of its own
-// command line, refuses a listener it cannot trust and invalid settings, and without an app
-// serves the session itself, saying that approvals go through the client; without a display the
+// invalid settings; --stdio without --headless (the launcher found no app to relay to) serves
+// the session itself, saying that approvals go through the client; without a display the
 // app serves headless on the socket; a display is one the GUI can use, never offscreen. The modes
 // run as processes in tests/e2e and tst_mdwe.
 #include "BrokerScratch.h"
@@ -14,7 +13,6 @@
 #include "TestEnvironment.h"
 #include "app/CommandLine.h"
 #include "app/RunModes.h"
-#include "app/StdioRelay.h"
 #include "mcp/McpServer.h"
 #include "sandbox/FabricSandbox.h"
 
@@ -80,11 +78,6 @@ private slots:
     }
     void cleanupTestCase() { m_scratch.tearDown(); }
     void init() { failOnWarnings(); }
-    void cleanup()
-    {
-        // What a relaying run leaves to the application object (the process would exit).
-        qDeleteAll(QCoreApplication::instance()->findChildren<StdioRelay *>());
-    }
 
     // First in the suite: the signal handler counts signals for the whole process.
     void aSignalRunsTheHookOnceAndASecondEndsTheLoop()
@@ -193,63 +186,8 @@ private slots:
         QVERIFY(!QFileInfo::exists(socketPath()));
     }
 
-    void stdioRelaysToTheRunningAppWithItsOwnHello()
-    {
-        SwappedStdio stdio;
-        QLocalServer app;
-        QVERIFY(app.listen(socketPath()));
-        QByteArray received;
-        QLocalSocket *session = nullptr;
-        const int rc = run(runDesktop, {u"--stdio"_s, u"--toolsets"_s, u"read"_s}, [&] {
-            QVERIFY(QTest::qWaitFor([&] { return app.hasPendingConnections(); }, 10000));
-            session = app.nextPendingConnection();
-            if (!session)
-                return QCoreApplication::exit(98);
-            stdio.write("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n");
-            QVERIFY(QTest::qWaitFor(
-                [&] {
-                    received += session->readAll();
-                    return received.count('\n') == 2;
-                },
-                10000));
-            session->write(
-                QJsonDocument(QJsonObject{{QLatin1StringView(mcp::RelayWelcomeKey),
-                                           QJsonObject{{u"toolsets"_s, QJsonArray{u"read"_s}}}}})
-                    .toJson(QJsonDocument::Compact) +
-                "\n{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n");
-            session->flush();
-            session->disconnectFromServer(); // the app's end of the session ends the relay
-        });
-        QCOMPARE(rc, 0);
-        const QList<QByteArray> lines = received.split('\n');
-        const QJsonObject hello = QJsonDocument::fromJson(lines.value(0))
-                                      .object()
-                                      .value(QLatin1StringView(mcp::RelayHelloKey))
-                                      .toObject();
-        QCOMPARE(hello.value(u"toolsets"_s).toArray(), QJsonArray{u"read"_s});
-        QCOMPARE(hello.value(u"toolsetsSource"_s).toString(), u"--toolsets"_s);
-        QCOMPARE(lines.value(1), "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}");
-        QVERIFY(stdio.waitForOutput("{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n"));
-    }
-
-    void stdioRefusesAListenerItCannotTrustAndInvalidSettings()
-    {
-        SwappedStdio stdio;
-        {
-            QFile notASocket(socketPath());
-            QVERIFY(notASocket.open(QIODevice::WriteOnly));
-        }
-        QCOMPARE(run(runDesktop, {u"--stdio"_s}), 1);
-        const QByteArray err = stdio.takeOutput(2);
-        const QByteArray refusal =
-            "fabric-broker: refusing to relay to " + QFile::encodeName(socketPath()) + ": ";
-        QVERIFY2(err.startsWith(refusal), err.constData());
-        QVERIFY(QFile::remove(socketPath()));
-        ScopedEnvironmentVariable toolsets("EQUINIX_MCP_TOOLSETS", "everything");
-        QCOMPARE(run(runDesktop, {u"--stdio"_s}), 1);
-        QVERIFY(stdio.takeOutput(2).startsWith("fabric-broker: "));
-    }
-
+    // Relaying to a running app is the launcher's (src/launcher): tests/e2e/relay.test.mjs and
+    // tests/e2e/launcher.test.mjs.
     void stdioWithoutAnAppServesTheSessionItself()
     {
         SwappedStdio stdio;

@@ -149,11 +149,19 @@ private slots:
             clients.push_back(std::make_unique<BrokerClient>());
             clients.back()->socket.connectToServer(b.lss->socketPath());
         }
-        QTRY_COMPARE_WITH_TIMEOUT(b.server->sessionCount(), kSessions, 20000);
         QElapsedTimer t;
         t.start();
+        QVERIFY(QTest::qWaitFor(
+            [&] {
+                return std::all_of(clients.begin(), clients.end(), [](const auto &c) {
+                    return c->socket.state() == QLocalSocket::ConnectedState;
+                });
+            },
+            20000));
+        // A connection is a session from its first byte on (it could have been a relay's).
         for (auto &c : clients)
             c->initialize();
+        QTRY_COMPARE_WITH_TIMEOUT(b.server->sessionCount(), kSessions, 20000);
         QVERIFY(QTest::qWaitFor(
             [&] {
                 return std::all_of(clients.begin(), clients.end(),

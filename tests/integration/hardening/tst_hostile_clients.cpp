@@ -233,8 +233,7 @@ private slots:
     {
         QSignalSpy closed(m_server.get(), &McpServer::sessionClosed);
         const int fd = rawConnect(m_path);
-        QVERIFY(fd >= 0);
-        QTRY_COMPARE(m_server->sessionCount(), 2);
+        QVERIFY(fd >= 0); // a session from its first byte on (it could have been a relay's)
         QByteArray flood = kInit;
         for (int i = 1; i <= 1000; ++i) // ~8 MB of tools/list answers, never read
             flood += frame(i, "tools/list");
