@@ -85,9 +85,10 @@ void serveFastRelay(transport::FastRelayConnection *relay, mcp::McpServer *serve
                             policy.welcome.value(u"approvalChannel"_s).toString().left(16)));
     }
     const int exitCode = refused.isEmpty() ? 0 : fastrelay::kRefusedExitCode;
-    QObject::connect(session, &mcp::Session::closed, relay, [relay, exitCode] { relay->finish(exitCode); });
+    QObject::connect(session, &mcp::Session::closed, relay,
+                     [relay, exitCode] { relay->finish(exitCode); });
     QObject::connect(relay, &transport::FastRelayConnection::relayGone, session,
-            [session] { session->close(u"the relay process ended"_s); });
+                     [session] { session->close(u"the relay process ended"_s); });
     QObject::connect(session, &mcp::Session::refusalAnswered, session, [session] {
         QTimer::singleShot(0, session, [session] { session->close(u"refused"_s); });
     });

@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
+#include <poll.h>
 #include <string>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -115,8 +116,9 @@ bool sendDescriptors(int sock)
     return n == ssize_t(wire::kHelloSize);
 }
 
-// One line from the app (without its '\n'); false at end of stream or on a line too long.
-bool readLine(int sock, std::string *buffer, std::string *line)
+// One line from the app (without its '\n'); false at end of stream, on a line too long, or when
+// waitMs (> 0) passes without one.
+bool readLine(int sock, std::string *buffer, std::string *line, int waitMs = 0)
 {
     for (;;) {
         const size_t nl = buffer->find('\n');
@@ -127,6 +129,14 @@ bool readLine(int sock, std::string *buffer, std::string *line)
         }
         if (buffer->size() > wire::kMaxLine)
             return false;
+        if (waitMs > 0) {
+            pollfd p{sock, POLLIN, 0};
+            const int ready = ::poll(&p, 1, waitMs);
+            if (ready < 0 && errno == EINTR)
+                continue;
+            if (ready <= 0)
+                return false;
+        }
         char chunk[4096];
         const ssize_t n = ::read(sock, chunk, sizeof chunk);
         if (n < 0 && errno == EINTR)
@@ -202,7 +212,11 @@ Relay relay(const std::string &socketOption, int *exitCode)
     }
     std::string buffer, line;
     bool taken = false;
-    while (readLine(sock, &buffer, &line)) {
+    // The app answers at once; one that does not within this time is stuck, and the client
+    // should hear so rather than wait forever. Once it took the session, the wait is the
+    // session's.
+    constexpr int kFirstAnswerMs = 15000;
+    while (readLine(sock, &buffer, &line, taken ? 0 : kFirstAnswerMs)) {
         if (line == "exec" && !taken) {
             ::close(sock);
             return Relay::NotTaken;
@@ -233,7 +247,8 @@ Relay relay(const std::string &socketOption, int *exitCode)
     }
     ::close(sock);
     if (!taken) {
-        say("the running Fabric Broker at " + path + " closed the connection");
+        say("the running Fabric Broker at " + path +
+            " closed the connection or did not answer within 15 s");
         *exitCode = 1;
     } else {
         say("the running Fabric Broker ended this session");

@@ -165,7 +165,8 @@ void FastRelayConnection::send(const QByteArray &line)
     // Never block the event loop for it, though: a relay that stopped reading loses its lines.
     const ssize_t n =
         ::send(m_control, line.constData(), size_t(line.size()), MSG_DONTWAIT | MSG_NOSIGNAL);
-    if (n != line.size())
+    // A relay that is gone (EPIPE, ECONNRESET) has nobody left to tell.
+    if (n != line.size() && !(n < 0 && (errno == EPIPE || errno == ECONNRESET)))
         qCWarning(lcMcpTransport) << "relay control line not sent whole to pid" << m_launch.pid;
 }
 

@@ -15,8 +15,10 @@
 
 #include <cerrno>
 #include <cstring>
+#include <poll.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 using namespace Qt::StringLiterals;
@@ -31,6 +33,32 @@ namespace {
 bool peerIsSameUser(qintptr fd, QString *why)
 {
     return peerRunsAs(fd, ::getuid(), why);
+}
+
+// After /proc/<pid> was read: was that pid still the process that connected? With a pidfd of the
+// peer (SO_PEERPIDFD, Linux 6.5) the answer is exact: the process it names is alive. Without one
+// (Debian 12's 6.1), the connection must still be open from the other side: a relay that ended
+// (and so could have had its pid reused) has closed it.
+bool stillTheConnectingProcess(int sock, pid_t pid, QString *why)
+{
+#ifndef SO_PEERPIDFD
+    constexpr int SO_PEERPIDFD = 77; // include/uapi/asm-generic/socket.h
+#endif
+    int pidfd = -1;
+    socklen_t len = sizeof pidfd;
+    if (::getsockopt(sock, SOL_SOCKET, SO_PEERPIDFD, &pidfd, &len) == 0 && pidfd >= 0) {
+        const bool alive = ::syscall(SYS_pidfd_send_signal, pidfd, 0, nullptr, 0) == 0;
+        ::close(pidfd);
+        if (!alive)
+            *why = u"the relay (pid %1) ended before its settings were read"_s.arg(pid);
+        return alive;
+    }
+    pollfd p{sock, POLLRDHUP, 0};
+    if (::poll(&p, 1, 0) < 0 || (p.revents & (POLLRDHUP | POLLHUP | POLLERR))) {
+        *why = u"the relay (pid %1) ended before its settings were read"_s.arg(pid);
+        return false;
+    }
+    return true;
 }
 
 // A QLocalServer that hands the accepted descriptor over before any QLocalSocket reads from it.
@@ -278,11 +306,23 @@ void LocalSocketServer::acceptRelay(qintptr fd)
         }
         ::close(sock);
     };
+    // A socket whose other end is this process (the relay's own connection, or another
+    // client's) would be held only by us: its session could never see its relay go and would
+    // occupy a session slot for good.
     const auto usable = [](int f) {
         struct stat st {};
-        return f >= 0 && ::fstat(f, &st) == 0 &&
-               (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode) || S_ISCHR(st.st_mode) ||
-                S_ISREG(st.st_mode));
+        if (f < 0 || ::fstat(f, &st) != 0 ||
+            !(S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode) || S_ISCHR(st.st_mode) ||
+              S_ISREG(st.st_mode)))
+            return false;
+        if (S_ISSOCK(st.st_mode)) {
+            struct ucred peer {};
+            socklen_t peerLen = sizeof peer;
+            if (::getsockopt(f, SOL_SOCKET, SO_PEERCRED, &peer, &peerLen) == 0 &&
+                peer.pid == ::getpid())
+                return false;
+        }
+        return true;
     };
     if (n != ssize_t(fastrelay::kHelloSize) || memcmp(data, fastrelay::kHello, size_t(n)) != 0 ||
         (msg.msg_flags & MSG_CTRUNC) || received != fastrelay::kDescriptors || !usable(fds[0]) ||
@@ -296,9 +336,14 @@ void LocalSocketServer::acceptRelay(qintptr fd)
     ::getsockopt(sock, SOL_SOCKET, SO_PEERCRED, &cred, &len);
     RelayLaunch launch;
     QString why;
-    const bool known = RelayLaunch::read(cred.pid, &launch, &why);
+    bool known = RelayLaunch::read(cred.pid, &launch, &why);
+    // What was read must be the connecting process's, not a later one's with a reused pid.
+    if (known && !stillTheConnectingProcess(sock, cred.pid, &why))
+        known = false;
     auto *relay = new FastRelayConnection(sock, fds[0], fds[1], std::move(launch), this);
     if (!known) {
+        qCWarning(lcMcpTransport).noquote()
+            << u"cannot serve this relay (pid %1): %2"_s.arg(cred.pid).arg(why);
         relay->say(
             u"fabric-broker: the running Fabric Broker cannot serve this relay: %1"_s.arg(why));
         relay->finish(1);
