@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # CI step: fleets install from a signed APT repository and upgrade without losing a record (#39).
-# After 50-package.sh built the new .deb: build the previous release's .deb (kept between runs),
+# After 50-package.sh built the new .deb: take the previous release's .deb (packaging/releases,
+# checked against its SHA-256; built from its commit only when asked),
 # publish both through packaging/apt-repo.sh, then
 #   packaging/test-apt-releases.sh  install from the repository with apt-get in clean Debian 12
 #                                   and 13 chroots (mmdebstrap), propose/confirm there; a
