@@ -515,11 +515,11 @@ test('5 stdout carries MCP frames only: when the app is killed mid-session (EOF,
     k.stdout.on('data', (d) => { out += d.toString(); });
     k.stdout.on('end', () => { eof = true; });
     k.stdin.write(SESSION.map((m) => JSON.stringify(m) + '\n').join(''));
-    assert.ok(await waitFor(() => out.includes('"list"'), 8000), `no tools/list answer: ${out.slice(0, 300)}`);
+    assert.ok(await waitFor(() => out.includes('"list"'), 20000), `no tools/list answer: ${out.slice(0, 300)}`);
     k.kill('SIGKILL');
-    assert.ok(await waitFor(() => eof, 8000), 'no end of file on the client\'s stdout after the launcher was killed');
+    assert.ok(await waitFor(() => eof, 20000), 'no end of file on the client\'s stdout after the launcher was killed');
     assertOnlyFrames({ stdout: out }, 'launcher killed');
-    assert.ok(await waitFor(() => /closing: "the relay process ended"/.test(inst.stderr), 8000), `the app did not end the session: ${inst.stderr.slice(-600)}`);
+    assert.ok(await waitFor(() => /closing: "the relay process ended"/.test(inst.stderr), 20000), `the app did not end the session: ${inst.stderr.slice(-600)}`);
     // The app killed: end of file and a non-zero exit.
     const c = spawn(BIN, ['--stdio'], { env: relayEnv(inst), stdio: ['pipe', 'pipe', 'pipe'] });
     let out2 = ''; let err2 = ''; let eof2 = false;
@@ -528,10 +528,10 @@ test('5 stdout carries MCP frames only: when the app is killed mid-session (EOF,
     c.stderr.on('data', (d) => { err2 += d.toString(); });
     c.stdin.on('error', () => {});
     c.stdin.write(SESSION.map((m) => JSON.stringify(m) + '\n').join(''));
-    assert.ok(await waitFor(() => out2.includes('"list"'), 8000), `no tools/list answer: ${out2.slice(0, 300)} ${err2.slice(0, 300)}`);
+    assert.ok(await waitFor(() => out2.includes('"list"'), 20000), `no tools/list answer: ${out2.slice(0, 300)} ${err2.slice(0, 300)}`);
     const exited = once(c, 'exit');
     process.kill(inst.pid, 'SIGKILL');
-    const t = setTimeout(() => c.kill('SIGKILL'), 10000);
+    const t = setTimeout(() => c.kill('SIGKILL'), 20000);
     const [code, signal] = await exited;
     clearTimeout(t);
     assert.ok(await waitFor(() => eof2, 5000), 'no end of file after the app was killed');
