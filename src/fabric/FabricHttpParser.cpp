@@ -20,16 +20,6 @@ bool isOws(char c)
 }
 
 // Field values and reason phrases: no control characters but HTAB (obs-text is allowed).
-bool hasControl(QByteArrayView v)
-{
-    for (const char c : v) {
-        const auto u = static_cast<unsigned char>(c);
-        if ((u < 0x20 && c != '\t') || u == 0x7f)
-            return true;
-    }
-    return false;
-}
-
 QByteArrayView trimmedOws(QByteArrayView v)
 {
     while (!v.isEmpty() && isOws(v.front()))
@@ -56,6 +46,16 @@ int hexDigit(char c)
 }
 
 } // namespace
+
+bool httpHasControl(QByteArrayView v)
+{
+    for (const char c : v) {
+        const auto u = static_cast<unsigned char>(c);
+        if ((u < 0x20 && c != '\t') || u == 0x7f)
+            return true;
+    }
+    return false;
+}
 
 HttpResponseParser::HttpResponseParser(qint64 maxBodyBytes)
     : m_maxBody(maxBodyBytes)
@@ -459,7 +459,7 @@ bool HttpResponseParser::chunkSizeLine(QByteArrayView line)
     QByteArrayView rest = line.sliced(i);
     while (!rest.isEmpty() && isOws(rest.front()))
         rest = rest.sliced(1);
-    if (!rest.isEmpty() && (rest.front() != ';' || hasControl(rest))) {
+    if (!rest.isEmpty() && (rest.front() != ';' || httpHasControl(rest))) {
         fail(QStringLiteral("the response has a malformed chunk size"));
         return false;
     }

@@ -28,6 +28,10 @@
 
 namespace fb {
 
+// A control character other than tab (CR, LF, NUL, DEL...): never in a header line we send or a
+// chunk extension we accept.
+bool httpHasControl(QByteArrayView v);
+
 class HttpResponseParser {
 public:
     static constexpr qsizetype kMaxHeadBytes = 64 * 1024;

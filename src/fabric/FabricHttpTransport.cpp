@@ -37,16 +37,6 @@ bool isHttps(const QUrl &url)
     return url.scheme().compare(QLatin1StringView("https"), Qt::CaseInsensitive) == 0;
 }
 
-bool hasControl(QByteArrayView v)
-{
-    for (const char c : v) {
-        const auto u = static_cast<unsigned char>(c);
-        if ((u < 0x20 && c != '\t') || u == 0x7f)
-            return true;
-    }
-    return false;
-}
-
 // The proxy QNetworkAccessManager would have used for this URL (the application's settings,
 // by default the system's); an HTTP proxy becomes a CONNECT tunnel. Null: none usable.
 std::optional<QNetworkProxy> proxyFor(const QUrl &url)
@@ -191,10 +181,10 @@ void FabricHttpRequest::start()
         return;
     }
     const QByteArray target = m_wire.left(m_wire.indexOf("\r\n"));
-    bool unsafe = hasControl(target) || target.count(' ') != 2;
+    bool unsafe = httpHasControl(target) || target.count(' ') != 2;
     for (const auto &[name, value] : std::as_const(m_spec.headers))
-        unsafe = unsafe || name.isEmpty() || hasControl(name) || name.contains(':') ||
-                 name.contains(' ') || hasControl(value);
+        unsafe = unsafe || name.isEmpty() || httpHasControl(name) || name.contains(':') ||
+                 name.contains(' ') || httpHasControl(value);
     if (unsafe || !m_spec.url.isValid() || m_spec.url.host().isEmpty()) {
         fail(FabricHttpResponse::Error::Other,
              QStringLiteral("the request has a control character or an invalid URL and was not "
