@@ -396,7 +396,7 @@ test('3a malformed hand-overs are closed unanswered; odd descriptors, idle conne
     await flood;
     // Idle connections: they count against the limit while held, and are let go when closed.
     const idle = await runHelper(['idle', inst.sock, '70', '1.5']);
-    assert.ok(idle.last.connected >= 64, JSON.stringify(idle.last));
+    assert.ok(idle.last.connected >= 64, `${JSON.stringify(idle)} app: ${inst.stderr.slice(-1500)}`);
     const storm = await runHelper(['storm', inst.sock, '300']);
     assert.equal(storm.code, 0, storm.stderr);
     assert.equal(inst.proc.exitCode, null, 'the app is still running');
@@ -519,7 +519,9 @@ test('5 stdout carries MCP frames only: when the app is killed mid-session (EOF,
     k.kill('SIGKILL');
     assert.ok(await waitFor(() => eof, 20000), 'no end of file on the client\'s stdout after the launcher was killed');
     assertOnlyFrames({ stdout: out }, 'launcher killed');
-    assert.ok(await waitFor(() => /closing: "the relay process ended"/.test(inst.stderr), 20000), `the app did not end the session: ${inst.stderr.slice(-600)}`);
+    // Node closes its end of the launcher's stdin when it reaps it, so the app may see end of
+    // input before it sees the relay end: either way, the session ends.
+    assert.ok(await waitFor(() => /closing: "(the relay process ended|end of input)"/.test(inst.stderr), 20000), `the app did not end the session: ${inst.stderr.slice(-600)}`);
     // The app killed: end of file and a non-zero exit.
     const c = spawn(BIN, ['--stdio'], { env: relayEnv(inst), stdio: ['pipe', 'pipe', 'pipe'] });
     let out2 = ''; let err2 = ''; let eof2 = false;

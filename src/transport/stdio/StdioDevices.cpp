@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <condition_variable>
 #include <csignal>
 #include <cstring>
@@ -23,12 +24,19 @@ using mcp::lcMcpTransport;
 namespace {
 constexpr int ReadChunk = 64 * 1024;
 constexpr int PollIntervalMs = 100;
+// What the reader thread may have read ahead of the session: a source that never blocks
+// (/dev/zero, a huge file) is read only as fast as the session consumes it, so it can neither
+// grow memory nor flood the event loop with posted chunks.
+constexpr qint64 ReadAheadLimit = 1024 * 1024;
 } // namespace
 
 // ---------------------------------------------------------------------------- StdinDevice
 
 struct StdinDevice::ThreadState {
     std::atomic<bool> stop{false};
+    std::mutex mutex;
+    std::condition_variable consumed; // readData took bytes, or stop
+    qint64 ahead = 0;                 // read by the thread, not yet read by the session
     std::thread thread;
 };
 
@@ -54,6 +62,13 @@ StdinDevice::StdinDevice(int fd, QObject *parent)
     m_thread->thread = std::thread([state, fd, this] {
         QByteArray buffer(ReadChunk, Qt::Uninitialized);
         while (!state->stop.load()) {
+            {
+                std::unique_lock lock(state->mutex);
+                if (state->ahead >= ReadAheadLimit) {
+                    state->consumed.wait_for(lock, std::chrono::milliseconds(PollIntervalMs));
+                    continue;
+                }
+            }
             pollfd pfd{fd, POLLIN, 0};
             const int ready = ::poll(&pfd, 1, PollIntervalMs);
             if (ready < 0 && errno != EINTR)
@@ -66,6 +81,10 @@ StdinDevice::StdinDevice(int fd, QObject *parent)
             if (n <= 0)
                 break;
             QByteArray chunk(buffer.constData(), n);
+            {
+                std::lock_guard lock(state->mutex);
+                state->ahead += n;
+            }
             // The device joins this thread before it dies, so `this` outlives the post.
             QMetaObject::invokeMethod(
                 this, [this, chunk] { appendData(chunk); }, Qt::QueuedConnection);
@@ -79,7 +98,11 @@ StdinDevice::StdinDevice(int fd, QObject *parent)
 StdinDevice::~StdinDevice()
 {
     if (m_thread) {
-        m_thread->stop.store(true);
+        {
+            std::lock_guard lock(m_thread->mutex);
+            m_thread->stop.store(true);
+        }
+        m_thread->consumed.notify_all();
         if (m_thread->thread.joinable())
             m_thread->thread.join(); // bounded by the poll interval
     }
@@ -110,6 +133,13 @@ qint64 StdinDevice::readData(char *data, qint64 maxSize)
         m_buffer.clear();
     else
         m_buffer.remove(0, n);
+    if (m_thread) {
+        {
+            std::lock_guard lock(m_thread->mutex);
+            m_thread->ahead = qMax<qint64>(0, m_thread->ahead - n);
+        }
+        m_thread->consumed.notify_one();
+    }
     return n;
 }
 

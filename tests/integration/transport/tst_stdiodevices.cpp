@@ -1,11 +1,12 @@
 // StdioDevices: real file descriptors. A pipe is read through a notifier (split frames across
 // reads, end of input), a regular file by a reader thread, and a stdout nobody reads never hangs
-// the device's destruction.
+// the device's destruction, and a source that never blocks is read no faster than consumed.
 #include "StdioFixture.h"
 #include "TestEnvironment.h"
 #include "mcp/McpServer.h"
 #include "transport/stdio/StdioDevices.h"
 
+#include <QElapsedTimer>
 #include <QSignalSpy>
 #include <QTemporaryFile>
 
@@ -82,6 +83,38 @@ private slots:
         ::close(fd);
         ::close(out[0]);
         ::close(out[1]);
+    }
+
+    // A source that never blocks (/dev/zero handed over as stdin) is read only as fast as the
+    // device is read: nobody reading holds it at the read-ahead bound (1 MiB plus one chunk)
+    // instead of growing memory and the event queue without end; reading resumes it.
+    void endlessSourceIsReadOnlyAsFastAsConsumed()
+    {
+        const int fd = ::open("/dev/zero", O_RDONLY | O_CLOEXEC);
+        QVERIFY(fd >= 0);
+        {
+            StdinDevice in(fd);
+            QVERIFY(in.usesReaderThread());
+            QTest::qWait(300);
+            const qint64 held = in.bytesAvailable();
+            QVERIFY2(held > 0 && held <= 1024 * 1024 + 64 * 1024, QByteArray::number(held));
+            QTest::qWait(200);
+            QCOMPARE(in.bytesAvailable(), held); // nothing more while nobody reads
+            QByteArray sink(256 * 1024, Qt::Uninitialized);
+            qint64 total = 0;
+            QElapsedTimer clock;
+            clock.start();
+            while (total < 8 * 1024 * 1024 && clock.elapsed() < 10000) {
+                const qint64 n = in.read(sink.data(), sink.size());
+                QVERIFY(n >= 0);
+                total += n;
+                if (n == 0)
+                    QTest::qWait(5);
+            }
+            QVERIFY2(total >= 8 * 1024 * 1024, QByteArray::number(total));
+            QVERIFY(in.bytesAvailable() <= 1024 * 1024 + 64 * 1024);
+        }
+        ::close(fd);
     }
 
     void stdoutNobodyReadsDoesNotHangDestruction()
