@@ -2,7 +2,8 @@
 # The README's two commands. Idempotent; run as root or as a user with sudo.
 #   scripts/dev.sh run  [app args...]  install dependencies, build, run the app (sandbox by default)
 #   scripts/dev.sh test                install dependencies, build with -Werror, run every test suite
-# Environment: FB_PRESET (default: dev for run, ci for test), FB_SKIP_DEPS=1 to skip apt/npm.
+# Environment: FB_PRESET (default: dev for run, ci for test; asan runs the suite under ASan +
+# UBSan + LSan, as CI does), FB_SKIP_DEPS=1 to skip apt/npm.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mode="${1:-}"
@@ -64,6 +65,14 @@ case "$mode" in
       for dir in tests/e2e bench/ts-reference; do
         [ -f "$dir/package.json" ] && (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error)
       done
+    fi
+    if [ "$preset" = asan ]; then
+      # The sanitized suite (what CI runs): leaks on, Qt-internal leaks suppressed
+      # (tests/sanitizers/lsan.supp), UB stops the test.
+      export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1}"
+      export LSAN_OPTIONS="${LSAN_OPTIONS:-suppressions=$PWD/tests/sanitizers/lsan.supp:print_suppressions=0}"
+      export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
+      export QT_QPA_PLATFORM="${QT_QPA_PLATFORM:-offscreen}"
     fi
     build "$preset"
     ctest --preset "$preset" -j"$(nproc)"

@@ -6,7 +6,8 @@
 #   scripts/package.sh            -> build/package/packages/fabric-broker_<version>_<arch>.deb
 #                                    build/package/packages/fabric-broker-<version>-linux-<arch>.tar.gz
 #
-# Environment: FB_PACKAGE_BUILD_DIR (default build/package), FB_JOBS (default: nproc).
+# Environment: FB_PACKAGE_BUILD_DIR (default build/package), FB_JOBS (default: nproc),
+# FB_WERROR=ON to make warnings errors (CI: the optimised build's warnings fail it).
 # Then test it: packaging/test-install.sh (lintian, desktop/AppStream validation, install test).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -31,7 +32,7 @@ ldflags="$(dpkg-buildflags --get LDFLAGS)"
 cmake -S "$root" -B "$build_dir" -G Ninja \
   -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_INSTALL_PREFIX=/usr \
-  -DFB_BUILD_TESTS=OFF -DFB_BUILD_BENCH=OFF -DFB_LLD=OFF \
+  -DFB_BUILD_TESTS=OFF -DFB_BUILD_BENCH=OFF -DFB_LLD=OFF -DFB_WERROR="${FB_WERROR:-OFF}" \
   "-DCMAKE_CXX_FLAGS=$cxxflags" \
   "-DCMAKE_EXE_LINKER_FLAGS=$ldflags"
 cmake --build "$build_dir" -j "$jobs"

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # CI step: the official MCP conformance suite (@modelcontextprotocol/conformance 0.2.0-alpha,
 # every applicable server scenario; tests/e2e/conformance/run.sh lists the rest with the reason)
-# natively over HTTP against build/ci's `fabric-broker --headless --http 127.0.0.1:0 --sandbox`.
-# Runs after `scripts/dev.sh test` (which built build/ci and ran `npm ci` in tests/e2e).
+# natively over HTTP against build/$FB_PRESET's (CI: build/asan) `fabric-broker --headless --http 127.0.0.1:0 --sandbox`.
+# Runs after `scripts/dev.sh test` (which built build/$FB_PRESET and ran `npm ci` in tests/e2e).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 export CI="${CI:-true}"

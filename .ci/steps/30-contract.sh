@@ -7,7 +7,7 @@
 # operations: every row of the read-operation table, answered by the sandbox, matches the spec's
 # response for that operation (or is listed in CONTRACT.md with its reason). Skips with a
 # message when the spec (../shared, or FB_SHARED_DIR) is absent. Runs after `scripts/dev.sh
-# test` (build/ci and `npm ci` done).
+# test` (build/$FB_PRESET, CI: build/asan, and `npm ci` done).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 export CI="${CI:-true}"

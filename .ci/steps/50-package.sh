@@ -17,5 +17,6 @@ if [ ${#missing[@]} -gt 0 ]; then
   as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi
 
-bash scripts/package.sh
+# The only optimised (-O3, Debian hardening flags) build in CI: its warnings are errors too.
+FB_WERROR=ON bash scripts/package.sh
 bash packaging/test-install.sh

@@ -2,7 +2,7 @@
 # CI step: build the MCP Bundle with the official CLI (@anthropic-ai/mcpb, from npm, pinned in
 # tests/e2e/package.json): validate the manifest, pack build/mcpb/fabric-broker-<version>.mcpb,
 # print its info, then start the broker through the unpacked bundle (tests/e2e/mcpb.test.mjs).
-# Runs after `scripts/dev.sh test` (which built build/ci and ran `npm ci` in tests/e2e).
+# Runs after `scripts/dev.sh test` (which built build/$FB_PRESET and ran `npm ci` in tests/e2e).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 e2e=tests/e2e
