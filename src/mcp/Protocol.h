@@ -1,6 +1,7 @@
 #pragma once
 // JSON-RPC / MCP protocol constants and small helpers shared by the engine.
 #include <QByteArray>
+#include <QByteArrayView>
 #include <QJsonValue>
 #include <QString>
 #include <QStringList>
@@ -32,6 +33,19 @@ bool isValidRequestId(const QJsonValue &id);
 QString idKey(const QJsonValue &id);
 // Compact JSON text of a single value (string escaping included).
 QByteArray valueToJson(const QJsonValue &value);
+
+// A request whose envelope is flat: "jsonrpc":"2.0", "id" (an integer of at most 15 digits, or a
+// string of printable ASCII without escapes) and "method" (such a string), each exactly once, in
+// any order, with JSON whitespace between tokens, and no other member (no "params"). Pings and
+// parameterless requests, most of a pipelined client's traffic, are answered without building a
+// JSON document. Anything else returns false and goes through the full parser, which answers it
+// exactly as before; the views point into frame.
+struct FlatRequest {
+    QByteArrayView method;
+    QByteArrayView id; // the id's JSON text without quotes
+    bool idIsString = false;
+};
+bool scanFlatRequest(QByteArrayView frame, FlatRequest *out);
 
 // RFC 5424 severities as used by logging/setLevel: index 0 = debug ... 7 = emergency,
 // -1 = not a level.

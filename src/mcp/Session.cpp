@@ -162,6 +162,13 @@ void Session::handleFrame(const QByteArray &frame)
 {
     if (std::exchange(m_firstFrame, false) && handleRelayHello(frame))
         return;
+    // What handleMessage would do with such a frame, without the document: see scanFlatRequest.
+    if (protocol::FlatRequest flat; protocol::scanFlatRequest(frame, &flat)) {
+        const QJsonValue id = flat.idIsString ? QJsonValue(QString::fromLatin1(flat.id))
+                                              : QJsonValue(flat.id.toLongLong());
+        handleRequest(QString::fromLatin1(flat.method), id, QJsonObject(), nullptr);
+        return;
+    }
     QJsonParseError error;
     const QJsonDocument doc = QJsonDocument::fromJson(frame, &error);
     if (error.error != QJsonParseError::NoError) {

@@ -1,10 +1,12 @@
 // mcp::protocol: the JSON-RPC and MCP helpers every session relies on: which request ids are
 // ids, the map key that makes 1 and 1.0 one id but "1" another, the compact JSON of one value,
-// the served protocol versions and the RFC 5424 log levels of logging/setLevel.
+// the served protocol versions, the RFC 5424 log levels of logging/setLevel, and the flat
+// request subset that skips the JSON document.
 #include "TestEnvironment.h"
 #include "mcp/Protocol.h"
 
 #include <QJsonArray>
+#include <QJsonDocument>
 #include <QJsonObject>
 #include <QTest>
 
@@ -27,6 +29,88 @@ private slots:
         QVERIFY(!protocol::isValidRequestId(QJsonObject{}));
         QVERIFY(!protocol::isValidRequestId(QJsonArray{1}));
         QVERIFY(!protocol::isValidRequestId(QJsonValue(QJsonValue::Undefined)));
+    }
+
+    // What is in the flat subset (and its parts), and what must go to the document: anything
+    // with params, other members, duplicates, escapes, non-ASCII, numbers the document would
+    // normalise, or bytes after the object.
+    void flatRequests_data()
+    {
+        QTest::addColumn<QByteArray>("frame");
+        QTest::addColumn<bool>("flat");
+        QTest::addColumn<QByteArray>("method");
+        QTest::addColumn<QByteArray>("id");
+        QTest::addColumn<bool>("idIsString");
+        const auto row = [](const char *name, const QByteArray &frame, bool flat,
+                            const QByteArray &method = {}, const QByteArray &id = {},
+                            bool idIsString = false) {
+            QTest::newRow(name) << frame << flat << method << id << idIsString;
+        };
+        row("ping", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}", true, "ping", "1");
+        row("any order, spaces",
+            " {\t\"method\" :\"tools/list\",\r\n\"id\": \"a b\" , \"jsonrpc\":\"2.0\"}\n", true,
+            "tools/list", "a b", true);
+        row("zero", "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"ping\"}", true, "ping", "0");
+        row("negative", "{\"jsonrpc\":\"2.0\",\"id\":-15,\"method\":\"ping\"}", true, "ping",
+            "-15");
+        row("15 digits", "{\"jsonrpc\":\"2.0\",\"id\":123456789012345,\"method\":\"ping\"}", true,
+            "ping", "123456789012345");
+        row("16 digits", "{\"jsonrpc\":\"2.0\",\"id\":1234567890123456,\"method\":\"ping\"}",
+            false);
+        row("leading zero", "{\"jsonrpc\":\"2.0\",\"id\":01,\"method\":\"ping\"}", false);
+        row("minus zero", "{\"jsonrpc\":\"2.0\",\"id\":-0,\"method\":\"ping\"}", false);
+        row("minus alone", "{\"jsonrpc\":\"2.0\",\"id\":-,\"method\":\"ping\"}", false);
+        row("fraction", "{\"jsonrpc\":\"2.0\",\"id\":1.0,\"method\":\"ping\"}", false);
+        row("exponent", "{\"jsonrpc\":\"2.0\",\"id\":1e3,\"method\":\"ping\"}", false);
+        row("params", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"params\":{}}", false);
+        row("other member", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"x\":1}", false);
+        row("duplicate id", "{\"jsonrpc\":\"2.0\",\"id\":1,\"id\":2,\"method\":\"ping\"}", false);
+        row("duplicate method",
+            "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"a\",\"method\":\"ping\"}", false);
+        row("duplicate jsonrpc",
+            "{\"jsonrpc\":\"2.0\",\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}", false);
+        row("no id", "{\"jsonrpc\":\"2.0\",\"method\":\"ping\"}", false);
+        row("no method", "{\"jsonrpc\":\"2.0\",\"id\":1}", false);
+        row("no jsonrpc", "{\"id\":1,\"method\":\"ping\"}", false);
+        row("jsonrpc 1.0", "{\"jsonrpc\":\"1.0\",\"id\":1,\"method\":\"ping\"}", false);
+        row("escape in method", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"pi\\u006eg\"}", false);
+        row("escape in key", "{\"json\\u0072pc\":\"2.0\",\"id\":1,\"method\":\"ping\"}", false);
+        row("escape in id", "{\"jsonrpc\":\"2.0\",\"id\":\"a\\\"b\",\"method\":\"ping\"}", false);
+        row("non-ASCII", "{\"jsonrpc\":\"2.0\",\"id\":\"\xc3\xa9\",\"method\":\"ping\"}", false);
+        row("control char", "{\"jsonrpc\":\"2.0\",\"id\":\"a\tb\",\"method\":\"ping\"}", false);
+        row("NUL", QByteArray("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"pi\0g\"}", 34), false);
+        row("id null", "{\"jsonrpc\":\"2.0\",\"id\":null,\"method\":\"ping\"}", false);
+        row("id true", "{\"jsonrpc\":\"2.0\",\"id\":true,\"method\":\"ping\"}", false);
+        row("method number", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":5}", false);
+        row("trailing comma", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",}", false);
+        row("trailing bytes", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}x", false);
+        row("two objects", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}{}", false);
+        row("unterminated", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"", false);
+        row("unterminated string", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping", false);
+        row("batch", "[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}]", false);
+        row("empty", "", false);
+        row("empty object", "{}", false);
+        row("form feed", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\f", false);
+    }
+
+    void flatRequests()
+    {
+        QFETCH(QByteArray, frame);
+        QFETCH(bool, flat);
+        protocol::FlatRequest out;
+        QCOMPARE(protocol::scanFlatRequest(frame, &out), flat);
+        if (!flat)
+            return;
+        QFETCH(QByteArray, method);
+        QFETCH(QByteArray, id);
+        QFETCH(bool, idIsString);
+        QCOMPARE(out.method.toByteArray(), method);
+        QCOMPARE(out.id.toByteArray(), id);
+        QCOMPARE(out.idIsString, idIsString);
+        // Whatever the subset takes is valid JSON to the document too.
+        QJsonParseError error;
+        QJsonDocument::fromJson(frame, &error);
+        QCOMPARE(error.error, QJsonParseError::NoError);
     }
 
     void idKeys()

@@ -2,6 +2,7 @@
 #include "TestEnvironment.h"
 #include "TestPipe.h"
 #include "mcp/McpServer.h"
+#include "mcp/Protocol.h"
 #include "mcp/Session.h"
 #include "mcp/ToolCall.h"
 #include "mcp/ToolRegistry.h"
@@ -132,6 +133,8 @@ private slots:
     void doubleInitialize();
     void idsOfEveryType_data();
     void idsOfEveryType();
+    void flatFramesAnswerAsTheDocumentWould_data();
+    void flatFramesAnswerAsTheDocumentWould();
     void framingPartialLinesCrlfEmptyLines();
     void invalidUtf8IsParseError();
     void oversizedFrameThenValidFrame();
@@ -415,6 +418,58 @@ void TestMcpSession::idsOfEveryType()
             "\"id\":" +
             QJsonDocument(QJsonArray{expected}).toJson(QJsonDocument::Compact).mid(1).chopped(1))),
         f.client.lines.at(1).constData());
+}
+
+// A frame in scanFlatRequest's subset skips the JSON document; the same request with
+// "params":{} takes the document. Both must be answered with the same bytes, before and after
+// initialize, for every method kind (answered, refused, unknown, removed, modern).
+void TestMcpSession::flatFramesAnswerAsTheDocumentWould_data()
+{
+    QTest::addColumn<QByteArray>("flat");
+    QTest::addColumn<bool>("initialized");
+    const QList<QByteArray> frames = {
+        R"({"jsonrpc":"2.0","id":1,"method":"ping"})",
+        R"({"method":"ping","jsonrpc":"2.0","id":0})",
+        R"( { "id" : -42 , "method" : "ping" , "jsonrpc" : "2.0" } )",
+        R"({"jsonrpc":"2.0","id":999999999999999,"method":"ping"})",
+        R"({"jsonrpc":"2.0","id":"abc def","method":"ping"})",
+        R"({"jsonrpc":"2.0","id":"","method":"ping"})",
+        R"({"jsonrpc":"2.0","id":7,"method":"tools/list"})",
+        R"({"jsonrpc":"2.0","id":8,"method":"tools/call"})",
+        R"({"jsonrpc":"2.0","id":9,"method":"initialize"})",
+        R"({"jsonrpc":"2.0","id":10,"method":"logging/setLevel"})",
+        R"({"jsonrpc":"2.0","id":11,"method":"server/discover"})",
+        R"({"jsonrpc":"2.0","id":12,"method":"no/such method"})",
+        R"({"jsonrpc":"2.0","id":13,"method":""})",
+    };
+    for (const bool initialized : {false, true}) {
+        for (const QByteArray &frame : frames) {
+            QTest::addRow("%s%s", initialized ? "initialized " : "", frame.constData())
+                << frame << initialized;
+        }
+    }
+}
+
+void TestMcpSession::flatFramesAnswerAsTheDocumentWould()
+{
+    QFETCH(QByteArray, flat);
+    QFETCH(bool, initialized);
+    protocol::FlatRequest scanned;
+    QVERIFY(protocol::scanFlatRequest(flat, &scanned));
+    QByteArray withParams = flat.trimmed();
+    withParams.insert(withParams.size() - 1, ",\"params\":{}");
+    QVERIFY(!protocol::scanFlatRequest(withParams, &scanned));
+    QList<QByteArray> answers;
+    for (const QByteArray &frame : {flat, withParams}) {
+        Fixture f;
+        if (initialized)
+            f.initialize();
+        const qsizetype before = f.client.lines.size();
+        f.client.sendRaw(frame + '\n');
+        QTRY_COMPARE(f.client.lines.size(), before + 1);
+        answers.append(f.client.lines.constLast());
+    }
+    QCOMPARE(answers.at(0), answers.at(1));
 }
 
 void TestMcpSession::framingPartialLinesCrlfEmptyLines()
