@@ -8,6 +8,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QRandomGenerator>
 #include <QTest>
 
 using namespace fb::mcp;
@@ -111,6 +112,57 @@ private slots:
         QJsonParseError error;
         QJsonDocument::fromJson(frame, &error);
         QCOMPARE(error.error, QJsonParseError::NoError);
+    }
+
+    // Differential: 200,000 seeded mutations of flat frames (a byte replaced, inserted or
+    // removed, from an alphabet of JSON's own characters). Whatever the subset takes, the
+    // document reads as an object of exactly jsonrpc "2.0", that method and that id.
+    void flatSubsetAgreesWithTheDocument()
+    {
+        const QList<QByteArray> seeds = {
+            "{\"jsonrpc\":\"2.0\",\"id\":12,\"method\":\"ping\"}",
+            "{ \"method\" : \"tools/list\" , \"id\" : \"x1\" , \"jsonrpc\" : \"2.0\" }",
+            "{\"id\":-3,\"jsonrpc\":\"2.0\",\"method\":\"a\"}",
+        };
+        const QByteArray alphabet = QByteArrayLiteral("{}[]:,\"\\ \t\r\n-+.eE0123456789aijdmo"
+                                                      "nprst/u\x00\x7f\xc3\xa9");
+        QRandomGenerator rng(35);
+        int taken = 0;
+        for (int i = 0; i < 200000; ++i) {
+            QByteArray frame = seeds.at(int(rng.bounded(seeds.size())));
+            const int edits = 1 + int(rng.bounded(3));
+            for (int e = 0; e < edits && !frame.isEmpty(); ++e) {
+                const qsizetype at = rng.bounded(int(frame.size()));
+                const char c = alphabet.at(int(rng.bounded(alphabet.size())));
+                switch (rng.bounded(3)) {
+                case 0:
+                    frame[at] = c;
+                    break;
+                case 1:
+                    frame.insert(at, c);
+                    break;
+                default:
+                    frame.remove(at, 1);
+                    break;
+                }
+            }
+            protocol::FlatRequest out;
+            if (!protocol::scanFlatRequest(frame, &out))
+                continue;
+            ++taken;
+            QJsonParseError error;
+            const QJsonDocument doc = QJsonDocument::fromJson(frame, &error);
+            QVERIFY2(error.error == QJsonParseError::NoError && doc.isObject(), frame.constData());
+            const QJsonObject o = doc.object();
+            QVERIFY2(o.size() == 3 && o.value(u"jsonrpc"_s) == u"2.0"_s, frame.constData());
+            QVERIFY2(o.value(u"method"_s) == QString::fromLatin1(out.method), frame.constData());
+            const QJsonValue id = out.idIsString ? QJsonValue(QString::fromLatin1(out.id))
+                                                 : QJsonValue(out.id.toLongLong());
+            QVERIFY2(o.value(u"id"_s) == id, frame.constData());
+            QVERIFY2(protocol::valueToJson(o.value(u"id"_s)) == protocol::valueToJson(id),
+                     frame.constData());
+        }
+        QVERIFY2(taken > 1000, QByteArray::number(taken)); // the mutations reach the subset
     }
 
     void idKeys()
