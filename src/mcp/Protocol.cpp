@@ -4,6 +4,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <charconv>
 #include <cmath>
 
 namespace fb::mcp {
@@ -52,14 +53,26 @@ QString idKey(const QJsonValue &id)
 
 QByteArray valueToJson(const QJsonValue &value)
 {
+    QByteArray out;
+    appendValueJson(out, value);
+    return out;
+}
+
+void appendValueJson(QByteArray &out, const QJsonValue &value)
+{
     // Integer ids are by far the most common: no document round trip for them.
     if (value.isDouble()) {
         const double d = value.toDouble();
-        if (d == std::floor(d) && std::fabs(d) < 9007199254740992.0)
-            return QByteArray::number(static_cast<qint64>(d));
+        if (d == std::floor(d) && std::fabs(d) < 9007199254740992.0) {
+            char digits[24];
+            const auto result =
+                std::to_chars(digits, digits + sizeof digits, static_cast<qint64>(d));
+            out.append(digits, result.ptr - digits);
+            return;
+        }
     }
     const QByteArray array = QJsonDocument(QJsonArray{value}).toJson(QJsonDocument::Compact);
-    return array.mid(1, array.size() - 2);
+    out.append(array.constData() + 1, array.size() - 2);
 }
 
 namespace {

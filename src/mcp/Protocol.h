@@ -33,6 +33,8 @@ bool isValidRequestId(const QJsonValue &id);
 QString idKey(const QJsonValue &id);
 // Compact JSON text of a single value (string escaping included).
 QByteArray valueToJson(const QJsonValue &value);
+// The same text appended to out (an integer id without a temporary).
+void appendValueJson(QByteArray &out, const QJsonValue &value);
 
 // A request whose envelope is flat: "jsonrpc":"2.0", "id" (an integer of at most 15 digits, or a
 // string of printable ASCII without escapes) and "method" (such a string), each exactly once, in

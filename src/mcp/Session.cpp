@@ -12,6 +12,22 @@ using namespace Qt::StringLiterals;
 
 namespace fb::mcp {
 
+namespace {
+
+// The method of a flat request as a QString: the common names are shared, not allocated.
+QString flatMethodName(QByteArrayView method)
+{
+    static const QString known[] = {u"ping"_s,       u"tools/list"_s,      u"tools/call"_s,
+                                    u"initialize"_s, u"server/discover"_s, u"logging/setLevel"_s};
+    for (const QString &name : known) {
+        if (QLatin1StringView(method) == name)
+            return name;
+    }
+    return QString::fromLatin1(method);
+}
+
+} // namespace
+
 Session::Session(McpServer *server, quint64 id, const QString &transport, QIODevice *input,
                  QIODevice *output, QObject *parent)
     : QObject(parent)
@@ -166,7 +182,7 @@ void Session::handleFrame(const QByteArray &frame)
     if (protocol::FlatRequest flat; protocol::scanFlatRequest(frame, &flat)) {
         const QJsonValue id = flat.idIsString ? QJsonValue(QString::fromLatin1(flat.id))
                                               : QJsonValue(flat.id.toLongLong());
-        handleRequest(QString::fromLatin1(flat.method), id, QJsonObject(), nullptr);
+        handleRequest(flatMethodName(flat.method), id, QJsonObject(), nullptr);
         return;
     }
     QJsonParseError error;

@@ -68,12 +68,12 @@ void Session::respond(const QJsonValue &id, const QJsonObject &result, const Bat
 
 void Session::respondJson(const QJsonValue &id, const QByteArray &resultJson)
 {
-    const QByteArray idJson = protocol::valueToJson(id);
     QByteArray frame;
-    frame.reserve(resultJson.size() + idJson.size() + 40);
+    // 64: the envelope, an integer id and the newline FrameWriter adds (a string id may grow it).
+    frame.reserve(resultJson.size() + 64);
     // Keys in the order Qt's serializer uses (sorted), so every frame has one canonical shape.
     frame.append("{\"id\":");
-    frame.append(idJson);
+    protocol::appendValueJson(frame, id);
     frame.append(",\"jsonrpc\":\"2.0\",\"result\":");
     frame.append(resultJson);
     frame.append('}');
