@@ -9,6 +9,7 @@
 #include <QPointer>
 #include <QString>
 #include <functional>
+#include <utility>
 
 namespace fb::mcp {
 
@@ -24,6 +25,24 @@ public:
 
     // Writes one frame (a newline is appended). Nothing is written once stopped.
     void write(QByteArray frame);
+    // The same, for a frame that fill(QByteArray &) appends: while coalescing it is built in
+    // place in the coalesced bytes (no buffer of its own per frame).
+    template <typename Fill> void writeWith(Fill &&fill)
+    {
+        if (m_stopped || !m_output)
+            return;
+        if (m_coalesceDepth > 0) {
+            fill(m_pending);
+            m_pending.append('\n');
+            if (m_pending.size() >= CoalesceLimit)
+                writeOut(std::exchange(m_pending, QByteArray()));
+            return;
+        }
+        QByteArray frame;
+        fill(frame);
+        frame.append('\n');
+        writeOut(frame);
+    }
     // Hands the coalesced frames to the device now (e.g. at close); nothing when stopped.
     void flushPending();
     // No more writes; what is coalesced is discarded.

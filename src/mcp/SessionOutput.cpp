@@ -68,16 +68,21 @@ void Session::respond(const QJsonValue &id, const QJsonObject &result, const Bat
 
 void Session::respondJson(const QJsonValue &id, const QByteArray &resultJson)
 {
-    QByteArray frame;
-    // 64: the envelope, an integer id and the newline FrameWriter adds (a string id may grow it).
-    frame.reserve(resultJson.size() + 64);
+    if (m_closed)
+        return;
     // Keys in the order Qt's serializer uses (sorted), so every frame has one canonical shape.
-    frame.append("{\"id\":");
-    protocol::appendValueJson(frame, id);
-    frame.append(",\"jsonrpc\":\"2.0\",\"result\":");
-    frame.append(resultJson);
-    frame.append('}');
-    writeFrame(std::move(frame));
+    m_writer.writeWith([&](QByteArray &frame) {
+        // A frame of its own is sized once (64: the envelope, an integer id and the newline);
+        // the coalesced bytes keep their geometric growth (an exact reserve would copy them all
+        // for every frame).
+        if (frame.isEmpty())
+            frame.reserve(resultJson.size() + 64);
+        frame.append("{\"id\":");
+        protocol::appendValueJson(frame, id);
+        frame.append(",\"jsonrpc\":\"2.0\",\"result\":");
+        frame.append(resultJson);
+        frame.append('}');
+    });
 }
 
 void Session::respondError(const QJsonValue &id, int code, const QString &message,
