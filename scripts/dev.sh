@@ -66,14 +66,9 @@ case "$mode" in
         [ -f "$dir/package.json" ] && (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error)
       done
     fi
-    if [ "$preset" = asan ]; then
-      # The sanitized suite (what CI runs): leaks on, Qt-internal leaks suppressed
-      # (tests/sanitizers/lsan.supp), UB stops the test.
-      export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1}"
-      export LSAN_OPTIONS="${LSAN_OPTIONS:-suppressions=$PWD/tests/sanitizers/lsan.supp:print_suppressions=0}"
-      export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
-      export QT_QPA_PLATFORM="${QT_QPA_PLATFORM:-offscreen}"
-    fi
+    # The sanitized suite (what CI runs).
+    # shellcheck source=scripts/sanitizer-env.sh
+    if [ "$preset" = asan ]; then source scripts/sanitizer-env.sh; fi
     build "$preset"
     ctest --preset "$preset" -j"$(nproc)"
     ;;
