@@ -45,6 +45,7 @@ trap cleanup EXIT
 expected_files=(
   "usr/bin/fabric-broker                                                 0755"
   "usr/libexec/fabric-broker/fabric-broker-app                           0755"
+  "usr/libexec/fabric-broker/fabric-broker-server                        0755"
   "usr/share/applications/$app_id.desktop                                0644"
   "etc/xdg/autostart/$app_id.desktop                                     0644"
   "usr/share/metainfo/$app_id.metainfo.xml                               0644"
@@ -249,7 +250,8 @@ unexpected=$(awk '{ print $3 }' "$listing" | sed -e 's#/$##' -e '/^\.\?$/d' | wh
 done)
 check "nothing else is installed" test -z "$unexpected"
 [ -z "$unexpected" ] || echo "$unexpected" | sed 's/^/        unexpected: /'
-for exe in usr/bin/fabric-broker usr/libexec/fabric-broker/fabric-broker-app; do
+for exe in usr/bin/fabric-broker usr/libexec/fabric-broker/fabric-broker-app \
+  usr/libexec/fabric-broker/fabric-broker-server; do
   check "/$exe is stripped" grep -q ', stripped' <<<"$(file -b "$installed_root/$exe")"
   check "/$exe has no RPATH/RUNPATH" \
     test -z "$(objdump -p "$installed_root/$exe" | grep -E 'R(UN)?PATH' || true)"
@@ -257,6 +259,11 @@ done
 # What MCP clients spawn links no Qt (the launcher, src/launcher); the app binary is the Qt one.
 check "/usr/bin/fabric-broker links no Qt library (the launcher)" \
   test -z "$(objdump -p "$installed_root/usr/bin/fabric-broker" | grep -E 'NEEDED +libQt' || true)"
+# What never shows a window (the headless server, a --stdio without a display) runs the server
+# binary: Qt Core and Network, no Gui or Widgets.
+check "fabric-broker-server links no Qt Gui or Widgets" \
+  test -z "$(objdump -p "$installed_root/usr/libexec/fabric-broker/fabric-broker-server" |
+    grep -E 'NEEDED +libQt6(Gui|Widgets)' || true)"
 
 echo "== 4. run the installed binary (host Qt libraries)"
 bin="$installed_root/usr/bin/fabric-broker"

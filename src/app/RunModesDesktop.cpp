@@ -10,6 +10,7 @@
 #include "core/Executable.h"
 #include "core/ProposalStore.h"
 #include "core/UntrustedText.h"
+#include "core/WindowModes.h"
 #include "transport/socket/LocalSocketServer.h"
 
 #ifdef HAVE_FABRICBROKER_GUI
@@ -42,12 +43,7 @@ namespace fb {
 bool displayAvailable()
 {
 #ifdef HAVE_FABRICBROKER_GUI
-    // offscreen/minimal render nowhere: nobody could answer an approval dialog there.
-    const QString platform = qEnvironmentVariable("QT_QPA_PLATFORM");
-    if (platform.startsWith(u"offscreen") || platform.startsWith(u"minimal"))
-        return false;
-    return qEnvironmentVariableIsSet("DISPLAY") || qEnvironmentVariableIsSet("WAYLAND_DISPLAY") ||
-           !platform.isEmpty();
+    return windowmodes::displayInEnvironment();
 #else
     return false;
 #endif

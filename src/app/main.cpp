@@ -6,6 +6,7 @@
 #include "app/PolicyCommand.h"
 #include "app/RunModes.h"
 #include "app/TeamCommand.h"
+#include "core/WindowModes.h"
 
 #ifdef HAVE_FABRICBROKER_GUI
 #include <QApplication>
@@ -55,25 +56,6 @@ int leaving(int rc)
     return rc;
 }
 
-// The application object must exist before the command line is parsed, so this peeks at argv
-// for the modes that never show a window.
-bool mayShowWindows(int argc, char *argv[])
-{
-    if (argc > 1 &&
-        (std::strcmp(argv[1], "audit") == 0 || std::strcmp(argv[1], "client-config") == 0 ||
-         std::strcmp(argv[1], "http-headers") == 0 || std::strcmp(argv[1], "policy") == 0 ||
-         std::strcmp(argv[1], "team") == 0))
-        return false;
-    for (int i = 1; i < argc; ++i) {
-        for (const char *flag : {"--headless", "--sandbox-only", "--print-estate", "--help", "-h",
-                                 "--help-all", "--version", "-v"}) {
-            if (std::strcmp(argv[i], flag) == 0)
-                return false;
-        }
-    }
-    return fb::displayAvailable();
-}
-
 // The headless server and the sandbox use Qt's own event dispatcher instead of GLib's: GLib's
 // wakes the loop with an eventfd write for every event posted (each deleteLater, each queued
 // call), Qt's once per loop iteration; that was several write(2) + read(2) pairs per tool call.
@@ -99,13 +81,13 @@ int main(int argc, char *argv[])
     QLoggingCategory::setFilterRules(QStringLiteral("fabricbroker.*.debug=false"));
     std::unique_ptr<QCoreApplication> app;
 #ifdef HAVE_FABRICBROKER_GUI
-    if (mayShowWindows(argc, argv)) {
+    // The application object must exist before the command line is parsed: the modes that never
+    // show a window are read from argv (the launcher runs fabric-broker-server for those).
+    if (fb::windowmodes::mayShowWindows(argc, argv)) {
         app = std::make_unique<QApplication>(argc, argv);
         // Lets Wayland compositors match our windows to the installed desktop entry.
         QGuiApplication::setDesktopFileName(QStringLiteral("io.github.fabric_broker.FabricBroker"));
     }
-#else
-    (void)mayShowWindows;
 #endif
     if (!app) {
         if (headlessServer(argc, argv) && qEnvironmentVariableIsEmpty("QT_NO_GLIB"))

@@ -10,7 +10,8 @@ QString launcherPath()
 {
     const QString self = QCoreApplication::applicationFilePath();
     const QFileInfo app(self);
-    if (app.fileName() != QStringLiteral("fabric-broker-app"))
+    if (app.fileName() != QStringLiteral("fabric-broker-app") &&
+        app.fileName() != QStringLiteral("fabric-broker-server"))
         return self;
     const QDir dir = app.absoluteDir();
     for (const QString &candidate :

@@ -2,8 +2,11 @@
 // client spawns `fabric-broker --stdio` and the user's app already runs, it hands the client's
 // stdin and stdout to the app over the per-user socket (FastRelayWire.h) and only waits for
 // the session's exit status, so a spawn costs about what a pipe costs and the relay adds no hop.
-// Everything else (and a --stdio with no app running) runs the Qt application binary,
-// fabric-broker-app, in this same process (execv: same pid, same arguments).
+// Everything else (and a --stdio with no app running) runs a Qt application binary in this same
+// process (execv: same pid, same arguments): fabric-broker-server, the application without the
+// desktop UI, for every command line that never shows a window (core/WindowModes.h), else
+// fabric-broker-app.
+#include "core/WindowModes.h"
 #include "transport/socket/FastRelayWire.h"
 #include "transport/socket/SocketRules.h"
 
@@ -40,20 +43,30 @@ std::string selfDirectory()
     return rules::dirName(std::string(buf, size_t(n)));
 }
 
-// Next to the launcher (the build tree, the MCPB bundle), else in the installation's
-// libexec directory (FB_APP_FROM_BINDIR: the relative path from bindir, set by CMake).
-std::string appBinary()
+// name next to the launcher (the build tree), else in the installation's libexec directory
+// (FB_APP_FROM_BINDIR: the relative path from bindir, set by CMake); "" when neither exists.
+std::string appBinary(const char *name)
 {
     const std::string dir = selfDirectory();
-    const std::string sibling = dir + "/fabric-broker-app";
-    if (::access(sibling.c_str(), X_OK) == 0)
-        return sibling;
-    return rules::cleanPath(dir + "/" FB_APP_FROM_BINDIR "/fabric-broker-app");
+    for (const std::string &candidate :
+         {dir + "/" + name, rules::cleanPath(dir + "/" FB_APP_FROM_BINDIR "/" + name)}) {
+        if (::access(candidate.c_str(), X_OK) == 0)
+            return candidate;
+    }
+    return {};
 }
 
-[[noreturn]] void runApp(char *argv[])
+// A command line that never shows a window runs fabric-broker-server (no Qt Gui or Widgets),
+// when the build has it (a build without the GUI has only fabric-broker-app, itself GUI-free).
+[[noreturn]] void runApp(int argc, char *argv[])
 {
-    const std::string app = appBinary();
+    std::string app;
+    if (!fb::windowmodes::mayShowWindows(argc, argv))
+        app = appBinary("fabric-broker-server");
+    if (app.empty())
+        app = appBinary("fabric-broker-app");
+    if (app.empty())
+        app = rules::cleanPath(selfDirectory() + "/" FB_APP_FROM_BINDIR "/fabric-broker-app");
     ::execv(app.c_str(), argv);
     say("cannot run " + app + ": " + std::strerror(errno));
     std::_Exit(127);
@@ -269,5 +282,5 @@ int main(int argc, char *argv[])
             return code;
         std::signal(SIGPIPE, SIG_DFL); // the app sets its own
     }
-    runApp(argv);
+    runApp(argc, argv);
 }

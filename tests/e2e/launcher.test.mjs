@@ -111,12 +111,17 @@ test('launcher: without an app it runs the Qt binary in the same process; client
     assert.ok(text.includes(JSON.stringify(fs.realpathSync(BIN)).slice(1, -1)) || text.includes(JSON.stringify(BIN).slice(1, -1)),
       `client-config names the launcher ${BIN}: ${text.slice(0, 400)}`);
     assert.ok(!text.includes('fabric-broker-app'), 'never the app binary');
-    // The same pid: a headless server started through the launcher is the app binary now.
+    // The same pid: a headless server started through the launcher is the server binary now
+    // (the application without the desktop UI), and it maps no Qt Gui or Widgets library.
     const proc = spawn(BIN, ['--headless', '--stdio', '--sandbox'], { env, stdio: ['pipe', 'pipe', 'pipe'] });
     await new Promise((resolve, reject) => {
       proc.stdout.once('data', () => {
         try {
-          assert.match(fs.readlinkSync(`/proc/${proc.pid}/exe`), /fabric-broker-app$/);
+          assert.match(fs.readlinkSync(`/proc/${proc.pid}/exe`), /fabric-broker-server$/);
+          const maps = fs.readFileSync(`/proc/${proc.pid}/maps`, 'utf8');
+          assert.match(maps, /libQt6Core\.so/, 'the maps are read');
+          for (const lib of ['libQt6Gui', 'libQt6Widgets', 'libX11', 'libEGL', 'libfontconfig'])
+            assert.ok(!maps.includes(lib), `the headless server maps no ${lib}`);
           proc.stdin.end();
           proc.on('exit', () => resolve());
         } catch (e) { proc.kill(); reject(e); }
