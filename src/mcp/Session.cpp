@@ -180,6 +180,12 @@ void Session::handleFrame(const QByteArray &frame)
         return;
     // What handleMessage would do with such a frame, without the document: see scanFlatRequest.
     if (protocol::FlatRequest flat; protocol::scanFlatRequest(frame, &flat)) {
+        if (flat.method == "ping") {
+            // handleRequest answers a ping {} in every state of the session (refused, not yet
+            // initialized, either era): the id's own bytes are the JSON respondJson would write.
+            respondFlat(flat, "{}");
+            return;
+        }
         const QJsonValue id = flat.idIsString ? QJsonValue(QString::fromLatin1(flat.id))
                                               : QJsonValue(flat.id.toLongLong());
         handleRequest(flatMethodName(flat.method), id, QJsonObject(), nullptr);

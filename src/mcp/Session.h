@@ -24,6 +24,9 @@ namespace fb::mcp {
 
 class ClientRequestTable;
 class McpServer;
+namespace protocol {
+struct FlatRequest;
+}
 struct SessionPolicy;
 
 class Session : public QObject {
@@ -135,6 +138,8 @@ private:
     void respond(const QJsonValue &id, const QJsonObject &result, const BatchPtr &batch);
     // The response frame around a result already serialized (compact, as Qt writes it).
     void respondJson(const QJsonValue &id, const QByteArray &resultJson);
+    // respondJson for a flat request (protocol::scanFlatRequest), with the id's own text.
+    void respondFlat(const protocol::FlatRequest &request, QByteArrayView resultJson);
     void respondError(const QJsonValue &id, int code, const QString &message, const BatchPtr &batch,
                       const QJsonValue &data = {});
     void deliver(QJsonObject message, const BatchPtr &batch);

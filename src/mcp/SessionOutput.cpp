@@ -85,6 +85,26 @@ void Session::respondJson(const QJsonValue &id, const QByteArray &resultJson)
     });
 }
 
+void Session::respondFlat(const protocol::FlatRequest &request, QByteArrayView resultJson)
+{
+    if (m_closed)
+        return;
+    // The same bytes as respondJson: a flat request's id is an integer of at most 15 digits or a
+    // string without escapes (scanFlatRequest), so its text is what the serializer writes.
+    m_writer.writeWith([&](QByteArray &frame) {
+        if (frame.isEmpty())
+            frame.reserve(resultJson.size() + 64);
+        frame.append("{\"id\":");
+        if (request.idIsString)
+            frame.append('"').append(request.id).append('"');
+        else
+            frame.append(request.id);
+        frame.append(",\"jsonrpc\":\"2.0\",\"result\":");
+        frame.append(resultJson);
+        frame.append('}');
+    });
+}
+
 void Session::respondError(const QJsonValue &id, int code, const QString &message,
                            const BatchPtr &batch, const QJsonValue &data)
 {
