@@ -80,7 +80,10 @@ depends=$(field Depends)
 echo "        Depends: $depends"
 echo "        Recommends: $(field Recommends)"
 has_dep() { [[ ", $depends," == *", $1"[\ ,]* ]]; }
-for dep in libc6 libstdc++6 libqt6core6 libqt6network6 libqt6widgets6 libqt6gui6 qt6-qpa-plugins libqt6svg6; do
+# libpq5, libssl3 and libmicrohttpd12 are opened on first use (src/lazy), so dpkg-shlibdeps cannot
+# see them: the package names them itself.
+for dep in libc6 libstdc++6 libqt6core6 libqt6network6 libqt6widgets6 libqt6gui6 qt6-qpa-plugins \
+  libqt6svg6 libpq5 libssl3 libmicrohttpd12; do
   check "Depends on $dep" has_dep "$dep"
 done
 check "Depends on QtKeychain (shlibdeps)" grep -q 'libqt6keychain' <<<"$depends"
@@ -261,6 +264,10 @@ check "/usr/bin/fabric-broker links no Qt library (the launcher)" \
   test -z "$(objdump -p "$installed_root/usr/bin/fabric-broker" | grep -E 'NEEDED +libQt' || true)"
 # What never shows a window (the headless server, a --stdio without a display) runs the server
 # binary: Qt Core and Network, no Gui or Widgets.
+for exe in usr/libexec/fabric-broker/fabric-broker-app usr/libexec/fabric-broker/fabric-broker-server; do
+  check "/$exe does not link libpq, libcrypto or libmicrohttpd (opened on first use)" \
+    test -z "$(objdump -p "$installed_root/$exe" | grep -E 'NEEDED +lib(pq|crypto|ssl|microhttpd)' || true)"
+done
 check "fabric-broker-server links no Qt Gui or Widgets" \
   test -z "$(objdump -p "$installed_root/usr/libexec/fabric-broker/fabric-broker-server" |
     grep -E 'NEEDED +libQt6(Gui|Widgets)' || true)"

@@ -6,6 +6,8 @@
 #include <QTimer>
 #include <QUrl>
 
+#include "lazy/LazyLibrary.h"
+
 #include <microhttpd.h>
 
 #include <arpa/inet.h>
@@ -94,6 +96,11 @@ quint16 SandboxHttpServer::listen(quint16 port)
 {
     if (m_daemon)
         return 0;
+    std::string missing;
+    if (!lazy::libmicrohttpd().available(&missing)) { // opened on first use (lazy/LazyLibrary.h)
+        qCWarning(lcSandbox).noquote() << QString::fromStdString(missing);
+        return 0;
+    }
     sockaddr_in address{};
     address.sin_family = AF_INET;
     address.sin_port = htons(port);

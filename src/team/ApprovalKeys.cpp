@@ -1,12 +1,13 @@
 #include "team/ApprovalKeys.h"
 
 #include "core/TeamPolicy.h"
+#include "lazy/LazyLibrary.h"
 
 #include <QRegularExpression>
 
-#include <openssl/crypto.h>
 #include <openssl/evp.h>
 
+#include <cstring>
 #include <memory>
 
 using namespace Qt::StringLiterals;
@@ -21,8 +22,27 @@ struct PkeyFree {
 struct MdCtxFree {
     void operator()(EVP_MD_CTX *c) const { EVP_MD_CTX_free(c); }
 };
+struct PkeyCtxFree {
+    void operator()(EVP_PKEY_CTX *c) const { EVP_PKEY_CTX_free(c); }
+};
 using Pkey = std::unique_ptr<EVP_PKEY, PkeyFree>;
 using MdCtx = std::unique_ptr<EVP_MD_CTX, MdCtxFree>;
+using PkeyCtx = std::unique_ptr<EVP_PKEY_CTX, PkeyCtxFree>;
+
+// libcrypto is opened on first use (lazy/LazyLibrary.h); without it no key exists, so every
+// signature fails to be made or to verify, and the reason is said once.
+bool haveLibcrypto()
+{
+    std::string error;
+    if (lazy::libcrypto().available(&error))
+        return true;
+    static const bool said = [&error] {
+        qWarning("%s", error.c_str());
+        return true;
+    }();
+    (void)said;
+    return false;
+}
 
 const unsigned char *bytes(const QByteArray &b)
 {
@@ -31,7 +51,7 @@ const unsigned char *bytes(const QByteArray &b)
 
 Pkey privateKey(const QByteArray &raw)
 {
-    if (raw.size() != ApprovalKeys::KeyBytes)
+    if (raw.size() != ApprovalKeys::KeyBytes || !haveLibcrypto())
         return nullptr;
     return Pkey(EVP_PKEY_new_raw_private_key(EVP_PKEY_ED25519, nullptr, bytes(raw),
                                              static_cast<size_t>(raw.size())));
@@ -39,7 +59,7 @@ Pkey privateKey(const QByteArray &raw)
 
 Pkey publicKey(const QByteArray &raw)
 {
-    if (raw.size() != ApprovalKeys::KeyBytes)
+    if (raw.size() != ApprovalKeys::KeyBytes || !haveLibcrypto())
         return nullptr;
     return Pkey(EVP_PKEY_new_raw_public_key(EVP_PKEY_ED25519, nullptr, bytes(raw),
                                             static_cast<size_t>(raw.size())));
@@ -56,7 +76,7 @@ std::optional<QByteArray> rawKey(const Pkey &key,
     size_t len = static_cast<size_t>(raw.size());
     if (get(key.get(), reinterpret_cast<unsigned char *>(raw.data()), &len) != 1 ||
         len != static_cast<size_t>(ApprovalKeys::KeyBytes)) {
-        OPENSSL_cleanse(raw.data(), static_cast<size_t>(raw.size()));
+        ::explicit_bzero(raw.data(), static_cast<size_t>(raw.size()));
         return std::nullopt;
     }
     return raw;
@@ -66,8 +86,13 @@ std::optional<QByteArray> rawKey(const Pkey &key,
 
 std::optional<QByteArray> ApprovalKeys::generate()
 {
-    return rawKey(Pkey(EVP_PKEY_Q_keygen(nullptr, nullptr, "ED25519")),
-                  EVP_PKEY_get_raw_private_key);
+    if (!haveLibcrypto())
+        return std::nullopt;
+    const PkeyCtx ctx(EVP_PKEY_CTX_new_id(EVP_PKEY_ED25519, nullptr));
+    EVP_PKEY *generated = nullptr;
+    if (!ctx || EVP_PKEY_keygen_init(ctx.get()) != 1 || EVP_PKEY_keygen(ctx.get(), &generated) != 1)
+        return std::nullopt;
+    return rawKey(Pkey(generated), EVP_PKEY_get_raw_private_key);
 }
 
 std::optional<QByteArray> ApprovalKeys::publicKeyOf(const QByteArray &raw)
@@ -135,7 +160,7 @@ bool ApprovalKeys::isFingerprint(const QString &text)
 void ApprovalKeys::wipe(QByteArray &secret)
 {
     if (!secret.isEmpty())
-        OPENSSL_cleanse(secret.data(), static_cast<size_t>(secret.size()));
+        ::explicit_bzero(secret.data(), static_cast<size_t>(secret.size())); // not optimised away
 }
 
 } // namespace fb::team

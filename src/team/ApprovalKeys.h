@@ -34,7 +34,7 @@ public:
     static std::optional<QByteArray> fromBase64(const QString &text);
     // Whether text has the form of a fingerprint ("SHA256:" and 43 base64 characters).
     static bool isFingerprint(const QString &text);
-    // Overwrites secret's bytes with zeros in a way the compiler cannot drop (OPENSSL_cleanse):
+    // Overwrites secret's bytes with zeros in a way the compiler cannot drop (explicit_bzero):
     // a private key's copy, once used. Detach first a copy that shares its data.
     static void wipe(QByteArray &secret);
 };

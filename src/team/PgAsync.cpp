@@ -1,5 +1,7 @@
 #include "team/PgAsync.h"
 
+#include "lazy/LazyLibrary.h"
+
 #include <libpq-fe.h>
 
 #include <QLoggingCategory>
@@ -110,6 +112,12 @@ void PgAsync::startConnect()
     finishConnection();
     if (m_uri.isEmpty())
         return;
+    std::string missing;
+    if (!lazy::libpq().available(&missing)) { // opened on first use (lazy/LazyLibrary.h)
+        fail(QStringLiteral("cannot connect to the team database: ") +
+             QString::fromStdString(missing));
+        return;
+    }
     const QByteArray uri = m_uri.toUtf8();
     // expand_dbname: the URI's own settings first; a keychain password is added after it.
     const char *keywords[] = {"dbname", "application_name", "client_encoding",

@@ -1,5 +1,7 @@
 #include "team/PgConnection.h"
 
+#include "lazy/LazyLibrary.h"
+
 #include <libpq-fe.h>
 
 #include <QLoggingCategory>
@@ -62,6 +64,11 @@ PgResult<std::unique_ptr<PgConnection>> PgConnection::open(const QString &uri,
     if (!uri.startsWith(u"postgresql://") && !uri.startsWith(u"postgres://")) {
         result.error.message = QStringLiteral(
             "not a PostgreSQL connection URI (postgresql://[user@]host[:port]/database[?...])");
+        return result;
+    }
+    std::string missing;
+    if (!lazy::libpq().available(&missing)) { // opened on first use (lazy/LazyLibrary.h)
+        result.error.message = QString::fromStdString(missing);
         return result;
     }
     const QByteArray uriBytes = uri.toUtf8();

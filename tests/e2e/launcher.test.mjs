@@ -112,21 +112,32 @@ test('launcher: without an app it runs the Qt binary in the same process; client
       `client-config names the launcher ${BIN}: ${text.slice(0, 400)}`);
     assert.ok(!text.includes('fabric-broker-app'), 'never the app binary');
     // The same pid: a headless server started through the launcher is the server binary now
-    // (the application without the desktop UI), and it maps no Qt Gui or Widgets library.
-    const proc = spawn(BIN, ['--headless', '--stdio', '--sandbox'], { env, stdio: ['pipe', 'pipe', 'pipe'] });
-    await new Promise((resolve, reject) => {
+    // (the application without the desktop UI), and it maps no Qt Gui or Widgets library, nor
+    // libpq or libcrypto (team mode only: src/lazy opens them on first use). libmicrohttpd is
+    // opened by what serves HTTP: the embedded sandbox does, a server with an endpoint does not.
+    const mapsOfServer = (args, extraEnv) => new Promise((resolve, reject) => {
+      const proc = spawn(BIN, args, { env: { ...env, ...extraEnv }, stdio: ['pipe', 'pipe', 'pipe'] });
       proc.stdout.once('data', () => {
         try {
           assert.match(fs.readlinkSync(`/proc/${proc.pid}/exe`), /fabric-broker-server$/);
           const maps = fs.readFileSync(`/proc/${proc.pid}/maps`, 'utf8');
           assert.match(maps, /libQt6Core\.so/, 'the maps are read');
-          for (const lib of ['libQt6Gui', 'libQt6Widgets', 'libX11', 'libEGL', 'libfontconfig'])
-            assert.ok(!maps.includes(lib), `the headless server maps no ${lib}`);
           proc.stdin.end();
-          proc.on('exit', () => resolve());
+          proc.on('exit', () => resolve(maps));
         } catch (e) { proc.kill(); reject(e); }
       });
       proc.stdin.write(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }) + '\n');
     });
+    const never = ['libQt6Gui', 'libQt6Widgets', 'libX11', 'libEGL', 'libfontconfig', 'libpq.so',
+      'libcrypto.so', 'libssl.so', 'libldap'];
+    const sandboxed = await mapsOfServer(['--headless', '--stdio', '--sandbox'], {});
+    for (const lib of never)
+      assert.ok(!sandboxed.includes(lib), `the headless server maps no ${lib}`);
+    assert.ok(sandboxed.includes('libmicrohttpd.so'), 'the embedded sandbox opened libmicrohttpd');
+    const withEndpoint = await mapsOfServer(['--headless', '--stdio'], {
+      EQUINIX_API_ENDPOINT: 'http://127.0.0.1:9', EQUINIX_API_CLIENTID: 'id', EQUINIX_API_CLIENTSECRET: 'secret',
+    });
+    for (const lib of [...never, 'libmicrohttpd.so', 'libgnutls.so'])
+      assert.ok(!withEndpoint.includes(lib), `a headless server with an endpoint maps no ${lib}`);
   } finally { fs.rmSync(env.XDG_RUNTIME_DIR, { recursive: true, force: true }); }
 });

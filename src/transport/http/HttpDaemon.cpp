@@ -7,6 +7,8 @@
 #include <QSocketNotifier>
 #include <QTimer>
 
+#include "lazy/LazyLibrary.h"
+
 #include <microhttpd.h>
 
 #include <arpa/inet.h>
@@ -173,6 +175,9 @@ bool HttpDaemon::listen(const QHostAddress &address, quint16 port, QString *erro
     m_port = ntohs(v6 ? reinterpret_cast<sockaddr_in6 *>(&storage)->sin6_port
                       : reinterpret_cast<sockaddr_in *>(&storage)->sin_port);
 
+    std::string missing;
+    if (!lazy::libmicrohttpd().available(&missing)) // opened on first use (lazy/LazyLibrary.h)
+        return fail(QString::fromStdString(missing));
     unsigned int flags = MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
     if (v6)
         flags |= MHD_USE_IPv6;
