@@ -1,8 +1,8 @@
 #include "broker/ReadOperations.h"
 
-#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <QResource>
 #include <QUrl>
 #include <QtGlobal>
 
@@ -59,11 +59,13 @@ ReadOperation parseRow(const QJsonObject &o)
 Table load()
 {
     fbInitReadOpsResources();
-    QFile f(u":/fabric-broker/readops/read_operations.json"_s);
-    if (!f.open(QIODevice::ReadOnly))
+    // Stored uncompressed (readops.qrc): the bytes where the binary is mapped, no copy.
+    const QResource resource(u":/fabric-broker/readops/read_operations.json"_s);
+    const QByteArray bytes = resource.uncompressedData();
+    if (!resource.isValid() || bytes.isEmpty())
         qFatal("the read-operation table is missing from the resources");
     QJsonParseError error{};
-    const QJsonObject root = QJsonDocument::fromJson(f.readAll(), &error).object();
+    const QJsonObject root = QJsonDocument::fromJson(bytes, &error).object();
     if (error.error != QJsonParseError::NoError || root.isEmpty())
         qFatal("the read-operation table does not parse: %s", qPrintable(error.errorString()));
     Table t;

@@ -69,8 +69,14 @@ int intOr(const QJsonValue &v, int fallback)
 
 SandboxReadOps::SandboxReadOps(const SandboxEstate *estate)
     : m_estate(estate)
-    , m_table(&SandboxReadTable::builtin())
 {
+}
+
+// Parsed on the first read request, not when the sandbox starts: a server that only initializes
+// (every MCP client's spawn) never pays for the 320 KB table.
+const SandboxReadTable *SandboxReadOps::table()
+{
+    return &SandboxReadTable::builtin();
 }
 
 std::optional<QJsonObject> SandboxReadOps::arguments(const SandboxReadOperation &op,
@@ -118,7 +124,7 @@ std::optional<SandboxReply> SandboxReadOps::handle(const QString &method, const 
     while (path.size() > 1 && path.endsWith(u'/'))
         path.chop(1);
     QHash<QString, QString> params;
-    const SandboxReadOperation *op = m_table->match(method, path, &params);
+    const SandboxReadOperation *op = table()->match(method, path, &params);
     if (!op || op->collection.isEmpty())
         return std::nullopt;
 
@@ -157,7 +163,7 @@ std::optional<SandboxReply> SandboxReadOps::handle(const QString &method, const 
         return notFound();
     if (op->shape == "file"_L1) {
         SandboxReply reply;
-        if (!m_table->file(items.first().value(u"file"_s).toString(), &reply.body,
+        if (!table()->file(items.first().value(u"file"_s).toString(), &reply.body,
                            &reply.contentType))
             return notFound();
         reply.status = op->status;
@@ -174,7 +180,7 @@ QList<QJsonObject> SandboxReadOps::candidates(const SandboxReadOperation &op,
     if (op.collection == "@ports"_L1) {
         out = m_estate->ports();
     } else {
-        const QList<SandboxReadItem> items = m_table->items(op.collection);
+        const QList<SandboxReadItem> items = table()->items(op.collection);
         for (const SandboxReadItem &it : items) {
             const bool fits =
                 std::all_of(op.pathParams.begin(), op.pathParams.end(),

@@ -50,8 +50,9 @@ private:
                       const QJsonObject &args, const QString &path) const;
     SandboxReply withBase(SandboxReply reply) const;
 
+    static const SandboxReadTable *table();
+
     const SandboxEstate *m_estate;
-    const SandboxReadTable *m_table;
 };
 
 } // namespace fb
