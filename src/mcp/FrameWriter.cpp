@@ -18,11 +18,22 @@ void FrameWriter::write(QByteArray frame)
     frame.append('\n');
     if (m_coalesceDepth > 0) {
         m_pending.append(frame);
-        if (m_pending.size() < CoalesceLimit)
-            return;
-        frame = std::exchange(m_pending, QByteArray());
+        if (m_pending.size() >= CoalesceLimit)
+            writeBlock();
+        return;
     }
     writeOut(frame);
+}
+
+void FrameWriter::writeBlock()
+{
+    QByteArray block = std::exchange(m_pending, QByteArray());
+    writeOut(block); // the device copies what it keeps: block is not shared afterwards
+    // Unless the failure handler wrote meanwhile (or stopped the writer), the buffer returns.
+    if (m_pending.isEmpty() && !m_stopped) {
+        block.resize(0);
+        m_pending = std::move(block);
+    }
 }
 
 void FrameWriter::flushPending()

@@ -35,7 +35,7 @@ public:
             fill(m_pending);
             m_pending.append('\n');
             if (m_pending.size() >= CoalesceLimit)
-                writeOut(std::exchange(m_pending, QByteArray()));
+                writeBlock();
             return;
         }
         QByteArray frame;
@@ -65,6 +65,10 @@ public:
 
 private:
     void writeOut(const QByteArray &bytes);
+    // Writes the coalesced block that reached CoalesceLimit and keeps its buffer (emptied, its
+    // capacity kept) for the next block of the same Coalesce scope: a pipelined burst fills one
+    // buffer again instead of growing a new one from nothing every 256 KiB.
+    void writeBlock();
 
     QPointer<QIODevice> m_output;
     qint64 m_maxPendingWrite;

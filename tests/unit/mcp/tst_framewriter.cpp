@@ -38,6 +38,8 @@ private slots:
     void init() { fbtest::failOnWarnings(); }
 
     void writerCoalescesAndFlushesAtTheLimit();
+    void blocksOfOneScopeReuseTheirBufferInOrder();
+    void aFrameWrittenWhileABlockFailsIsKept();
     void writerReportsFailures();
 };
 
@@ -70,6 +72,57 @@ void TestFrameWriter::writerCoalescesAndFlushesAtTheLimit()
     QCOMPARE(device.writes.size(), 4);
     writer.write("after stop");
     QCOMPARE(device.writes.size(), 4);
+}
+
+// A pipelined burst: many blocks of one scope, each at the limit, written whole and in order (the
+// block's buffer is emptied and filled again, never handed out while the device still reads it),
+// through write() and writeWith() alike.
+void TestFrameWriter::blocksOfOneScopeReuseTheirBufferInOrder()
+{
+    RecordingDevice device;
+    FrameWriter writer(&device, 0, nullptr);
+    QByteArray expected;
+    {
+        FrameWriter::Coalesce scope(writer);
+        for (int i = 0; i < 40000; ++i) {
+            const QByteArray frame = QByteArray::number(i).rightJustified(12, '.');
+            expected += frame + '\n';
+            if (i % 2)
+                writer.write(frame);
+            else
+                writer.writeWith([&frame](QByteArray &out) { out.append(frame); });
+        }
+        QVERIFY(device.writes.size() >= 1);
+    }
+    QVERIFY(device.writes.size() >= 2);
+    for (qsizetype i = 0; i + 1 < device.writes.size(); ++i) {
+        QVERIFY(device.writes.at(i).size() >= FrameWriter::CoalesceLimit);
+        QVERIFY(device.writes.at(i).endsWith('\n'));
+    }
+    QCOMPARE(device.writes.join(), expected);
+}
+
+// The failure handler runs inside a block's write; what it writes (a session's last error) is
+// not lost when the block's buffer is taken back.
+void TestFrameWriter::aFrameWrittenWhileABlockFailsIsKept()
+{
+    RecordingDevice device;
+    FrameWriter *self = nullptr;
+    bool reported = false;
+    FrameWriter writer(&device, 10, [&](FrameWriter::Failure, const QString &) {
+        if (!std::exchange(reported, true))
+            self->write("last words");
+    });
+    self = &writer;
+    device.backlog = 11;
+    {
+        FrameWriter::Coalesce scope(writer);
+        writer.write(QByteArray(FrameWriter::CoalesceLimit, 'x'));
+        QCOMPARE(device.writes.size(), 1);
+        QVERIFY(reported);
+    }
+    QCOMPARE(device.writes.size(), 2);
+    QCOMPARE(device.writes.last(), QByteArray("last words\n"));
 }
 
 void TestFrameWriter::writerReportsFailures()
