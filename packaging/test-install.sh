@@ -268,6 +268,11 @@ for exe in usr/libexec/fabric-broker/fabric-broker-app usr/libexec/fabric-broker
   check "/$exe does not link libpq, libcrypto or libmicrohttpd (opened on first use)" \
     test -z "$(objdump -p "$installed_root/$exe" | grep -E 'NEEDED +lib(pq|crypto|ssl|microhttpd)' || true)"
 done
+# The forwarders stay inside the binaries: exported, they would take the libraries' own calls.
+for exe in usr/libexec/fabric-broker/fabric-broker-app usr/libexec/fabric-broker/fabric-broker-server; do
+  check "/$exe exports no PQ*, EVP_* or MHD_* function (src/lazy's forwarders are internal)" \
+    test -z "$(nm -D --defined-only "$installed_root/$exe" | grep -E ' (PQ|EVP_|MHD_)' || true)"
+done
 check "fabric-broker-server links no Qt Gui or Widgets" \
   test -z "$(objdump -p "$installed_root/usr/libexec/fabric-broker/fabric-broker-server" |
     grep -E 'NEEDED +libQt6(Gui|Widgets)' || true)"

@@ -29,8 +29,9 @@ void FrameWriter::writeBlock()
 {
     QByteArray block = std::exchange(m_pending, QByteArray());
     writeOut(block); // the device copies what it keeps: block is not shared afterwards
-    // Unless the failure handler wrote meanwhile (or stopped the writer), the buffer returns.
-    if (m_pending.isEmpty() && !m_stopped) {
+    // Unless the failure handler wrote meanwhile (or stopped the writer), the buffer returns;
+    // not one grown far past the limit by a single huge frame (the scope's end frees it anyway).
+    if (m_pending.isEmpty() && !m_stopped && block.capacity() <= 2 * CoalesceLimit) {
         block.resize(0);
         m_pending = std::move(block);
     }
@@ -70,8 +71,13 @@ FrameWriter::Coalesce::Coalesce(FrameWriter &writer)
 
 FrameWriter::Coalesce::~Coalesce()
 {
-    if (--m_writer.m_coalesceDepth == 0 && !m_writer.m_pending.isEmpty())
-        m_writer.writeOut(std::exchange(m_writer.m_pending, QByteArray()));
+    if (--m_writer.m_coalesceDepth > 0)
+        return;
+    // What is coalesced leaves now; a buffer kept by writeBlock is freed: an idle session holds
+    // nothing.
+    const QByteArray rest = std::exchange(m_writer.m_pending, QByteArray());
+    if (!rest.isEmpty())
+        m_writer.writeOut(rest);
 }
 
 } // namespace fb::mcp

@@ -43,6 +43,9 @@ public:
         frame.append('\n');
         writeOut(frame);
     }
+    // The bytes of buffer this writer holds (coalesced frames and a kept block's capacity):
+    // none outside a Coalesce scope, at most about 2 * CoalesceLimit kept within one.
+    qsizetype heldBytes() const { return m_pending.capacity(); }
     // Hands the coalesced frames to the device now (e.g. at close); nothing when stopped.
     void flushPending();
     // No more writes; what is coalesced is discarded.

@@ -93,7 +93,18 @@ void TestFrameWriter::blocksOfOneScopeReuseTheirBufferInOrder()
                 writer.writeWith([&frame](QByteArray &out) { out.append(frame); });
         }
         QVERIFY(device.writes.size() >= 1);
+        // The kept buffer is bounded; one huge frame's buffer is not kept at all.
+        QVERIFY(writer.heldBytes() > 0);
+        QVERIFY(writer.heldBytes() <= 2 * FrameWriter::CoalesceLimit + 64);
+        const qsizetype before = device.writes.size();
+        const QByteArray huge(16 * FrameWriter::CoalesceLimit, 'h');
+        expected += huge + '\n';
+        writer.writeWith([&huge](QByteArray &out) { out.append(huge); });
+        QCOMPARE(device.writes.size(), before + 1);
+        QCOMPARE(writer.heldBytes(), 0);
     }
+    // An idle session holds no buffer.
+    QCOMPARE(writer.heldBytes(), 0);
     QVERIFY(device.writes.size() >= 2);
     for (qsizetype i = 0; i + 1 < device.writes.size(); ++i) {
         QVERIFY(device.writes.at(i).size() >= FrameWriter::CoalesceLimit);
