@@ -306,6 +306,35 @@ for m, label in [('ping', 'ping'), ('tools_list', 'tools/list'), ('tools_call_me
     target(f'issue 18, HTTP: {label} p50 ours/TS SDK', ratio(hseq[(m, 'p50_us')][0], hseq[(m, 'p50_us')][1]), 0.5, 'le')
 target('issue 18, HTTP: throughput ours/TS SDK', ratio(hthr[0], hthr[1]), 4, 'ge')
 
+# ------------------------------------------------------------------ observability
+obs = load('observability.jsonl')
+if obs:
+    w('## Observability: the read call with OTLP export off and on')
+    w('')
+    w('The same server twice, interleaved: without telemetry, and exporting every span and the '
+      'metrics over OTLP/HTTP to a loopback receiver (`bench/otlp-sink.py`; spans batched every '
+      '200 ms, metrics every second). Issue 38: the read call\'s overhead with export on stays '
+      'within 5% of export off.')
+    w('')
+    w('| measure | export off | export on | on/off |')
+    w('|---|---|---|---|')
+    for m, label in [('ping', 'ping'), ('tools_call_metros', 'tools/call fabric_list_metros')]:
+        for q in ['p50_us', 'p90_us']:
+            off, on = warm(obs, 'export-off', [m, q]), warm(obs, 'export-on', [m, q])
+            w(f'| {label} {q[:3]} | {us(off)} | {us(on)} | {rfmt(ratio(on, off))} |')
+    off_cpu = warm(obs, 'export-off', ['tools_call_metros', 'server_cpu_us_per_req'])
+    on_cpu = warm(obs, 'export-on', ['tools_call_metros', 'server_cpu_us_per_req'])
+    w(f'| tools/call fabric_list_metros server CPU | {us(off_cpu)} | {us(on_cpu)} | {rfmt(ratio(on_cpu, off_cpu))} |')
+    sink = os.path.join(out_dir, 'otlp-sink.count')
+    if os.path.exists(sink):
+        reqs, nbytes = open(sink).read().split()
+        w('')
+        w(f'The receiver got {int(reqs):,} OTLP requests ({int(nbytes):,} bytes) during the run.')
+    w('')
+    target('issue 38: tools/call fabric_list_metros p50 export on/off',
+           ratio(warm(obs, 'export-on', ['tools_call_metros', 'p50_us']),
+                 warm(obs, 'export-off', ['tools_call_metros', 'p50_us'])), 1.05, 'le')
+
 # ------------------------------------------------------------------ broker
 w('## Broker: propose and confirm')
 w('')

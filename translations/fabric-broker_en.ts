@@ -1134,6 +1134,18 @@
         <source>switched from the sandbox to %1: %2</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>audit export to %1 interrupted after record %2: %3</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>audit export to %1 resumed from record %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>audit export to %1 lost records %2 to %3: %4</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>fb::PolicyLocks</name>
@@ -1319,6 +1331,65 @@ request SHA-256: %2</source>
     </message>
 </context>
 <context>
+    <name>fb::ServerHost</name>
+    <message>
+        <source>OpenTelemetry</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>off (set OTEL_EXPORTER_OTLP_ENDPOINT)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1; %2 spans exported, %3 dropped</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>; last export %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>; last error: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Prometheus</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 (GET /metrics with the HTTP bearer token)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>off (serve MCP over HTTP to get /metrics)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Audit records to syslog</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>off (set FABRIC_BROKER_AUDIT_SYSLOG)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1, %2; %3 records sent, %4 waiting, %5 lost</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>connected</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>not connected</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>; %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>fb::SettingsDialog</name>
     <message>
         <source>SANDBOX: this session talks to the embedded Fabric sandbox. Saved values apply when Fabric Broker runs against Equinix Fabric.</source>
@@ -1473,6 +1544,14 @@ request SHA-256: %2</source>
     </message>
     <message>
         <source>%1 (%2 tools): %3</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Observability</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Set by the environment the app starts with (OTEL_EXPORTER_OTLP_ENDPOINT, FABRIC_BROKER_AUDIT_SYSLOG) and the HTTP endpoint above; never an argument value, a result or a secret. See docs/observability.md.</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -196,6 +196,9 @@ private:
             context.httpWarning = m_host->httpWarning();
             context.executablePath = launcherPath();
             context.teamPassword = m_options.teamPassword;
+            context.observability = [host = QPointer<ServerHost>(m_host.get())] {
+                return host ? host->observabilityStatus() : QList<QPair<QString, QString>>();
+            };
             m_ui = std::make_unique<DesktopUi>(context);
             QString listenError;
             if (!m_listening && !m_instance.listen(&listenError)) // once: it outlives a switch

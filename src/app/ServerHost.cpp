@@ -16,6 +16,8 @@
 #include "mcp/ToolRegistry.h"
 #include "sandbox/FabricSandbox.h"
 #include "team/TeamQueue.h"
+#include "telemetry/SyslogSink.h"
+#include "telemetry/Telemetry.h"
 #include "transport/http/HttpAddress.h"
 #include "transport/http/HttpServer.h"
 #include "transport/http/HttpToken.h"
@@ -26,6 +28,8 @@
 #include "transport/stdio/StdioTransport.h"
 
 #include <QCoreApplication>
+#include <QDateTime>
+#include <QElapsedTimer>
 #include <QJsonArray>
 #include <QLoggingCategory>
 #include <QPointer>
@@ -63,6 +67,11 @@ ServerHost::~ServerHost()
     m_registry.reset();
     m_store.reset();
     m_sandbox.reset();
+    // 5) The audit export stops taking records, then the audit trail goes.
+    if (m_audit)
+        m_audit->setObserver({});
+    m_auditSink.reset();
+    m_telemetry.reset();
     m_audit.reset();
 }
 
@@ -71,6 +80,9 @@ void ServerHost::shutdown(int graceMs, std::function<void()> done)
     if (m_shuttingDown)
         return;
     m_shuttingDown = true;
+    // Last of all, what telemetry holds leaves (bounded: a collector that hangs costs at most
+    // kTelemetryFlushMs of the exit).
+    done = [this, done = std::move(done)]() mutable { flushTelemetryThen(std::move(done)); };
     const int inFlight = m_broker ? m_broker->createsInFlight() : 0;
     if (m_broker)
         m_broker->beginShutdown();
@@ -97,6 +109,34 @@ void ServerHost::shutdown(int graceMs, std::function<void()> done)
             finish(false);
     });
     QTimer::singleShot(graceMs, this, [finish] { finish(true); });
+}
+
+void ServerHost::flushTelemetryThen(std::function<void()> done)
+{
+    telemetry::OtlpExporter *exporter = m_telemetry ? m_telemetry->exporter() : nullptr;
+    if (exporter)
+        exporter->flush();
+    // What is still to leave: an OTLP export, or audit records a connected sink has not taken.
+    const QPointer<telemetry::OtlpExporter> otlp(exporter);
+    const QPointer<telemetry::SyslogSink> sink(m_auditSink.get());
+    auto busy = [otlp, sink] {
+        return (otlp && otlp->isBusy()) || (sink && sink->isConnected() && sink->queued() > 0);
+    };
+    if (!busy()) {
+        done();
+        return;
+    }
+    auto *poll = new QTimer(this);
+    QElapsedTimer waited;
+    waited.start();
+    connect(poll, &QTimer::timeout, this, [poll, waited, busy, done = std::move(done)]() mutable {
+        if (busy() && waited.elapsed() < kTelemetryFlushMs)
+            return;
+        poll->stop();
+        poll->deleteLater();
+        done();
+    });
+    poll->start(20);
 }
 
 QString ServerHost::serverInstructions(bool sandbox, const BrokerSettings &settings)
@@ -164,6 +204,8 @@ bool ServerHost::start(const Options &options, QString *error)
         return false;
     }
     qCInfo(lcHost).noquote() << "audit log" << auditPath;
+    if (!startObservability(options, error))
+        return false;
 
     FabricConfig config = FabricConfig::withSaved(QProcessEnvironment::systemEnvironment(),
                                                   options.savedFabricConfig);
@@ -239,6 +281,11 @@ bool ServerHost::start(const Options &options, QString *error)
     if (config.sandbox)
         serverOptions.title = QStringLiteral("Fabric Broker (SANDBOX)");
     m_server = std::make_unique<mcp::McpServer>(m_registry.get(), serverOptions);
+    if (m_telemetry) {
+        m_server->setTelemetry(m_telemetry.get());
+        m_broker->setTelemetry(m_telemetry.get());
+        addBrokerMetrics();
+    }
     // A relayed --stdio says what it asks for; decided against what this instance does now.
     m_server->setRelayHelloHandler(
         [this](const QJsonObject &hello) { return decideRelay(RelayRequest::fromJson(hello)); });
@@ -264,6 +311,230 @@ bool ServerHost::start(const Options &options, QString *error)
         stdio->session()->setAsksUnconfirmedMutations(stdioAsksUnconfirmed);
     }
     return true;
+}
+
+// Observed only when someone looks: an OTLP endpoint (OTEL_*), the HTTP endpoint (its /metrics)
+// or an audit sink. Otherwise nothing is recorded and the MCP engine pays one null check.
+bool ServerHost::startObservability(const Options &options, QString *error)
+{
+    const QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    const QString version = QCoreApplication::applicationVersion();
+    const telemetry::OtlpConfig otlp = telemetry::OtlpConfig::fromEnvironment(env, {}, version);
+    for (const QString &warning : otlp.warnings)
+        qCWarning(lcHost).noquote() << "OpenTelemetry:" << warning;
+    const QString syslog =
+        env.value(Settings::spec(SettingId::AuditSyslog).env.toString()).trimmed();
+    std::optional<telemetry::SyslogConfig> sink;
+    if (!syslog.isEmpty()) {
+        QString why;
+        sink = telemetry::SyslogConfig::parse(syslog, &why);
+        if (!sink) {
+            // An audit export the administrator asked for and cannot have is a failed start,
+            // not a silent gap.
+            *error = QStringLiteral("%1: %2").arg(Settings::spec(SettingId::AuditSyslog).env, why);
+            return false;
+        }
+    }
+    if (!otlp.anyEnabled() && options.http.isEmpty() && !sink)
+        return true;
+    m_telemetry = std::make_unique<telemetry::Telemetry>(version);
+    m_telemetry->configureExport(otlp);
+    if (otlp.anyEnabled())
+        qCInfo(lcHost).noquote() << "OpenTelemetry export to" << otlp.describe();
+    if (sink) {
+        m_auditSink = std::make_unique<telemetry::SyslogSink>(*sink);
+        qCInfo(lcHost).noquote() << "audit records also to syslog at" << sink->describe();
+        telemetry::SyslogSink *s = m_auditSink.get();
+        AuditLog *audit = m_audit.get();
+        const QString where = sink->describe();
+        audit->setObserver([s](const AuditLog::Written &w) {
+            s->submit(
+                telemetry::AuditExportRecord{w.seq, w.type, w.time, w.prev, w.sha256, w.line});
+        });
+        // What the sink cannot deliver is recorded in the local chain (and so, later, exported).
+        // Through the broker when it exists: the desktop app's activity list shows them too.
+        auto record = [this, audit](AuditEventType type, const QJsonObject &data) {
+            if (m_broker)
+                m_broker->audit(type, data);
+            else
+                audit->record(type, data);
+        };
+        connect(s, &telemetry::SyslogSink::interrupted, this,
+                [record, where](const QString &reason, qint64 lastSent, qint64 pending) {
+                    qCWarning(lcHost).noquote()
+                        << "audit export to" << where << "interrupted:" << reason;
+                    record(AuditEventType::ExportInterrupted,
+                           {{QStringLiteral("sink"), where},
+                            {QStringLiteral("reason"), reason.left(300)},
+                            {QStringLiteral("last_sent_seq"), double(lastSent)},
+                            {QStringLiteral("pending"), double(pending)}});
+                });
+        connect(s, &telemetry::SyslogSink::resumed, this, [record, where](qint64 from) {
+            qCInfo(lcHost).noquote() << "audit export to" << where << "resumed";
+            record(AuditEventType::ExportResumed,
+                   {{QStringLiteral("sink"), where},
+                    {QStringLiteral("resent_from_seq"), double(from)}});
+        });
+        connect(s, &telemetry::SyslogSink::gap, this,
+                [record, where](qint64 from, qint64 to, const QString &reason) {
+                    qCWarning(lcHost).noquote() << "audit export to" << where << "lost records"
+                                                << from << "to" << to << ":" << reason;
+                    record(AuditEventType::ExportGap, {{QStringLiteral("sink"), where},
+                                                       {QStringLiteral("from_seq"), double(from)},
+                                                       {QStringLiteral("to_seq"), double(to)},
+                                                       {QStringLiteral("reason"), reason}});
+                });
+    }
+    return true;
+}
+
+QList<QPair<QString, QString>> ServerHost::observabilityStatus() const
+{
+    QList<QPair<QString, QString>> rows;
+    const telemetry::OtlpExporter *exporter = m_telemetry ? m_telemetry->exporter() : nullptr;
+    if (!exporter) {
+        rows.append({tr("OpenTelemetry"), tr("off (set OTEL_EXPORTER_OTLP_ENDPOINT)")});
+    } else {
+        const telemetry::OtlpExporter::Stats &stats = exporter->stats();
+        QString text = tr("%1; %2 spans exported, %3 dropped")
+                           .arg(exporter->config().describe())
+                           .arg(stats.spansExported)
+                           .arg(stats.spansDropped);
+        if (stats.lastSuccessUnixMs > 0)
+            text += tr("; last export %1")
+                        .arg(QDateTime::fromMSecsSinceEpoch(stats.lastSuccessUnixMs)
+                                 .toLocalTime()
+                                 .toString(Qt::ISODate));
+        if (!stats.lastError.isEmpty())
+            text += tr("; last error: %1").arg(stats.lastError.left(200));
+        rows.append({tr("OpenTelemetry"), text});
+    }
+    rows.append(
+        {tr("Prometheus"),
+         m_httpServer && m_telemetry
+             ? tr("%1 (GET /metrics with the HTTP bearer token)")
+                   .arg(m_httpServer->url().resolved(QUrl(QStringLiteral("/metrics"))).toString())
+             : tr("off (serve MCP over HTTP to get /metrics)")});
+    if (!m_auditSink) {
+        rows.append({tr("Audit records to syslog"), tr("off (set FABRIC_BROKER_AUDIT_SYSLOG)")});
+    } else {
+        QString text = tr("%1, %2; %3 records sent, %4 waiting, %5 lost")
+                           .arg(m_auditSink->config().describe(),
+                                m_auditSink->isConnected() ? tr("connected") : tr("not connected"))
+                           .arg(m_auditSink->sent())
+                           .arg(m_auditSink->queued())
+                           .arg(m_auditSink->dropped());
+        if (!m_auditSink->isConnected() && !m_auditSink->lastError().isEmpty())
+            text += tr("; %1").arg(m_auditSink->lastError().left(200));
+        rows.append({tr("Audit records to syslog"), text});
+    }
+    return rows;
+}
+
+// The broker's own gauges (docs/observability.md), read when metrics are collected.
+void ServerHost::addBrokerMetrics()
+{
+    namespace names = telemetry::names;
+    telemetry::MetricRegistry *metrics = m_telemetry->metrics();
+    QPointer<ServerHost> self(this);
+    metrics->gauge(QString::fromLatin1(names::ProposalsWaiting),
+                   QStringLiteral("Proposals whose token is pending (not yet confirmed, expired "
+                                  "or evicted)"),
+                   QStringLiteral("{proposal}"), [self]() -> QList<telemetry::GaugePoint> {
+                       if (!self || !self->m_store)
+                           return {};
+                       return {{{}, double(self->m_store->pendingCount())}};
+                   });
+    metrics->gauge(QString::fromLatin1(names::CreatesInFlight),
+                   QStringLiteral("Creates whose bytes left and whose outcome is not in yet"),
+                   QStringLiteral("{create}"), [self]() -> QList<telemetry::GaugePoint> {
+                       if (!self || !self->m_broker)
+                           return {};
+                       return {{{}, double(self->m_broker->createsInFlight())}};
+                   });
+    metrics->gauge(QString::fromLatin1(names::SpendUsed),
+                   QStringLiteral("Monthly recurring price of the creates of the last 24 hours "
+                                  "(executed and reserved), per currency"),
+                   QStringLiteral("{currency_unit}"), [self]() -> QList<telemetry::GaugePoint> {
+                       QList<telemetry::GaugePoint> points;
+                       if (!self || !self->m_broker)
+                           return points;
+                       for (const Money &m : self->m_broker->spendTotals().all())
+                           points.append(
+                               {telemetry::Attributes::of(
+                                    {{QStringLiteral("fabric_broker.currency"), m.currency}}),
+                                m.amount});
+                       return points;
+                   });
+    metrics->gauge(QString::fromLatin1(names::SpendLimit),
+                   QStringLiteral("spend.max_monthly_recurring_per_day of the policy"),
+                   QStringLiteral("{currency_unit}"), [self]() -> QList<telemetry::GaugePoint> {
+                       if (!self || !self->m_settings.policy.maxPerDay)
+                           return {};
+                       const Money &limit = *self->m_settings.policy.maxPerDay;
+                       return {{telemetry::Attributes::of(
+                                    {{QStringLiteral("fabric_broker.currency"), limit.currency}}),
+                                limit.amount}};
+                   });
+    // Team mode: each confirm waiting for its quorum (at most the pending proposals), by the
+    // first 16 hex digits of its request's SHA-256.
+    auto quorum = [self](bool required) -> QList<telemetry::GaugePoint> {
+        QList<telemetry::GaugePoint> points;
+        if (!self || !self->m_broker)
+            return points;
+        for (const MutationBroker::QuorumProgress &p : self->m_broker->teamQuorumProgress())
+            points.append(
+                {telemetry::Attributes::of(
+                     {{QStringLiteral("fabric_broker.request.sha256"), p.requestSha256.left(16)}}),
+                 double(required ? p.required : p.counted)});
+        return points;
+    };
+    metrics->gauge(QString::fromLatin1(names::QuorumApprovals),
+                   QStringLiteral("Team mode: approvals that count so far, per confirm waiting for "
+                                  "its quorum"),
+                   QStringLiteral("{approval}"), [quorum] { return quorum(false); });
+    metrics->gauge(QString::fromLatin1(names::QuorumRequired),
+                   QStringLiteral("Team mode: approvals required, per confirm waiting for its "
+                                  "quorum"),
+                   QStringLiteral("{approval}"), [quorum] { return quorum(true); });
+    metrics->gauge(QString::fromLatin1(names::AuditRecords),
+                   QStringLiteral("Records in the local audit chain (the seq of its head)"),
+                   QStringLiteral("{record}"), [self]() -> QList<telemetry::GaugePoint> {
+                       if (!self || !self->m_audit)
+                           return {};
+                       return {{{}, double(self->m_audit->recordCount())}};
+                   });
+    metrics->gauge(
+        QString::fromLatin1(names::AuditHeadAge),
+        QStringLiteral("Seconds since this process last wrote an audit record"),
+        QStringLiteral("s"), [self]() -> QList<telemetry::GaugePoint> {
+            if (!self || !self->m_audit || self->m_audit->lastRecordMs() == 0)
+                return {};
+            return {{{},
+                     double(QDateTime::currentMSecsSinceEpoch() - self->m_audit->lastRecordMs()) /
+                         1000.0}};
+        });
+    if (m_auditSink) {
+        const QString where = m_auditSink->config().describe();
+        metrics->gauge(
+            QString::fromLatin1(names::ExportLag),
+            QStringLiteral("Audit records written locally and not yet sent to the sink"),
+            QStringLiteral("{record}"), [self, where]() -> QList<telemetry::GaugePoint> {
+                if (!self || !self->m_auditSink)
+                    return {};
+                return {{telemetry::Attributes::of({{QStringLiteral("fabric_broker.sink"), where}}),
+                         double(self->m_auditSink->queued())}};
+            });
+        metrics->gauge(
+            QString::fromLatin1(names::ExportGaps),
+            QStringLiteral("Audit records that will never reach the sink"),
+            QStringLiteral("{record}"), [self, where]() -> QList<telemetry::GaugePoint> {
+                if (!self || !self->m_auditSink)
+                    return {};
+                return {{telemetry::Attributes::of({{QStringLiteral("fabric_broker.sink"), where}}),
+                         double(self->m_auditSink->dropped())}};
+            });
+    }
 }
 
 // A new token at every start, and another after a failed bind: whoever held the port may have

@@ -22,6 +22,10 @@ struct RelayRequest;
 namespace team {
 class TeamQueue;
 }
+namespace telemetry {
+class Telemetry;
+class SyslogSink;
+} // namespace telemetry
 namespace mcp {
 class McpServer;
 class ToolRegistry;
@@ -81,6 +85,13 @@ public:
     // Why --http / the HTTP setting is not served (the port was taken, ...); empty otherwise.
     QString httpWarning() const { return m_httpWarning; }
     AuditLog *auditLog() const;
+    // What operations teams see (docs/observability.md): null when nothing is observed (no
+    // OTLP endpoint, no HTTP endpoint for /metrics, no audit sink).
+    telemetry::Telemetry *telemetry() const { return m_telemetry.get(); }
+    // The audit trail's syslog sink (FABRIC_BROKER_AUDIT_SYSLOG), or null.
+    telemetry::SyslogSink *auditSink() const { return m_auditSink.get(); }
+    // Settings > Observability: one (label, text) row per export, what it does now.
+    QList<QPair<QString, QString>> observabilityStatus() const;
     // Team mode's queue (the broker's connection to the team database), or null.
     team::TeamQueue *team() const { return m_team.get(); }
     // The one path from a setting (saved, policy) to the running broker.
@@ -106,6 +117,8 @@ public:
     static constexpr int kShutdownGraceMs = 2000;
     // The desktop quit says that it waits, so it may wait longer.
     static constexpr int kDesktopQuitGraceMs = 10000;
+    // How long the exit waits for the last OTLP export (docs/observability.md).
+    static constexpr int kTelemetryFlushMs = 1000;
 
     // Ends the work of this process in order: from now on no create is sent; creates already
     // in flight get up to graceMs for their outcome; whatever is still open then is recorded
@@ -121,6 +134,10 @@ signals:
 
 private:
     void startHttp(transport::HttpServerOptions http);
+    // Telemetry and the audit export, from the environment (docs/observability.md).
+    bool startObservability(const Options &options, QString *error);
+    void addBrokerMetrics();
+    void flushTelemetryThen(std::function<void()> done);
     // A launcher's fd-passing relay: its command line and environment decide the session
     // exactly as a relayed hello would (RelayHello.h).
     void serveRelay(transport::FastRelayConnection *relay);
@@ -128,6 +145,8 @@ private:
     BrokerSettings m_settings; // a copy of m_live's, kept current
     std::unique_ptr<LiveSettings> m_live;
     std::unique_ptr<AuditLog> m_audit;
+    std::unique_ptr<telemetry::Telemetry> m_telemetry; // destroyed after the server
+    std::unique_ptr<telemetry::SyslogSink> m_auditSink;
     std::unique_ptr<FabricSandbox> m_sandbox;
     std::unique_ptr<FabricClient> m_fabric;
     std::unique_ptr<ProposalStore> m_store;

@@ -275,4 +275,13 @@ BrokerContext::takePublished(const QString &tokenSha256)
     return row;
 }
 
+QList<QObject *> BrokerContext::teamWaits()
+{
+    m_teamWaits.removeIf([](const QPointer<QObject> &flow) { return flow.isNull(); });
+    QList<QObject *> flows;
+    for (const QPointer<QObject> &flow : std::as_const(m_teamWaits))
+        flows.append(flow.data());
+    return flows;
+}
+
 } // namespace fb

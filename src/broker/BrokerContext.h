@@ -14,6 +14,7 @@
 #include "core/Clock.h"
 #include "core/ProposalStore.h"
 #include "core/SpendLedger.h"
+#include "telemetry/Telemetry.h"
 
 #include <QHash>
 #include <QJsonObject>
@@ -80,6 +81,14 @@ public:
     void setAuditSink(AuditSink *sink);
     // The last 24 hours of creates and the reservations of confirms waiting for a person.
     SpendLedger *ledger() { return &m_ledger; }
+    // The process's metrics (docs/observability.md), or null. Decisions and creates are counted
+    // here, not through the session: a create may outlive its client's session.
+    void setTelemetry(telemetry::Telemetry *telemetry) { m_telemetry = telemetry; }
+    // Team confirms waiting for their quorum (TeamConfirmFlow registers itself while it lives),
+    // for the quorum progress gauges.
+    void addTeamWait(QObject *flow) { m_teamWaits.append(flow); }
+    QList<QObject *> teamWaits();
+    telemetry::Telemetry *telemetry() const { return m_telemetry.data(); }
     // Team mode (docs/team.md): the team's queue, or null (single-user). Not owned.
     team::TeamQueue *team() const;
     void setTeam(team::TeamQueue *queue);
@@ -142,6 +151,8 @@ private:
     bool m_shuttingDown = false;
     ConfirmStateStore m_confirmStates;
     SpendLedger m_ledger;
+    QPointer<telemetry::Telemetry> m_telemetry;
+    QList<QPointer<QObject>> m_teamWaits;
     FabricBinding m_binding;  // the Fabric client's, as last seen
     QPointer<QObject> m_team; // a team::TeamQueue
     QHash<QString, PublishedTeamRow> m_published;

@@ -8,6 +8,7 @@
 #include "fabric/FabricClient.h"
 #include "mcp/ToolCall.h"
 
+#include <QRegularExpression>
 #include <QTimer>
 
 #include <utility>
@@ -133,6 +134,10 @@ void ConfirmOperation::checkConsumed()
                         context()->nowMs(), m_state.tokenSha256);
     m_state.policy = policy.toJson();
     m_state.proposal.context.insert(QStringLiteral("policy"), m_state.policy);
+    spanAttribute(QStringLiteral("fabric_broker.change_type"),
+                  changeTypeName(m_state.proposal.changeType));
+    spanAttribute(QStringLiteral("fabric_broker.request.sha256"), m_state.request.sha256Hex());
+    spanAttribute(QStringLiteral("fabric_broker.policy.verdict"), policy.verdict);
     enter(ConfirmStage::Policy);
     context()->audit(AuditEventType::Policy, m_state.policyRecord());
     const QString channel = context()->approver()->channel();
@@ -168,6 +173,8 @@ void ConfirmOperation::askPerson()
     context()->audit(AuditEventType::ApprovalRequested,
                      m_state.approvalRequestedRecord(channel, call()->client().toJson()));
     context()->reportApprovalStarted(m_state.proposal, channel);
+    m_waitSpan = startSpan(QStringLiteral("fabric_broker.wait_for_person"));
+    m_waitSpan.setAttribute(QStringLiteral("fabric_broker.channel"), channel);
     if (m_team)
         return askTeam();
     // 2026-07-28: the server sends the client no request; the question travels in the result.
@@ -227,6 +234,14 @@ void ConfirmOperation::decided(const HumanDecision &d)
     const qint64 now = context()->nowMs();
     context()->audit(AuditEventType::Decision,
                      m_state.decisionRecord(d, now, call()->client().toJson()));
+    {
+        const QString status = humanStatusName(d.status);
+        const QString channel = m_team ? QStringLiteral("team") : d.channel;
+        m_waitSpan.setAttribute(QStringLiteral("fabric_broker.decision"), status);
+        m_waitSpan.end();
+        recordDecision(status, channel.isEmpty() ? QStringLiteral("none") : channel,
+                       m_state.askedAtMs > 0 ? double(now - m_state.askedAtMs) / 1000.0 : -1);
+    }
     context()->reportApprovalFinished(m_state.proposal, humanStatusName(d.status));
 
     // The TTL is checked again against the time the answer came. Unconfirmed execution is per
@@ -296,6 +311,7 @@ void ConfirmOperation::execute()
                                  human);
     }
     enter(ConfirmStage::Sending);
+    m_sendSpan = startSpan(QStringLiteral("fabric_broker.send"));
     FabricCall *create = context()->fabric()->create(m_state.request);
     m_create = create;
     context()->addInFlight(this);
@@ -400,6 +416,14 @@ void ConfirmOperation::executed(const FabricResult &r)
     const ExecutionReport report =
         executionReport(r, m_state.proposal, m_state.endReason, m_state.unconfirmed);
     ctx->audit(AuditEventType::Executed, report.record);
+    m_sendSpan.setAttribute(QStringLiteral("fabric_broker.outcome"), report.outcome);
+    if (r.httpStatus > 0)
+        m_sendSpan.setAttribute(QStringLiteral("http.response.status_code"), qint64(r.httpStatus));
+    if (report.outcome != u"created")
+        m_sendSpan.setError(report.outcome == u"unknown" ? QStringLiteral("outcome_unknown")
+                                                         : QStringLiteral("not_created"));
+    m_sendSpan.end();
+    recordCreate(changeTypeName(m_state.proposal.changeType), report.outcome);
     ctx->reportExecutionFinished(m_state.proposal, report.executed, report.outcome);
     if (report.outcome == u"created" || report.outcome == u"unknown") {
         // It may exist: the day counts it from now on (a restart reads its "sending" record).
@@ -452,6 +476,18 @@ void ConfirmOperation::finishWith(ConfirmOutcome outcome)
     outcome.policy = m_state.policy;
     outcome.revalidation = m_state.revalidation;
     const QJsonObject structured = outcome.toJson();
+    spanAttribute(QStringLiteral("fabric_broker.outcome"),
+                  outcome.execution.value(QStringLiteral("outcome")).toString());
+    // The broker's own kinds (policy_denied, shutting_down...) only: a cancel's reason is text the
+    // client wrote (notifications/cancelled) and never reaches a span.
+    if (const QString reason = outcome.execution.value(QStringLiteral("reason")).toString();
+        !reason.isEmpty()) {
+        static const QRegularExpression kind(QStringLiteral("^[a-z][a-z_]{0,47}$"));
+        spanAttribute(QStringLiteral("fabric_broker.outcome.reason"),
+                      kind.match(reason).hasMatch() ? reason : QStringLiteral("_OTHER"));
+    }
+    if (const QString failed = outcome.checks.firstFailure(); !failed.isEmpty())
+        spanAttribute(QStringLiteral("fabric_broker.failed_check"), failed);
     finishStructured(structured, result::renderText(outcome.message, structured), outcome.isError);
 }
 

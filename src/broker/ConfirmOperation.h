@@ -79,6 +79,10 @@ private:
     QPointer<FabricCall> m_create; // the real create, while it is in flight
     QTimer *m_progressTimer = nullptr;
     QString m_progressText; // what the keep-alive says (a team confirm's quorum may change)
+    // The steps' spans (docs/observability.md): the dry run, the wait for a person, the send.
+    telemetry::Span m_dryRunSpan;
+    telemetry::Span m_waitSpan;
+    telemetry::Span m_sendSpan;
     QStringList m_unknownArguments;
     QPointer<TeamConfirmFlow> m_team; // in team mode, from the consume on (a child)
 };

@@ -105,6 +105,11 @@ void ConfirmOperation::enter(ConfirmStage stage)
 // right before the create when the person took longer than revalidate_before_send_after_ms.
 void ConfirmOperation::revalidate()
 {
+    m_dryRunSpan = startSpan(QStringLiteral("fabric_broker.dry_run"));
+    m_dryRunSpan.setAttribute(QStringLiteral("fabric_broker.step"),
+                              m_state.revalidatingBeforeSend()
+                                  ? QStringLiteral("revalidate_before_send")
+                                  : QStringLiteral("revalidate"));
     FabricCall *dry = context()->fabric()->dryRun(m_state.request);
     connect(dry, &FabricCall::finished, this, [this](const FabricResult &r) { revalidated(r); });
 }
@@ -115,6 +120,13 @@ void ConfirmOperation::revalidated(const FabricResult &r)
         return finishError(QStringLiteral("the broker shut down during the "
                                           "re-validation; nothing was sent"));
     const bool beforeSend = m_state.revalidatingBeforeSend();
+    m_dryRunSpan.setAttribute(QStringLiteral("fabric_broker.dry_run.ok"), r.ok());
+    if (r.httpStatus > 0)
+        m_dryRunSpan.setAttribute(QStringLiteral("http.response.status_code"),
+                                  qint64(r.httpStatus));
+    if (!r.ok())
+        m_dryRunSpan.setError(QStringLiteral("fabric_rejected"));
+    m_dryRunSpan.end();
     const QJsonObject record = m_state.recordRevalidation(r);
     enter(beforeSend ? ConfirmStage::RevalidatedBeforeSend : ConfirmStage::Revalidated);
     context()->audit(AuditEventType::Revalidation, record);

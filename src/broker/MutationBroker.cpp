@@ -1,4 +1,5 @@
 #include "broker/MutationBroker.h"
+#include "broker/TeamConfirmFlow.h"
 
 #include "broker/ConfirmOperation.h"
 #include "broker/ProposeOperation.h"
@@ -86,9 +87,30 @@ void MutationBroker::setTeam(team::TeamQueue *queue)
     m_context->setTeam(queue);
 }
 
+void MutationBroker::setTelemetry(telemetry::Telemetry *telemetry)
+{
+    m_context->setTelemetry(telemetry);
+}
+
 bool MutationBroker::audit(AuditEventType type, const QJsonObject &record)
 {
     return m_context->audit(type, record);
+}
+
+QList<MutationBroker::QuorumProgress> MutationBroker::teamQuorumProgress() const
+{
+    QList<QuorumProgress> out;
+    for (QObject *object : m_context->teamWaits()) {
+        const auto *flow = qobject_cast<TeamConfirmFlow *>(object);
+        if (const auto p = flow ? flow->quorumProgress() : std::nullopt)
+            out.append({p->requestSha256, p->counted, p->required});
+    }
+    return out;
+}
+
+SpendLedger::Totals MutationBroker::spendTotals() const
+{
+    return m_context->ledger()->totals(m_context->nowMs());
 }
 
 int MutationBroker::createsInFlight() const

@@ -46,6 +46,8 @@ public:
     // Team mode (docs/team.md): proposals are published to and confirmed through this queue;
     // not owned. Null: single-user.
     void setTeam(team::TeamQueue *queue);
+    // Metrics of decisions and creates (docs/observability.md); not owned, null = none.
+    void setTelemetry(telemetry::Telemetry *telemetry);
     // Records one audit event (sink first, then the auditEvent signal). False when the sink
     // could not make it durable.
     bool audit(AuditEventType type, const QJsonObject &record);
@@ -68,6 +70,15 @@ public:
     // and target line ("<name> (<target>)").
     int createsInFlight() const;
     QStringList createsInFlightTargets() const;
+    // The spend ledger's last 24 hours now (executed and reserved, per currency), for metrics.
+    SpendLedger::Totals spendTotals() const;
+    // Team confirms waiting for their quorum: approvals counted and required of each.
+    struct QuorumProgress {
+        QString requestSha256;
+        int counted = 0;
+        int required = 0;
+    };
+    QList<QuorumProgress> teamQuorumProgress() const;
     // The process is ending: from now on no create is sent (a confirm that reaches the send
     // step ends executed:false, outcome "not_sent", reason "shutting_down"); creates already in
     // flight carry on until their outcome arrives or abandonInFlight() is called.

@@ -73,8 +73,19 @@ void ProposeOperation::startNow()
     m_target = ProposalView::target(m_type, m_spec, {}); // uuids only until Fabric names them
 
     m_binding = FabricBinding::of(context()->fabric()->config());
+    spanAttribute(QStringLiteral("fabric_broker.change_type"), changeTypeName(m_type));
+    spanAttribute(QStringLiteral("fabric_broker.request.sha256"), m_request.sha256Hex());
+    m_dryRunSpan = startSpan(QStringLiteral("fabric_broker.dry_run"));
+    m_priceSpan = startSpan(QStringLiteral("fabric_broker.price"));
     m_dryRun = context()->fabric()->dryRun(m_request);
     connect(m_dryRun, &FabricCall::finished, this, [this](const FabricResult &r) {
+        m_dryRunSpan.setAttribute(QStringLiteral("fabric_broker.dry_run.ok"), r.ok());
+        if (r.httpStatus > 0)
+            m_dryRunSpan.setAttribute(QStringLiteral("http.response.status_code"),
+                                      qint64(r.httpStatus));
+        if (!r.ok())
+            m_dryRunSpan.setError(QStringLiteral("fabric_rejected"));
+        m_dryRunSpan.end();
         m_dryRun = nullptr;
         m_dryRunResult = r;
         m_haveDryRun = true;
@@ -86,6 +97,10 @@ void ProposeOperation::startNow()
     });
     m_price = context()->fabric()->priceContext(m_request);
     connect(m_price, &FabricCall::finished, this, [this](const FabricResult &r) {
+        m_priceSpan.setAttribute(QStringLiteral("fabric_broker.priced"),
+                                 r.ok() && r.body.isObject() &&
+                                     r.body.toObject().value(QStringLiteral("priced")).toBool());
+        m_priceSpan.end();
         m_price = nullptr;
         m_priceResult =
             r.ok() && r.body.isObject()
@@ -190,6 +205,7 @@ void ProposeOperation::maybeFinish()
         return failDryRun();
     // The operator policy (docs/policy.md): a denied proposal gets no token.
     const PolicyVerdict policy = evaluateAtPropose(context()->settings().policy, m_priceResult);
+    spanAttribute(QStringLiteral("fabric_broker.policy.verdict"), policy.verdict);
     if (policy.denied()) {
         const QJsonObject s = policyRefusal(policy, m_priceResult, changeTypeName(m_type), m_target,
                                             m_request.sha256Hex());

@@ -52,6 +52,8 @@ private:
     QHash<QString, QString> m_providers;   // service profile uuid -> provider organisation
     QPointer<FabricCall> m_dryRun;
     QPointer<FabricCall> m_price;
+    telemetry::Span m_dryRunSpan; // docs/observability.md
+    telemetry::Span m_priceSpan;
     FabricResult m_dryRunResult;
     QJsonObject m_priceResult;
     bool m_haveDryRun = false;

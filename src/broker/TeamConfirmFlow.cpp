@@ -150,6 +150,7 @@ void TeamConfirmFlow::ask(const Proposal &proposal, const CompiledRequest &reque
 
     auto *confirm = new team::TeamConfirm(ctx->team(), *m_row, m_required, this);
     m_confirm = confirm;
+    ctx->addTeamWait(this);
     const std::optional<QList<ApproverKey>> keys = ctx->settings().policy.teamApproverKeys;
     confirm->setApproverKeys(keys);
     m_team.insert(u"signed_approvals"_s, keys.has_value());
@@ -343,6 +344,14 @@ void TeamConfirmFlow::end(ConfirmOutcome &outcome, bool createInFlight)
                                           [](const auto &, const QString &) {});
     }
     outcome.team = m_team;
+}
+
+std::optional<TeamConfirmFlow::QuorumProgress> TeamConfirmFlow::quorumProgress() const
+{
+    if (!m_confirm || m_confirm->isDecided())
+        return std::nullopt;
+    const team::QuorumCount &count = m_confirm->count();
+    return QuorumProgress{m_proposal.requestSha256, int(count.counted.size()), count.required};
 }
 
 } // namespace fb

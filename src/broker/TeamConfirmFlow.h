@@ -69,6 +69,14 @@ public:
     // What the keep-alive says while the quorum is awaited (waitingTextChanged: the policy
     // changed the quorum).
     QString waitingText() const;
+    // While the quorum is awaited (not decided yet): approvals that count and approvals
+    // required, for fabric_broker.team.quorum.* (docs/observability.md).
+    struct QuorumProgress {
+        QString requestSha256;
+        int counted = 0;
+        int required = 0;
+    };
+    std::optional<QuorumProgress> quorumProgress() const;
 
     // Asked, and `sending` not committed yet: execute() goes through beginSend() first.
     bool needsSendCommit() const { return m_confirm && !m_sendCommitted; }

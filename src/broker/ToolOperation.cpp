@@ -1,6 +1,7 @@
 #include "broker/ToolOperation.h"
 
 #include "mcp/ToolCall.h"
+#include "telemetry/Telemetry.h"
 
 namespace fb {
 
@@ -49,5 +50,28 @@ void ToolOperation::finishProtocolError(int code, const QString &message)
 }
 
 void ToolOperation::onCancelled(const QString &) {}
+
+telemetry::Span ToolOperation::startSpan(const QString &name) const
+{
+    return m_call ? m_call->startSpan(name) : telemetry::Span();
+}
+
+void ToolOperation::spanAttribute(const QString &key, const telemetry::AttributeValue &value)
+{
+    if (m_call)
+        m_call->setSpanAttribute(key, value);
+}
+
+void ToolOperation::recordDecision(const QString &outcome, const QString &channel, double seconds)
+{
+    if (telemetry::Telemetry *t = m_context ? m_context->telemetry() : nullptr)
+        t->recordDecision(outcome, channel, seconds);
+}
+
+void ToolOperation::recordCreate(const QString &changeType, const QString &outcome)
+{
+    if (telemetry::Telemetry *t = m_context ? m_context->telemetry() : nullptr)
+        t->recordCreate(changeType, outcome);
+}
 
 } // namespace fb

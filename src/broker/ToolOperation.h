@@ -4,6 +4,7 @@
 // child of its mcp::ToolCall, so it ends with the call; it reaches the call and the broker only
 // through guarded pointers, because either can go away first.
 #include "broker/BrokerContext.h"
+#include "telemetry/Tracing.h"
 
 #include <QJsonObject>
 #include <QObject>
@@ -40,6 +41,15 @@ protected:
     // Completes the call with a JSON-RPC error instead of a result (e.g. -32602 for params
     // that cannot be honoured), once.
     void finishProtocolError(int code, const QString &message);
+
+    // Telemetry (docs/observability.md): a child span of the call's server span for one step,
+    // and a fabric_broker.* attribute on the server span (no-ops when nothing is traced).
+    telemetry::Span startSpan(const QString &name) const;
+    void spanAttribute(const QString &key, const telemetry::AttributeValue &value);
+    // A decision (outcome x channel, and how long the person took) and a sent create's
+    // outcome, when the process records metrics.
+    void recordDecision(const QString &outcome, const QString &channel, double seconds);
+    void recordCreate(const QString &changeType, const QString &outcome);
 
     // The cancellation hook: the client cancelled the call (notifications/cancelled or the
     // session ended) while the operation runs. Does nothing by default.

@@ -13,11 +13,15 @@ namespace {
 // The one name table, indexed by AuditEventType (declaration order); tst_auditevent pins each
 // name to its type, and checks that they are unique.
 constexpr std::array<QLatin1StringView, AuditEventTypeCount> Names{
-    "proposed"_L1,       "propose_failed"_L1,    "revalidation"_L1,
-    "policy"_L1,         "redemption"_L1,        "approval_requested"_L1,
-    "decision"_L1,       "sending"_L1,           "executed"_L1,
-    "evicted"_L1,        "expired"_L1,           "ledger_reset"_L1,
-    "policy_changed"_L1, "approval_rejected"_L1, "endpoint_switched"_L1,
+    "proposed"_L1,          "propose_failed"_L1,
+    "revalidation"_L1,      "policy"_L1,
+    "redemption"_L1,        "approval_requested"_L1,
+    "decision"_L1,          "sending"_L1,
+    "executed"_L1,          "evicted"_L1,
+    "expired"_L1,           "ledger_reset"_L1,
+    "policy_changed"_L1,    "approval_rejected"_L1,
+    "endpoint_switched"_L1, "export_interrupted"_L1,
+    "export_resumed"_L1,    "export_gap"_L1,
     "log_continued"_L1};
 
 // A QVariant holding an AuditEventType (a queued signal argument, a QSignalSpy entry) converts

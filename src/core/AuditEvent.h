@@ -31,6 +31,9 @@ enum class AuditEventType {
     PolicyChanged,     // "policy_changed": the running process re-read its policy files
     ApprovalRejected,  // "approval_rejected": a team approval did not count (its signature)
     EndpointSwitched,  // "endpoint_switched": the desktop app left its sandbox for saved settings
+    ExportInterrupted, // "export_interrupted": an audit sink (syslog) stopped receiving records
+    ExportResumed,     // "export_resumed": the sink receives again, from a given seq on
+    ExportGap,         // "export_gap": records that will never reach a sink (its queue was full)
     LogContinued,      // "log_continued": AuditLog went on in a replaced log file
 };
 // How many types there are: LogContinued stays the last enumerator.

@@ -214,8 +214,9 @@ bool AuditLog::appendLocked(const QString &type, const QJsonObject &data, const 
             return fail(QStringLiteral("audit log %1: %2").arg(m_path, tailError));
     }
 
+    const qint64 nowMs = m_clock->nowMs();
     const QJsonObject rec{{QStringLiteral("seq"), static_cast<double>(m_seq + 1)},
-                          {QStringLiteral("time"), isoUtc(m_clock->nowMs())},
+                          {QStringLiteral("time"), isoUtc(nowMs)},
                           {QStringLiteral("type"), type},
                           {QStringLiteral("data"), scrub(data)},
                           {QStringLiteral("prev"), QString::fromLatin1(m_prevHash)}};
@@ -259,17 +260,52 @@ bool AuditLog::appendLocked(const QString &type, const QJsonObject &data, const 
     }
     writeHeadLocked();
     writeMarkerLocked(type);
+    m_lastRecordMs = nowMs;
+    if (m_observer)
+        m_written.append(Written{m_seq, type, isoUtc(nowMs),
+                                 rec.value(QStringLiteral("prev")).toString(),
+                                 QString::fromLatin1(m_prevHash), line});
     return true;
 }
 
 bool AuditLog::record(AuditEventType type, const QJsonObject &data)
 {
-    return appendRecord(auditEventNameString(type), data);
+    return appendAndNotify(auditEventNameString(type), data);
 }
 
 bool AuditLog::recordForTesting(const QString &typeName, const QJsonObject &data)
 {
-    return appendRecord(typeName, data);
+    return appendAndNotify(typeName, data);
+}
+
+// The observer runs after the lock is released: it may record (an export_gap) in turn.
+bool AuditLog::appendAndNotify(const QString &type, const QJsonObject &data)
+{
+    const bool ok = appendRecord(type, data);
+    QList<Written> written;
+    std::function<void(const Written &)> observer;
+    {
+        QMutexLocker lock(&m_mutex);
+        written = std::exchange(m_written, {});
+        observer = m_observer;
+    }
+    if (observer) {
+        for (const Written &w : std::as_const(written))
+            observer(w);
+    }
+    return ok;
+}
+
+void AuditLog::setObserver(std::function<void(const Written &)> observer)
+{
+    QMutexLocker lock(&m_mutex);
+    m_observer = std::move(observer);
+}
+
+qint64 AuditLog::lastRecordMs() const
+{
+    QMutexLocker lock(&m_mutex);
+    return m_lastRecordMs;
 }
 
 bool AuditLog::appendRecord(const QString &type, const QJsonObject &data)

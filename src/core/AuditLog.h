@@ -125,6 +125,21 @@ public:
     bool recordEviction(const Proposal &proposal);
     bool recordExpiry(const Proposal &proposal);
 
+    // Called after each durable record with its chain position and line (the audit export,
+    // docs/observability.md), on the thread that wrote it, with the log's lock released. It must
+    // not block; it may write another record.
+    struct Written {
+        qint64 seq = 0;
+        QString type;
+        QString time;
+        QString prev;
+        QString sha256;
+        QByteArray line;
+    };
+    void setObserver(std::function<void(const Written &)> observer);
+    // When the last record was written (ms since the epoch; 0 before the first of this process).
+    qint64 lastRecordMs() const;
+
     QString path() const;
     // The seq of the last record in the chain (the number of records the log holds).
     qint64 recordCount() const;
@@ -192,6 +207,7 @@ private:
     int openLogFd(QString *error);
     bool openHeadFd(QString *error);
     bool checkPathLocked(const struct stat &fdStat, QString *error);
+    bool appendAndNotify(const QString &type, const QJsonObject &data);
     bool appendLocked(const QString &type, const QJsonObject &data, const struct stat *known);
     void writeHeadLocked();
     void checkMarkerLocked();
@@ -219,6 +235,9 @@ private:
     QString m_markerProblem;
     WriteFn m_write;
     SyncFn m_sync;
+    std::function<void(const Written &)> m_observer;
+    QList<Written> m_written; // records appended for the observer (a continuation, then its record)
+    qint64 m_lastRecordMs = 0;
 };
 
 } // namespace fb

@@ -38,6 +38,7 @@ enum class SettingId {
     Approval,
     AllowUnconfirmedMutations,
     AuditLog,
+    AuditSyslog,
     UserPolicy,
     ExtraAdminPolicy,
     Socket,

@@ -136,6 +136,14 @@ const SettingSpec kTable[] = {
      .type = SettingType::Text,
      .emptyIsUnset = true,
      .summary = "the audit log file"_L1},
+    {.id = SettingId::AuditSyslog,
+     .name = "audit.syslog"_L1,
+     .env = "FABRIC_BROKER_AUDIT_SYSLOG"_L1,
+     .type = SettingType::Text,
+     .emptyIsUnset = true,
+     .summary = "also send every audit record, with its chain position, as RFC 5424 syslog to "
+                "`tcp://host:port` or `tls://host:port[?ca=/path.pem]` (docs/observability.md); "
+                "a malformed target is a startup error"_L1},
     {.id = SettingId::UserPolicy,
      .name = "policy.user_file"_L1,
      .env = "FABRIC_BROKER_POLICY"_L1,

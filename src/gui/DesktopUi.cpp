@@ -337,6 +337,8 @@ void DesktopUi::showSettings()
     dialogOpened(dialog);
     dialog->setProposalStore(m_context.store);
     dialog->showMutateLock(now.mutateLock ? now.mutateLock->text() : QString(), now.overridden);
+    if (m_context.observability)
+        dialog->showObservability(m_context.observability());
     connect(dialog, &SettingsDialog::saved, this,
             [this](const FabricConfig &config, const DesktopPreferences &prefs) {
                 // Endpoint and credentials apply now (not in the sandbox).

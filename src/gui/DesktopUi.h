@@ -58,6 +58,9 @@ struct DesktopContext {
     // is offered a switch.
     bool forcedSandbox = false;
     bool ownStdio = false;
+    // Settings > Observability: what is exported where, now (label, plain text), from the
+    // host (ServerHost::observabilityStatus; docs/observability.md). Null: not shown.
+    std::function<QList<QPair<QString, QString>>()> observability;
 };
 
 class DesktopUi : public QObject {

@@ -257,6 +257,25 @@ QString MainWindow::formatActivity(AuditEventType type, const QJsonObject &recor
         what = tr("switched from the sandbox to %1: %2")
                    .arg(str("to").left(200), str("outcome").left(40));
         break;
+    case AuditEventType::ExportInterrupted:
+        what = tr("audit export to %1 interrupted after record %2: %3")
+                   .arg(str("sink").left(200),
+                        QString::number(record.value(QStringLiteral("last_sent_seq")).toInteger()),
+                        str("reason").left(300));
+        break;
+    case AuditEventType::ExportResumed:
+        what =
+            tr("audit export to %1 resumed from record %2")
+                .arg(str("sink").left(200),
+                     QString::number(record.value(QStringLiteral("resent_from_seq")).toInteger()));
+        break;
+    case AuditEventType::ExportGap:
+        what = tr("audit export to %1 lost records %2 to %3: %4")
+                   .arg(str("sink").left(200),
+                        QString::number(record.value(QStringLiteral("from_seq")).toInteger()),
+                        QString::number(record.value(QStringLiteral("to_seq")).toInteger()),
+                        str("reason").left(120));
+        break;
     case AuditEventType::Revalidation:
     case AuditEventType::Policy:
     case AuditEventType::Evicted:

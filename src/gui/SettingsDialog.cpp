@@ -409,6 +409,43 @@ QLabel *SettingsDialog::testResultLabel() const
     return ui->testResultLabel;
 }
 
+void SettingsDialog::showObservability(const QList<QPair<QString, QString>> &rows)
+{
+    auto *group = findChild<QGroupBox *>(QStringLiteral("observabilityGroup"));
+    if (!group) {
+        group = new QGroupBox(tr("Observability"), this);
+        group->setObjectName(QStringLiteral("observabilityGroup"));
+        new QFormLayout(group);
+        auto *note = new QLabel(
+            tr("Set by the environment the app starts with (OTEL_EXPORTER_OTLP_ENDPOINT, "
+               "FABRIC_BROKER_AUDIT_SYSLOG) and the HTTP endpoint above; never an argument "
+               "value, a result or a secret. See docs/observability.md."),
+            group);
+        note->setObjectName(QStringLiteral("observabilityNote"));
+        note->setTextFormat(Qt::PlainText);
+        note->setWordWrap(true);
+        static_cast<QFormLayout *>(group->layout())->addRow(note);
+        // After the team group (which follows the desktop group).
+        auto *team = findChild<QGroupBox *>(QStringLiteral("teamGroup"));
+        ui->mainLayout->insertWidget(
+            ui->mainLayout->indexOf(team ? static_cast<QWidget *>(team) : ui->desktopGroup) + 1,
+            group);
+    }
+    auto *form = static_cast<QFormLayout *>(group->layout());
+    while (form->rowCount() > 1)
+        form->removeRow(1);
+    int i = 0;
+    for (const auto &[label, text] : rows) {
+        auto *value = new QLabel(text, group);
+        value->setObjectName(QStringLiteral("observabilityValue%1").arg(i++));
+        value->setTextFormat(Qt::PlainText);
+        value->setWordWrap(true);
+        value->setTextInteractionFlags(Qt::TextSelectableByMouse);
+        value->setAccessibleName(label);
+        form->addRow(label + QStringLiteral(":"), value);
+    }
+}
+
 void SettingsDialog::addTeamGroup(const BrokerSettings &settings)
 {
     auto *group = new QGroupBox(tr("Team mode"), this);

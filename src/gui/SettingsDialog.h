@@ -47,6 +47,9 @@ public:
     // What else of the policy applies now (broker/PolicyApply's ResolvedSettings): why mutate
     // is refused (the mutate box is disabled with those words) and saved values it overrides.
     void showMutateLock(const QString &lock, const QStringList &overridden);
+    // The Observability group (docs/observability.md): one read-only row per export, as the
+    // host describes it now (label, plain text); set from the environment, not here.
+    void showObservability(const QList<QPair<QString, QString>> &rows);
 
     QLineEdit *endpointEdit() const;
     QLineEdit *clientIdEdit() const;

@@ -1,6 +1,9 @@
 #include "mcp/McpServer.h"
 #include "mcp/Logging.h"
 #include "mcp/Session.h"
+#include "telemetry/Telemetry.h"
+
+#include <QPointer>
 
 using namespace Qt::StringLiterals;
 
@@ -13,6 +16,7 @@ public:
     QList<Session *> sessions;
     quint64 nextId = 0;
     RelayHelloHandler relayHello;
+    QPointer<telemetry::Telemetry> telemetry;
 
     Session *attach(McpServer *q, Session *session)
     {
@@ -54,6 +58,16 @@ McpServer::~McpServer()
         delete s;
     }
     delete d;
+}
+
+void McpServer::setTelemetry(telemetry::Telemetry *telemetry)
+{
+    d->telemetry = telemetry;
+}
+
+telemetry::Telemetry *McpServer::telemetry() const
+{
+    return d->telemetry.data();
 }
 
 ToolRegistry *McpServer::registry() const

@@ -10,6 +10,10 @@
 
 class QIODevice;
 
+namespace fb::telemetry {
+class Telemetry;
+}
+
 namespace fb::mcp {
 
 class Session;
@@ -78,6 +82,11 @@ public:
     // is not recognised (it is answered like any other invalid message).
     void setRelayHelloHandler(RelayHelloHandler handler);
     const RelayHelloHandler &relayHelloHandler() const;
+
+    // Spans and duration metrics of every request (docs/observability.md); null = none (the
+    // default). Not owned; it must outlive the server or be reset first.
+    void setTelemetry(telemetry::Telemetry *telemetry);
+    telemetry::Telemetry *telemetry() const;
 
     QList<ClientInfo> sessions() const;
     Session *session(quint64 sessionId) const; // nullptr when unknown or closed

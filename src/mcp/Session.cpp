@@ -180,7 +180,7 @@ void Session::handleFrame(const QByteArray &frame)
         return;
     // What handleMessage would do with such a frame, without the document: see scanFlatRequest.
     if (protocol::FlatRequest flat; protocol::scanFlatRequest(frame, &flat)) {
-        if (flat.method == "ping") {
+        if (flat.method == "ping" && !telemetry()) {
             // handleRequest answers a ping {} in every state of the session (refused, not yet
             // initialized, either era): the id's own bytes are the JSON respondJson would write.
             respondFlat(flat, "{}");
@@ -314,6 +314,26 @@ void Session::handleNotification(const QString &method, const QJsonObject &param
 
 void Session::handleRequest(const QString &method, const QJsonValue &id, const QJsonObject &params,
                             const BatchPtr &batch)
+{
+    if (!telemetry()) {
+        dispatchRequest(method, id, params, batch);
+        return;
+    }
+    // Only a request's own answer ends its operation: a later request that reuses the id of
+    // one still running (refused, or a ping) is dispatched untracked.
+    const bool tracked = beginOperation(method, id, params);
+    const QString outerKey =
+        std::exchange(m_dispatchKey, tracked ? protocol::idKey(id) : QString());
+    const QString outerError = std::exchange(m_dispatchError, QString());
+    dispatchRequest(method, id, params, batch);
+    if (tracked)
+        settleOperation(method, id, m_dispatchError);
+    m_dispatchKey = outerKey;
+    m_dispatchError = outerError;
+}
+
+void Session::dispatchRequest(const QString &method, const QJsonValue &id,
+                              const QJsonObject &params, const BatchPtr &batch)
 {
     if (!m_refusal.isEmpty() && method != "ping"_L1) {
         respondError(id, protocol::SessionSettingsConflict, m_refusal, batch, m_refusalData);
@@ -477,6 +497,7 @@ void Session::close(const QString &reason)
         m_writer.flushPending(); // answers already made
     m_writer.stop();
     m_closed = true;
+    endSessionTelemetry();
     qCInfo(lcMcpSession) << "session" << id() << "closing:" << reason;
     if (m_input)
         disconnect(m_input, nullptr, this, nullptr);

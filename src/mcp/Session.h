@@ -8,6 +8,7 @@
 #include "mcp/FrameWriter.h"
 #include "mcp/ModernEra.h"
 #include "mcp/ToolCall.h"
+#include "telemetry/Tracing.h"
 
 #include <QHash>
 #include <QJsonArray>
@@ -16,9 +17,14 @@
 #include <QPointer>
 #include <functional>
 #include <memory>
+#include <unordered_map>
 
 class QIODevice;
 class QLocalSocket;
+
+namespace fb::telemetry {
+class Telemetry;
+}
 
 namespace fb::mcp {
 
@@ -84,6 +90,14 @@ public:
     // Starts reading (the server calls it once signals are connected).
     void start();
 
+    // Telemetry of one request in flight (SessionTelemetry.cpp; docs/observability.md): a
+    // child span of its server span, and a fabric_broker.* attribute on it. No-ops when the
+    // server has no Telemetry, tracing is off or the request has ended.
+    telemetry::Span startChildSpan(const QJsonValue &requestId, const QString &name) const;
+    void setOperationAttribute(const QJsonValue &requestId, const QString &key,
+                               const telemetry::AttributeValue &value);
+    telemetry::Telemetry *telemetry() const;
+
 signals:
     void initialized(); // notifications/initialized received
     void closed();
@@ -116,6 +130,8 @@ private:
     void handleNotification(const QString &method, const QJsonObject &params);
     void handleRequest(const QString &method, const QJsonValue &id, const QJsonObject &params,
                        const BatchPtr &batch);
+    void dispatchRequest(const QString &method, const QJsonValue &id, const QJsonObject &params,
+                         const BatchPtr &batch);
     void handleClientResponse(const QJsonObject &message);
     void handleInitialize(const QJsonValue &id, const QJsonObject &params, const BatchPtr &batch);
     void handleModernRequest(const QString &method, const QJsonValue &id, const QJsonObject &params,
@@ -131,6 +147,23 @@ private:
     void notifyListeners(const QString &method);
     void startQueuedCalls();
     void onClientRequestTimeout(qint64 id, int timeoutMs);
+
+    // One server span and one mcp.server.operation.duration point per request, only while the
+    // server has a Telemetry (SessionTelemetry.cpp). begin at handleRequest, end at the answer
+    // (errorType: the JSON-RPC code, "tool_error", or empty); settle ends a request that was
+    // answered synchronously without an error.
+    struct Operation {
+        qint64 startNs = 0; // steady clock
+        QString method;     // a known method name or "_OTHER"
+        QString tool;       // a served tool's name, "_OTHER", or empty
+        QString version;    // a 2026-07-28 request's own protocol version
+        telemetry::Span span;
+    };
+    // False when nothing is observed, or the id is that of a request still running.
+    bool beginOperation(const QString &method, const QJsonValue &id, const QJsonObject &params);
+    void endOperation(const QJsonValue &id, const QString &errorType);
+    void settleOperation(const QString &method, const QJsonValue &id, const QString &errorType);
+    void endSessionTelemetry();
 
     void toolCallFinished(ToolCall *call, const QJsonObject &result);
     void toolCallFailed(ToolCall *call, int code, const QString &message);
@@ -168,6 +201,9 @@ private:
     QJsonObject m_refusalData;
     int m_logLevel = 1; // info
     QHash<QString, InFlight> m_inFlight;
+    std::unordered_map<QString, Operation> m_ops; // by protocol::idKey, only with telemetry
+    QString m_dispatchKey;   // the tracked request being dispatched (its idKey)
+    QString m_dispatchError; // its synchronous error answer's code, if any
     QList<QString> m_startQueue;
     bool m_startScheduled = false;
 };

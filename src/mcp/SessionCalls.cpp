@@ -183,6 +183,8 @@ void Session::toolCallFinished(ToolCall *call, const QJsonObject &callResult)
         return;
     const InFlight rec = std::move(*it);
     m_inFlight.erase(it);
+    if (!m_ops.empty())
+        endOperation(rec.id, callResult.value("isError"_L1).toBool() ? u"tool_error"_s : QString());
     const bool send = !m_closed && (!call->isCancelled() || call->reportsEvenIfCancelled());
     if (rec.batch) {
         if (send)
@@ -209,6 +211,8 @@ void Session::toolCallFailed(ToolCall *call, int code, const QString &message)
         return;
     const InFlight rec = std::move(*it);
     m_inFlight.erase(it);
+    if (!m_ops.empty())
+        endOperation(rec.id, QString::number(code));
     if (!m_closed && !call->isCancelled())
         respondError(rec.id, code, message, rec.batch);
     if (rec.batch)

@@ -109,6 +109,11 @@ void Session::respondError(const QJsonValue &id, int code, const QString &messag
                            const BatchPtr &batch, const QJsonValue &data)
 {
     const QJsonValue replyId = id.isUndefined() ? QJsonValue(QJsonValue::Null) : id;
+    // The request being dispatched answered with an error: its operation ends with it when the
+    // dispatch returns (SessionTelemetry.cpp). Asynchronous errors end theirs where they are made.
+    if (!m_dispatchKey.isEmpty() && !id.isUndefined() && !id.isNull() &&
+        protocol::idKey(id) == m_dispatchKey)
+        m_dispatchError = QString::number(code);
     deliver(QJsonObject{{u"jsonrpc"_s, u"2.0"_s},
                         {u"id"_s, replyId},
                         {u"error"_s, errorObject(code, message, data)}},

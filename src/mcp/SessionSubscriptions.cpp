@@ -71,6 +71,8 @@ bool Session::endListen(const QJsonValue &requestId)
 {
     if (!m_listens.remove(protocol::idKey(requestId)))
         return false;
+    if (!m_ops.empty())
+        endOperation(requestId, QString());
     qCInfo(lcMcpSession) << "session" << id() << "subscription ended by the client" << requestId;
     return true;
 }

@@ -279,4 +279,22 @@ QJsonObject ToolCall::makeResult(const QJsonObject &structured, const QString &t
     return result;
 }
 
+telemetry::Span ToolCall::startSpan(const QString &name) const
+{
+    if (!d->session || d->finished)
+        return {};
+    return d->session->startChildSpan(d->request.id, name);
+}
+
+void ToolCall::setSpanAttribute(const QString &key, const telemetry::AttributeValue &value)
+{
+    if (d->session && !d->finished)
+        d->session->setOperationAttribute(d->request.id, key, value);
+}
+
+telemetry::Telemetry *ToolCall::telemetry() const
+{
+    return d->session ? d->session->telemetry() : nullptr;
+}
+
 } // namespace fb::mcp

@@ -3,12 +3,17 @@
 // notifications/cancelled, session end), progress and server-to-client requests (elicitation)
 // are first-class inputs and outputs of this object.
 #include "mcp/ClientInfo.h"
+#include "telemetry/Tracing.h"
 
 #include <QJsonObject>
 #include <QJsonValue>
 #include <QObject>
 #include <QPointer>
 #include <functional>
+
+namespace fb::telemetry {
+class Telemetry;
+}
 
 namespace fb::mcp {
 
@@ -116,6 +121,16 @@ public:
     qint64 sendClientRequest(const QString &method, const QJsonObject &params, int timeoutMs,
                              std::function<void(const ClientReply &)> callback);
     void cancelClientRequest(qint64 id, const QString &reason = {});
+
+    // Telemetry (docs/observability.md): a child span of this call's server span, for one step
+    // of the tool (a dry run, a wait for a person, the send); a no-op span when nothing is traced
+    // or the call has ended. And an attribute on the server span: fabric_broker.* names with
+    // values the broker made (a change type, a request's SHA-256, a verdict, an outcome), never
+    // a value the agent wrote.
+    telemetry::Span startSpan(const QString &name) const;
+    void setSpanAttribute(const QString &key, const telemetry::AttributeValue &value);
+    // The process's Telemetry (metrics), or null.
+    telemetry::Telemetry *telemetry() const;
 
     // Build a CallToolResult.
     static QJsonObject makeResult(const QJsonObject &structured, const QString &text,

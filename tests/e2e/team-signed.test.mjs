@@ -87,7 +87,7 @@ async function propose(spec) {
 async function proposeAndConfirm(spec) {
   const p = await propose(spec);
   const id = p.team.proposal_id;
-  const c = { id, settled: false };
+  const c = { id, settled: false, requestSha256: p.request_sha256 };
   c.result = carol.confirm(p.confirm_token).finally(() => { c.settled = true; });
   await waitForState(team, id, 'consumed', 60000);
   return c;
@@ -160,7 +160,8 @@ before(async () => {
   const policy = { team: { approver_keys: keys, quorum: QUORUM } };
   policyFile = path.join(scratchDir('fb-e2e-verify-policy-'), 'policy.json');
   fs.writeFileSync(policyFile, JSON.stringify({ team: { approver_keys: keys } }));
-  carol = await startProposer(proposerEnv(team, sandbox, { role: 'carol', policy }), { name: 'team-e2e-signed-carol' });
+  carol = await startProposer(proposerEnv(team, sandbox, { role: 'carol', policy }),
+    { name: 'team-e2e-signed-carol', args: ['--http', '127.0.0.1:0'] });
 });
 
 after(async () => {
@@ -203,6 +204,12 @@ test('an approval the schema owner forges in bob\'s name does not count and is r
   assert.equal(reported.detail.decision, 'approve');
   assert.match(reported.detail.reason, new RegExp(`^signed with key ${escapeRx(ownerFingerprint)}, which the policy \\(team\\.approver_keys\\) does not list for role bob$`));
   await nothingSentFor(4000, spec, c);
+  // The metrics say the same (docs/observability.md): this confirm waits with 0 of 1 approvals.
+  const metrics = await carol.metrics();
+  assert.match(c.requestSha256 ?? '', /^[0-9a-f]{64}$/);
+  const label = `{fabric_broker_request_sha256="${c.requestSha256.slice(0, 16)}"}`;
+  assert.ok(metrics.includes(`fabric_broker_team_quorum_approvals${label} 0\n`), metrics.slice(0, 3000));
+  assert.ok(metrics.includes(`fabric_broker_team_quorum_required${label} 1\n`), metrics.slice(0, 3000));
 
   // alice's dialog says so under the proposal's details, where a screen reader reads.
   await alice.choose(named(spec));

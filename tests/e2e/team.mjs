@@ -279,8 +279,8 @@ export function rewriteAdminPolicy(env, policy) {
   fs.writeFileSync(env.FABRIC_BROKER_EXTRA_ADMIN_POLICY, JSON.stringify(policy), { mode: 0o644 });
 }
 
-export async function startProposer(env, { elicit, name = 'team-e2e' } = {}) {
-  const transport = new StdioClientTransport({ command: BIN, args: ['--stdio', '--toolsets', 'read,mutate'], env, stderr: 'pipe' });
+export async function startProposer(env, { elicit, name = 'team-e2e', args = [] } = {}) {
+  const transport = new StdioClientTransport({ command: BIN, args: ['--stdio', '--toolsets', 'read,mutate', ...args], env, stderr: 'pipe' });
   let stderr = '';
   transport.stderr?.on('data', (d) => { stderr += d.toString(); });
   const client = new Client({ name, version: '1.0.0' }, { capabilities: elicit ? { elicitation: { form: {} } } : {} });
@@ -302,6 +302,14 @@ export async function startProposer(env, { elicit, name = 'team-e2e' } = {}) {
         { timeout: 300000, resetTimeoutOnProgress: true, onprogress: (p) => progress.push(p) });
     },
     async close() { try { await client.close(); } catch { /* already gone */ } },
+    // With args ['--http', '127.0.0.1:0']: GET /metrics with the HTTP token (Prometheus text).
+    async metrics() {
+      const m = /MCP over HTTP at (http:\/\/127\.0\.0\.1:\d+)\/mcp/.exec(stderr);
+      if (!m) throw new Error(`no HTTP endpoint on stderr: ${stderr.slice(-1000)}`);
+      const token = fs.readFileSync(path.join(env.XDG_RUNTIME_DIR, 'fabric-broker-http.token'), 'utf8').trim();
+      const res = await fetch(`${m[1]}/metrics`, { headers: { authorization: `Bearer ${token}` } });
+      return res.text();
+    },
   };
 }
 

@@ -3,6 +3,7 @@
 #include "mcp/McpServer.h"
 #include "mcp/ModernEra.h"
 #include "mcp/Protocol.h"
+#include "telemetry/Telemetry.h"
 #include "transport/http/HttpChannel.h"
 #include "transport/http/HttpMessages.h"
 #include "transport/http/HttpToken.h"
@@ -180,6 +181,18 @@ std::optional<HttpResponse> HttpServer::screen(const HttpRequest &http) const
                                 u"Unauthorized: send Authorization: Bearer <token> (the token is "
                                 "in fabric-broker-http.token in the runtime directory)"_s),
                        {{"WWW-Authenticate", R"(Bearer realm="fabric-broker")"}});
+    // The Prometheus text endpoint (docs/observability.md), behind the same token.
+    if (http.path == "/metrics") {
+        if (http.method != "GET")
+            return refusal(405,
+                           rpcError(QJsonValue::Null, protocol::InvalidRequest,
+                                    u"Method Not Allowed: GET /metrics"_s),
+                           {{"Allow", "GET"}});
+        if (!m_server->telemetry())
+            return refusal(404, rpcError(QJsonValue::Null, protocol::InvalidRequest,
+                                         u"Not Found: metrics are off in this process"_s));
+        return std::nullopt;
+    }
     if (http.path != "/mcp")
         return refusal(404, rpcError(QJsonValue::Null, protocol::InvalidRequest,
                                      u"Not Found: the MCP endpoint is /mcp"_s));
@@ -213,6 +226,15 @@ void HttpServer::handle(HttpExchange *exchange)
 {
     const HttpRequest &http = exchange->request();
     Request req{http, http.wantsClose()};
+    if (http.path == "/metrics") {
+        HttpResponse r;
+        const telemetry::Telemetry *t = m_server->telemetry();
+        r.body = t ? t->metrics()->prometheusText() : QByteArray();
+        r.contentType = telemetry::MetricRegistry::PrometheusContentType;
+        r.close = req.close;
+        exchange->respond(std::move(r));
+        return;
+    }
     if (http.method == "DELETE")
         handleDelete(req, exchange);
     else if (http.method == "GET")

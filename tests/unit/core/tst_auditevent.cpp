@@ -68,6 +68,9 @@ private slots:
             {AuditEventType::PolicyChanged, QStringLiteral("policy_changed")},
             {AuditEventType::ApprovalRejected, QStringLiteral("approval_rejected")},
             {AuditEventType::EndpointSwitched, QStringLiteral("endpoint_switched")},
+            {AuditEventType::ExportInterrupted, QStringLiteral("export_interrupted")},
+            {AuditEventType::ExportResumed, QStringLiteral("export_resumed")},
+            {AuditEventType::ExportGap, QStringLiteral("export_gap")},
             {AuditEventType::LogContinued, QStringLiteral("log_continued")},
         };
         QCOMPARE(expected.size(), fb::AuditEventTypeCount);
