@@ -71,6 +71,10 @@ struct Fixture {
                                    step.end();
                                    c->setSpanAttribute("fabric_broker.outcome", "done");
                                    held = c;
+                                   // A started call belongs to its handler until it finishes:
+                                   // cancelled (the session ended), it finishes and goes.
+                                   QObject::connect(c, &ToolCall::cancelled, c,
+                                                    [c] { c->finishError("cancelled"); });
                                }});
         server = std::make_unique<McpServer>(&registry, ServerOptions{});
         server->setTelemetry(&telemetry);
