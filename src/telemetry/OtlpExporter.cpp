@@ -632,8 +632,7 @@ SerializedSpans serializeSpans(QList<SpanRecord> batch, const QList<SpanAttribut
     SerializedSpans out;
     // Halve until the body fits; what does not fit waits for the next request.
     while (!batch.isEmpty()) {
-        out.body = QJsonDocument(Tracer::otlpJson(batch, resource, version))
-                       .toJson(QJsonDocument::Compact);
+        out.body = Tracer::otlpJsonBytes(batch, resource, version);
         if (out.body.size() <= maxBytes)
             break;
         if (batch.size() == 1) {

@@ -3,6 +3,7 @@
 #include "telemetry/Tracing.h"
 
 #include <QJsonArray>
+#include <QLocale>
 #include <QRandomGenerator>
 
 #include <time.h>
@@ -367,6 +368,166 @@ QJsonObject Tracer::otlpJson(const QList<SpanRecord> &spans, const QList<SpanAtt
         {u"resource"_s, QJsonObject{{u"attributes"_s, attributesJson(ordered)}}},
         {u"scopeSpans"_s, QJsonArray{scopeSpans}}};
     return {{u"resourceSpans"_s, QJsonArray{resourceSpans}}};
+}
+
+namespace {
+
+// The same document as otlpJson(), written straight into bytes: no tree of QJsonObjects per span
+// (the exporter's worker serializes hundreds of spans a batch). tst_tracing checks that both parse
+// to the same JSON.
+void appendJsonString(QByteArray &out, QStringView text)
+{
+    static const char hex[] = "0123456789abcdef";
+    out.append('"');
+    const QByteArray utf8 = text.toUtf8();
+    for (const char ch : utf8) {
+        const auto c = static_cast<unsigned char>(ch);
+        if (c == '"' || c == '\\') {
+            out.append('\\').append(char(c));
+        } else if (c < 0x20) {
+            switch (c) {
+            case '\n':
+                out.append("\\n");
+                break;
+            case '\r':
+                out.append("\\r");
+                break;
+            case '\t':
+                out.append("\\t");
+                break;
+            default:
+                out.append("\\u00").append(hex[c >> 4]).append(hex[c & 0xf]);
+            }
+        } else {
+            out.append(char(c));
+        }
+    }
+    out.append('"');
+}
+
+void appendAnyValue(QByteArray &out, const AttributeValue &value)
+{
+    std::visit(
+        [&out](const auto &v) {
+            using T = std::decay_t<decltype(v)>;
+            if constexpr (std::is_same_v<T, QString>) {
+                out.append("{\"stringValue\":");
+                appendJsonString(out, v);
+            } else if constexpr (std::is_same_v<T, qint64>) {
+                out.append("{\"intValue\":\"").append(QByteArray::number(v)).append('"');
+            } else if constexpr (std::is_same_v<T, double>) {
+                out.append("{\"doubleValue\":");
+                if (std::isnan(v))
+                    out.append("\"NaN\"");
+                else if (std::isinf(v))
+                    out.append(v > 0 ? "\"Infinity\"" : "\"-Infinity\"");
+                else
+                    out.append(QByteArray::number(v, 'g', QLocale::FloatingPointShortest));
+            } else {
+                out.append("{\"boolValue\":").append(v ? "true" : "false");
+            }
+            out.append('}');
+        },
+        value);
+}
+
+void appendAttributes(QByteArray &out, const QList<SpanAttribute> &attributes)
+{
+    out.append('[');
+    bool first = true;
+    for (const SpanAttribute &a : attributes) {
+        if (!std::exchange(first, false))
+            out.append(',');
+        out.append("{\"key\":");
+        appendJsonString(out, a.key);
+        out.append(",\"value\":");
+        appendAnyValue(out, a.value);
+        out.append('}');
+    }
+    out.append(']');
+}
+
+void appendSpan(QByteArray &out, const SpanRecord &span)
+{
+    out.append("{\"traceId\":\"").append(span.context.traceId.toHex()).append('"');
+    out.append(",\"spanId\":\"").append(span.context.spanId.toHex()).append('"');
+    if (!span.parentSpanId.isEmpty())
+        out.append(",\"parentSpanId\":\"").append(span.parentSpanId.toHex()).append('"');
+    out.append(",\"name\":");
+    appendJsonString(out, span.name);
+    out.append(",\"kind\":").append(QByteArray::number(int(span.kind)));
+    out.append(",\"startTimeUnixNano\":\"")
+        .append(QByteArray::number(span.startUnixNano))
+        .append('"');
+    out.append(",\"endTimeUnixNano\":\"").append(QByteArray::number(span.endUnixNano)).append('"');
+    out.append(",\"attributes\":");
+    appendAttributes(out, span.attributes);
+    if (span.droppedAttributes > 0)
+        out.append(",\"droppedAttributesCount\":")
+            .append(QByteArray::number(span.droppedAttributes));
+    if (!span.events.isEmpty()) {
+        out.append(",\"events\":[");
+        bool first = true;
+        for (const SpanEvent &e : span.events) {
+            if (!std::exchange(first, false))
+                out.append(',');
+            out.append("{\"timeUnixNano\":\"")
+                .append(QByteArray::number(e.timeUnixNano))
+                .append('"');
+            out.append(",\"name\":");
+            appendJsonString(out, e.name);
+            out.append(",\"attributes\":");
+            appendAttributes(out, e.attributes);
+            out.append('}');
+        }
+        out.append(']');
+    }
+    if (span.droppedEvents > 0)
+        out.append(",\"droppedEventsCount\":").append(QByteArray::number(span.droppedEvents));
+    out.append(",\"flags\":")
+        .append(QByteArray::number(0x100 | (span.parentRemote ? 0x200 : 0) | span.context.flags));
+    out.append(",\"status\":{\"code\":").append(span.error ? "2" : "0");
+    if (span.error && !span.statusMessage.isEmpty()) {
+        out.append(",\"message\":");
+        appendJsonString(out, span.statusMessage);
+    }
+    out.append("}}");
+}
+
+} // namespace
+
+QByteArray Tracer::otlpJsonBytes(const QList<SpanRecord> &spans,
+                                 const QList<SpanAttribute> &resource, const QString &scopeVersion)
+{
+    QList<SpanAttribute> ordered;
+    bool named = false;
+    for (const SpanAttribute &a : resource) {
+        if (a.key != u"service.name"_s)
+            ordered.append(a);
+        else if (!named)
+            ordered.prepend(a);
+        named = named || a.key == u"service.name"_s;
+    }
+    if (!named)
+        ordered.prepend({u"service.name"_s, u"fabric-broker"_s});
+    QByteArray out;
+    out.reserve(256 + spans.size() * 900);
+    out.append("{\"resourceSpans\":[{\"resource\":{\"attributes\":");
+    appendAttributes(out, ordered);
+    out.append("},\"scopeSpans\":[{\"scope\":{\"name\":\"fabric-broker\"");
+    if (!scopeVersion.isEmpty()) {
+        out.append(",\"version\":");
+        appendJsonString(out, scopeVersion);
+    }
+    out.append("},\"spans\":[");
+    bool first = true;
+    for (const SpanRecord &span : spans) {
+        if (!std::exchange(first, false))
+            out.append(',');
+        appendSpan(out, span);
+    }
+    out.append("]}]}]}");
+    return out;
 }
 
 qint64 nowUnixNano()

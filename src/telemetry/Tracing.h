@@ -134,6 +134,11 @@ public:
     // code as integers, flags 0x100|trace flags (0x300|... for a remote parent).
     static QJsonObject otlpJson(const QList<SpanRecord> &spans,
                                 const QList<SpanAttribute> &resource, const QString &scopeVersion);
+    // The same document as compact JSON bytes, written directly without a QJsonObject per span
+    // (what the exporter sends; tst_tracing checks both parse to the same JSON).
+    static QByteArray otlpJsonBytes(const QList<SpanRecord> &spans,
+                                    const QList<SpanAttribute> &resource,
+                                    const QString &scopeVersion);
 
 signals:
     // A span was queued; queued() reached the batch size given to notifyAt (the exporter's

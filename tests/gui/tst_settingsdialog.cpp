@@ -9,7 +9,10 @@
 #include "gui/SettingsDialog.h"
 #include "mcp/ToolRegistry.h"
 
+#include <QBoxLayout>
 #include <QCheckBox>
+#include <QFile>
+#include <QGroupBox>
 
 #include <QLabel>
 #include <QLineEdit>
@@ -120,6 +123,47 @@ private slots:
         QCOMPARE(store.pendingCount(), 1);
         delete dialog;
         delete sandboxDialog;
+    }
+
+    // Settings > Observability (docs/observability.md): one read-only row per export, as plain
+    // text (a collector's error may quote anything), named for screen readers, replaced (not
+    // added to) when shown again, after the team group. FB_SCREENSHOT_DIR: a PNG of the dialog.
+    void observabilityRowsArePlainTextAndReplaced()
+    {
+        SettingsDialog dialog(FabricConfig{}, BrokerSettings{}, true, nullptr);
+        const QList<QPair<QString, QString>> rows{
+            {"OpenTelemetry", "traces to http://127.0.0.1:4318/v1/traces; <b>bold</b> &amp;"},
+            {"Prometheus",
+             "http://127.0.0.1:7431/metrics (GET /metrics with the HTTP bearer token)"},
+            {"Audit records to syslog", "tls://siem.example.com:6514, connected; 41 records sent"},
+        };
+        dialog.showObservability(rows);
+        auto *group = dialog.findChild<QGroupBox *>("observabilityGroup");
+        QVERIFY(group);
+        for (int i = 0; i < rows.size(); ++i) {
+            auto *value = group->findChild<QLabel *>(QStringLiteral("observabilityValue%1").arg(i));
+            QVERIFY(value);
+            QCOMPARE(value->text(), rows.at(i).second);
+            QCOMPARE(value->textFormat(), Qt::PlainText);
+            QCOMPARE(value->accessibleName(), rows.at(i).first);
+        }
+        auto *layout = qobject_cast<QBoxLayout *>(dialog.layout());
+        QVERIFY(layout);
+        auto *team = dialog.findChild<QGroupBox *>("teamGroup");
+        QVERIFY(team);
+        QCOMPARE(layout->indexOf(group), layout->indexOf(team) + 1);
+        if (const QByteArray dir = qgetenv("FB_SCREENSHOT_DIR"); !dir.isEmpty()) {
+            dialog.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&dialog));
+            QVERIFY(dialog.grab().save(QFile::decodeName(dir) + "/settings-observability.png"));
+        }
+        // Shown again: the rows are the new ones, no more.
+        dialog.showObservability({{"OpenTelemetry", "off (set OTEL_EXPORTER_OTLP_ENDPOINT)"}});
+        QCOMPARE(dialog.findChildren<QGroupBox *>("observabilityGroup").size(), 1);
+        QVERIFY(group->findChild<QLabel *>("observabilityValue0"));
+        QCOMPARE(group->findChild<QLabel *>("observabilityValue0")->text(),
+                 "off (set OTEL_EXPORTER_OTLP_ENDPOINT)");
+        QTRY_VERIFY(!group->findChild<QLabel *>("observabilityValue1"));
     }
 };
 

@@ -8,6 +8,9 @@
 #include <QSignalSpy>
 #include <QtTest>
 
+#include <cmath>
+#include <limits>
+
 using namespace Qt::StringLiterals;
 using namespace fb::telemetry;
 
@@ -386,6 +389,49 @@ private slots:
             u"service.name"_s);
         QVERIFY(!plain[u"resourceSpans"_s][0][u"scopeSpans"_s][0][u"scope"_s].toObject().contains(
             u"version"_s));
+    }
+
+    // The exporter's byte writer and the QJsonObject form are the same document, whatever the
+    // strings hold (quotes, backslashes, control characters, non-ASCII, surrogate pairs) and
+    // whatever the values are (integers, doubles incl. NaN and infinities, booleans).
+    void byteWriterMatchesTheDocument()
+    {
+        Tracer tracer;
+        tracer.setEnabled(true);
+        const QString nasty = QStringLiteral("q\"b\\s\n\r\t\x01\x1f é \u2028 ") +
+                              QString::fromUcs4(U"\U0001F600") + QStringLiteral("</script>");
+        {
+            Span root = tracer.startSpan(nasty, SpanKind::Server);
+            root.setAttribute(QStringLiteral("s"), nasty);
+            root.setAttribute(nasty, qint64(-9007199254740993LL));
+            root.setAttribute(QStringLiteral("d"), 0.1);
+            root.setAttribute(QStringLiteral("big"), 1e300);
+            root.setAttribute(QStringLiteral("nan"), std::nan(""));
+            root.setAttribute(QStringLiteral("inf"), -std::numeric_limits<double>::infinity());
+            root.setAttribute(QStringLiteral("b"), true);
+            root.addEvent(nasty, {{QStringLiteral("e"), false}});
+            Span child =
+                tracer.startSpan(QStringLiteral("child"), SpanKind::Internal, root.context());
+            child.setError(QStringLiteral("-32602"), nasty);
+            child.end();
+            root.end();
+        }
+        const auto parent = SpanContext::fromTraceparent(
+            u"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01");
+        QVERIFY(parent);
+        tracer.startSpan(QStringLiteral("remote"), SpanKind::Server, *parent).end();
+        const QList<SpanRecord> spans = tracer.takeBatch(10);
+        QCOMPARE(spans.size(), 3);
+        const QList<SpanAttribute> resource{{QStringLiteral("deployment"), nasty},
+                                            {QStringLiteral("service.name"), QStringLiteral("x")}};
+        const QByteArray bytes = Tracer::otlpJsonBytes(spans, resource, nasty);
+        QJsonParseError error;
+        const QJsonDocument parsed = QJsonDocument::fromJson(bytes, &error);
+        QCOMPARE(error.error, QJsonParseError::NoError);
+        QCOMPARE(parsed.object(), Tracer::otlpJson(spans, resource, nasty));
+        QVERIFY(!bytes.contains('\n'));
+        QCOMPARE(Tracer::otlpJsonBytes({}, {}, QString()),
+                 QJsonDocument(Tracer::otlpJson({}, {}, QString())).toJson(QJsonDocument::Compact));
     }
 
     void attributeAndEventBounds()
