@@ -1209,6 +1209,14 @@
         <source>The %1 toolsets are not allowed</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>OpenTelemetry collector</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Audit records to syslog</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>fb::ProposalTableModel</name>
@@ -1337,14 +1345,6 @@ request SHA-256: %2</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>off (set OTEL_EXPORTER_OTLP_ENDPOINT)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>%1; %2 spans exported, %3 dropped</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>; last export %1</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1369,14 +1369,6 @@ request SHA-256: %2</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>off (set FABRIC_BROKER_AUDIT_SYSLOG)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>%1, %2; %3 records sent, %4 waiting, %5 lost</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>connected</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1386,6 +1378,22 @@ request SHA-256: %2</source>
     </message>
     <message>
         <source>; %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>off</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 (set by %2); %3 spans exported, %4 dropped</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>OTEL_* variables</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 (set by %2), %3; %4 records sent, %5 waiting, %6 lost</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -1551,7 +1559,39 @@ request SHA-256: %2</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Set by the environment the app starts with (OTEL_EXPORTER_OTLP_ENDPOINT, FABRIC_BROKER_AUDIT_SYSLOG) and the HTTP endpoint above; never an argument value, a result or a secret. See docs/observability.md.</source>
+        <source>OpenTelemetry collector: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Audit records to syslog: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Used from the next start; the policy&apos;s %1 and %2 win over it.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 is set in this app&apos;s environment and wins over the saved value.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>OpenTelemetry collector</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Audit records to syslog</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>OpenTelemetry collector:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Audit records to syslog:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Traces and metrics over OTLP/HTTP, and every audit record as syslog (tcp:// or tls://). Used from the next start; the policy and the environment (OTEL_EXPORTER_OTLP_ENDPOINT, FABRIC_BROKER_AUDIT_SYSLOG) win. Never an argument value, a result or a secret (docs/observability.md).</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -5,6 +5,7 @@
 #include "core/AuditLog.h"
 #include "core/Policy.h"
 #include "core/SpendLedger.h"
+#include "telemetry/SyslogSink.h"
 
 #include <QFile>
 #include <QJsonArray>
@@ -184,8 +185,13 @@ int check(const QString &path)
         err(QStringLiteral("%1: larger than 65536 bytes\n").arg(path));
         return 1;
     }
-    if (!r.ok()) {
-        for (const QString &e : r.errors)
+    QStringList errors = r.errors;
+    // The whole syslog target, as the start checks it (core only checks its shape).
+    if (QString why; r.ok() && r.policy.auditSyslog &&
+                     !telemetry::SyslogConfig::parse(*r.policy.auditSyslog, &why))
+        errors << QStringLiteral("audit.syslog: %1").arg(why);
+    if (!errors.isEmpty()) {
+        for (const QString &e : std::as_const(errors))
             err(QStringLiteral("%1: %2\n").arg(path, e));
         return 1;
     }

@@ -100,6 +100,8 @@ private:
             const DesktopPreferences prefs = DesktopPreferences::load(QSettings());
             options->savedToolsets = prefs.toolsets;
             options->savedApprovalMode = prefs.approvalMode;
+            options->savedOtlpEndpoint = prefs.otlpEndpoint;
+            options->savedAuditSyslog = prefs.auditSyslog;
             options->savedTeamDatabase = QSettings().contains(QStringLiteral("team/database"));
             if (options->http.isEmpty())
                 options->http = prefs.httpAddress; // --http wins over the saved setting

@@ -183,6 +183,10 @@ bool ServerHost::start(const Options &options, QString *error)
     if (!qEnvironmentVariable("FABRIC_BROKER_TEAM_DATABASE").trimmed().isEmpty())
         qCWarning(lcHost) << "FABRIC_BROKER_TEAM_DATABASE is IGNORED: team mode is set by the "
                              "administrator's policy alone (team.database, docs/team.md)";
+    if (!options.savedAuditSyslog.isEmpty())
+        sources.saved.insert(SettingId::AuditSyslog, options.savedAuditSyslog);
+    if (!options.savedOtlpEndpoint.isEmpty())
+        sources.saved.insert(SettingId::OtlpEndpoint, options.savedOtlpEndpoint);
     if (options.savedTeamDatabase)
         qCWarning(lcHost) << "the saved team/database setting is IGNORED: team mode is set by the "
                              "administrator's policy alone (team.database, docs/team.md)";
@@ -204,8 +208,6 @@ bool ServerHost::start(const Options &options, QString *error)
         return false;
     }
     qCInfo(lcHost).noquote() << "audit log" << auditPath;
-    if (!startObservability(options, error))
-        return false;
 
     FabricConfig config = FabricConfig::withSaved(QProcessEnvironment::systemEnvironment(),
                                                   options.savedFabricConfig);
@@ -235,6 +237,9 @@ bool ServerHost::start(const Options &options, QString *error)
     if (!m_live->start(MutationBroker::fabricBinding(config).endpoint, error))
         return false;
     m_settings = m_live->settings();
+    // After the policy (it may name the exports), before anything is recorded or served.
+    if (!startObservability(options, sources, error))
+        return false;
     m_fabric = std::make_unique<FabricClient>(config);
     m_store = std::make_unique<ProposalStore>();
     m_registry = std::make_unique<mcp::ToolRegistry>();
@@ -315,23 +320,35 @@ bool ServerHost::start(const Options &options, QString *error)
 
 // Observed only when someone looks: an OTLP endpoint (OTEL_*), the HTTP endpoint (its /metrics)
 // or an audit sink. Otherwise nothing is recorded and the MCP engine pays one null check.
-bool ServerHost::startObservability(const Options &options, QString *error)
+bool ServerHost::startObservability(const Options &options, const SettingSources &sources,
+                                    QString *error)
 {
-    const QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    // Where to: the policy > the environment > Settings (core/ObservabilityTargets).
+    const Policy &policy = m_settings.policy;
+    m_otlpTarget = observabilityTarget(SettingId::OtlpEndpoint, policy, sources);
+    m_syslogTarget = observabilityTarget(SettingId::AuditSyslog, policy, sources);
+    const QString otlpEnv = Settings::envName(SettingId::OtlpEndpoint);
+    for (const QString &line : std::as_const(m_otlpTarget.ignored)) {
+        if (!line.startsWith(otlpEnv)) // the exporter's own warnings name the variables
+            qCWarning(lcHost).noquote() << "OpenTelemetry:" << line;
+    }
+    for (const QString &line : std::as_const(m_syslogTarget.ignored))
+        qCWarning(lcHost).noquote() << "audit export:" << line;
+
     const QString version = QCoreApplication::applicationVersion();
-    const telemetry::OtlpConfig otlp = telemetry::OtlpConfig::fromEnvironment(env, {}, version);
+    const telemetry::OtlpConfig otlp = telemetry::OtlpConfig::fromEnvironment(
+        sources.environment, m_otlpTarget.value, version, m_otlpTarget.fromPolicy);
     for (const QString &warning : otlp.warnings)
         qCWarning(lcHost).noquote() << "OpenTelemetry:" << warning;
-    const QString syslog =
-        env.value(Settings::spec(SettingId::AuditSyslog).env.toString()).trimmed();
     std::optional<telemetry::SyslogConfig> sink;
-    if (!syslog.isEmpty()) {
+    if (!m_syslogTarget.value.isEmpty()) {
         QString why;
-        sink = telemetry::SyslogConfig::parse(syslog, &why);
+        sink = telemetry::SyslogConfig::parse(m_syslogTarget.value, &why);
         if (!sink) {
             // An audit export the administrator asked for and cannot have is a failed start,
             // not a silent gap.
-            *error = QStringLiteral("%1: %2").arg(Settings::spec(SettingId::AuditSyslog).env, why);
+            *error = QStringLiteral("%1: %2").arg(
+                m_syslogTarget.describeSource(SettingId::AuditSyslog), why);
             return false;
         }
     }
@@ -393,13 +410,15 @@ QList<QPair<QString, QString>> ServerHost::observabilityStatus() const
     QList<QPair<QString, QString>> rows;
     const telemetry::OtlpExporter *exporter = m_telemetry ? m_telemetry->exporter() : nullptr;
     if (!exporter) {
-        rows.append({tr("OpenTelemetry"), tr("off (set OTEL_EXPORTER_OTLP_ENDPOINT)")});
+        rows.append({tr("OpenTelemetry"), tr("off")});
     } else {
         const telemetry::OtlpExporter::Stats &stats = exporter->stats();
-        QString text = tr("%1; %2 spans exported, %3 dropped")
-                           .arg(exporter->config().describe())
-                           .arg(stats.spansExported)
-                           .arg(stats.spansDropped);
+        const QString from = m_otlpTarget.describeSource(SettingId::OtlpEndpoint);
+        QString text =
+            tr("%1 (set by %2); %3 spans exported, %4 dropped")
+                .arg(exporter->config().describe(), from.isEmpty() ? tr("OTEL_* variables") : from)
+                .arg(stats.spansExported)
+                .arg(stats.spansDropped);
         if (stats.lastSuccessUnixMs > 0)
             text += tr("; last export %1")
                         .arg(QDateTime::fromMSecsSinceEpoch(stats.lastSuccessUnixMs)
@@ -416,10 +435,11 @@ QList<QPair<QString, QString>> ServerHost::observabilityStatus() const
                    .arg(m_httpServer->url().resolved(QUrl(QStringLiteral("/metrics"))).toString())
              : tr("off (serve MCP over HTTP to get /metrics)")});
     if (!m_auditSink) {
-        rows.append({tr("Audit records to syslog"), tr("off (set FABRIC_BROKER_AUDIT_SYSLOG)")});
+        rows.append({tr("Audit records to syslog"), tr("off")});
     } else {
-        QString text = tr("%1, %2; %3 records sent, %4 waiting, %5 lost")
+        QString text = tr("%1 (set by %2), %3; %4 records sent, %5 waiting, %6 lost")
                            .arg(m_auditSink->config().describe(),
+                                m_syslogTarget.describeSource(SettingId::AuditSyslog),
                                 m_auditSink->isConnected() ? tr("connected") : tr("not connected"))
                            .arg(m_auditSink->sent())
                            .arg(m_auditSink->queued())

@@ -3,6 +3,7 @@
 // store, the broker and catalog tools, and the MCP server with its transports. Shared by the
 // headless modes and the desktop app.
 #include "broker/BrokerSettings.h"
+#include "core/ObservabilityTargets.h"
 #include "fabric/FabricClient.h"
 
 #include <QObject>
@@ -57,6 +58,10 @@ public:
         // A team/database saved by an earlier version: ignored and reported (team mode is the
         // administrator's policy's alone, docs/team.md).
         bool savedTeamDatabase = false;
+        // Settings > Observability (docs/observability.md): used where neither the policy nor
+        // the environment sets them. Empty: not saved.
+        QString savedAuditSyslog;
+        QString savedOtlpEndpoint;
         QString teamPassword; // the team role's password, from the keychain; never logged
         // Appended to initialize.instructions (e.g. that no desktop app runs).
         QString instructionsNote;
@@ -135,7 +140,7 @@ signals:
 private:
     void startHttp(transport::HttpServerOptions http);
     // Telemetry and the audit export, from the environment (docs/observability.md).
-    bool startObservability(const Options &options, QString *error);
+    bool startObservability(const Options &options, const SettingSources &sources, QString *error);
     void addBrokerMetrics();
     void flushTelemetryThen(std::function<void()> done);
     // A launcher's fd-passing relay: its command line and environment decide the session
@@ -147,6 +152,8 @@ private:
     std::unique_ptr<AuditLog> m_audit;
     std::unique_ptr<telemetry::Telemetry> m_telemetry; // destroyed after the server
     std::unique_ptr<telemetry::SyslogSink> m_auditSink;
+    ObservabilityTarget m_syslogTarget; // where the audit sink's target came from
+    ObservabilityTarget m_otlpTarget;   // where the OTLP endpoint came from
     std::unique_ptr<FabricSandbox> m_sandbox;
     std::unique_ptr<FabricClient> m_fabric;
     std::unique_ptr<ProposalStore> m_store;

@@ -11,6 +11,7 @@
 #include <QJsonDocument>
 #include <QUrl>
 
+#include <algorithm>
 #include <cmath>
 
 namespace fb {
@@ -22,6 +23,7 @@ using namespace policykeys;
 namespace {
 
 constexpr qint64 MaxRevalidateMs = 24LL * 3600 * 1000;
+constexpr qsizetype MaxTargetChars = 2048;
 
 constexpr EnumName<UnpricedRule> kUnpricedNames[] = {
     {UnpricedRule::Allow, u"allow"},
@@ -56,8 +58,8 @@ QString jsonText(const QJsonValue &v)
 void flatten(const QJsonObject &o, const QString &prefix, QMap<QString, QJsonValue> *out,
              QStringList *errors)
 {
-    static const QStringList groups{u"spend"_s, u"approval"_s, u"toolsets"_s, u"fabric"_s,
-                                    u"team"_s};
+    static const QStringList groups{u"spend"_s, u"approval"_s,      u"toolsets"_s, u"fabric"_s,
+                                    u"team"_s,  u"observability"_s, u"audit"_s};
     for (auto it = o.begin(); it != o.end(); ++it) {
         const QString key = prefix.isEmpty() ? it.key() : prefix + u'.' + it.key();
         if (prefix.isEmpty() && it.key() == u"$schema")
@@ -81,12 +83,36 @@ void flatten(const QJsonObject &o, const QString &prefix, QMap<QString, QJsonVal
 
 } // namespace
 
+QString otlpEndpointError(const QString &text)
+{
+    const QUrl url(text, QUrl::StrictMode);
+    if (text.size() > MaxTargetChars || !url.isValid() ||
+        (url.scheme() != u"https" && url.scheme() != u"http") || url.host().isEmpty() ||
+        !url.userInfo().isEmpty() || url.hasQuery() || url.hasFragment())
+        return u"must be an http(s) URL without user info, query or fragment, such as "
+               "\"http://127.0.0.1:4318\" (OTLP/HTTP; /v1/traces and /v1/metrics are added)"_s;
+    return {};
+}
+
+QString auditSyslogShapeError(const QString &text)
+{
+    const bool printable = std::all_of(text.cbegin(), text.cend(), [](QChar c) {
+        return c.unicode() > 0x20 && c.unicode() < 0x7f;
+    });
+    const QString lower = text.toLower();
+    if (text.size() > MaxTargetChars || !printable ||
+        (!lower.startsWith(u"tcp://"_s) && !lower.startsWith(u"tls://"_s)) || text.size() <= 6)
+        return u"must be \"tcp://host:port\" or \"tls://host:port[?ca=/path/ca.pem]\" (printable "
+               "ASCII, at most %1 characters; docs/observability.md)"_s.arg(MaxTargetChars);
+    return {};
+}
+
 const QStringList &Policy::keys()
 {
-    static const QStringList k{kPerChange,       kPerDay,   kUnpriced,     kDesktopAbove,
-                               kTypedAbove,      kChannel,  kRevalidate,   kToolsets,
-                               kUnconfirmed,     kEndpoint, kTeamDatabase, kTeamQuorum,
-                               kTeamApproverKeys};
+    static const QStringList k{kPerChange,        kPerDay,       kUnpriced,     kDesktopAbove,
+                               kTypedAbove,       kChannel,      kRevalidate,   kToolsets,
+                               kUnconfirmed,      kEndpoint,     kTeamDatabase, kTeamQuorum,
+                               kTeamApproverKeys, kOtlpEndpoint, kAuditSyslog};
     return k;
 }
 
@@ -112,6 +138,8 @@ const QList<PolicyEnforcement> &policyEnforcement()
         {kTeamDatabase, true, true, false, false}, // the setting's value (docs/team.md)
         {kTeamQuorum, true, true, false, false},   // validated; not yet used by a confirm
         {kTeamApproverKeys, true, true, false, false}, // `team verify`; not yet by a confirm
+        {kOtlpEndpoint, true, false, false, false},    // the exporter is made at startup
+        {kAuditSyslog, true, false, false, false},     // the audit sink is made at startup
     };
     return table;
 }
@@ -159,6 +187,10 @@ QJsonValue Policy::value(const QString &key) const
         return teamQuorum ? QJsonValue(teamQuorum->toJson()) : QJsonValue();
     if (key == kTeamApproverKeys)
         return teamApproverKeys ? QJsonValue(ApproverKey::toJson(*teamApproverKeys)) : QJsonValue();
+    if (key == kOtlpEndpoint)
+        return otlpEndpoint ? QJsonValue(*otlpEndpoint) : QJsonValue();
+    if (key == kAuditSyslog)
+        return auditSyslog ? QJsonValue(*auditSyslog) : QJsonValue();
     return {};
 }
 
@@ -284,6 +316,20 @@ PolicyParseResult parsePolicy(const QByteArray &json, const QString &source)
         } else if (key == kTeamApproverKeys) {
             if (const auto k = ApproverKey::parse(v, key, &r.errors))
                 p.teamApproverKeys = *k;
+        } else if (key == kOtlpEndpoint) {
+            const QString why =
+                v.isString() ? otlpEndpointError(v.toString()) : u"must be a string"_s;
+            if (!why.isEmpty())
+                r.errors.append(u"%1: %2"_s.arg(key, why));
+            else
+                p.otlpEndpoint = v.toString();
+        } else if (key == kAuditSyslog) {
+            const QString why =
+                v.isString() ? auditSyslogShapeError(v.toString()) : u"must be a string"_s;
+            if (!why.isEmpty())
+                r.errors.append(u"%1: %2"_s.arg(key, why));
+            else
+                p.auditSyslog = v.toString();
         }
         if (r.errors.size() == before)
             p.sources.insert(key, source);
@@ -427,6 +473,32 @@ PolicyMergeResult mergePolicy(const Policy &admin, const Policy &user, PolicyLay
         } else if (*e.teamDatabase != *user.teamDatabase) {
             ignore(kTeamDatabase, u"the administrator requires the team database set in %1"_s.arg(
                                       admin.sources.value(kTeamDatabase)));
+        }
+    }
+    if (user.otlpEndpoint) {
+        if (!e.otlpEndpoint) {
+            e.otlpEndpoint = user.otlpEndpoint;
+            take(kOtlpEndpoint);
+        } else if (*e.otlpEndpoint != *user.otlpEndpoint) {
+            ignore(kOtlpEndpoint, u"the administrator sends telemetry to %1 (%2)"_s.arg(
+                                      *e.otlpEndpoint, admin.sources.value(kOtlpEndpoint)));
+        }
+    }
+    // audit.syslog says where every audit record also goes: the administrator's alone, like
+    // team.database. A user's file (which the agent can write) could send the records to a
+    // server the agent chose; it is ignored and reported.
+    if (user.auditSyslog && layer == PolicyLayer::User) {
+        ignore(kAuditSyslog,
+               u"the audit export is set by the administrator's policy alone (/etc/fabric-broker/"
+               "policy.json or FABRIC_BROKER_EXTRA_ADMIN_POLICY); for yourself, use "
+               "FABRIC_BROKER_AUDIT_SYSLOG or Settings > Observability"_s);
+    } else if (user.auditSyslog) {
+        if (!e.auditSyslog) {
+            e.auditSyslog = user.auditSyslog;
+            take(kAuditSyslog);
+        } else if (*e.auditSyslog != *user.auditSyslog) {
+            ignore(kAuditSyslog, u"the administrator requires the audit export set in %1"_s.arg(
+                                     admin.sources.value(kAuditSyslog)));
         }
     }
     if (user.teamQuorum) {

@@ -43,6 +43,8 @@ struct Policy {
     std::optional<QString> teamDatabase;         // team.database (core/TeamPolicy.h)
     std::optional<TeamQuorum> teamQuorum;        // team.quorum (core/TeamPolicy.h)
     std::optional<QList<ApproverKey>> teamApproverKeys; // team.approver_keys (ditto)
+    std::optional<QString> otlpEndpoint; // observability.otlp_endpoint (docs/observability.md)
+    std::optional<QString> auditSyslog;  // audit.syslog: tcp:// or tls:// (ditto)
 
     // Where each set key came from (a file path); keys absent here are unset (defaults).
     QMap<QString, QString> sources;
@@ -78,6 +80,14 @@ struct PolicyEnforcement {
 };
 const QList<PolicyEnforcement> &policyEnforcement(); // in Policy::keys() order
 
+// Why text cannot be observability.otlp_endpoint (an http(s) URL without user info, query or
+// fragment), or empty when it can.
+QString otlpEndpointError(const QString &text);
+// Why text is not even shaped like an audit.syslog target (tcp:// or tls://, printable ASCII,
+// bounded), or empty. The whole target (host, port, ca=) is checked where the sink is made
+// (telemetry/SyslogSink, which core cannot use): a malformed one fails the start.
+QString auditSyslogShapeError(const QString &text);
+
 struct PolicyParseResult {
     Policy policy;
     QStringList errors; // each names the key ("spend.unpriced: must be one of ...")
@@ -97,7 +107,10 @@ struct PolicyMergeResult {
 // where the administrator set nothing.
 // team.database and team.approver_keys are the administrator's: from a user's file (layer User)
 // the database is always ignored, and keys are taken only to remove some the administrator lists.
-// A second administrator-layer file (layer Administrator) may set both.
+// A second administrator-layer file (layer Administrator) may set both. audit.syslog (where
+// every audit record also goes) is the administrator's alone in the same way: a user's file
+// could send the records to whoever the agent chose, or nowhere. observability.otlp_endpoint
+// is taken from a user's file only where the administrator set none.
 enum class PolicyLayer { User, Administrator };
 PolicyMergeResult mergePolicy(const Policy &admin, const Policy &user,
                               PolicyLayer layer = PolicyLayer::User);

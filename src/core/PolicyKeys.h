@@ -20,5 +20,7 @@ inline const QString kEndpoint = u"fabric.endpoint"_s;
 inline const QString kTeamDatabase = u"team.database"_s;
 inline const QString kTeamQuorum = u"team.quorum"_s;
 inline const QString kTeamApproverKeys = u"team.approver_keys"_s;
+inline const QString kOtlpEndpoint = u"observability.otlp_endpoint"_s;
+inline const QString kAuditSyslog = u"audit.syslog"_s;
 
 } // namespace fb::policykeys

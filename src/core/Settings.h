@@ -39,6 +39,7 @@ enum class SettingId {
     AllowUnconfirmedMutations,
     AuditLog,
     AuditSyslog,
+    OtlpEndpoint,
     UserPolicy,
     ExtraAdminPolicy,
     Socket,

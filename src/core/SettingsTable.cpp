@@ -139,11 +139,23 @@ const SettingSpec kTable[] = {
     {.id = SettingId::AuditSyslog,
      .name = "audit.syslog"_L1,
      .env = "FABRIC_BROKER_AUDIT_SYSLOG"_L1,
+     .savedKey = "audit/syslog"_L1,
      .type = SettingType::Text,
      .emptyIsUnset = true,
+     .policyKey = "audit.syslog"_L1,
      .summary = "also send every audit record, with its chain position, as RFC 5424 syslog to "
                 "`tcp://host:port` or `tls://host:port[?ca=/path.pem]` (docs/observability.md); "
-                "a malformed target is a startup error"_L1},
+                "a malformed target is a startup error; the administrator's policy wins"_L1},
+    {.id = SettingId::OtlpEndpoint,
+     .name = "observability.otlp_endpoint"_L1,
+     .env = "OTEL_EXPORTER_OTLP_ENDPOINT"_L1,
+     .savedKey = "observability/otlpEndpoint"_L1,
+     .type = SettingType::Text,
+     .emptyIsUnset = true,
+     .policyKey = "observability.otlp_endpoint"_L1,
+     .summary = "send traces and metrics over OTLP/HTTP JSON to this base URL (`/v1/traces`, "
+                "`/v1/metrics` added); the other standard `OTEL_*` variables tune it "
+                "(docs/observability.md); the policy's value wins over the variable"_L1},
     {.id = SettingId::UserPolicy,
      .name = "policy.user_file"_L1,
      .env = "FABRIC_BROKER_POLICY"_L1,

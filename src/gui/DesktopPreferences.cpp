@@ -12,6 +12,8 @@ DesktopPreferences DesktopPreferences::load(const QSettings &settings)
     p.approvalMode = BrokerSettings::approvalModeFromName(
         settings.value(Settings::savedKey(SettingId::Approval)).toString());
     p.httpAddress = settings.value(Settings::savedKey(SettingId::HttpAddress)).toString();
+    p.otlpEndpoint = settings.value(Settings::savedKey(SettingId::OtlpEndpoint)).toString();
+    p.auditSyslog = settings.value(Settings::savedKey(SettingId::AuditSyslog)).toString();
     p.credentialsInKeychain =
         settings.value(Settings::savedKey(SettingId::CredentialsInKeychain), false).toBool();
     return p;
@@ -36,6 +38,14 @@ void DesktopPreferences::save(QSettings &settings) const
         settings.remove(Settings::savedKey(SettingId::HttpAddress));
     else
         settings.setValue(Settings::savedKey(SettingId::HttpAddress), httpAddress);
+    const std::pair<SettingId, const QString *> texts[] = {{SettingId::OtlpEndpoint, &otlpEndpoint},
+                                                           {SettingId::AuditSyslog, &auditSyslog}};
+    for (const auto &[id, value] : texts) {
+        if (value->trimmed().isEmpty())
+            settings.remove(Settings::savedKey(id));
+        else
+            settings.setValue(Settings::savedKey(id), value->trimmed());
+    }
 }
 
 void DesktopPreferences::setCredentialsInKeychain(QSettings &settings, bool stored)

@@ -12,6 +12,8 @@
 #include <QLayout>
 #include <QLineEdit>
 
+#include <tuple>
+
 namespace fb {
 
 namespace {
@@ -106,6 +108,20 @@ QStringList showPolicyLocks(const Policy &policy, QWidget *dialog)
         if (auto *edit = dialog->findChild<QLineEdit *>(QStringLiteral("endpointEdit"))) {
             edit->setText(*policy.fabricEndpoint);
             lock(edit, QStringLiteral("fabric.endpoint"), PolicyLocks::tr("Fabric endpoint"));
+        }
+    }
+    // Where the exports go: the policy's target, shown in its field, not editable.
+    const std::tuple<const std::optional<QString> *, const char *, QString, QString> exports[] = {
+        {&policy.otlpEndpoint, "otlpEndpointEdit", QStringLiteral("observability.otlp_endpoint"),
+         PolicyLocks::tr("OpenTelemetry collector")},
+        {&policy.auditSyslog, "auditSyslogEdit", QStringLiteral("audit.syslog"),
+         PolicyLocks::tr("Audit records to syslog")}};
+    for (const auto &[value, name, key, what] : exports) {
+        if (!*value)
+            continue;
+        if (auto *edit = dialog->findChild<QLineEdit *>(QLatin1String(name))) {
+            edit->setText(**value);
+            lock(edit, key, what);
         }
     }
     if (policy.allowUnconfirmed && !*policy.allowUnconfirmed)

@@ -5,6 +5,7 @@
 #include "broker/ProposalView.h"
 #include "broker/ReadOperations.h"
 #include "core/Executable.h"
+#include "core/ObservabilityTargets.h"
 #include "core/ProposalStore.h"
 #include "core/Settings.h"
 #include "core/TeamPolicy.h"
@@ -14,6 +15,7 @@
 #include "gui/WindowFit.h"
 #include "keychain/CredentialStore.h"
 #include "mcp/ToolRegistry.h"
+#include "telemetry/SyslogSink.h"
 #include "transport/http/HttpAddress.h"
 #include "ui_SettingsDialog.h"
 
@@ -84,7 +86,6 @@ SettingsDialog::SettingsDialog(const FabricConfig &current, const BrokerSettings
     const QString mode =
         BrokerSettings::approvalModeName(prefs.approvalMode.value_or(settings.approvalMode));
     ui->approvalCombo->setCurrentIndex(std::max(0, ui->approvalCombo->findData(mode)));
-    showPolicyLocks(settings.policy, this); // locked settings: disabled, and who set them
 
     // The loopback HTTP endpoint: takes effect at the next start (--http overrides it).
     m_httpCheck = new QCheckBox(
@@ -100,6 +101,9 @@ SettingsDialog::SettingsDialog(const FabricConfig &current, const BrokerSettings
     m_savedHttpAddress = prefs.httpAddress;
     ui->desktopLayout->addWidget(m_httpCheck);
     addTeamGroup(settings);
+    m_savedPrefs = prefs;
+    addObservabilityGroup(prefs);
+    showPolicyLocks(settings.policy, this); // locked settings: disabled, and who set them
 
     ui->startAtLoginCheck->setChecked(LoginAutostart::forCurrentUser(launcherPath()).isEnabled());
 
@@ -204,6 +208,11 @@ DesktopPreferences SettingsDialog::preferences() const
     if (m_httpCheck->isChecked())
         p.httpAddress = m_savedHttpAddress.isEmpty() ? transport::HttpAddress::defaultAddress()
                                                      : m_savedHttpAddress;
+    // A field the policy locks shows the policy's value; the saved one is kept as it was.
+    p.otlpEndpoint =
+        m_otlpEndpoint->isEnabled() ? m_otlpEndpoint->text().trimmed() : m_savedPrefs.otlpEndpoint;
+    p.auditSyslog =
+        m_auditSyslog->isEnabled() ? m_auditSyslog->text().trimmed() : m_savedPrefs.auditSyslog;
     return p;
 }
 
@@ -277,6 +286,17 @@ void SettingsDialog::save()
     const DesktopPreferences prefs = preferences();
     if (prefs.toolsets.isEmpty()) {
         setStatus(tr("Choose at least one toolset."), true);
+        return;
+    }
+    if (m_otlpEndpoint->isEnabled() && !prefs.otlpEndpoint.isEmpty()) {
+        if (const QString why = otlpEndpointError(prefs.otlpEndpoint); !why.isEmpty()) {
+            setStatus(tr("OpenTelemetry collector: %1").arg(why), true);
+            return;
+        }
+    }
+    if (QString why; m_auditSyslog->isEnabled() && !prefs.auditSyslog.isEmpty() &&
+                     !telemetry::SyslogConfig::parse(prefs.auditSyslog, &why)) {
+        setStatus(tr("Audit records to syslog: %1").arg(why), true);
         return;
     }
     // The team role's password goes to the keychain first; then the rest is saved.
@@ -409,34 +429,68 @@ QLabel *SettingsDialog::testResultLabel() const
     return ui->testResultLabel;
 }
 
+void SettingsDialog::addObservabilityGroup(const DesktopPreferences &prefs)
+{
+    auto *group = new QGroupBox(tr("Observability"), this);
+    group->setObjectName(QStringLiteral("observabilityGroup"));
+    auto *form = new QFormLayout(group);
+    const auto field = [&](const QString &name, const QString &saved, const QString &placeholder,
+                           const QString &accessibleName, SettingId id) {
+        auto *edit = new QLineEdit(saved, group);
+        edit->setObjectName(name);
+        edit->setPlaceholderText(placeholder);
+        edit->setAccessibleName(accessibleName);
+        // The environment the app runs with wins over the saved value; say so where it is typed.
+        const QString env = Settings::envName(id);
+        const QString envValue = qEnvironmentVariable(env.toLatin1().constData()).trimmed();
+        edit->setAccessibleDescription(
+            envValue.isEmpty()
+                ? tr("Used from the next start; the policy's %1 and %2 win over it.")
+                      .arg(QString(Settings::spec(id).policyKey), env)
+                : tr("%1 is set in this app's environment and wins over the saved value.")
+                      .arg(env));
+        edit->setToolTip(edit->accessibleDescription());
+        return edit;
+    };
+    m_otlpEndpoint = field(QStringLiteral("otlpEndpointEdit"), prefs.otlpEndpoint,
+                           QStringLiteral("http://127.0.0.1:4318"), tr("OpenTelemetry collector"),
+                           SettingId::OtlpEndpoint);
+    m_auditSyslog = field(QStringLiteral("auditSyslogEdit"), prefs.auditSyslog,
+                          QStringLiteral("tls://siem.example.com:6514"),
+                          tr("Audit records to syslog"), SettingId::AuditSyslog);
+    form->addRow(tr("OpenTelemetry collector:"), m_otlpEndpoint);
+    form->addRow(tr("Audit records to syslog:"), m_auditSyslog);
+    auto *note = new QLabel(
+        tr("Traces and metrics over OTLP/HTTP, and every audit record as syslog (tcp:// or "
+           "tls://). Used from the next start; the policy and the environment "
+           "(OTEL_EXPORTER_OTLP_ENDPOINT, FABRIC_BROKER_AUDIT_SYSLOG) win. Never an argument "
+           "value, a result or a secret (docs/observability.md)."),
+        group);
+    note->setObjectName(QStringLiteral("observabilityNote"));
+    note->setTextFormat(Qt::PlainText);
+    note->setWordWrap(true);
+    form->addRow(note);
+    // After the team group (which follows the desktop group).
+    auto *team = findChild<QGroupBox *>(QStringLiteral("teamGroup"));
+    ui->mainLayout->insertWidget(
+        ui->mainLayout->indexOf(team ? static_cast<QWidget *>(team) : ui->desktopGroup) + 1, group);
+}
+
 void SettingsDialog::showObservability(const QList<QPair<QString, QString>> &rows)
 {
     auto *group = findChild<QGroupBox *>(QStringLiteral("observabilityGroup"));
-    if (!group) {
-        group = new QGroupBox(tr("Observability"), this);
-        group->setObjectName(QStringLiteral("observabilityGroup"));
-        new QFormLayout(group);
-        auto *note = new QLabel(
-            tr("Set by the environment the app starts with (OTEL_EXPORTER_OTLP_ENDPOINT, "
-               "FABRIC_BROKER_AUDIT_SYSLOG) and the HTTP endpoint above; never an argument "
-               "value, a result or a secret. See docs/observability.md."),
-            group);
-        note->setObjectName(QStringLiteral("observabilityNote"));
-        note->setTextFormat(Qt::PlainText);
-        note->setWordWrap(true);
-        static_cast<QFormLayout *>(group->layout())->addRow(note);
-        // After the team group (which follows the desktop group).
-        auto *team = findChild<QGroupBox *>(QStringLiteral("teamGroup"));
-        ui->mainLayout->insertWidget(
-            ui->mainLayout->indexOf(team ? static_cast<QWidget *>(team) : ui->desktopGroup) + 1,
-            group);
-    }
-    auto *form = static_cast<QFormLayout *>(group->layout());
-    while (form->rowCount() > 1)
-        form->removeRow(1);
+    if (!group)
+        return;
+    // The rows live in one widget, replaced as a whole (deleted now: nothing of it is on the
+    // stack, and a second call must not find the first call's labels).
+    delete group->findChild<QWidget *>(QStringLiteral("observabilityStatus"));
+    auto *status = new QWidget(group);
+    status->setObjectName(QStringLiteral("observabilityStatus"));
+    auto *form = new QFormLayout(status);
+    form->setContentsMargins(0, 0, 0, 0);
     int i = 0;
     for (const auto &[label, text] : rows) {
-        auto *value = new QLabel(text, group);
+        auto *value = new QLabel(text, status);
         value->setObjectName(QStringLiteral("observabilityValue%1").arg(i++));
         value->setTextFormat(Qt::PlainText);
         value->setWordWrap(true);
@@ -444,6 +498,7 @@ void SettingsDialog::showObservability(const QList<QPair<QString, QString>> &row
         value->setAccessibleName(label);
         form->addRow(label + QStringLiteral(":"), value);
     }
+    static_cast<QFormLayout *>(group->layout())->addRow(status);
 }
 
 void SettingsDialog::addTeamGroup(const BrokerSettings &settings)

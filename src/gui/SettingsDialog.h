@@ -47,8 +47,9 @@ public:
     // What else of the policy applies now (broker/PolicyApply's ResolvedSettings): why mutate
     // is refused (the mutate box is disabled with those words) and saved values it overrides.
     void showMutateLock(const QString &lock, const QStringList &overridden);
-    // The Observability group (docs/observability.md): one read-only row per export, as the
-    // host describes it now (label, plain text); set from the environment, not here.
+    // The Observability group (docs/observability.md): where the exports go from the next start
+    // (saved; the policy and the environment win), and one read-only row per export as the host
+    // describes it now (label, plain text), replacing the rows shown before.
     void showObservability(const QList<QPair<QString, QString>> &rows);
 
     QLineEdit *endpointEdit() const;
@@ -93,6 +94,11 @@ private:
     QLineEdit *m_teamDatabase = nullptr;
     QLineEdit *m_teamPassword = nullptr;
     QString m_savedHttpAddress;
+    // Observability (docs/observability.md): the saved targets of the exports.
+    void addObservabilityGroup(const DesktopPreferences &prefs);
+    QLineEdit *m_otlpEndpoint = nullptr;
+    QLineEdit *m_auditSyslog = nullptr;
+    DesktopPreferences m_savedPrefs; // as loaded: what a field locked by the policy keeps
 };
 
 } // namespace fb

@@ -387,28 +387,39 @@ QString networkErrorName(QNetworkReply::NetworkError error)
 
 OtlpConfig OtlpConfig::fromEnvironment(const QProcessEnvironment &environment,
                                        const QString &configuredEndpoint,
-                                       const QString &serviceVersion)
+                                       const QString &serviceVersion, bool policyEndpoint)
 {
     const QProcessEnvironment &env = environment;
     OtlpConfig config;
     QStringList &warnings = config.warnings;
+    // With the policy's endpoint, what would send elsewhere or nowhere is ignored, and said.
+    const bool locked = policyEndpoint && !configuredEndpoint.trimmed().isEmpty();
+    const auto overridden = [&](const char *name) {
+        if (!locked || envValue(env, name).isEmpty())
+            return false;
+        warnings << varName(name) + u" is ignored: the policy's observability.otlp_endpoint wins"_s;
+        return true;
+    };
 
     const QString disabled = envValue(env, "OTEL_SDK_DISABLED").toLower();
-    if (disabled == u"true"_s)
-        return config;
-    if (!disabled.isEmpty() && disabled != u"false"_s)
-        warnings << u"OTEL_SDK_DISABLED is not true or false; taken as false"_s;
+    if (!overridden("OTEL_SDK_DISABLED")) {
+        if (disabled == u"true"_s)
+            return config;
+        if (!disabled.isEmpty() && disabled != u"false"_s)
+            warnings << u"OTEL_SDK_DISABLED is not true or false; taken as false"_s;
+    }
 
     // Where to send.
     std::optional<QUrl> base;
-    if (const QString text = envValue(env, "OTEL_EXPORTER_OTLP_ENDPOINT"); !text.isEmpty())
+    if (const QString text = envValue(env, "OTEL_EXPORTER_OTLP_ENDPOINT");
+        !text.isEmpty() && !overridden("OTEL_EXPORTER_OTLP_ENDPOINT"))
         base = endpointUrl(text, u"OTEL_EXPORTER_OTLP_ENDPOINT"_s, warnings);
     else if (!configuredEndpoint.trimmed().isEmpty())
         base =
             endpointUrl(configuredEndpoint.trimmed(), u"The configured OTLP endpoint"_s, warnings);
     const auto signalUrl = [&](const char *name, const QString &path) -> std::optional<QUrl> {
         const QString text = envValue(env, name);
-        if (!text.isEmpty()) {
+        if (!text.isEmpty() && !overridden(name)) {
             const std::optional<QUrl> url = endpointUrl(text, varName(name), warnings);
             return url ? std::optional<QUrl>(asIs(*url)) : std::nullopt;
         }
@@ -418,11 +429,16 @@ OtlpConfig OtlpConfig::fromEnvironment(const QProcessEnvironment &environment,
         signalUrl("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", u"v1/traces"_s);
     const std::optional<QUrl> metrics =
         signalUrl("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT", u"v1/metrics"_s);
-    if (traces && exporterSelected(env, "OTEL_TRACES_EXPORTER", false, warnings)) {
+    const auto selected = [&](const char *name, bool isMetrics) {
+        if (exporterSelected(env, name, isMetrics, warnings))
+            return true;
+        return overridden(name); // "none" does not turn the policy's export off
+    };
+    if (traces && selected("OTEL_TRACES_EXPORTER", false)) {
         config.tracesEnabled = true;
         config.tracesUrl = *traces;
     }
-    if (metrics && exporterSelected(env, "OTEL_METRICS_EXPORTER", true, warnings)) {
+    if (metrics && selected("OTEL_METRICS_EXPORTER", true)) {
         config.metricsEnabled = true;
         config.metricsUrl = *metrics;
     }

@@ -65,9 +65,13 @@ struct OtlpConfig {
     // is configured (a variable, the policy or Settings) and OTEL_SDK_DISABLED is not true;
     // OTEL_TRACES_EXPORTER / OTEL_METRICS_EXPORTER = none turn a signal off. A protocol other
     // than http/json, a malformed number or URL is a warning and the default is used.
+    // policyEndpoint: configuredEndpoint is the operator policy's (observability.otlp_endpoint)
+    // and wins: OTEL_EXPORTER_OTLP_[SIGNAL_]ENDPOINT, OTEL_SDK_DISABLED and
+    // OTEL_{TRACES,METRICS}_EXPORTER are then ignored, each with a warning.
     static OtlpConfig fromEnvironment(const QProcessEnvironment &environment,
                                       const QString &configuredEndpoint = {},
-                                      const QString &serviceVersion = {});
+                                      const QString &serviceVersion = {},
+                                      bool policyEndpoint = false);
     // Endpoint shown in Settings and logs: scheme, host, port and path; never headers.
     QString describe() const;
 };

@@ -546,3 +546,96 @@ test('audit records reach rsyslog with their chain position, and an outage is re
     await stopChild(rs.proc);
   }
 });
+
+// ---------------------------------------------------------------------------------------------
+// 4. Where the exports go: the administrator's policy wins
+
+// A TCP listener that keeps what it receives (an RFC 5424 receiver stand-in) and counts
+// connections.
+async function startTcpSink() {
+  const sink = { data: '', connections: 0 };
+  const server = net.createServer((socket) => {
+    sink.connections += 1;
+    socket.on('data', (d) => { sink.data += d.toString('utf8'); });
+    socket.on('error', () => {});
+  });
+  servers.add(server);
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  sink.url = `tcp://127.0.0.1:${server.address().port}`;
+  return sink;
+}
+
+// A root-owned administrator-layer policy file (FABRIC_BROKER_EXTRA_ADMIN_POLICY) in a directory
+// only root writes, as the policy loader demands.
+function adminPolicyFile(policy) {
+  const dir = scratchDir('fb-obs-admin-');
+  fs.chmodSync(dir, 0o755);
+  const file = path.join(dir, 'policy.json');
+  fs.writeFileSync(file, JSON.stringify(policy));
+  fs.chmodSync(file, 0o644);
+  return file;
+}
+
+function skipUnlessRoot(t) {
+  if (process.getuid?.() === 0) return false;
+  if (inCI) assert.fail('CI runs as root: the administrator policy file must be root-owned');
+  t.skip('needs root for a root-owned administrator policy file');
+  return true;
+}
+
+test("the administrator's policy names the collector and the SIEM: neither the environment nor a user's file can send them elsewhere or switch them off", async (t) => {
+  if (skipUnlessRoot(t)) return;
+  const adminOtlp = await startOtlpReceiver();
+  const agentOtlp = await startOtlpReceiver();
+  const adminSiem = await startTcpSink();
+  const agentSiem = await startTcpSink();
+  const userSiem = await startTcpSink();
+  const admin = adminPolicyFile({ observability: { otlp_endpoint: adminOtlp.url }, audit: { syslog: adminSiem.url } });
+  const userDir = scratchDir('fb-obs-user-');
+  const user = path.join(userDir, 'policy.json');
+  fs.writeFileSync(user, JSON.stringify({ audit: { syslog: userSiem.url } }));
+  const b = await startObservedBroker({
+    env: {
+      FABRIC_BROKER_EXTRA_ADMIN_POLICY: admin, FABRIC_BROKER_POLICY: user,
+      FABRIC_BROKER_AUDIT_SYSLOG: agentSiem.url,
+      OTEL_EXPORTER_OTLP_ENDPOINT: agentOtlp.url, OTEL_SDK_DISABLED: 'true', OTEL_TRACES_EXPORTER: 'none',
+      OTEL_BSP_SCHEDULE_DELAY: '200',
+    },
+  });
+  try {
+    await proposeAndConfirm(b, connectionSpec());
+    await until(() => spansOf(adminOtlp.bodies).some((s) => s.name === 'tools/call fabric_confirm_change'), 10000,
+      () => `the confirm's span at the administrator's collector; stderr: ${b.stderr.slice(-1500)}`);
+    const records = readAudit(b.auditLog);
+    await until(() => records.every((r) => adminSiem.data.includes(`seq="${r.rec.seq}"`)), 10000,
+      () => `every audit record at the administrator's SIEM; got ${adminSiem.data.length} bytes: ${adminSiem.data.slice(0, 600)}`);
+    for (const [what, re] of [
+      ['the environment\'s endpoint', /OTEL_EXPORTER_OTLP_ENDPOINT is ignored: the policy's observability\.otlp_endpoint wins/],
+      ['OTEL_SDK_DISABLED', /OTEL_SDK_DISABLED is ignored/],
+      ['OTEL_TRACES_EXPORTER=none', /OTEL_TRACES_EXPORTER is ignored/],
+      ['the environment\'s SIEM', /FABRIC_BROKER_AUDIT_SYSLOG is ignored: audit\.syslog in .* wins/],
+      ['the user file\'s SIEM', /audit\.syslog: the value .* is ignored: the audit export is set by the administrator's policy alone/],
+    ]) assert.match(b.stderr, re, `${what} is reported`);
+  } finally {
+    await b.close();
+  }
+  assert.equal(agentOtlp.bodies.length, 0, 'nothing reached the environment\'s collector');
+  assert.equal(agentSiem.connections, 0, 'nothing connected to the environment\'s SIEM');
+  assert.equal(userSiem.connections, 0, 'nothing connected to the user file\'s SIEM');
+});
+
+test("a malformed audit.syslog in the administrator's policy fails the start, naming the key and the file", async (t) => {
+  if (skipUnlessRoot(t)) return;
+  const admin = adminPolicyFile({ audit: { syslog: 'tcp://siem.example.com' } });
+  const proc = spawn(BIN, ['--headless', '--stdio', '--sandbox'], {
+    env: baseEnv({ FABRIC_BROKER_EXTRA_ADMIN_POLICY: admin }), stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  children.add(proc);
+  let stderr = '';
+  proc.stderr.on('data', (d) => { stderr += d.toString(); });
+  const [code] = await once(proc, 'exit');
+  children.delete(proc);
+  assert.notEqual(code, 0, stderr);
+  assert.match(stderr, new RegExp(`audit\\.syslog in ${admin.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: syslog target "tcp://siem\\.example\\.com": no port`), stderr);
+});

@@ -7,6 +7,7 @@
 #include "core/Clock.h"
 #include "core/Policy.h"
 #include "gui/ApprovalDialog.h"
+#include "gui/DesktopPreferences.h"
 #include "gui/SettingsDialog.h"
 
 #include <QCheckBox>
@@ -28,9 +29,76 @@ private slots:
     void lockedSettingsAreDisabled();
     void userPolicyLocksNameTheFile();
     void noPolicyNoLocks();
+    void observabilityTargetsSavedAndLocked();
     void approvalDialogShowsThePolicyLine();
     void typedConfirmationUnlocksApprove();
 };
+
+// Settings > Observability: the two targets are saved (validated first: a malformed one is
+// refused with the reason and nothing is written); the policy's value is shown in a disabled
+// field named for who set it, and saving keeps the value saved before, not the policy's.
+void TestPolicyLocks::observabilityTargetsSavedAndLocked()
+{
+    QSettings().clear();
+    BrokerSettings settings;
+    settings.toolsets = {"read"};
+    {
+        SettingsDialog dialog(FabricConfig{}, settings, false, nullptr);
+        auto *otlp = dialog.findChild<QLineEdit *>("otlpEndpointEdit");
+        auto *syslog = dialog.findChild<QLineEdit *>("auditSyslogEdit");
+        QVERIFY(otlp && syslog && otlp->isEnabled() && syslog->isEnabled());
+        QCOMPARE(otlp->accessibleName(), QStringLiteral("OpenTelemetry collector"));
+        otlp->setText(" http://127.0.0.1:4318 ");
+        syslog->setText("udp://127.0.0.1:514");
+        dialog.save();
+        auto *status = dialog.findChild<QLabel *>("statusLabel");
+        QVERIFY(status);
+        QVERIFY2(status->text().startsWith("Audit records to syslog: syslog target "
+                                           "\"udp://127.0.0.1:514\": unsupported scheme"),
+                 qPrintable(status->text()));
+        QVERIFY(!QSettings().contains("audit/syslog"));
+        QVERIFY(!QSettings().contains("observability/otlpEndpoint"));
+        otlp->setText("ftp://collector");
+        syslog->setText("tls://siem.example.com:6514");
+        dialog.save();
+        QVERIFY2(status->text().startsWith("OpenTelemetry collector: must be an http(s) URL"),
+                 qPrintable(status->text()));
+        otlp->setText(" http://127.0.0.1:4318 ");
+        dialog.save();
+        QCOMPARE(QSettings().value("observability/otlpEndpoint").toString(),
+                 QStringLiteral("http://127.0.0.1:4318"));
+        QCOMPARE(QSettings().value("audit/syslog").toString(),
+                 QStringLiteral("tls://siem.example.com:6514"));
+        const DesktopPreferences loaded = DesktopPreferences::load(QSettings());
+        QCOMPARE(loaded.otlpEndpoint, QStringLiteral("http://127.0.0.1:4318"));
+        QCOMPARE(loaded.auditSyslog, QStringLiteral("tls://siem.example.com:6514"));
+    }
+    const PolicyParseResult parsed =
+        parsePolicy(R"({"audit": {"syslog": "tls://siem.corp.example:6514"},
+                        "observability": {"otlp_endpoint": "https://otel.corp.example"}})",
+                    "/etc/fabric-broker/policy.json");
+    QVERIFY(parsed.ok());
+    settings.policy = parsed.policy;
+    SettingsDialog dialog(FabricConfig{}, settings, false, nullptr);
+    auto *otlp = dialog.findChild<QLineEdit *>("otlpEndpointEdit");
+    auto *syslog = dialog.findChild<QLineEdit *>("auditSyslogEdit");
+    QVERIFY(otlp && syslog);
+    QVERIFY(!otlp->isEnabled());
+    QVERIFY(!syslog->isEnabled());
+    QCOMPARE(syslog->text(), QStringLiteral("tls://siem.corp.example:6514"));
+    QCOMPARE(otlp->text(), QStringLiteral("https://otel.corp.example"));
+    QVERIFY2(syslog->toolTip().contains(
+                 "set by your administrator: audit.syslog in /etc/fabric-broker/policy.json"),
+             qPrintable(syslog->toolTip()));
+    auto *label = dialog.findChild<QLabel *>("policyLocksLabel");
+    QVERIFY(label && label->text().contains("Audit records to syslog: set by your administrator"));
+    dialog.save();
+    QCOMPARE(QSettings().value("audit/syslog").toString(),
+             QStringLiteral("tls://siem.example.com:6514"));
+    QCOMPARE(QSettings().value("observability/otlpEndpoint").toString(),
+             QStringLiteral("http://127.0.0.1:4318"));
+    QSettings().clear();
+}
 
 void TestPolicyLocks::initTestCase()
 {

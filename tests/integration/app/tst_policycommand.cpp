@@ -63,6 +63,14 @@ private slots:
         QVERIFY2(r.err.startsWith(path + ": "), qPrintable(r.err));
         QVERIFY2(r.err.contains("spend.unpriced"), qPrintable(r.err));
 
+        // The whole syslog target is checked, as the start checks it: no port is an error.
+        const QString syslog =
+            write("syslog.json", "{\"audit\": {\"syslog\": \"tls://siem.example.com\"}}");
+        const Run noPort = run({"check", syslog});
+        QCOMPARE(noPort.exitCode, 1);
+        QCOMPARE(noPort.err, syslog + ": audit.syslog: syslog target \"tls://siem.example.com\": "
+                                      "no port (host:port is required)\n");
+
         const QString large = write("large.json", QByteArray(64 * 1024 + 10, ' ') + "{}");
         const Run big = run({"check", large});
         QCOMPARE(big.exitCode, 1);

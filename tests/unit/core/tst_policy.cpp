@@ -76,7 +76,9 @@ void TestPolicy::parsesEveryKey()
                             {"unpriced": true, "approvals": 3}],
                  "approver_keys": [{"role": "alice",
                      "fingerprint": "SHA256:If4x36FUomFia/hUBG/SJxt77UtqvkWqWId+9H+XIbk",
-                     "public_key": "11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo="}]}
+                     "public_key": "11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo="}]},
+        "observability": {"otlp_endpoint": "http://127.0.0.1:4318"},
+        "audit": {"syslog": "tls://siem.example.com:6514?ca=/etc/ssl/siem.pem"}
     })",
                                             QStringLiteral("/etc/x.json"));
     QVERIFY2(r.ok(), qPrintable(r.errors.join('\n')));
@@ -91,6 +93,8 @@ void TestPolicy::parsesEveryKey()
     QCOMPARE(p.toolsetsAllowed, (QStringList{"read", "mutate"}));
     QCOMPARE(p.allowUnconfirmed, false);
     QCOMPARE(p.fabricEndpoint, QStringLiteral("https://api.equinix.com"));
+    QCOMPARE(p.otlpEndpoint, QStringLiteral("http://127.0.0.1:4318"));
+    QCOMPARE(p.auditSyslog, QStringLiteral("tls://siem.example.com:6514?ca=/etc/ssl/siem.pem"));
     for (const QString &key : Policy::keys()) {
         QVERIFY2(p.isSet(key), qPrintable(key));
         QCOMPARE(p.sources.value(key), QStringLiteral("/etc/x.json"));
@@ -156,6 +160,26 @@ void TestPolicy::errorsNameTheKey_data()
         << QByteArray(R"({"fabric": {"endpoint": "https://u:p@api.equinix.com"}})")
         << "fabric.endpoint";
     QTest::newRow("group not object") << QByteArray(R"({"spend": []})") << "spend";
+    QTest::newRow("otlp scheme")
+        << QByteArray(R"({"observability": {"otlp_endpoint": "grpc://127.0.0.1:4317"}})")
+        << "observability.otlp_endpoint";
+    QTest::newRow("otlp user info")
+        << QByteArray(R"({"observability": {"otlp_endpoint": "https://u:p@otel.example"}})")
+        << "observability.otlp_endpoint";
+    QTest::newRow("otlp query")
+        << QByteArray(R"({"observability": {"otlp_endpoint": "https://otel.example/?k=v"}})")
+        << "observability.otlp_endpoint";
+    QTest::newRow("otlp type") << QByteArray(R"({"observability": {"otlp_endpoint": 4318}})")
+                               << "observability.otlp_endpoint";
+    QTest::newRow("syslog udp") << QByteArray(R"({"audit": {"syslog": "udp://127.0.0.1:514"}})")
+                                << "audit.syslog";
+    QTest::newRow("syslog no host")
+        << QByteArray(R"({"audit": {"syslog": "tcp://"}})") << "audit.syslog";
+    QTest::newRow("syslog control character")
+        << QByteArray(R"({"audit": {"syslog": "tcp://a\n:514"}})") << "audit.syslog";
+    QTest::newRow("syslog type") << QByteArray(R"({"audit": {"syslog": true}})") << "audit.syslog";
+    QTest::newRow("observability not object")
+        << QByteArray(R"({"observability": "x"})") << "observability";
 }
 
 void TestPolicy::errorsNameTheKey()

@@ -25,6 +25,8 @@ private slots:
     void mergeIgnoresAndReportsLooserUserValues();
     void mergeEqualValuesKeepTheAdministratorAsSource();
     void mergeUserAloneSetsKeys();
+    void auditExportIsTheAdministrators();
+    void otlpEndpointFromAUserOnlyWhereTheAdministratorSetNone();
     void channelRanks();
     void adminFileOwnership();
     void userFileErrorsRefuseMutate();
@@ -84,7 +86,9 @@ void TestPolicyLayers::mergeIgnoresAndReportsLooserUserValues()
                  "quorum": [{"above_monthly": {"amount": 500, "currency": "USD"}, "approvals": 2}],
                  "approver_keys": [{"role": "alice",
                      "fingerprint": "SHA256:If4x36FUomFia/hUBG/SJxt77UtqvkWqWId+9H+XIbk",
-                     "public_key": "11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo="}]}
+                     "public_key": "11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo="}]},
+        "observability": {"otlp_endpoint": "https://otel.corp.example"},
+        "audit": {"syslog": "tls://siem.corp.example:6514"}
     })",
                                  "admin");
     const Policy user = parseOk(R"({
@@ -106,7 +110,9 @@ void TestPolicyLayers::mergeIgnoresAndReportsLooserUserValues()
                      "public_key": "11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo="},
                      {"role": "carol",
                      "fingerprint": "SHA256:OfcT0KZEJT8EUpQhufUbmwiXnQgpWVnE85kO5hf1E58",
-                     "public_key": "PUAXw+hDiVqStwqnTRt+vJyYLM8uxJaMwM1V8Sr0Zgw="}]}
+                     "public_key": "PUAXw+hDiVqStwqnTRt+vJyYLM8uxJaMwM1V8Sr0Zgw="}]},
+        "observability": {"otlp_endpoint": "http://127.0.0.1:9"},
+        "audit": {"syslog": "tcp://127.0.0.1:9"}
     })",
                                 "user");
     const PolicyMergeResult m = mergePolicy(admin, user);
@@ -120,7 +126,8 @@ void TestPolicyLayers::mergeIgnoresAndReportsLooserUserValues()
         QCOMPARE(lines.size(), 1);
         if (key == u"spend.max_monthly_recurring_per_day")
             QVERIFY(lines.first().contains("cannot be compared"));
-        else if (key != u"fabric.endpoint" && key != u"team.database")
+        else if (key != u"fabric.endpoint" && key != u"team.database" &&
+                 key != u"observability.otlp_endpoint" && key != u"audit.syslog")
             QVERIFY2(lines.first().contains("looser"), qPrintable(lines.first()));
     }
 }
@@ -132,6 +139,53 @@ void TestPolicyLayers::mergeEqualValuesKeepTheAdministratorAsSource()
     const PolicyMergeResult m = mergePolicy(admin, user);
     QVERIFY(m.ignored.isEmpty());
     QCOMPARE(m.effective.sources.value("spend.unpriced"), QStringLiteral("admin"));
+}
+
+void TestPolicyLayers::auditExportIsTheAdministrators()
+{
+    // Where every audit record also goes: a user's file (which the agent can write) cannot
+    // name it, with or without an administrator's value; a second administrator-layer file can
+    // where the first sets none.
+    const Policy user = parseOk(R"({"audit": {"syslog": "tcp://attacker.example:514"}})", "user");
+    PolicyMergeResult m = mergePolicy(Policy{}, user);
+    QVERIFY(!m.effective.auditSyslog);
+    QCOMPARE(m.ignored.size(), 1);
+    QVERIFY2(m.ignored.first().startsWith("audit.syslog: the value \"tcp://attacker.example:514\" "
+                                          "from user is ignored: the audit export is set by the "
+                                          "administrator's policy alone"),
+             qPrintable(m.ignored.first()));
+    const Policy admin = parseOk(R"({"audit": {"syslog": "tls://siem.example:6514"}})", "admin");
+    m = mergePolicy(admin, user);
+    QCOMPARE(m.effective.auditSyslog, QStringLiteral("tls://siem.example:6514"));
+    QCOMPARE(m.effective.sources.value("audit.syslog"), QStringLiteral("admin"));
+    QCOMPARE(m.ignored.size(), 1);
+    const Policy extra = parseOk(R"({"audit": {"syslog": "tcp://10.0.0.2:514"}})", "extra");
+    m = mergePolicy(Policy{}, extra, PolicyLayer::Administrator);
+    QCOMPARE(m.effective.auditSyslog, QStringLiteral("tcp://10.0.0.2:514"));
+    QCOMPARE(m.effective.sources.value("audit.syslog"), QStringLiteral("extra"));
+    m = mergePolicy(admin, extra, PolicyLayer::Administrator);
+    QCOMPARE(m.effective.auditSyslog, QStringLiteral("tls://siem.example:6514"));
+    QVERIFY2(
+        m.ignored.value(0).contains("the administrator requires the audit export set in admin"),
+        qPrintable(m.ignored.join('\n')));
+}
+
+void TestPolicyLayers::otlpEndpointFromAUserOnlyWhereTheAdministratorSetNone()
+{
+    const Policy user =
+        parseOk(R"({"observability": {"otlp_endpoint": "http://127.0.0.1:4318"}})", "user");
+    PolicyMergeResult m = mergePolicy(Policy{}, user);
+    QVERIFY(m.ignored.isEmpty());
+    QCOMPARE(m.effective.otlpEndpoint, QStringLiteral("http://127.0.0.1:4318"));
+    QCOMPARE(m.effective.sources.value("observability.otlp_endpoint"), QStringLiteral("user"));
+    const Policy admin =
+        parseOk(R"({"observability": {"otlp_endpoint": "https://otel.corp.example"}})", "admin");
+    m = mergePolicy(admin, user);
+    QCOMPARE(m.effective.otlpEndpoint, QStringLiteral("https://otel.corp.example"));
+    QCOMPARE(m.ignored.size(), 1);
+    QVERIFY2(m.ignored.first().contains("the administrator sends telemetry to "
+                                        "https://otel.corp.example (admin)"),
+             qPrintable(m.ignored.first()));
 }
 
 void TestPolicyLayers::mergeUserAloneSetsKeys()

@@ -343,6 +343,44 @@ private slots:
         if (!config.anyEnabled())
             QCOMPARE(config.describe(), u"off"_s);
     }
+    // observability.otlp_endpoint (the operator policy) wins over every variable that would send
+    // elsewhere or nowhere, each named in a warning; what only tunes the export still applies.
+    void policyEndpointWinsOverTheEnvironment()
+    {
+        const QStringList env{u"OTEL_EXPORTER_OTLP_ENDPOINT=http://agent.example:4318"_s,
+                              u"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT=http://agent.example/t"_s,
+                              u"OTEL_EXPORTER_OTLP_METRICS_ENDPOINT=http://agent.example/m"_s,
+                              u"OTEL_SDK_DISABLED=true"_s,
+                              u"OTEL_TRACES_EXPORTER=none"_s,
+                              u"OTEL_METRICS_EXPORTER=none"_s,
+                              u"OTEL_BSP_SCHEDULE_DELAY=250"_s};
+        const OtlpConfig config = OtlpConfig::fromEnvironment(
+            environment(env), u"https://otel.corp.example:4318"_s, {}, true);
+        QVERIFY(config.tracesEnabled);
+        QVERIFY(config.metricsEnabled);
+        QCOMPARE(config.tracesUrl.toString(), u"https://otel.corp.example:4318/v1/traces"_s);
+        QCOMPARE(config.metricsUrl.toString(), u"https://otel.corp.example:4318/v1/metrics"_s);
+        QCOMPARE(config.scheduleDelayMs, 250);
+        for (const char *name :
+             {"OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
+              "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT", "OTEL_SDK_DISABLED", "OTEL_TRACES_EXPORTER",
+              "OTEL_METRICS_EXPORTER"})
+            QVERIFY2(!config.warnings
+                          .filter(QString::fromLatin1(name) +
+                                  u" is ignored: the policy's observability.otlp_endpoint wins"_s)
+                          .isEmpty(),
+                     qPrintable(config.warnings.join(u" | "_s)));
+        // Not the policy's (Settings): the variables win, and may turn it off.
+        const OtlpConfig saved =
+            OtlpConfig::fromEnvironment(environment(env), u"https://otel.corp.example:4318"_s);
+        QVERIFY(!saved.anyEnabled());
+        const OtlpConfig savedOnly =
+            OtlpConfig::fromEnvironment(environment({}), u"https://otel.corp.example:4318"_s);
+        QCOMPARE(savedOnly.tracesUrl.toString(), u"https://otel.corp.example:4318/v1/traces"_s);
+        // An empty policy value locks nothing.
+        const OtlpConfig none = OtlpConfig::fromEnvironment(environment(env), {}, {}, true);
+        QVERIFY(!none.anyEnabled());
+    }
 
     void configNumbers_data()
     {
