@@ -8,6 +8,8 @@
 
 #include <time.h>
 
+#include <algorithm>
+#include <charconv>
 #include <cmath>
 
 using namespace Qt::StringLiterals;
@@ -379,6 +381,21 @@ void appendJsonString(QByteArray &out, QStringView text)
 {
     static const char hex[] = "0123456789abcdef";
     out.append('"');
+    // Nearly every string (keys, names, ids) is printable ASCII without a quote or backslash:
+    // one byte per character, written in place without a UTF-8 copy.
+    const bool plain = std::all_of(text.begin(), text.end(), [](QChar c) {
+        const char16_t u = c.unicode();
+        return u >= 0x20 && u < 0x7f && u != u'"' && u != u'\\';
+    });
+    if (plain) {
+        const qsizetype at = out.size();
+        out.resize(at + text.size());
+        char *p = out.data() + at;
+        for (const QChar c : text)
+            *p++ = char(c.unicode());
+        out.append('"');
+        return;
+    }
     const QByteArray utf8 = text.toUtf8();
     for (const char ch : utf8) {
         const auto c = static_cast<unsigned char>(ch);
@@ -405,6 +422,28 @@ void appendJsonString(QByteArray &out, QStringView text)
     out.append('"');
 }
 
+// Decimal digits of an integer, appended without a temporary.
+void appendNumber(QByteArray &out, qint64 value)
+{
+    char digits[24];
+    const auto end = std::to_chars(digits, digits + sizeof digits, value).ptr;
+    out.append(digits, end - digits);
+}
+
+// Lowercase hex of raw id bytes, appended without a temporary.
+void appendHex(QByteArray &out, const QByteArray &bytes)
+{
+    static const char hex[] = "0123456789abcdef";
+    const qsizetype at = out.size();
+    out.resize(at + 2 * bytes.size());
+    char *p = out.data() + at;
+    for (const char ch : bytes) {
+        const auto c = static_cast<unsigned char>(ch);
+        *p++ = hex[c >> 4];
+        *p++ = hex[c & 0xf];
+    }
+}
+
 void appendAnyValue(QByteArray &out, const AttributeValue &value)
 {
     std::visit(
@@ -414,7 +453,9 @@ void appendAnyValue(QByteArray &out, const AttributeValue &value)
                 out.append("{\"stringValue\":");
                 appendJsonString(out, v);
             } else if constexpr (std::is_same_v<T, qint64>) {
-                out.append("{\"intValue\":\"").append(QByteArray::number(v)).append('"');
+                out.append("{\"intValue\":\"");
+                appendNumber(out, v);
+                out.append('"');
             } else if constexpr (std::is_same_v<T, double>) {
                 out.append("{\"doubleValue\":");
                 if (std::isnan(v))
@@ -449,17 +490,25 @@ void appendAttributes(QByteArray &out, const QList<SpanAttribute> &attributes)
 
 void appendSpan(QByteArray &out, const SpanRecord &span)
 {
-    out.append("{\"traceId\":\"").append(span.context.traceId.toHex()).append('"');
-    out.append(",\"spanId\":\"").append(span.context.spanId.toHex()).append('"');
-    if (!span.parentSpanId.isEmpty())
-        out.append(",\"parentSpanId\":\"").append(span.parentSpanId.toHex()).append('"');
+    out.append("{\"traceId\":\"");
+    appendHex(out, span.context.traceId);
+    out.append("\",\"spanId\":\"");
+    appendHex(out, span.context.spanId);
+    out.append('"');
+    if (!span.parentSpanId.isEmpty()) {
+        out.append(",\"parentSpanId\":\"");
+        appendHex(out, span.parentSpanId);
+        out.append('"');
+    }
     out.append(",\"name\":");
     appendJsonString(out, span.name);
-    out.append(",\"kind\":").append(QByteArray::number(int(span.kind)));
-    out.append(",\"startTimeUnixNano\":\"")
-        .append(QByteArray::number(span.startUnixNano))
-        .append('"');
-    out.append(",\"endTimeUnixNano\":\"").append(QByteArray::number(span.endUnixNano)).append('"');
+    out.append(",\"kind\":");
+    appendNumber(out, int(span.kind));
+    out.append(",\"startTimeUnixNano\":\"");
+    appendNumber(out, span.startUnixNano);
+    out.append("\",\"endTimeUnixNano\":\"");
+    appendNumber(out, span.endUnixNano);
+    out.append('"');
     out.append(",\"attributes\":");
     appendAttributes(out, span.attributes);
     if (span.droppedAttributes > 0)
@@ -471,9 +520,9 @@ void appendSpan(QByteArray &out, const SpanRecord &span)
         for (const SpanEvent &e : span.events) {
             if (!std::exchange(first, false))
                 out.append(',');
-            out.append("{\"timeUnixNano\":\"")
-                .append(QByteArray::number(e.timeUnixNano))
-                .append('"');
+            out.append("{\"timeUnixNano\":\"");
+            appendNumber(out, e.timeUnixNano);
+            out.append('"');
             out.append(",\"name\":");
             appendJsonString(out, e.name);
             out.append(",\"attributes\":");
@@ -484,8 +533,8 @@ void appendSpan(QByteArray &out, const SpanRecord &span)
     }
     if (span.droppedEvents > 0)
         out.append(",\"droppedEventsCount\":").append(QByteArray::number(span.droppedEvents));
-    out.append(",\"flags\":")
-        .append(QByteArray::number(0x100 | (span.parentRemote ? 0x200 : 0) | span.context.flags));
+    out.append(",\"flags\":");
+    appendNumber(out, 0x100 | (span.parentRemote ? 0x200 : 0) | span.context.flags);
     out.append(",\"status\":{\"code\":").append(span.error ? "2" : "0");
     if (span.error && !span.statusMessage.isEmpty()) {
         out.append(",\"message\":");
