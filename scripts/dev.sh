@@ -17,7 +17,7 @@ APT_PACKAGES=(
   nodejs npm xvfb xdotool xauth strace
   dbus at-spi2-core python3-pyatspi gnome-keyring
   libpq-dev postgresql libssl-dev python3-yaml python3-jsonschema
-  prometheus rsyslog rsyslog-gnutls
+  prometheus rsyslog rsyslog-gnutls openssh-client
 )
 
 as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }

@@ -4,8 +4,10 @@
 // is the keychain library's business (src/keychain/ApproverKeyStore); this only does the
 // arithmetic.
 //
-// A public key travels as its raw 32 bytes in standard base64; its fingerprint is OpenSSH's form,
-// "SHA256:" followed by the unpadded base64 of the SHA-256 of the raw public key.
+// A public key travels as its raw 32 bytes in standard base64; its fingerprint is written the way
+// OpenSSH writes one ("SHA256:" and unpadded base64) but hashes the raw 32-byte key, not the
+// 51-byte wire blob OpenSSH hashes: `ssh-add -l` prints another value for the same key
+// (team/SshAgent names both).
 #include <QByteArray>
 #include <QString>
 #include <optional>
