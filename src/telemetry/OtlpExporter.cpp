@@ -641,8 +641,8 @@ struct SerializedSpans {
     QList<SpanRecord> rest;
     bool oversized = false; // one span alone was larger than the limit: dropped
     // The spans written, handed back so that they are freed on the event loop's thread, which
-    // allocated them: freed on the worker, their memory went back to the allocator from another
-    // thread and the next spans took its slow paths (the read call was several percent slower).
+    // allocated them (freed on the worker, their memory returns to the allocator from another
+    // thread; the event loop's profile with export on showed more time in its slow paths).
     QList<SpanRecord> written;
 };
 
