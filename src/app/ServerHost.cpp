@@ -240,6 +240,8 @@ bool ServerHost::start(const Options &options, QString *error)
     // After the policy (it may name the exports), before anything is recorded or served.
     if (!startObservability(options, sources, error))
         return false;
+    m_live->setAuditExport(m_syslogTarget.value);
+    m_settings = m_live->settings();
     m_fabric = std::make_unique<FabricClient>(config);
     m_store = std::make_unique<ProposalStore>();
     m_registry = std::make_unique<mcp::ToolRegistry>();
@@ -334,6 +336,19 @@ bool ServerHost::startObservability(const Options &options, const SettingSources
     }
     for (const QString &line : std::as_const(m_syslogTarget.ignored))
         qCWarning(lcHost).noquote() << "audit export:" << line;
+    // An administrator's file that could not be applied may name the audit export: what the
+    // environment or Settings say is not taken in its place (attack review of #38). Mutate is
+    // refused meanwhile, and once the file is fixed its audit.syslog differs from this process's
+    // export, which keeps mutate refused until a restart (LiveSettings::setAuditExport).
+    if (!m_syslogTarget.fromPolicy && !m_syslogTarget.value.isEmpty() &&
+        !m_live->current().policy.failedAdminFiles.isEmpty()) {
+        qCWarning(lcHost).noquote()
+            << "audit export:" << m_syslogTarget.describeSource(SettingId::AuditSyslog)
+            << "is NOT used: the administrator's policy file"
+            << m_live->current().policy.failedAdminFiles.first()
+            << "could not be applied, and it may name the audit export";
+        m_syslogTarget = ObservabilityTarget{};
+    }
 
     const QString version = QCoreApplication::applicationVersion();
     const telemetry::OtlpConfig otlp = telemetry::OtlpConfig::fromEnvironment(

@@ -30,7 +30,23 @@ QString MutateLock::text() const
     return u"%1: %2 in %3"_s.arg(by, rule, source);
 }
 
-std::optional<MutateLock> mutateLock(const PolicyLoadResult &policy, const QString &endpoint)
+namespace {
+
+// Why the policy's audit.syslog is not what this process exports to, or empty when it is.
+QString auditExportMismatch(const Policy &p, const std::optional<QString> &auditExport)
+{
+    if (!auditExport || !p.auditSyslog || p.auditSyslog->trimmed() == *auditExport)
+        return {};
+    return u"it names %1 for the audit records, but this process sends them %2 since it "
+           "started: restart Fabric Broker to apply it"_s.arg(
+               p.auditSyslog->trimmed(),
+               auditExport->isEmpty() ? u"nowhere"_s : u"to "_s + *auditExport);
+}
+
+} // namespace
+
+std::optional<MutateLock> mutateLock(const PolicyLoadResult &policy, const QString &endpoint,
+                                     const std::optional<QString> &auditExport)
 {
     const Policy &p = policy.effective;
     auto lockFor = [&](const QString &key, const QString &why) {
@@ -59,11 +75,13 @@ std::optional<MutateLock> mutateLock(const PolicyLoadResult &policy, const QStri
         return lockFor(u"fabric.endpoint"_s,
                        u"it locks the endpoint to %1, but the broker uses %2"_s.arg(
                            *p.fabricEndpoint, endpoint));
+    if (const QString why = auditExportMismatch(p, auditExport); !why.isEmpty())
+        return lockFor(u"audit.syslog"_s, why);
     return std::nullopt;
 }
 
 QStringList applyPolicy(const PolicyLoadResult &policy, const QString &endpoint,
-                        BrokerSettings *settings)
+                        BrokerSettings *settings, const std::optional<QString> &auditExport)
 {
     QStringList lines;
     for (const QString &e : policy.errors)
@@ -105,6 +123,9 @@ QStringList applyPolicy(const PolicyLoadResult &policy, const QString &endpoint,
                                   "uses %3")
                        .arg(p.sources.value(QStringLiteral("fabric.endpoint")), *p.fabricEndpoint,
                             endpoint));
+    if (const QString why = auditExportMismatch(p, auditExport); !why.isEmpty())
+        dropMutate(QStringLiteral("audit.syslog (%1): %2")
+                       .arg(p.sources.value(QStringLiteral("audit.syslog")), why));
     // Team mode is the administrator's alone (docs/team.md, "Who turns team mode on"): only an
     // administrator-layer file's team.database is taken (the settings table has no other
     // source); the URI is never logged.
@@ -138,15 +159,16 @@ QStringList applyPolicy(const PolicyLoadResult &policy, const QString &endpoint,
 }
 
 bool resolveSettings(const SettingSources &sources, const PolicyLoadResult &policy,
-                     const QString &endpoint, ResolvedSettings *out, QString *error)
+                     const QString &endpoint, ResolvedSettings *out, QString *error,
+                     const std::optional<QString> &auditExport)
 {
     ResolvedSettings r;
     if (!BrokerSettings::fromSources(sources, &r.settings, error, &r.winners))
         return false;
     const BrokerSettings asked = r.settings;
     r.policy = policy;
-    r.lines = applyPolicy(policy, endpoint, &r.settings);
-    r.mutateLock = mutateLock(policy, endpoint);
+    r.lines = applyPolicy(policy, endpoint, &r.settings, auditExport);
+    r.mutateLock = mutateLock(policy, endpoint, auditExport);
     // Saved values (QSettings, which any process of this user can write) that the policy
     // overrides: shown as overridden, never applied.
     if (r.winners.value(SettingId::Toolsets) == SettingSource::Saved &&
@@ -217,7 +239,7 @@ bool LiveSettings::start(const QString &endpoint, QString *error)
     m_endpoint = endpoint;
     m_policy = loadPolicy(m_paths);
     m_digests = policyFileDigests(m_paths);
-    if (!resolveSettings(m_sources, m_policy, m_endpoint, &m_current, error))
+    if (!resolveSettings(m_sources, m_policy, m_endpoint, &m_current, error, m_auditExport))
         return false;
     for (const QString &line : m_current.lines)
         qCCritical(lcPolicyApply).noquote() << line;
@@ -247,6 +269,12 @@ void LiveSettings::setSaved(const QMap<SettingId, QString> &values)
         else
             m_sources.saved.insert(it.key(), it.value());
     }
+    apply();
+}
+
+void LiveSettings::setAuditExport(const QString &target)
+{
+    m_auditExport = target;
     apply();
 }
 
@@ -337,7 +365,7 @@ void LiveSettings::apply()
 {
     ResolvedSettings next;
     QString error;
-    if (!resolveSettings(m_sources, m_policy, m_endpoint, &next, &error)) {
+    if (!resolveSettings(m_sources, m_policy, m_endpoint, &next, &error, m_auditExport)) {
         // Only a flag or the environment can be invalid, and both were checked at startup.
         qCCritical(lcPolicyApply).noquote() << "settings not applied:" << error;
         return;

@@ -39,10 +39,15 @@ struct MutateLock {
 // endpoint: the Fabric endpoint the broker will use (MutationBroker::fabricBinding form).
 // Returns one line per change made or file problem, for the log (loud: these are operator
 // errors or locks the operator should see).
+// auditExport: where this process sends its audit records (audit.syslog), fixed when it started;
+// nullopt while it starts. A policy that names another target then refuses mutate until a
+// restart applies it: no create is recorded to a sink the policy no longer names, or to none.
 QStringList applyPolicy(const PolicyLoadResult &policy, const QString &endpoint,
-                        BrokerSettings *settings);
+                        BrokerSettings *settings,
+                        const std::optional<QString> &auditExport = std::nullopt);
 // The first reason the policy forbids mutate, or nullopt when it allows it.
-std::optional<MutateLock> mutateLock(const PolicyLoadResult &policy, const QString &endpoint);
+std::optional<MutateLock> mutateLock(const PolicyLoadResult &policy, const QString &endpoint,
+                                     const std::optional<QString> &auditExport = std::nullopt);
 
 struct ResolvedSettings {
     BrokerSettings settings;                // the effective values (policy applied)
@@ -56,7 +61,8 @@ struct ResolvedSettings {
 // The one function: the table's precedence, then the policy. False (and error) on an invalid
 // environment or flag value.
 bool resolveSettings(const SettingSources &sources, const PolicyLoadResult &policy,
-                     const QString &endpoint, ResolvedSettings *out, QString *error);
+                     const QString &endpoint, ResolvedSettings *out, QString *error,
+                     const std::optional<QString> &auditExport = std::nullopt);
 
 class LiveSettings : public QObject {
     Q_OBJECT
@@ -76,6 +82,9 @@ public:
     // "failed" with the reason, nobody is asked and nothing is sent (never the client's prompt
     // in its place).
     void setDesktopApprover(Approver *desktop);
+    // Where this process sends its audit records from now on (the syslog target, "" for none),
+    // fixed at its start: a policy naming another audit.syslog then refuses mutate (applyPolicy).
+    void setAuditExport(const QString &target);
 
     // Like KeePassXC's Config::set: a saved value changed (Settings > Save, "Turn on
     // proposals"); an empty value removes it. Re-resolves and applies.
@@ -121,6 +130,7 @@ private:
     QFileSystemWatcher *m_watcher = nullptr;
     QTimer *m_reload = nullptr;
     QMap<QString, QString> m_digests;
+    std::optional<QString> m_auditExport;
 };
 
 } // namespace fb

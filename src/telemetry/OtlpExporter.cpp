@@ -502,6 +502,42 @@ OtlpConfig OtlpConfig::fromEnvironment(const QProcessEnvironment &environment,
         positiveInt(env, "OTEL_METRIC_EXPORT_INTERVAL", config.metricIntervalMs, warnings);
     config.metricExportTimeoutMs =
         positiveInt(env, "OTEL_METRIC_EXPORT_TIMEOUT", config.metricExportTimeoutMs, warnings);
+    if (locked) {
+        // The policy's export cannot be starved through its tuning: sooner, more and longer
+        // than the defaults are taken; later, fewer or shorter are raised to the defaults.
+        const OtlpConfig defaults;
+        const auto atLeast = [&](int &value, int floor, const char *name) {
+            if (value < floor) {
+                warnings << varName(name) + u" below %1 is raised to %1: the policy's "
+                                            "observability.otlp_endpoint is exported"_s.arg(floor);
+                value = floor;
+            }
+        };
+        const auto atMost = [&](int &value, int ceiling, const char *name) {
+            if (value > ceiling) {
+                warnings << varName(name) +
+                                u" above %1 is lowered to %1: the policy's "
+                                "observability.otlp_endpoint is exported"_s.arg(ceiling);
+                value = ceiling;
+            }
+        };
+        atMost(config.scheduleDelayMs, defaults.scheduleDelayMs, "OTEL_BSP_SCHEDULE_DELAY");
+        atMost(config.metricIntervalMs, defaults.metricIntervalMs, "OTEL_METRIC_EXPORT_INTERVAL");
+        atLeast(config.maxQueueSize, defaults.maxQueueSize, "OTEL_BSP_MAX_QUEUE_SIZE");
+        atLeast(config.timeoutMs, defaults.timeoutMs, "OTEL_EXPORTER_OTLP_TIMEOUT");
+        atLeast(config.spanExportTimeoutMs, defaults.spanExportTimeoutMs,
+                "OTEL_BSP_EXPORT_TIMEOUT");
+        atLeast(config.metricExportTimeoutMs, defaults.metricExportTimeoutMs,
+                "OTEL_METRIC_EXPORT_TIMEOUT");
+        for (auto *options : {&config.tracesOptions, &config.metricsOptions}) {
+            if (options->timeoutMs && *options->timeoutMs < defaults.timeoutMs) {
+                warnings << u"OTEL_EXPORTER_OTLP_{TRACES,METRICS}_TIMEOUT below %1 is raised to "
+                            "%1: the policy's observability.otlp_endpoint is exported"_s.arg(
+                                defaults.timeoutMs);
+                options->timeoutMs = defaults.timeoutMs;
+            }
+        }
+    }
 
     // Who sends: service.name (OTEL_SERVICE_NAME wins), service.version, then the rest.
     QList<SpanAttribute> given;
@@ -513,12 +549,23 @@ OtlpConfig OtlpConfig::fromEnvironment(const QProcessEnvironment &environment,
                         "percent-encoded UTF-8; it is ignored"_s;
     }
     QString serviceName = envValue(env, "OTEL_SERVICE_NAME");
+    // The policy's collector knows the broker by its own name: the environment cannot rename it
+    // (an administrator's dashboards would go empty).
+    if (locked && !serviceName.isEmpty()) {
+        warnings << u"OTEL_SERVICE_NAME is ignored: the policy's observability.otlp_endpoint "
+                    "wins, and the service is fabric-broker"_s;
+        serviceName.clear();
+    }
     QString version = serviceVersion;
     QList<SpanAttribute> rest;
     for (const SpanAttribute &a : given) {
         const QString value = std::get<QString>(a.value);
         if (a.key == u"service.name"_s) {
-            if (serviceName.isEmpty())
+            if (locked)
+                warnings << u"service.name in OTEL_RESOURCE_ATTRIBUTES is ignored: the policy's "
+                            "observability.otlp_endpoint wins, and the service is "
+                            "fabric-broker"_s;
+            else if (serviceName.isEmpty())
                 serviceName = value;
         } else if (a.key == u"service.version"_s) {
             version = value;

@@ -107,6 +107,51 @@ private slots:
         QVERIFY(r.mutateLock);
     }
 
+    // audit.syslog is read at startup: a policy that names another target than the one this
+    // process sends its audit records to refuses mutate until a restart (attack review of #38:
+    // an administrator's file broken at startup, fixed later, must not let creates be recorded
+    // to the sink the environment chose, or to none).
+    void anotherAuditExportThanTheRunningOneRefusesMutate()
+    {
+        PolicyLoadResult policy;
+        policy.effective =
+            parsePolicy("{\"audit\": {\"syslog\": \"tls://siem.corp.example:6514\"}}",
+                        "/etc/fabric-broker/policy.json")
+                .policy;
+        policy.adminFiles = QStringList{"/etc/fabric-broker/policy.json"};
+        SettingSources sources;
+        sources.flags.insert(SettingId::Toolsets, "read,mutate");
+        QString error;
+        const auto resolve = [&](const std::optional<QString> &running) {
+            ResolvedSettings r;
+            if (!resolveSettings(sources, policy, {}, &r, &error, running))
+                qWarning() << error;
+            return r;
+        };
+        // While starting (not known yet) and when it is the same: mutate is served.
+        QVERIFY(resolve(std::nullopt).settings.toolsets.contains("mutate"));
+        QVERIFY(!resolve(std::nullopt).mutateLock);
+        QVERIFY(
+            resolve(QString("tls://siem.corp.example:6514")).settings.toolsets.contains("mutate"));
+        // Another sink, or none: refused, named, and said how to fix.
+        for (const QString &running : {QString("tcp://127.0.0.1:5514"), QString()}) {
+            const ResolvedSettings r = resolve(running);
+            QVERIFY(!r.settings.toolsets.contains("mutate"));
+            QVERIFY(r.mutateLock);
+            QCOMPARE(r.mutateLock->rule, QStringLiteral("audit.syslog"));
+            QVERIFY(r.mutateLock->administrator);
+            QVERIFY2(r.mutateLock->why.contains("restart Fabric Broker to apply it") &&
+                         r.mutateLock->why.contains(running.isEmpty() ? "nowhere" : running),
+                     qPrintable(r.mutateLock->why));
+            QVERIFY2(r.lines.join('\n').contains("policy: the mutate toolset is NOT served: "
+                                                 "audit.syslog (/etc/fabric-broker/policy.json)"),
+                     qPrintable(r.lines.join('\n')));
+        }
+        // Without audit.syslog in the policy the running export is whatever it is.
+        policy.effective.auditSyslog.reset();
+        QVERIFY(resolve(QString()).settings.toolsets.contains("mutate"));
+    }
+
     void editedPolicyAppliesWhileRunning()
     {
         QTemporaryDir dir;

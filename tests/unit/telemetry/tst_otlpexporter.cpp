@@ -370,6 +370,38 @@ private slots:
                                   u" is ignored: the policy's observability.otlp_endpoint wins"_s)
                           .isEmpty(),
                      qPrintable(config.warnings.join(u" | "_s)));
+        // Nor can its tuning starve it (attack review of #38): later, fewer or shorter than the
+        // defaults are brought back to them, and the service keeps its name.
+        const QStringList starving{u"OTEL_BSP_SCHEDULE_DELAY=2147483647"_s,
+                                   u"OTEL_METRIC_EXPORT_INTERVAL=2147483647"_s,
+                                   u"OTEL_BSP_MAX_QUEUE_SIZE=1"_s,
+                                   u"OTEL_EXPORTER_OTLP_TIMEOUT=1"_s,
+                                   u"OTEL_EXPORTER_OTLP_TRACES_TIMEOUT=1"_s,
+                                   u"OTEL_BSP_EXPORT_TIMEOUT=1"_s,
+                                   u"OTEL_METRIC_EXPORT_TIMEOUT=1"_s,
+                                   u"OTEL_SERVICE_NAME=payroll"_s,
+                                   u"OTEL_RESOURCE_ATTRIBUTES=service.name=payroll,team=ops"_s};
+        const OtlpConfig clamped = OtlpConfig::fromEnvironment(
+            environment(starving), u"https://otel.corp.example:4318"_s, {}, true);
+        const OtlpConfig defaults;
+        QCOMPARE(clamped.scheduleDelayMs, defaults.scheduleDelayMs);
+        QCOMPARE(clamped.metricIntervalMs, defaults.metricIntervalMs);
+        QCOMPARE(clamped.maxQueueSize, defaults.maxQueueSize);
+        QCOMPARE(clamped.timeoutMs, defaults.timeoutMs);
+        QCOMPARE(clamped.tracesOptions.timeoutMs, defaults.timeoutMs);
+        QCOMPARE(clamped.spanExportTimeoutMs, defaults.spanExportTimeoutMs);
+        QCOMPARE(clamped.metricExportTimeoutMs, defaults.metricExportTimeoutMs);
+        QCOMPARE(clamped.resource.value(0).key, u"service.name"_s);
+        QCOMPARE(std::get<QString>(clamped.resource.value(0).value), u"fabric-broker"_s);
+        QVERIFY(std::any_of(clamped.resource.cbegin(), clamped.resource.cend(),
+                            [](const SpanAttribute &a) { return a.key == u"team"_s; }));
+        QCOMPARE(clamped.warnings.filter(u"observability.otlp_endpoint"_s).size(), 9);
+        // Without the policy the same values are taken as given.
+        const OtlpConfig free =
+            OtlpConfig::fromEnvironment(environment(starving), u"https://otel.corp.example:4318"_s);
+        QCOMPARE(free.scheduleDelayMs, 2147483647);
+        QCOMPARE(free.maxQueueSize, 1);
+        QCOMPARE(std::get<QString>(free.resource.value(0).value), u"payroll"_s);
         // Not the policy's (Settings): the variables win, and may turn it off.
         const OtlpConfig saved =
             OtlpConfig::fromEnvironment(environment(env), u"https://otel.corp.example:4318"_s);
