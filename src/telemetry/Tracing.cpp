@@ -30,6 +30,24 @@ bool allZero(const QByteArray &bytes)
 // size random bytes, never all zero (an all-zero id is invalid), from Qt's global generator:
 // seeded once from the system, no system call per id (two ids per request; trace ids need to be
 // unique, not secret).
+// The resource attributes as both OTLP writers send them: service.name first (a default when
+// the caller gave none, only the first when it gave several), then the rest in their order.
+QList<SpanAttribute> orderedResource(const QList<SpanAttribute> &resource)
+{
+    QList<SpanAttribute> ordered;
+    bool named = false;
+    for (const SpanAttribute &a : resource) {
+        if (a.key != u"service.name"_s)
+            ordered.append(a);
+        else if (!named)
+            ordered.prepend(a);
+        named = named || a.key == u"service.name"_s;
+    }
+    if (!named)
+        ordered.prepend({u"service.name"_s, u"fabric-broker"_s});
+    return ordered;
+}
+
 QByteArray randomId(int size)
 {
     QByteArray id(size, Qt::Uninitialized);
@@ -346,18 +364,7 @@ QList<SpanRecord> Tracer::takeBatch(int max)
 QJsonObject Tracer::otlpJson(const QList<SpanRecord> &spans, const QList<SpanAttribute> &resource,
                              const QString &scopeVersion)
 {
-    // service.name first (a default when the caller gave none), then the rest in their order.
-    QList<SpanAttribute> ordered;
-    bool named = false;
-    for (const SpanAttribute &a : resource) {
-        if (a.key != u"service.name"_s)
-            ordered.append(a);
-        else if (!named)
-            ordered.prepend(a);
-        named = named || a.key == u"service.name"_s;
-    }
-    if (!named)
-        ordered.prepend({u"service.name"_s, u"fabric-broker"_s});
+    const QList<SpanAttribute> ordered = orderedResource(resource);
 
     QJsonObject scope{{u"name"_s, u"fabric-broker"_s}};
     if (!scopeVersion.isEmpty())
@@ -548,17 +555,7 @@ void appendSpan(QByteArray &out, const SpanRecord &span)
 QByteArray Tracer::otlpJsonBytes(const QList<SpanRecord> &spans,
                                  const QList<SpanAttribute> &resource, const QString &scopeVersion)
 {
-    QList<SpanAttribute> ordered;
-    bool named = false;
-    for (const SpanAttribute &a : resource) {
-        if (a.key != u"service.name"_s)
-            ordered.append(a);
-        else if (!named)
-            ordered.prepend(a);
-        named = named || a.key == u"service.name"_s;
-    }
-    if (!named)
-        ordered.prepend({u"service.name"_s, u"fabric-broker"_s});
+    const QList<SpanAttribute> ordered = orderedResource(resource);
     QByteArray out;
     out.reserve(256 + spans.size() * 900);
     out.append("{\"resourceSpans\":[{\"resource\":{\"attributes\":");
