@@ -175,10 +175,15 @@ void ConfirmOperation::askPerson()
     context()->reportApprovalStarted(m_state.proposal, channel);
     m_waitSpan = startSpan(QStringLiteral("fabric_broker.wait_for_person"));
     m_waitSpan.setAttribute(QStringLiteral("fabric_broker.channel"), channel);
+    // A wait that does not go through the client (the team, the desktop dialog) may make a
+    // 2026-07-28 call a task: the client polls it instead of holding its request open.
+    const bool throughClient = !m_team && context()->approver()->channel() == u"client";
+    if (!throughClient && call()->becomeTask())
+        publishTaskDetail();
     if (m_team)
         return askTeam();
     // 2026-07-28: the server sends the client no request; the question travels in the result.
-    if (call()->isModernEra() && context()->approver()->channel() == u"client") {
+    if (call()->isModernEra() && throughClient) {
         if (!call()->clientSupportsFormElicitation())
             return decided(
                 HumanDecision{HumanStatus::UnsupportedByClient, QStringLiteral("client"),
@@ -198,7 +203,8 @@ void ConfirmOperation::askPerson()
 
 void ConfirmOperation::startProgress(qint64 totalMs, const QString &waiting)
 {
-    if (!call()->hasProgressToken())
+    // A task shows the message as its status (ToolCall::statusMessage), with or without a token.
+    if (!call()->hasProgressToken() && !call()->isTask())
         return;
     // Keep clients that reset their timeout on progress from giving up while a person reads.
     // The total is what the wait can last: the elicitation timeout, or (team) the proposal's

@@ -59,6 +59,7 @@ private:
     // way.
     bool bindingHolds(BindingCheck when, const QJsonObject &human);
     void enter(ConfirmStage stage);
+    void publishTaskDetail();
     // The daily limit with every reservation counted, when asking (then the price is reserved)
     // and right before the create is sent. False: refused, the result is on its way.
     bool spendAllows(bool beforeSend);

@@ -6,6 +6,9 @@
 #include "broker/ConfirmOutcome.h"
 #include "broker/PolicyGate.h"
 #include "fabric/FabricClient.h"
+#include "mcp/ToolCall.h"
+
+#include <QDateTime>
 
 namespace fb {
 
@@ -99,6 +102,31 @@ void ConfirmOperation::enter(ConfirmStage stage)
 {
     if (m_state.advance(stage) && context())
         context()->reportConfirmStage(m_state.proposal, stage);
+    publishTaskDetail();
+}
+
+// What tasks/get shows of a confirm that runs as a task (under _meta, beside the status
+// message): the stage, the request's SHA-256, the change type, the proposal's expiry and
+// price, and who is asked. Values the broker made; nothing the agent wrote but the bound hash.
+void ConfirmOperation::publishTaskDetail()
+{
+    if (!call() || !call()->isTask())
+        return;
+    QJsonObject detail{{QStringLiteral("stage"), confirmStageName(m_state.stage)}};
+    if (!m_state.proposal.requestSha256.isEmpty()) {
+        detail.insert(QStringLiteral("request_sha256"), m_state.proposal.requestSha256);
+        detail.insert(QStringLiteral("change_type"), changeTypeName(m_state.proposal.changeType));
+        detail.insert(QStringLiteral("expires_at"),
+                      QDateTime::fromMSecsSinceEpoch(m_state.proposal.expiresAtMs, Qt::UTC)
+                          .toString(Qt::ISODateWithMs));
+        const QJsonValue price = m_state.proposal.context.value(QStringLiteral("price"));
+        if (price.isObject())
+            detail.insert(QStringLiteral("price"), price);
+    }
+    if (m_state.stage >= ConfirmStage::Asked && context())
+        detail.insert(QStringLiteral("channel"),
+                      m_team ? QStringLiteral("team") : context()->approver()->channel());
+    call()->setTaskDetail(detail);
 }
 
 // Re-runs Fabric's dry run of exactly the bound request: before anyone is asked, and again

@@ -325,6 +325,9 @@ void MutationBroker::registerTools(mcp::ToolRegistry *registry)
     confirm.outputSchema = confirmOutputSchema();
     setMutateTool(&confirm);
     confirm.handler = [this](mcp::ToolCall *call) { this->confirm(call); };
+    // A confirm may run as a task (MCP 2025-11-25): the approval then outlives the client's
+    // request timeout and its connection (docs/architecture.md, "Long decisions").
+    confirm.taskSupport = QStringLiteral("optional");
     registry->registerTool(std::move(confirm));
 }
 

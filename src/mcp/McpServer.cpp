@@ -1,6 +1,7 @@
 #include "mcp/McpServer.h"
 #include "mcp/Logging.h"
 #include "mcp/Session.h"
+#include "mcp/TaskStore.h"
 #include "telemetry/Telemetry.h"
 
 #include <QPointer>
@@ -17,6 +18,7 @@ public:
     quint64 nextId = 0;
     RelayHelloHandler relayHello;
     QPointer<telemetry::Telemetry> telemetry;
+    TaskStore *tasks = nullptr; // child
 
     Session *attach(McpServer *q, Session *session)
     {
@@ -43,6 +45,12 @@ McpServer::McpServer(ToolRegistry *registry, ServerOptions options, QObject *par
     d->options = std::move(options);
     if (d->options.version.isEmpty())
         d->options.version = QStringLiteral(FB_VERSION);
+    d->tasks = new TaskStore(this);
+    // notifications/tasks/status to the session that created the task, while it is there.
+    connect(d->tasks, &TaskStore::changed, this, [this](const TaskState &state) {
+        if (Session *s = session(state.sessionId))
+            s->notifyTaskStatus(state);
+    });
     connect(registry, &ToolRegistry::toolsChanged, this, [this] {
         for (Session *s : std::as_const(d->sessions))
             s->notifyToolsListChanged();
@@ -51,6 +59,7 @@ McpServer::McpServer(ToolRegistry *registry, ServerOptions options, QObject *par
 
 McpServer::~McpServer()
 {
+    disconnect(d->tasks, nullptr, this, nullptr);
     const QList<Session *> sessions = std::exchange(d->sessions, {});
     for (Session *s : sessions) {
         disconnect(s, nullptr, this, nullptr);
@@ -103,6 +112,11 @@ Session *McpServer::serve(const Peer &peer)
     if (peer.relayPolicy)
         session->applyRelayPolicy(*peer.relayPolicy);
     return d->attach(this, session);
+}
+
+TaskStore *McpServer::tasks() const
+{
+    return d->tasks;
 }
 
 QList<ClientInfo> McpServer::sessions() const

@@ -17,6 +17,7 @@ class Telemetry;
 namespace fb::mcp {
 
 class Session;
+class TaskStore;
 
 // A relayed session (`fabric-broker --stdio` copying bytes to the instance's socket) starts with
 // one hello line before the MCP bytes: {"fabricBrokerRelayHello": {...what its command line and
@@ -87,6 +88,9 @@ public:
     // default). Not owned; it must outlive the server or be reset first.
     void setTelemetry(telemetry::Telemetry *telemetry);
     telemetry::Telemetry *telemetry() const;
+
+    // The tasks of task-augmented calls, kept beyond their sessions (TaskStore.h).
+    TaskStore *tasks() const;
 
     QList<ClientInfo> sessions() const;
     Session *session(quint64 sessionId) const; // nullptr when unknown or closed

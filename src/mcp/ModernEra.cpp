@@ -66,6 +66,14 @@ Envelope readEnvelope(const QJsonObject &params)
     return envelope;
 }
 
+bool declaresTasks(const Envelope &envelope)
+{
+    return envelope.capabilities.value("extensions"_L1)
+        .toObject()
+        .value(QLatin1StringView(TasksExtension))
+        .isObject();
+}
+
 ClientInfo clientFor(const ClientInfo &session, const Envelope &envelope)
 {
     // The session's connection facts (id, transport, connection time, whether it asks for
@@ -99,7 +107,11 @@ QJsonObject discoverResult(const ServerOptions &options)
     QJsonObject result{
         {u"resultType"_s, u"complete"_s},
         {u"supportedVersions"_s, QJsonArray::fromStringList(allVersions())},
-        {u"capabilities"_s, QJsonObject{{u"tools"_s, QJsonObject{{u"listChanged"_s, true}}}}},
+        {u"capabilities"_s,
+         QJsonObject{
+             {u"tools"_s, QJsonObject{{u"listChanged"_s, true}}},
+             // A tool that waits for a person may answer with a task (SessionTasks.cpp).
+             {u"extensions"_s, QJsonObject{{QLatin1StringView(TasksExtension), QJsonObject()}}}}},
         {u"ttlMs"_s, CacheTtlMs},
         {u"cacheScope"_s, QLatin1StringView(CacheScope)},
         {u"_meta"_s, QJsonObject{{QLatin1StringView(ServerInfoKey), serverInfo(options)}}},

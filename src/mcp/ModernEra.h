@@ -19,6 +19,9 @@ inline constexpr char ClientCapabilitiesKey[] = "io.modelcontextprotocol/clientC
 inline constexpr char ClientInfoKey[] = "io.modelcontextprotocol/clientInfo";
 inline constexpr char LogLevelKey[] = "io.modelcontextprotocol/logLevel";
 inline constexpr char ServerInfoKey[] = "io.modelcontextprotocol/serverInfo";
+// The Tasks extension (SEP-2663): advertised in server/discover, declared by a client per request
+// under clientCapabilities.extensions.
+inline constexpr char TasksExtension[] = "io.modelcontextprotocol/tasks";
 // Cache hints of tools/list and server/discover: the tool list can change at run time (settings,
 // toolsets) and depends on the user, so nothing is reused and nothing is shared.
 inline constexpr int CacheTtlMs = 0;
@@ -47,6 +50,9 @@ struct Envelope {
 
 // Reads params._meta. A request is modern as soon as one of the three envelope keys is there.
 Envelope readEnvelope(const QJsonObject &params);
+
+// Whether the request's client capabilities declare the Tasks extension.
+bool declaresTasks(const Envelope &envelope);
 
 // The per-request identity of a modern request: the session's connection facts, the envelope's
 // client info (under ClientInfo::setFromInitialize's rules), version and capabilities.

@@ -18,6 +18,8 @@ inline constexpr int SessionSettingsConflict = -32001;
 // 2026-07-28: the request's protocol version is not one the server serves (data: {supported,
 // requested}).
 inline constexpr int UnsupportedProtocolVersion = -32022;
+// 2026-07-28: the request needs a client capability (or extension) it did not declare.
+inline constexpr int MissingRequiredClientCapability = -32021;
 
 // Supported protocol versions, newest first. The first one is answered to unknown versions.
 const QStringList &supportedVersions();

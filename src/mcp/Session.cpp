@@ -353,8 +353,10 @@ void Session::dispatchRequest(const QString &method, const QJsonValue &id,
         respond(id, QJsonObject(), batch);
         return;
     }
-    const bool known =
-        method == "tools/list"_L1 || method == "tools/call"_L1 || method == "logging/setLevel"_L1;
+    const bool taskMethod = method == "tasks/get"_L1 || method == "tasks/result"_L1 ||
+                            method == "tasks/list"_L1 || method == "tasks/cancel"_L1;
+    const bool known = method == "tools/list"_L1 || method == "tools/call"_L1 ||
+                       method == "logging/setLevel"_L1 || (taskMethod && servesTasks());
     if (!known) {
         respondError(id, protocol::MethodNotFound, u"Method not found: %1"_s.arg(method), batch);
         return;
@@ -369,6 +371,8 @@ void Session::dispatchRequest(const QString &method, const QJsonValue &id,
         handleToolsList(id, batch);
     else if (method == "tools/call"_L1)
         handleToolsCall(id, params, batch);
+    else if (taskMethod)
+        handleTaskRequest(method, id, params, batch);
     else
         handleSetLevel(id, params, batch);
 }
@@ -397,6 +401,10 @@ void Session::handleModernRequest(const QString &method, const QJsonValue &id,
     }
     if (method == "subscriptions/listen"_L1) {
         handleListen(id, params, batch);
+        return;
+    }
+    if (method == "tasks/get"_L1 || method == "tasks/cancel"_L1 || method == "tasks/update"_L1) {
+        handleModernTaskRequest(method, id, params, envelope);
         return;
     }
     if (method != "tools/list"_L1 && method != "tools/call"_L1) {
@@ -442,10 +450,21 @@ void Session::handleInitialize(const QJsonValue &id, const QJsonObject &params,
 
     const ServerOptions &options = m_server->options();
     const QJsonObject serverInfo = modern::serverInfo(options);
+    QJsonObject capabilities{{u"tools"_s, QJsonObject{{u"listChanged"_s, true}}},
+                             {u"logging"_s, QJsonObject()}};
+    if (servesTasks()) {
+        // Task-augmented tools/call (the tools that declare execution.taskSupport), and the
+        // tasks/* methods (SessionTasks.cpp).
+        capabilities.insert(
+            u"tasks"_s,
+            QJsonObject{{u"list"_s, QJsonObject()},
+                        {u"cancel"_s, QJsonObject()},
+                        {u"requests"_s,
+                         QJsonObject{{u"tools"_s, QJsonObject{{u"call"_s, QJsonObject()}}}}}});
+    }
     QJsonObject result{
         {u"protocolVersion"_s, m_client.protocolVersion},
-        {u"capabilities"_s, QJsonObject{{u"tools"_s, QJsonObject{{u"listChanged"_s, true}}},
-                                        {u"logging"_s, QJsonObject()}}},
+        {u"capabilities"_s, capabilities},
         {u"serverInfo"_s, serverInfo},
     };
     if (!options.instructions.isEmpty())

@@ -7,6 +7,7 @@
 #include "mcp/FrameReader.h"
 #include "mcp/FrameWriter.h"
 #include "mcp/ModernEra.h"
+#include "mcp/TaskStore.h"
 #include "mcp/ToolCall.h"
 #include "telemetry/Tracing.h"
 
@@ -30,6 +31,7 @@ namespace fb::mcp {
 
 class ClientRequestTable;
 class McpServer;
+struct ToolDefinition;
 namespace protocol {
 struct FlatRequest;
 }
@@ -82,6 +84,12 @@ public:
     // notifications/message if the session's level admits it (after initialize).
     bool sendLog(const QString &level, const QString &logger, const QJsonValue &data);
     void notifyToolsListChanged();
+    // notifications/tasks/status for a task this session created (SessionTasks.cpp).
+    void notifyTaskStatus(const TaskState &state);
+    // ToolCall::becomeTask: the call's request is answered with a new task (2026-07-28
+    // CreateTaskResult) and the call goes on as that task, beyond this session. False when the
+    // call is not one of this session's calls in flight, or the store is full.
+    bool escalateToTask(ToolCall *call);
 
     // Ends the session: client requests get SessionClosed, calls in flight are cancelled (those
     // not started yet are dropped), the transport is closed, closed() is emitted. Idempotent.
@@ -140,6 +148,15 @@ private:
     void handleToolsCall(const QJsonValue &id, const QJsonObject &params, const BatchPtr &batch,
                          const modern::Envelope *envelope = nullptr);
     void handleSetLevel(const QJsonValue &id, const QJsonObject &params, const BatchPtr &batch);
+    // MCP 2025-11-25 tasks (SessionTasks.cpp): a task-augmented tools/call, tasks/get,
+    // tasks/result, tasks/list, tasks/cancel.
+    bool servesTasks() const;
+    void startTaskCall(const QJsonValue &id, const QJsonObject &params, const ToolDefinition *tool,
+                       ToolCallRequest request, const BatchPtr &batch);
+    void handleTaskRequest(const QString &method, const QJsonValue &id, const QJsonObject &params,
+                           const BatchPtr &batch);
+    void handleModernTaskRequest(const QString &method, const QJsonValue &id,
+                                 const QJsonObject &params, const modern::Envelope &envelope);
     void handleCancelled(const QJsonObject &params);
     // 2026-07-28 subscriptions/listen (SessionSubscriptions.cpp).
     void handleListen(const QJsonValue &id, const QJsonObject &params, const BatchPtr &batch);

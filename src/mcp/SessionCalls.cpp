@@ -4,6 +4,7 @@
 #include "mcp/McpServer.h"
 #include "mcp/Protocol.h"
 #include "mcp/Session.h"
+#include "mcp/ToolRegistry.h"
 
 #include <QJsonDocument>
 
@@ -87,8 +88,6 @@ void Session::handleToolsCall(const QJsonValue &id, const QJsonObject &params,
     if (!token.isString() && !token.isDouble())
         token = QJsonValue(QJsonValue::Undefined);
 
-    InFlight rec;
-    rec.id = id;
     ToolCallRequest request;
     request.id = id;
     request.tool = toolName;
@@ -97,9 +96,17 @@ void Session::handleToolsCall(const QJsonValue &id, const QJsonObject &params,
     request.params = params;
     if (envelope) {
         request.modern = true;
+        request.mayBecomeTask = !tool->taskSupport.isEmpty() && modern::declaresTasks(*envelope);
         request.modernClient = modern::clientFor(m_client, *envelope);
         request.modernLogLevel = envelope->logLevel;
     }
+    // A task-augmented call (2025-11-25) is answered now with its task and runs on its own.
+    if (!envelope && params.contains("task"_L1) && servesTasks()) {
+        startTaskCall(id, params, tool, std::move(request), batch);
+        return;
+    }
+    InFlight rec;
+    rec.id = id;
     ToolCall *call = new ToolCall(this, std::move(request));
     connect(call, &ToolCall::finished, this,
             [this, call](const QJsonObject &result) { toolCallFinished(call, result); });

@@ -32,10 +32,12 @@ qint64 steadyNs()
 
 const QString &knownMethod(const QString &method)
 {
-    static const QString known[] = {u"initialize"_s,          u"ping"_s,
-                                    u"tools/list"_s,          u"tools/call"_s,
-                                    u"logging/setLevel"_s,    u"server/discover"_s,
-                                    u"subscriptions/listen"_s};
+    static const QString known[] = {u"initialize"_s,           u"ping"_s,
+                                    u"tools/list"_s,           u"tools/call"_s,
+                                    u"logging/setLevel"_s,     u"server/discover"_s,
+                                    u"subscriptions/listen"_s, u"tasks/get"_s,
+                                    u"tasks/result"_s,         u"tasks/list"_s,
+                                    u"tasks/cancel"_s};
     static const QString other = u"_OTHER"_s;
     for (const QString &name : known) {
         if (name == method)

@@ -24,6 +24,9 @@ public:
     double lastProgress = -1;
     bool progressSent = false;
     QByteArray resultJson; // finishStructuredJson()
+    QString taskId;
+    QString statusMessage;
+    QJsonObject taskDetail;
 
     // Marks the call finished and cancels its client requests; false (with a warning naming
     // the caller) when it had finished already.
@@ -207,6 +210,10 @@ void ToolCall::finishError(const QString &message, const QJsonObject &structured
 
 void ToolCall::progress(double progress, double total, const QString &message)
 {
+    if (!d->finished && !message.isEmpty() && message != d->statusMessage) {
+        d->statusMessage = message;
+        emit taskStatusChanged();
+    }
     if (d->finished || !hasProgressToken() || !d->session)
         return;
     if (d->progressSent && progress <= d->lastProgress)
@@ -256,7 +263,54 @@ qint64 ToolCall::sendClientRequest(const QString &method, const QJsonObject &par
         });
         return 0;
     }
-    return d->session->sendClientRequest(method, params, timeoutMs, std::move(callback), this);
+    QJsonObject sent = params;
+    if (!d->taskId.isEmpty()) {
+        QJsonObject meta = sent.value("_meta"_L1).toObject();
+        meta.insert(u"io.modelcontextprotocol/related-task"_s,
+                    QJsonObject{{u"taskId"_s, d->taskId}});
+        sent.insert(u"_meta"_s, meta);
+    }
+    return d->session->sendClientRequest(method, sent, timeoutMs, std::move(callback), this);
+}
+
+bool ToolCall::becomeTask()
+{
+    if (!d->request.mayBecomeTask || isTask() || d->finished || d->cancelled || !d->session)
+        return false;
+    return d->session->escalateToTask(this);
+}
+
+void ToolCall::setTask(const QString &taskId)
+{
+    d->taskId = taskId;
+}
+
+QString ToolCall::taskId() const
+{
+    return d->taskId;
+}
+
+bool ToolCall::isTask() const
+{
+    return !d->taskId.isEmpty();
+}
+
+QString ToolCall::statusMessage() const
+{
+    return d->statusMessage;
+}
+
+void ToolCall::setTaskDetail(const QJsonObject &detail)
+{
+    if (d->finished || detail == d->taskDetail)
+        return;
+    d->taskDetail = detail;
+    emit taskStatusChanged();
+}
+
+QJsonObject ToolCall::taskDetail() const
+{
+    return d->taskDetail;
 }
 
 void ToolCall::cancelClientRequest(qint64 id, const QString &reason)

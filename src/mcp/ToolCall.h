@@ -45,6 +45,9 @@ struct ToolCallRequest {
     bool modern = false;      // 2026-07-28: the client below is this request's own
     ClientInfo modernClient;
     int modernLogLevel = -1; // modern: index of the request's logLevel, -1 = no log messages
+    // 2026-07-28: the tool supports tasks and the request declared the Tasks extension, so the
+    // call may become a task (ToolCall::becomeTask).
+    bool mayBecomeTask = false;
 };
 
 class ToolCall : public QObject {
@@ -132,6 +135,22 @@ public:
     // The process's Telemetry (metrics), or null.
     telemetry::Telemetry *telemetry() const;
 
+    // Task-augmented execution (TaskStore, MCP 2025-11-25): the call runs as a task, whose id
+    // its requests to the client carry (_meta io.modelcontextprotocol/related-task). The task's
+    // status message is the call's last progress message, even when the request carried no
+    // progress token; its detail is what the tool shows of its wait (under _meta in tasks/get).
+    void setTask(const QString &taskId);
+    // 2026-07-28 Tasks extension (server-directed): a call about to wait long (for a person)
+    // answers its request now with a task (resultType "task") and goes on as that task. Only
+    // when the request allowed it (ToolCallRequest::mayBecomeTask) and the call is still
+    // running on its session; false otherwise (the call goes on as before).
+    bool becomeTask();
+    QString taskId() const;
+    bool isTask() const;
+    QString statusMessage() const;
+    void setTaskDetail(const QJsonObject &detail);
+    QJsonObject taskDetail() const;
+
     // Build a CallToolResult.
     static QJsonObject makeResult(const QJsonObject &structured, const QString &text,
                                   bool isError = false);
@@ -142,6 +161,8 @@ signals:
     void finished(const QJsonObject &callToolResult);
     // Emitted once by finishWithProtocolError(), instead of finished().
     void failed(int code, const QString &message);
+    // The status message or the task detail changed.
+    void taskStatusChanged();
 
 private:
     class Private;

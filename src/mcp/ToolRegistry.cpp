@@ -191,6 +191,8 @@ QByteArray ToolRegistry::buildToolsListJson(const QStringList &onlyToolsets) con
         if (!t->outputSchema.isEmpty())
             o.insert(u"outputSchema"_s, t->outputSchema);
         o.insert(u"annotations"_s, t->annotations);
+        if (!t->taskSupport.isEmpty())
+            o.insert(u"execution"_s, QJsonObject{{u"taskSupport"_s, t->taskSupport}});
         tools.append(o);
     }
     return QJsonDocument(QJsonObject{{u"tools"_s, tools}}).toJson(QJsonDocument::Compact);

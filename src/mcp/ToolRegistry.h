@@ -43,7 +43,10 @@ struct ToolDefinition {
     // with ArgumentCheck::Schema). The handler (or whatever it starts) must call
     // ToolCall::finish exactly once, synchronously or later.
     std::function<void(ToolCall *call)> handler;
-    ArgumentCheck argumentCheck = ArgumentCheck::Handler; // last: aggregate initializers stay valid
+    ArgumentCheck argumentCheck = ArgumentCheck::Handler; // aggregate initializers stay valid
+    // MCP 2025-11-25 execution.taskSupport: "optional" (the call may run as a task: TaskStore)
+    // or empty (forbidden, not listed). Last, like argumentCheck.
+    QString taskSupport = {};
 };
 
 class ToolRegistry : public QObject {
