@@ -190,19 +190,30 @@ void TeamConfirmFlow::ask(const Proposal &proposal, const CompiledRequest &reque
         static_cast<double>(std::max<qint64>(1, m_proposal.expiresAtMs - m_askedAtMs));
     connect(confirm, &team::TeamConfirm::progress, this,
             [this, waited, total](const team::QuorumCount &count) {
-                if (m_call && m_call->hasProgressToken())
-                    m_call->progress(
-                        waited(), std::max(total, waited() + 1),
-                        u"%1 of %2 team approvals"_s.arg(count.counted.size()).arg(count.required));
+                if (m_call && (m_call->hasProgressToken() || m_call->isTask()))
+                    m_call->progress(waited(), std::max(total, waited() + 1),
+                                     teamProgressText(count));
             });
     connect(confirm, &team::TeamConfirm::connectionChanged, this,
             [this, waited, total](const QString &reason) {
-                if (m_call && m_call->hasProgressToken() && !reason.isEmpty())
+                if (m_call && (m_call->hasProgressToken() || m_call->isTask()) && !reason.isEmpty())
                     m_call->progress(
                         waited(), std::max(total, waited() + 1),
                         u"the team database is unreachable (%1); the approvals are "
                         "awaited until it is back or the proposal expires"_s.arg(reason.left(200)));
             });
+}
+
+// The quorum so far, and when no approver's app is connected to the team database, that
+// nobody may see it now (the wait goes on until the expiry all the same: never fewer approvals).
+QString TeamConfirmFlow::teamProgressText(const team::QuorumCount &count)
+{
+    QString text = u"%1 of %2 team approvals"_s.arg(count.counted.size()).arg(count.required);
+    if (count.approversConnected == 0)
+        text += u"; no approver other than the proposer is connected to the team database now "
+                "(an approver can still approve from a terminal with `fabric-broker team "
+                "approve`, or when their app connects); waiting until the proposal expires"_s;
+    return text;
 }
 
 void TeamConfirmFlow::startWaiting()

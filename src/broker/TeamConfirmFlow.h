@@ -92,6 +92,10 @@ public:
     // createInFlight: the create was sent and its outcome will be written by finish().
     void end(ConfirmOutcome &outcome, bool createInFlight);
 
+    // The progress message of the wait: "1 of 2 team approvals", and when no approver is
+    // connected to the team database, that nobody may see the proposal now.
+    static QString teamProgressText(const team::QuorumCount &count);
+
 signals:
     void waitingTextChanged(const QString &text);
 

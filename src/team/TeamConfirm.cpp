@@ -30,6 +30,8 @@ TeamConfirm::TeamConfirm(TeamQueue *queue, const TeamProposal &consumed, int req
     // second before it, found the row live, and nothing read it again (issue #34, item 10).
     m_expiry.setTimerType(Qt::PreciseTimer);
     connect(&m_expiry, &QTimer::timeout, this, [this] { reread(); });
+    m_presence.setInterval(PresenceRecheckMs);
+    connect(&m_presence, &QTimer::timeout, this, [this] { reread(); });
     if (m_queue)
         m_queue->hold(m_proposal.id);
 }
@@ -65,6 +67,7 @@ void TeamConfirm::start()
                 reread(); // decisions made while it was away
             });
     armExpiry();
+    m_presence.start();
     reread();
 }
 
@@ -120,6 +123,7 @@ void TeamConfirm::reread()
                     u"the approvals could not be read: %1; nothing was sent"_s.arg(error));
             self->m_count = self->count(*s);
             self->m_count.proposerAcknowledged = self->m_acknowledged;
+            self->m_count.approversConnected = s->approversConnected;
             emit self->progress(self->m_count);
             if (s->state != u"consumed")
                 return self->decide(Verdict::Denied,
@@ -186,6 +190,7 @@ void TeamConfirm::decide(Verdict verdict, const QString &reason)
         return;
     m_decided = true;
     m_expiry.stop();
+    m_presence.stop();
     qCInfo(lcTeamConfirm).noquote() << "proposal" << QString::fromLatin1(m_proposal.id)
                                     << "decided:" << static_cast<int>(verdict) << reason;
     emit decided(verdict, reason);

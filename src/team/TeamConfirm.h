@@ -50,6 +50,9 @@ public:
     // expired, and never longer than MaxClockSkewMs: then it ends Expired whatever the row says.
     static constexpr int ExpiryRecheckMs = 250;
     static constexpr qint64 MaxClockSkewMs = 5000;
+    // While waiting, the decisions and who could act are read again this often even without a
+    // wake-up (an approver's app that connects sends none).
+    static constexpr int PresenceRecheckMs = 10000;
 
     void start();
     // The MCP client's elicitation said "accept": the proposer's acknowledgement, shown in the
@@ -94,6 +97,7 @@ private:
     TeamProposal m_proposal;
     QuorumCount m_count;
     QTimer m_expiry;
+    QTimer m_presence; // reads again now and then: who could act changes without a wake-up
     bool m_decided = false;
     bool m_reading = false;
     bool m_readAgain = false;

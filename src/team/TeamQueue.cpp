@@ -331,7 +331,12 @@ void TeamQueue::read(const QByteArray &id, TeamDone<Snapshot> done)
         "'statement', a.statement, 'signature', encode(a.signature, 'hex'), 'public_key', "
         "encode(a.public_key, 'hex')) ORDER BY a.decided_at, a.approver) FROM "
         "fabric_team.approvals a WHERE a.proposal_id = p.id), '[]') AS approvals, " +
-            resolutionColumn("p") + " FROM fabric_team.proposals p WHERE p.id = $1::uuid",
+            resolutionColumn("p") +
+            ", (SELECT count(DISTINCT s.usesysid) FROM pg_stat_activity s, pg_roles r WHERE "
+            "r.rolname = 'fabric_approvers' AND s.datname = current_database() AND s.usesysid "
+            "IS NOT NULL AND s.usesysid <> (SELECT oid FROM pg_roles WHERE rolname = "
+            "session_user) AND pg_has_role(s.usesysid, r.oid, 'MEMBER')) AS approvers_connected"
+            " FROM fabric_team.proposals p WHERE p.id = $1::uuid",
         {id}, [done = std::move(done)](const PgResult<PgRows> &r) {
             if (!r.ok())
                 return done(std::nullopt, failed(r));
@@ -341,6 +346,9 @@ void TeamQueue::read(const QByteArray &id, TeamDone<Snapshot> done)
             s.state = QString::fromUtf8(r.value->value(0, "state"));
             s.live = r.value->value(0, "live") == "t";
             s.resolution = resolutionFromJson(r.value->value(0, "resolution"));
+            bool known = false;
+            const int connected = r.value->value(0, "approvers_connected").toInt(&known);
+            s.approversConnected = known ? connected : -1;
             const QJsonArray list = QJsonDocument::fromJson(r.value->value(0, "approvals")).array();
             for (const QJsonValue &v : list) {
                 const QJsonObject o = v.toObject();

@@ -82,6 +82,9 @@ public:
         bool live = false;
         QList<TeamApproval> approvals;
         std::optional<TeamResolution> resolution; // when its unknown outcome was resolved
+        // Distinct approver logins other than this one with a session on the team database
+        // (pg_stat_activity, whose user column every role may read): who could act now.
+        int approversConnected = -1;
     };
     void read(const QByteArray &id, TeamDone<Snapshot> done);
 

@@ -93,6 +93,10 @@ struct QuorumCount {
     QJsonArray notCounted;             // [{approver, why}]
     QString deniedBy;                  // the first deny's role; any deny ends it
     bool proposerAcknowledged = false; // the MCP client's "accept": shown, never counted
+    // Sessions of the team database whose login is an approver (a member of fabric_approvers)
+    // other than the proposer's own: who could act now. -1 = not known. Shown, never counted,
+    // not part of toJson().
+    int approversConnected = -1;
     bool met() const { return deniedBy.isEmpty() && counted.size() >= required; }
     // {required, approvals[], not_counted[], denied_by, proposer_acknowledged}
     QJsonObject toJson() const;

@@ -34,7 +34,10 @@ private slots:
              {u"proposal \\S+ left behind by a crash: cancelled$"_s}},
             // teamDayIsCountedInTheDatabase's `sending` row, its session gone.
             {"fiftyProposalsFromThreeSessionsAreEachConsumedOnce",
-             {u"proposal \\S+ was left sending by a session that is gone: unknown$"_s}}};
+             {u"proposal \\S+ was left sending by a session that is gone: unknown$"_s}},
+            // The fifty proposals' consumed rows, cancelled by dave's next start.
+            {"whoCouldActIsReadWithTheDecisions",
+             {u"proposal \\S+ left behind by a crash: cancelled$"_s}}};
         failOnWarnings(leftBehind.value(QTest::currentTestFunction()));
     }
 
@@ -313,6 +316,39 @@ private slots:
         QCOMPARE(wins.size(), 50);
         for (auto it = wins.begin(); it != wins.end(); ++it)
             QCOMPARE(it.value(), 1);
+    }
+
+    // Who could act (issue #37): the approver logins other than the reader's own with a session
+    // on the team database, counted once per login, gone when their sessions are. Last: the
+    // pending row it leaves behind touches no other case.
+    void whoCouldActIsReadWithTheDecisions()
+    {
+        auto dave = queueAs(u"dave"_s, u"dave"_s, u"ws-1"_s);
+        QTRY_VERIFY_WITH_TIMEOUT(dave->isAvailable(), 10000);
+        const QByteArray id = publish(*dave, "token-who", priced(100));
+        QVERIFY(!id.isEmpty());
+        const auto connected = [&]() -> int {
+            std::optional<TeamQueue::Snapshot> out;
+            bool done = false;
+            dave->read(id, [&](const std::optional<TeamQueue::Snapshot> &s, const QString &) {
+                out = s;
+                done = true;
+            });
+            if (!QTest::qWaitFor([&] { return done; }, 10000) || !out)
+                return -2;
+            return out->approversConnected;
+        };
+        QCOMPARE(connected(), 0); // dave's own session is not someone else who could act
+        {
+            auto alice = queueAs(u"alice"_s, u"alice"_s, u"ws-2"_s);
+            auto aliceAgain = queueAs(u"alice"_s, u"alice"_s, u"ws-9"_s);
+            QTRY_VERIFY_WITH_TIMEOUT(alice->isAvailable() && aliceAgain->isAvailable(), 10000);
+            QCOMPARE(connected(), 1); // one login, however many sessions
+            auto bob = queueAs(u"bob"_s, u"bob"_s, u"ws-3"_s);
+            QTRY_VERIFY_WITH_TIMEOUT(bob->isAvailable(), 10000);
+            QCOMPARE(connected(), 2);
+        }
+        QTRY_COMPARE_WITH_TIMEOUT(connected(), 0, 10000);
     }
 };
 

@@ -137,6 +137,24 @@ class TestTeamConfirmFlow : public QObject {
 private slots:
     void init() { fbtest::failOnWarnings(); }
 
+    // The wait's progress message (and a task's status): the count, and when nobody else is
+    // connected, that nobody may see it now; never when that is unknown.
+    void theProgressTextSaysWhoCouldAct()
+    {
+        team::QuorumCount count;
+        count.required = 2;
+        count.counted = QStringList{QStringLiteral("alice")};
+        count.approversConnected = 0;
+        const QString alone = TeamConfirmFlow::teamProgressText(count);
+        QVERIFY(alone.startsWith(QStringLiteral("1 of 2 team approvals; no approver other than "
+                                                "the proposer is connected")));
+        QVERIFY(alone.contains(QStringLiteral("waiting until the proposal expires")));
+        count.approversConnected = 1;
+        QCOMPARE(TeamConfirmFlow::teamProgressText(count), QStringLiteral("1 of 2 team approvals"));
+        count.approversConnected = -1;
+        QCOMPARE(TeamConfirmFlow::teamProgressText(count), QStringLiteral("1 of 2 team approvals"));
+    }
+
     void cleanup()
     {
         context.reset();
