@@ -1598,14 +1598,6 @@ request SHA-256: %2</source>
 <context>
     <name>fb::TeamApprovalsDialog</name>
     <message>
-        <source>unpriced</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>%1 %2 monthly recurring</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>&amp;Approve</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1634,47 +1626,11 @@ request SHA-256: %2</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Change: %1</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Proposed by role %1 (OS user %2 on %3)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>MCP client: %1</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Price: %1</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>State: %1</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Expires: %1</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Request SHA-256: %1</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Request:</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>The team database is unreachable: %1. No decision can be recorded until it is back.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Could not read the queue: %1</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>%1 by %2 (%3), %4</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -1738,10 +1694,6 @@ request SHA-256: %2</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Outcome resolved by role %1 (OS user %2 on %3) at %4: %5%6</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>Lookup: %1 (searching...)</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1787,26 +1739,6 @@ request SHA-256: %2</source>
     </message>
     <message>
         <source>The search could not tell (%1), so its outcome cannot be marked here. Look it up where the create was sent: %2</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Refused: this proposal is not shown and cannot be approved here: %1.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>(none given)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Fabric: Sandbox, endpoint %1 (loopback, on the proposing workstation: nothing is billed)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Fabric: Production, endpoint %1 (billable)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Fabric credentials: %1</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

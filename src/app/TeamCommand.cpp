@@ -50,13 +50,24 @@ QString help()
         "  verify --bundle FILE [--trust-bundle-keys]\n"
         "               check the team's history; 'team verify --help' says what holds\n"
         "\n"
+        "An approver's decisions from a terminal (headless or over SSH), on the database the\n"
+        "administrator's team.database names:\n"
+        "  pending      the proposals open to a decision, with their approvals so far\n"
+        "  show ID      exactly the text the desktop app's Team approvals dialog shows\n"
+        "  approve ID [--key keychain | --key ssh-agent[:FINGERPRINT]]\n"
+        "  deny ID [--key ...]\n"
+        "               print that text, ask for the first 8 characters of its Request\n"
+        "               SHA-256 typed on the terminal, record the signed decision;\n"
+        "               'team approve --help' says more\n"
+        "\n"
         "URI is a libpq connection URI, e.g. postgresql://fb_owner@db.example.com/fabric?"
         "sslmode=verify-full\n"
         "Keep passwords out of it (a command line is visible to other local users): use\n"
         "~/.pgpass, peer or certificate authentication.\n"
         "Verify the team audit chain with 'fabric-broker audit verify --team URI'.\n"
-        "Exit codes: 0 = done, 1 = refused by the database, schema mismatch or a verify\n"
-        "failure, 2 = usage error, no connection or no keychain.\n");
+        "Exit codes: 0 = done, 1 = refused by the database, schema mismatch, a verify\n"
+        "failure, or a decision not confirmed or not recorded, 2 = usage error, no\n"
+        "connection, no keychain, no key or no terminal.\n");
 }
 
 QString verifyHelp()
@@ -427,6 +438,8 @@ int runTeamCommand(const QStringList &args)
     if (const std::optional<int> exit = answerUsage(rest, help()))
         return *exit;
     const QString command = rest.takeFirst();
+    if (isTeamTerminalCommand(command))
+        return runTeamTerminalCommand(command, rest);
     // Every command answers --help (or -h) with its own usage, wherever the flag stands.
     if (rest.contains(QStringLiteral("--help")) || rest.contains(QStringLiteral("-h"))) {
         const QString usage = command == u"init"     ? initHelp()

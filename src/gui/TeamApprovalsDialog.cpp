@@ -3,20 +3,18 @@
 #include "core/UntrustedText.h"
 #include "team/ApproverDecision.h"
 #include "team/DecisionRecorder.h"
+#include "team/DecisionText.h"
 #include "team/TeamQueue.h"
 
-#include <QDateTime>
 #include <QDialogButtonBox>
 #include <QHBoxLayout>
 #include <QHash>
-#include <QJsonDocument>
 #include <QJsonObject>
 #include <QLabel>
 #include <QListWidget>
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSet>
-#include <QTimeZone>
 #include <QVBoxLayout>
 
 namespace fb {
@@ -29,16 +27,6 @@ QString inert(const QString &s, qsizetype max = 200)
     return UntrustedText::escapeInvisible(UntrustedText::bounded(s, max));
 }
 
-QString priceText(const team::TeamProposal &p)
-{
-    if (!p.price)
-        return TeamApprovalsDialog::tr("unpriced");
-    const QJsonObject &o = *p.price;
-    return TeamApprovalsDialog::tr("%1 %2 monthly recurring")
-        .arg(inert(o.value(QStringLiteral("currency")).toString(), 8))
-        .arg(o.value(QStringLiteral("monthly_recurring")).toDouble(), 0, 'f', 2);
-}
-
 // What the status line says of how a decision or resolution was signed.
 QString signedText(const team::DecisionSigning &how)
 {
@@ -49,6 +37,7 @@ QString signedText(const team::DecisionSigning &how)
         return TeamApprovalsDialog::tr(
             "not signed: the keychain's approval key is not an Ed25519 key");
     case team::DecisionSigning::Status::NoKey:
+    case team::DecisionSigning::Status::SignerFailed:
         break;
     }
     return TeamApprovalsDialog::tr("not signed: %1").arg(inert(how.keyError, 300));
@@ -155,50 +144,12 @@ TeamApprovalsDialog::~TeamApprovalsDialog() = default;
 
 QString TeamApprovalsDialog::refusalText(const team::TeamProposal &p)
 {
-    const QString why = team::refusalOf(p);
-    if (why.isEmpty())
-        return {};
-    return tr("Refused: this proposal is not shown and cannot be approved here: %1.")
-        .arg(inert(why, 300));
+    return team::refusalText(p);
 }
 
 QString TeamApprovalsDialog::decisionText(const team::TeamProposal &p)
 {
-    const team::FabricTarget target = team::fabricTargetOf(p);
-    const QString endpoint =
-        target.endpoint.isEmpty() ? tr("(none given)") : inert(target.endpoint, 256);
-    const QString body =
-        QString::fromUtf8(QJsonDocument::fromJson(p.request).toJson(QJsonDocument::Indented));
-    QStringList lines{
-        tr("Change: %1").arg(inert(p.changeType, 64)),
-        tr("Proposed by role %1 (OS user %2 on %3)")
-            .arg(inert(p.proposer, 64), inert(p.osUser, 64), inert(p.host, 64)),
-        tr("MCP client: %1").arg(inert(p.mcpClient)),
-        tr("Price: %1").arg(priceText(p)),
-        target.sandbox ? tr("Fabric: Sandbox, endpoint %1 (loopback, on the proposing "
-                            "workstation: nothing is billed)")
-                             .arg(endpoint)
-                       : tr("Fabric: Production, endpoint %1 (billable)").arg(endpoint),
-        tr("Fabric credentials: %1")
-            .arg(target.identity.isEmpty() ? tr("(none given)") : inert(target.identity, 256)),
-        tr("State: %1").arg(inert(p.state, 16)),
-        tr("Expires: %1")
-            .arg(QDateTime::fromMSecsSinceEpoch(p.expiresMs, QTimeZone::utc())
-                     .toString(Qt::ISODate)),
-        tr("Request SHA-256: %1").arg(QString::fromLatin1(team::requestSha256Shown(p))),
-        tr("Request:")};
-    for (const QString &line : body.split(u'\n', Qt::SkipEmptyParts))
-        lines << QStringLiteral("  ") + inert(line, 400);
-    if (p.resolution) {
-        const team::TeamResolution &r = *p.resolution;
-        lines << tr("Outcome resolved by role %1 (OS user %2 on %3) at %4: %5%6")
-                     .arg(inert(r.resolver, 64), inert(r.osUser, 64), inert(r.host, 64),
-                          QDateTime::fromMSecsSinceEpoch(r.resolvedMs, QTimeZone::utc())
-                              .toString(Qt::ISODate),
-                          inert(r.outcome, 16),
-                          r.uuid.isEmpty() ? QString() : QStringLiteral(" ") + inert(r.uuid, 64));
-    }
-    return lines.join(u'\n');
+    return team::decisionText(p);
 }
 
 QString TeamApprovalsDialog::resolutionText(const team::TeamProposal &p, const CreateLookup &lookup)
@@ -275,9 +226,7 @@ void TeamApprovalsDialog::refresh()
                 int keep = -1;
                 for (qsizetype i = 0; i < list->size(); ++i) {
                     const team::TeamProposal &p = list->at(i);
-                    self->m_list->addItem(tr("%1 by %2 (%3), %4")
-                                              .arg(inert(p.changeType, 64), inert(p.proposer, 64),
-                                                   priceText(p), inert(p.state, 16)));
+                    self->m_list->addItem(team::summaryLine(p));
                     if (p.id == selected)
                         keep = static_cast<int>(i);
                 }

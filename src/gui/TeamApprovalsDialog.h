@@ -36,13 +36,11 @@ public:
     explicit TeamApprovalsDialog(team::TeamQueue *queue, QWidget *parent = nullptr);
     ~TeamApprovalsDialog() override;
 
-    // The text a decision on proposal p is made on (what the details pane shows): its Request
-    // SHA-256 is the agent's request_sha256, computed from the body shown; the binding says
-    // where the create goes (Sandbox or Production, endpoint, credentials).
+    // The text a decision on proposal p is made on (what the details pane shows):
+    // team/DecisionText's decisionText, the text `fabric-broker team show` prints too.
     static QString decisionText(const team::TeamProposal &p);
-    // What the details pane shows instead of a row whose stored hash is not its body's
-    // (team/ApproverDecision's refusalOf): one plain line; nothing can be decided on it. Empty
-    // when the row may be shown.
+    // What the details pane shows instead of a row whose stored hash is not its body's:
+    // team/DecisionText's refusalText. Empty when the row may be shown.
     static QString refusalText(const team::TeamProposal &p);
 
     // Gets this operator's approval key (the raw 32 bytes of the Ed25519 private key) or says

@@ -10,16 +10,24 @@ namespace fb::team {
 
 namespace {
 
-// statement (canonical) signed with privateKey, with the public key; nullopt when privateKey is
-// not an Ed25519 key.
+// statement (canonical) signed by signer, with the public key; nullopt with the reason in *why
+// when the signer gave no signature or one that does not verify with the key it names.
 std::optional<SignedDecision> signCanonical(const QByteArray &statement,
-                                            const QByteArray &privateKey)
+                                            const StatementSigner &signer, QString *why)
 {
-    const auto signature = ApprovalKeys::sign(privateKey, statement);
-    const auto publicKey = ApprovalKeys::publicKeyOf(privateKey);
-    if (!signature || !publicKey)
+    const StatementSignature s =
+        signer ? signer(statement) : StatementSignature{{}, {}, u"there is no signer"_s};
+    if (!s.error.isEmpty()) {
+        if (why)
+            *why = s.error;
         return std::nullopt;
-    return SignedDecision{statement, *signature, *publicKey};
+    }
+    if (!ApprovalKeys::verify(s.publicKey, statement, s.signature)) {
+        if (why)
+            *why = u"the signature does not verify with the key that made it"_s;
+        return std::nullopt;
+    }
+    return SignedDecision{statement, s.signature, s.publicKey};
 }
 
 // The policy key listed for role that verifies signature over statement: its fingerprint, or
@@ -57,12 +65,35 @@ auto refusing(ApprovalCheck &c)
 
 } // namespace
 
+StatementSigner keySigner(const QByteArray &privateKey)
+{
+    return [&privateKey](const QByteArray &statement) {
+        const auto signature = ApprovalKeys::sign(privateKey, statement);
+        const auto publicKey = ApprovalKeys::publicKeyOf(privateKey);
+        if (!signature || !publicKey)
+            return StatementSignature{{}, {}, u"the approval key is not an Ed25519 key"_s};
+        return StatementSignature{*signature, *publicKey, {}};
+    };
+}
+
 std::optional<SignedDecision> signDecision(const TeamProposal &proposal, const QString &decision,
                                            const QByteArray &dialogSha256, const QString &role,
                                            const QByteArray &privateKey, qint64 nowMs)
 {
-    if (!refusalOf(proposal).isEmpty())
+    return signDecisionWith(proposal, decision, dialogSha256, role, keySigner(privateKey), nowMs);
+}
+
+std::optional<SignedDecision> signDecisionWith(const TeamProposal &proposal,
+                                               const QString &decision,
+                                               const QByteArray &dialogSha256, const QString &role,
+                                               const StatementSigner &signer, qint64 nowMs,
+                                               QString *why)
+{
+    if (const QString refused = refusalOf(proposal); !refused.isEmpty()) {
+        if (why)
+            *why = u"the proposal is not shown: "_s + refused;
         return std::nullopt;
+    }
     ApprovalStatement s;
     s.proposalId = proposal.id;
     s.changeType = proposal.changeType;
@@ -80,9 +111,13 @@ std::optional<SignedDecision> signDecision(const TeamProposal &proposal, const Q
     s.decidedMs = nowMs;
     s.expiresMs = proposal.expiresMs;
     const QByteArray statement = s.canonical();
-    if (!ApprovalStatement::parse(statement, nullptr))
-        return std::nullopt; // e.g. a binding too long to sign
-    return signCanonical(statement, privateKey);
+    QString invalid;
+    if (!ApprovalStatement::parse(statement, &invalid)) {
+        if (why) // e.g. a binding too long to sign
+            *why = u"the proposal makes no valid statement: "_s + invalid;
+        return std::nullopt;
+    }
+    return signCanonical(statement, signer, why);
 }
 
 ApprovalCheck verifyApproval(const TeamProposal &proposal, const SignedApproval &approval,
@@ -181,6 +216,16 @@ std::optional<SignedDecision> signResolution(const TeamProposal &proposal, const
                                              const QString &role, const QByteArray &privateKey,
                                              qint64 nowMs)
 {
+    return signResolutionWith(proposal, outcome, uuid, dialogSha256, role, keySigner(privateKey),
+                              nowMs);
+}
+
+std::optional<SignedDecision> signResolutionWith(const TeamProposal &proposal,
+                                                 const QString &outcome, const QString &uuid,
+                                                 const QByteArray &dialogSha256,
+                                                 const QString &role, const StatementSigner &signer,
+                                                 qint64 nowMs, QString *why)
+{
     ResolutionStatement s;
     s.proposalId = proposal.id;
     s.changeType = proposal.changeType;
@@ -191,9 +236,13 @@ std::optional<SignedDecision> signResolution(const TeamProposal &proposal, const
     s.resolver = role;
     s.decidedMs = nowMs;
     const QByteArray statement = s.canonical();
-    if (!ResolutionStatement::parse(statement, nullptr))
+    QString invalid;
+    if (!ResolutionStatement::parse(statement, &invalid)) {
+        if (why)
+            *why = u"the outcome makes no valid statement: "_s + invalid;
         return std::nullopt;
-    return signCanonical(statement, privateKey);
+    }
+    return signCanonical(statement, signer, why);
 }
 
 ApprovalCheck verifyResolution(const TeamProposal &proposal, const TeamResolution &r,

@@ -8,6 +8,7 @@
 #include "team/TeamQueue.h"
 
 #include <QList>
+#include <functional>
 #include <optional>
 
 namespace fb::team {
@@ -40,6 +41,20 @@ struct SignedDecision {
     QByteArray publicKey; // 32 bytes
 };
 
+// What signs a statement's canonical bytes (issue #37): a private key held in this process (the
+// keychain's, keySigner) or an Ed25519 key an ssh-agent holds (SshAgent::signer). Either makes a
+// plain Ed25519 signature over exactly the bytes given, so one statement format and one verifier
+// serve both; what a signer returns is stored only once it verifies with the key it names.
+struct StatementSignature {
+    QByteArray signature; // 64 bytes
+    QByteArray publicKey; // the raw 32-byte key that made it
+    QString error;        // why there is no signature; empty when signed
+};
+using StatementSigner = std::function<StatementSignature(const QByteArray &statement)>;
+// A signer with privateKey (its raw 32 bytes), which it refers to and does not copy: call it only
+// while privateKey lives (the key's one copy stays the caller's to wipe).
+StatementSigner keySigner(const QByteArray &privateKey);
+
 // The statement (version 2) for role's decision on proposal, its dialog having shown the text
 // whose SHA-256 is dialogSha256 (32 raw bytes), at nowMs, signed with privateKey: its
 // request_sha256 computed here from the row's body and change type (never the row's column),
@@ -49,6 +64,13 @@ struct SignedDecision {
 std::optional<SignedDecision> signDecision(const TeamProposal &proposal, const QString &decision,
                                            const QByteArray &dialogSha256, const QString &role,
                                            const QByteArray &privateKey, qint64 nowMs);
+// The same statement, signed by signer; nullopt with the reason in *why (the signer's words, or
+// that its signature does not verify, or that the row makes no statement) otherwise.
+std::optional<SignedDecision> signDecisionWith(const TeamProposal &proposal,
+                                               const QString &decision,
+                                               const QByteArray &dialogSha256, const QString &role,
+                                               const StatementSigner &signer, qint64 nowMs,
+                                               QString *why = nullptr);
 
 // Which statement versions verifyApproval accepts: the current one only (what counts toward a
 // quorum), or version 1 too (team verify's old history; ApprovalCheck::statement->version says
@@ -83,6 +105,12 @@ std::optional<SignedDecision> signResolution(const TeamProposal &proposal, const
                                              const QString &uuid, const QByteArray &dialogSha256,
                                              const QString &role, const QByteArray &privateKey,
                                              qint64 nowMs);
+// The same statement, signed by signer (as signDecisionWith).
+std::optional<SignedDecision> signResolutionWith(const TeamProposal &proposal,
+                                                 const QString &outcome, const QString &uuid,
+                                                 const QByteArray &dialogSha256,
+                                                 const QString &role, const StatementSigner &signer,
+                                                 qint64 nowMs, QString *why = nullptr);
 
 // Whether a resolution row holds, as verifyApproval for an approval, checked in this order (the
 // first that fails is the reason): it is signed; the statement parses strictly

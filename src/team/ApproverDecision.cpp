@@ -106,6 +106,42 @@ DecisionSigning decisionSigning(const TeamProposal &p, const QString &decision,
                        signShownDecision(p, decision, shown, role, privateKey, nowMs));
 }
 
+namespace {
+DecisionSigning signedBy(const std::optional<SignedDecision> &made, const QString &why)
+{
+    DecisionSigning s;
+    if (!made) {
+        s.status = DecisionSigning::Status::SignerFailed;
+        s.keyError = why.isEmpty() ? u"no signature was made"_s : why;
+        return s;
+    }
+    s.status = DecisionSigning::Status::Signed;
+    s.signature = TeamQueue::Signature{made->statement, made->signature, made->publicKey};
+    return s;
+}
+} // namespace
+
+DecisionSigning decisionSigningWith(const TeamProposal &p, const QString &decision,
+                                    const QString &shown, const QString &role,
+                                    const StatementSigner &signer, qint64 nowMs)
+{
+    QString why;
+    const auto made =
+        signDecisionWith(p, decision, shownTextSha256(shown), role, signer, nowMs, &why);
+    return signedBy(made, why);
+}
+
+DecisionSigning resolutionSigningWith(const TeamProposal &p, const QString &outcome,
+                                      const QString &uuid, const QString &shown,
+                                      const QString &role, const StatementSigner &signer,
+                                      qint64 nowMs)
+{
+    QString why;
+    const auto made =
+        signResolutionWith(p, outcome, uuid, shownTextSha256(shown), role, signer, nowMs, &why);
+    return signedBy(made, why);
+}
+
 DecisionSigning resolutionSigning(const TeamProposal &p, const QString &outcome,
                                   const QString &uuid, const QString &shown, const QString &role,
                                   const QByteArray &privateKey, const QString &keyError,

@@ -59,8 +59,9 @@ bool openToDecision(const TeamProposal &p);
 struct DecisionSigning {
     enum class Status {
         Signed,
-        NoKey,      // no private key: keyError says why (the key loader's words)
-        NotEd25519, // the key did not sign (not an Ed25519 key, or no valid statement)
+        NoKey,        // no private key: keyError says why (the key loader's words)
+        NotEd25519,   // the key did not sign (not an Ed25519 key, or no valid statement)
+        SignerFailed, // a signer (an ssh-agent's key) made no signature: keyError says why
     };
     Status status = Status::NoKey;
     QString keyError;
@@ -76,11 +77,22 @@ DecisionSigning decisionSigning(const TeamProposal &p, const QString &decision,
                                 const QString &shown, const QString &role,
                                 const QByteArray &privateKey, const QString &keyError,
                                 qint64 nowMs);
+// The same decision signed by signer (ApprovalVerify's StatementSigner: the keychain's key or an
+// ssh-agent's): Signed, or SignerFailed with the reason in keyError (the signer's words, a
+// signature that does not verify, a row that is not shown).
+DecisionSigning decisionSigningWith(const TeamProposal &p, const QString &decision,
+                                    const QString &shown, const QString &role,
+                                    const StatementSigner &signer, qint64 nowMs);
 // role's resolution of p's unknown outcome (outcome created with uuid, or not_created), its dialog
 // having shown exactly shown, the catalog lookup included (ApprovalVerify's signResolution).
 DecisionSigning resolutionSigning(const TeamProposal &p, const QString &outcome,
                                   const QString &uuid, const QString &shown, const QString &role,
                                   const QByteArray &privateKey, const QString &keyError,
                                   qint64 nowMs);
+// The same resolution signed by signer (as decisionSigningWith).
+DecisionSigning resolutionSigningWith(const TeamProposal &p, const QString &outcome,
+                                      const QString &uuid, const QString &shown,
+                                      const QString &role, const StatementSigner &signer,
+                                      qint64 nowMs);
 
 } // namespace fb::team

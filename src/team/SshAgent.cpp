@@ -384,4 +384,14 @@ SshAgent::Result<QByteArray> SshAgent::sign(const QByteArray &rawPublicKey,
     return {bytes, {}, {}};
 }
 
+StatementSigner SshAgent::signer(const QByteArray &rawPublicKey) const
+{
+    return [agent = *this, rawPublicKey](const QByteArray &statement) {
+        const Result<QByteArray> signature = agent.sign(rawPublicKey, statement);
+        if (!signature.ok())
+            return StatementSignature{{}, {}, signature.message};
+        return StatementSignature{*signature.value, rawPublicKey, {}};
+    };
+}
+
 } // namespace fb::team

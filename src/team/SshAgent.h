@@ -17,6 +17,8 @@
 // (ApprovalKeys::fingerprint, the SHA-256 of the raw 32-byte key, team.approver_keys),
 // sshFingerprint() is OpenSSH's (the SHA-256 of the 51-byte key blob, what `ssh-add -l` and
 // `ssh-keygen -lf` print).
+#include "team/ApprovalVerify.h"
+
 #include <QByteArray>
 #include <QByteArrayView>
 #include <QDeadlineTimer>
@@ -80,6 +82,11 @@ public:
     // The agent's 64-byte Ed25519 signature of message by rawPublicKey (SIGN_REQUEST, flags 0),
     // returned only when ApprovalKeys::verify(rawPublicKey, message, signature) holds.
     Result<QByteArray> sign(const QByteArray &rawPublicKey, const QByteArray &message) const;
+
+    // A StatementSigner (team/ApprovalVerify.h) that has this agent sign a statement with
+    // rawPublicKey: the signature (only once it verifies, as sign()) and the key, or the agent's
+    // failure as the error. It keeps a copy of this client (socket path and timeout).
+    StatementSigner signer(const QByteArray &rawPublicKey) const;
 
     // The 51-byte wire blob of a raw 32-byte key (empty when raw is not 32 bytes), and back:
     // the raw key of a blob that is exactly string "ssh-ed25519" + string key(32), else nullopt.

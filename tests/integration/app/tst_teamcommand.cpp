@@ -4,7 +4,9 @@
 // one; status says the version and who the connection is, and refuses a role that may not read
 // the schema or a schema newer than it knows; the team audit chain verifies and a changed row
 // breaks it; verify refuses bad options and a policy without approver keys before it connects; no
-// connection is exit 2. The executable runs them (tst_commandline: every command answers --help).
+// connection is exit 2; the approver's terminal commands (pending, show, approve, deny) answer
+// --help and refuse a key file and a missing team.database. The executable runs them
+// (tst_commandline: every command answers --help).
 // Signed histories: tests/integration/team/tst_teamverify, tst_team_verify_history.
 #include "../team/TeamFixture.h"
 #include "AppOutput.h"
@@ -89,6 +91,59 @@ private slots:
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains(u"--bundle FILE takes only --trust-bundle-keys"_s),
                  qPrintable(r.err));
+    }
+
+    // An approver's terminal commands (issue #37): each answers --help; what is refused before
+    // the database or a terminal is reached. Their runs on a terminal, with ssh-agent and the
+    // desktop dialog: tests/e2e/team-terminal.test.mjs.
+    void terminalCommandsUsageAndRefusals()
+    {
+        CommandRun r = team({});
+        QVERIFY2(
+            r.out.contains(u"  pending      the proposals open to a decision"_s) &&
+                r.out.contains(u"  approve ID [--key keychain | --key ssh-agent[:FINGERPRINT]]"_s),
+            qPrintable(r.out));
+        const QList<std::pair<QString, QString>> helps{
+            {u"pending"_s, u"Usage: fabric-broker team pending\n"_s},
+            {u"show"_s, u"Usage: fabric-broker team show ID\n"_s},
+            {u"approve"_s, u"Usage: fabric-broker team approve ID [--key keychain | --key "
+                           "ssh-agent[:FINGERPRINT]]\n"_s},
+            {u"deny"_s, u"Usage: fabric-broker team deny ID [--key keychain"_s}};
+        for (const auto &[command, usage] : helps) {
+            r = team({command, u"--help"_s});
+            QCOMPARE(r.exitCode, 0);
+            QVERIFY2(r.out.startsWith(usage), qPrintable(r.out));
+        }
+        QVERIFY(team({u"approve"_s, u"-h"_s}).out.contains(u"never from a flag or a pipe"_s));
+        for (const QStringList &wrong :
+             {QStringList{u"show"_s}, QStringList{u"approve"_s}, QStringList{u"pending"_s, u"x"_s},
+              QStringList{u"deny"_s, u"a"_s, u"b"_s}, QStringList{u"show"_s, u"--key"_s}}) {
+            r = team(wrong);
+            QCOMPARE(r.exitCode, 2);
+            QVERIFY2(r.err.contains(u"unknown arguments"_s), qPrintable(r.err));
+        }
+        // A key file is never read, whatever --key names.
+        for (const QString &key : {u"/root/.ssh/id_ed25519"_s, u"file:/tmp/k"_s}) {
+            r = team({u"approve"_s, u"0d4f0f6e"_s, u"--key"_s, key});
+            QCOMPARE(r.exitCode, 2);
+            QVERIFY2(r.err.contains(u"a key file is never read"_s), qPrintable(r.err));
+            r = team({u"deny"_s, u"0d4f0f6e"_s, u"--key="_s + key});
+            QCOMPARE(r.exitCode, 2);
+        }
+        // No administrator's team.database (this suite reads no policy of the machine's user).
+        const ScopedEnvironmentVariable noAdmin("FABRIC_BROKER_EXTRA_ADMIN_POLICY",
+                                                QFile::encodeName(m_dir.filePath(u"none.json"_s)));
+        if (QFile::exists(u"/etc/fabric-broker/policy.json"_s))
+            QSKIP("this machine has an administrator's policy file");
+        for (const QStringList &args :
+             {QStringList{u"pending"_s}, QStringList{u"show"_s, u"0d4f0f6e"_s},
+              QStringList{u"approve"_s, u"0d4f0f6e"_s, u"--key"_s, u"ssh-agent"_s}}) {
+            r = team(args);
+            QCOMPARE(r.exitCode, 2);
+            QVERIFY2(r.err.contains(u"no team database: team.database is set by the "
+                                    "administrator's policy alone"_s),
+                     qPrintable(r.err));
+        }
     }
 
     void noConnectionIsExitTwo()

@@ -1,7 +1,9 @@
 // What an approver decides, below the GUI (issue #40; src/team/ApproverDecision): which rows are
 // open to a decision or await a resolution, how a decision and a resolution are signed over the
-// exact text shown (or why they are not). The key's copy: tst_decisionrecorder. No database: the
-// queue calls are driven through the Team approvals dialog in tests/integration/team.
+// exact text shown (or why they are not), by the keychain's key or by any signer (an ssh-agent's
+// key, issue #37) through the same statement builder and verifier. The key's copy:
+// tst_decisionrecorder. No database: the queue calls are driven through the Team approvals dialog
+// in tests/integration/team.
 #include "TestEnvironment.h"
 #include "core/Sha256.h"
 #include "team/ApprovalKeys.h"
@@ -122,6 +124,112 @@ private slots:
                             QStringLiteral("alice"), kSeed, {}, kNowMs);
         QCOMPARE(refused.status, DecisionSigning::Status::NotEd25519);
         QVERIFY(!refused.signature);
+    }
+
+    // One statement builder, whoever holds the key (issue #37): a signer over the keychain's key
+    // and one that stands for an ssh-agent (another process signing the bytes it is given) make
+    // the same statement, and what they make verifies with the one verifier.
+    void aSignerMakesTheSameStatementAsTheKey()
+    {
+        const TeamProposal p = proposal();
+        const QString shown = QStringLiteral("Change: connection_create\nthe text shown");
+        const DecisionSigning byKey = decisionSigning(p, QStringLiteral("approve"), shown,
+                                                      QStringLiteral("alice"), kSeed, {}, kNowMs);
+        const DecisionSigning byKeySigner = decisionSigningWith(
+            p, QStringLiteral("approve"), shown, QStringLiteral("alice"), keySigner(kSeed), kNowMs);
+        QCOMPARE(byKeySigner.status, DecisionSigning::Status::Signed);
+        QCOMPARE(byKeySigner.signature->statement, byKey.signature->statement);
+        QCOMPARE(byKeySigner.signature->signature, byKey.signature->signature); // deterministic
+        QCOMPARE(byKeySigner.signature->publicKey, kPub);
+
+        // An agent: sees only the statement bytes, holds its own key.
+        const QByteArray agentSeed = *ApprovalKeys::generate();
+        const QByteArray agentPub = *ApprovalKeys::publicKeyOf(agentSeed);
+        QList<QByteArray> asked;
+        const StatementSigner agent = [&](const QByteArray &statement) {
+            asked << statement;
+            return StatementSignature{*ApprovalKeys::sign(agentSeed, statement), agentPub, {}};
+        };
+        const DecisionSigning byAgent = decisionSigningWith(p, QStringLiteral("approve"), shown,
+                                                            QStringLiteral("alice"), agent, kNowMs);
+        QCOMPARE(byAgent.status, DecisionSigning::Status::Signed);
+        QCOMPARE(asked, QList<QByteArray>{byKey.signature->statement}); // the same bytes, once
+        QCOMPARE(byAgent.signature->statement, byKey.signature->statement);
+        QCOMPARE(byAgent.signature->publicKey, agentPub);
+        QCOMPARE(byAgent.fingerprint(), ApprovalKeys::fingerprint(agentPub));
+
+        // The one verifier: it counts when the policy lists the agent's key for alice, and not
+        // when it lists only the keychain's.
+        const SignedApproval row{QStringLiteral("alice"),      QStringLiteral("approve"),
+                                 shownTextSha256(shown),       byAgent.signature->statement,
+                                 byAgent.signature->signature, byAgent.signature->publicKey};
+        const ApproverKey listedAgent{QStringLiteral("alice"), ApprovalKeys::fingerprint(agentPub),
+                                      agentPub};
+        const ApproverKey listedKeychain{QStringLiteral("alice"), ApprovalKeys::fingerprint(kPub),
+                                         kPub};
+        const ApprovalCheck counts =
+            verifyApproval(p, row, {listedAgent}, StatementVersions::CurrentOnly);
+        QVERIFY2(counts.counts, qPrintable(counts.reason));
+        const ApprovalCheck unlisted =
+            verifyApproval(p, row, {listedKeychain}, StatementVersions::CurrentOnly);
+        QVERIFY(!unlisted.counts);
+        QVERIFY2(unlisted.reason.contains(QStringLiteral("does not list")),
+                 qPrintable(unlisted.reason));
+    }
+
+    void aSignerThatFailsOrLiesSignsNothing()
+    {
+        const TeamProposal p = proposal();
+        const QString shown = QStringLiteral("text");
+        const auto with = [&](const StatementSigner &signer) {
+            return decisionSigningWith(p, QStringLiteral("approve"), shown, QStringLiteral("alice"),
+                                       signer, kNowMs);
+        };
+        // Its own words.
+        DecisionSigning how = with([](const QByteArray &) {
+            return StatementSignature{{}, {}, QStringLiteral("ssh-agent refused to sign")};
+        });
+        QCOMPARE(how.status, DecisionSigning::Status::SignerFailed);
+        QCOMPARE(how.keyError, QStringLiteral("ssh-agent refused to sign"));
+        QVERIFY(!how.signature);
+        // A signature over other bytes, or by another key than the one it names.
+        const QByteArray otherSeed = *ApprovalKeys::generate();
+        how = with([&](const QByteArray &statement) {
+            return StatementSignature{*ApprovalKeys::sign(kSeed, statement + ' '), kPub, {}};
+        });
+        QCOMPARE(how.status, DecisionSigning::Status::SignerFailed);
+        QVERIFY2(how.keyError.contains(QStringLiteral("does not verify")),
+                 qPrintable(how.keyError));
+        how = with([&](const QByteArray &statement) {
+            return StatementSignature{*ApprovalKeys::sign(otherSeed, statement), kPub, {}};
+        });
+        QCOMPARE(how.status, DecisionSigning::Status::SignerFailed);
+        QVERIFY(!how.signature);
+        // No signer at all, and a row that is not shown: never asked.
+        QCOMPARE(with({}).status, DecisionSigning::Status::SignerFailed);
+        TeamProposal tampered = proposal();
+        tampered.request = R"({"a":2})";
+        bool asked = false;
+        how = decisionSigningWith(
+            tampered, QStringLiteral("approve"), shown, QStringLiteral("alice"),
+            [&](const QByteArray &statement) {
+                asked = true;
+                return StatementSignature{*ApprovalKeys::sign(kSeed, statement), kPub, {}};
+            },
+            kNowMs);
+        QCOMPARE(how.status, DecisionSigning::Status::SignerFailed);
+        QVERIFY(!asked);
+        QVERIFY2(how.keyError.contains(QStringLiteral("not shown")), qPrintable(how.keyError));
+        // A resolution goes through the same signer.
+        const DecisionSigning resolved = resolutionSigningWith(
+            proposal(QStringLiteral("unknown")), QStringLiteral("not_created"), {}, shown,
+            QStringLiteral("carol"), keySigner(kSeed), kNowMs);
+        QCOMPARE(resolved.status, DecisionSigning::Status::Signed);
+        QCOMPARE(resolved.signature->statement,
+                 resolutionSigning(proposal(QStringLiteral("unknown")),
+                                   QStringLiteral("not_created"), {}, shown,
+                                   QStringLiteral("carol"), kSeed, {}, kNowMs)
+                     .signature->statement);
     }
 
     void resolutionIsSignedOverTheTextShown()

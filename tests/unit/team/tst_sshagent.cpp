@@ -3,11 +3,15 @@
 // signatures ApprovalKeys::verify accepts, a key the agent does not hold, a key whose confirmation
 // cannot be asked, an RSA key skipped), and against a fake agent on its own thread that answers
 // what a hostile SSH_AUTH_SOCK could (truncated, oversized, trailing bytes, impossible counts,
-// other algorithms, a signature by another key, silence, a closed connection).
+// other algorithms, a signature by another key, silence, a closed connection). Its signer signs
+// an approval statement the one verifier counts (issue #37).
 #include "TestEnvironment.h"
+#include "core/Sha256.h"
 #include "team/ApprovalKeys.h"
+#include "team/ApproverDecision.h"
 #include "team/SshAgent.h"
 
+#include <QDateTime>
 #include <QDir>
 #include <QElapsedTimer>
 #include <QProcess>
@@ -462,6 +466,57 @@ private slots:
             // Ed25519 is deterministic: the agent signs the same bytes the same way.
             QCOMPARE(*agent.sign(pub, message).value, *sig.value);
         }
+    }
+
+    // The agent as a StatementSigner: the same statement the keychain's key would sign, signed
+    // by the agent, counts for the role the policy lists its key for; a key it does not hold
+    // signs nothing and says why.
+    void realAgentSignsAnApprovalStatement()
+    {
+        REQUIRE_REAL_AGENT();
+        const QByteArray pub = rawKeyOfPubFile("key");
+        QCOMPARE(pub.size(), 32);
+        TeamProposal p;
+        p.id = "0d4f0f6e-8a41-4b8e-9c1e-2f1d3c4b5a69";
+        p.changeType = u"connection_create"_s;
+        p.request = "{}";
+        p.requestSha256 = fb::Sha256::hash(p.request).toHex();
+        p.dryRun = "{}";
+        p.proposer = u"carol"_s;
+        p.state = u"consumed"_s;
+        p.tokenSha256 = fb::Sha256::hash("t").toHex();
+        p.expiresMs = QDateTime::currentMSecsSinceEpoch() + 600000;
+        const qint64 now = QDateTime::currentMSecsSinceEpoch();
+        const QString shown = u"the text shown"_s;
+        const DecisionSigning how = decisionSigningWith(p, u"approve"_s, shown, u"bob"_s,
+                                                        SshAgent(m_agentSocket).signer(pub), now);
+        QCOMPARE(how.status, DecisionSigning::Status::Signed);
+        QCOMPARE(how.signature->publicKey, pub);
+        // The statement a key held here (the keychain's) signs, byte for byte: one builder.
+        const DecisionSigning here =
+            decisionSigning(p, u"approve"_s, shown, u"bob"_s, m_seed, {}, now);
+        QCOMPARE(how.signature->statement, here.signature->statement);
+        QVERIFY(ApprovalKeys::verify(pub, how.signature->statement, how.signature->signature));
+        const SignedApproval row{u"bob"_s,
+                                 u"approve"_s,
+                                 shownTextSha256(shown),
+                                 how.signature->statement,
+                                 how.signature->signature,
+                                 pub};
+        const fb::ApproverKey listed{u"bob"_s, ApprovalKeys::fingerprint(pub), pub};
+        const ApprovalCheck check =
+            verifyApproval(p, row, {listed}, StatementVersions::CurrentOnly);
+        QVERIFY2(check.counts, qPrintable(check.reason));
+        QCOMPARE(check.fingerprint, ApprovalKeys::fingerprint(pub));
+        QVERIFY(!verifyApproval(p, row, {fb::ApproverKey{u"alice"_s, listed.fingerprint, pub}},
+                                StatementVersions::CurrentOnly)
+                     .counts);
+
+        const DecisionSigning missing = decisionSigningWith(
+            p, u"approve"_s, shown, u"bob"_s, SshAgent(m_agentSocket).signer(m_pub), now);
+        QCOMPARE(missing.status, DecisionSigning::Status::SignerFailed);
+        QVERIFY2(missing.keyError.contains(u"ssh-agent does not hold the key"_s),
+                 qPrintable(missing.keyError));
     }
 
     void realAgentDoesNotHoldTheKey()
