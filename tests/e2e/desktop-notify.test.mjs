@@ -123,10 +123,14 @@ test('an approval is announced on the session bus; opening the notification rais
     const actions = [...(/array \[\s*((?:string "[^"]*"\s*)*)\]/.exec(notifyCall)?.[1] ?? '').matchAll(/string "([^"]*)"/g)].map((m) => m[1]);
     assert.deepEqual(actions, ['default', 'Open'], notifyCall);
 
-    // The person works in the main window, the dialog behind it.
+    // The person works in the main window, the dialog behind it: focused, and clicked into (on
+    // its status bar, where a click does nothing).
     const main = xvfb.windows(MAIN)[0];
     assert.ok(main, 'the main window');
     xvfb.focus(main);
+    const geometry = xvfb.xdo('getwindowgeometry', main);
+    const [, height] = /Geometry: (\d+)x(\d+)/.exec(geometry).slice(1).map(Number);
+    xvfb.xdo('mousemove', '--window', main, '20', String(height - 5), 'click', '1');
     await atspi({ cmd: 'active', window: MAIN });
     // Opening the notification: the dialog comes to the front, with the keyboard.
     await server.invoke(n.id, 'default');

@@ -85,7 +85,9 @@ export async function startNotificationMonitor(bus) {
     execFileSync('dbus-send', ['--session', '--type=signal', '/org/freedesktop/Notifications', 'org.freedesktop.Notifications.MonitorProbe'], { env });
     await sleep(100);
   }
-  const blocks = () => text.split(/\n(?=\S)/);
+  // One block per message: a string argument may hold line breaks, so a block ends only where
+  // the next message's header starts.
+  const blocks = () => text.split(/\n(?=(?:method call|method return|signal|error) time=)/);
   return {
     get text() { return text; },
     calls: (member) => blocks().filter((b) => b.startsWith('method call') && b.includes(`member=${member}`)),

@@ -8,8 +8,20 @@
 // that owns the name opens the key; another program's ids, other actions and the same signal
 // sent by a program that does not own the name do nothing; NotificationClosed forgets the key.
 // Without a service or a bus: nothing is shown, nothing crashes, one info line is logged.
+// And DesktopUi's use of it: an approval dialog that opens is announced, opening it brings that
+// dialog (not the main window) and decides nothing, the approval's end withdraws it; the team's
+// decision on this workstation's proposal is announced, then its outcome in the same
+// notification; a desktop approval or an agent's withdrawal is no team decision; off is off.
+#include "GuiTestData.h"
 #include "TestEnvironment.h"
+#include "broker/MutationBroker.h"
+#include "core/ProposalStore.h"
+#include "core/UntrustedText.h"
+#include "fabric/FabricClient.h"
+#include "gui/DesktopApprover.h"
 #include "gui/DesktopNotifier.h"
+#include "gui/DesktopUi.h"
+#include "gui/MainWindow.h"
 
 #include <QDBusConnection>
 #include <QDBusConnectionInterface>
@@ -17,6 +29,7 @@
 #include <QDBusPendingCallWatcher>
 #include <QDeadlineTimer>
 #include <QProcess>
+#include <QSettings>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
@@ -53,6 +66,35 @@ struct NotifyCall {
     QStringList actions;
     QVariantMap hints;
     int timeout = 0;
+};
+
+// The desktop app's parts DesktopUi wires the notifications to (no MCP server: no session here).
+// What ServerHost gives the embedded sandbox: a loopback address and placeholder credentials.
+FabricConfig config()
+{
+    FabricConfig c;
+    c.endpoint = QUrl(u"http://127.0.0.1:4799"_s);
+    c.clientId = u"sandbox"_s;
+    c.clientSecret = u"sandbox"_s;
+    return c;
+}
+
+struct Host {
+    ManualClock clock;
+    ProposalStore store{&clock};
+    FabricClient fabric{config()};
+    MutationBroker broker{&store, &fabric, BrokerSettings{}, &clock};
+    DesktopContext context(const QDBusConnection &bus)
+    {
+        DesktopContext ctx;
+        ctx.store = &store;
+        ctx.broker = &broker;
+        ctx.fabric = &fabric;
+        ctx.sandbox = true;
+        ctx.clock = &clock;
+        ctx.notificationBus = bus;
+        return ctx;
+    }
 };
 
 } // namespace
@@ -157,6 +199,11 @@ private slots:
     void initTestCase()
     {
         QVERIFY(m_dir.isValid());
+        // DesktopUi reads its saved preferences: from this suite's folder, never the user's.
+        qputenv("XDG_CONFIG_HOME", QFile::encodeName(m_dir.filePath(u"config"_s)));
+        qputenv("XDG_CONFIG_DIRS", QFile::encodeName(m_dir.filePath(u"etc"_s)));
+        QCoreApplication::setOrganizationName(u"fabric-broker-tests"_s);
+        QCoreApplication::setApplicationName(u"tst_desktopnotifier"_s);
         QFile config(m_dir.filePath(u"session.conf"_s));
         QVERIFY(config.open(QIODevice::WriteOnly));
         config.write(busConfig(m_dir.path()));
@@ -183,7 +230,7 @@ private slots:
     }
     void init()
     {
-        fbtest::failOnWarnings();
+        fbtest::failOnWarnings({u"keychain read failed: "_s});
         QVERIFY(startService({u"body"_s, u"body-markup"_s, u"actions"_s}));
     }
     void cleanup() { stopService(); }
@@ -363,6 +410,101 @@ private slots:
         QVERIFY(!n.isShown(u"k0"_s));
         QVERIFY(n.isShown(u"k%1"_s.arg(DesktopNotifier::MaxKeys)));
         QTRY_COMPARE_WITH_TIMEOUT(shown.size(), DesktopNotifier::MaxKeys, 10000);
+    }
+
+    // DesktopUi (DesktopUiNotify.cpp): what is announced, and what opening it does.
+    void theDesktopAppAnnouncesApprovalsAndTheTeamsDecisions()
+    {
+        QSettings().clear();
+        Host host;
+        QDBusConnection app = connect(u"app"_s);
+        DesktopUi ui(host.context(app));
+        QVERIFY(ui.notifier() && ui.notifier()->isEnabled());
+
+        // A desktop approval dialog opens: announced with the target line.
+        const ApprovalContext a = guitest::sampleContext(host.clock.nowMs());
+        int answers = 0;
+        ui.desktopApprover()->requestApprovalFor(nullptr, false, a,
+                                                 [&](const HumanDecision &) { ++answers; });
+        QCOMPARE(ui.desktopApprover()->pendingCount(), 1);
+        QTRY_COMPARE_WITH_TIMEOUT(m_fake->notifies.size(), 1, 10000);
+        const NotifyCall c = m_fake->notifies.constFirst();
+        QCOMPARE(c.summary, u"Approval needed (sandbox)"_s);
+        QCOMPARE(c.body, u"An agent asks to create a connection:\n"_s +
+                             UntrustedText::escapeInvisible(a.proposal.target)
+                                 .replace(u'&', u"&amp;"_s)
+                                 .replace(u'<', u"&lt;"_s)
+                                 .replace(u'>', u"&gt;"_s));
+        QTRY_VERIFY_WITH_TIMEOUT(ui.notifier()->isShown(u"approval:"_s + a.proposal.requestSha256),
+                                 10000);
+        // Opened: its dialog is what comes forward (not the main window); nothing is decided.
+        QSignalSpy opened(ui.notifier(), &DesktopNotifier::openRequested);
+        emitFrom(*m_service, u"ActionInvoked"_s, {m_fake->nextId, u"default"_s});
+        QTRY_COMPARE_WITH_TIMEOUT(opened.size(), 1, 10000);
+        QVERIFY(!ui.mainWindow()->isVisible());
+        QCOMPARE(answers, 0);
+        QCOMPARE(ui.desktopApprover()->pendingCount(), 1);
+        // The approval ends (the broker says so): its notification is withdrawn.
+        QVERIFY(showAndWait(*ui.notifier(), u"approval:"_s + a.proposal.requestSha256, u"again"_s,
+                            {}) != 0);
+        emit host.broker.approvalFinished(a.proposal, u"declined"_s);
+        QVERIFY(!ui.notifier()->isShown(u"approval:"_s + a.proposal.requestSha256));
+        QTRY_COMPARE_WITH_TIMEOUT(m_fake->closed.size(), 1, 10000);
+        ui.desktopApprover()->denyAllPending();
+        QCOMPARE(answers, 1);
+
+        // This workstation's proposal waits for the team: the decision, then the outcome in the
+        // same notification.
+        Proposal ours =
+            guitest::sampleContext(host.clock.nowMs(), ChangeType::ConnectionCreate, u"ours"_s, 'b')
+                .proposal;
+        const QString key = u"decision:"_s + ours.requestSha256;
+        emit host.broker.approvalStarted(ours, u"team"_s);
+        QVERIFY(!ui.notifier()->isShown(key));
+        emit host.broker.approvalFinished(ours, u"accepted"_s);
+        QVERIFY(ui.notifier()->isShown(key));
+        QTRY_COMPARE_WITH_TIMEOUT(m_fake->notifies.size(), 3, 10000);
+        QCOMPARE(m_fake->notifies.at(2).summary, u"Approved by the team"_s);
+        QVERIFY(m_fake->notifies.at(2).body.startsWith(
+            u"Your agent's proposal to create a connection:\n"_s));
+        emit host.broker.executionFinished(ours, true, u"created"_s);
+        QTRY_COMPARE_WITH_TIMEOUT(m_fake->notifies.size(), 4, 10000);
+        QCOMPARE(m_fake->notifies.at(3).summary, u"Approved by the team and created"_s);
+        QCOMPARE(m_fake->notifies.at(3).replacesId, m_fake->nextId);
+        // Opened: the main window.
+        emitFrom(*m_service, u"ActionInvoked"_s, {m_fake->nextId, u"default"_s});
+        QTRY_VERIFY_WITH_TIMEOUT(ui.mainWindow()->isVisible(), 10000);
+
+        // A denial is announced; a desktop approval's end or an agent's withdrawal is not a
+        // decision of the team's.
+        Proposal denied = ours;
+        denied.requestSha256 = guitest::fakeSha('c');
+        emit host.broker.approvalStarted(denied, u"team"_s);
+        emit host.broker.approvalFinished(denied, u"declined"_s);
+        QVERIFY(ui.notifier()->isShown(u"decision:"_s + denied.requestSha256));
+        QTRY_COMPARE_WITH_TIMEOUT(m_fake->notifies.size(), 5, 10000);
+        QCOMPARE(m_fake->notifies.at(4).summary, u"Denied by the team"_s);
+        emit host.broker.executionFinished(denied, false, u"not_approved"_s);
+        Proposal local = ours;
+        local.requestSha256 = guitest::fakeSha('d');
+        emit host.broker.approvalStarted(local, u"desktop"_s);
+        emit host.broker.approvalFinished(local, u"accepted"_s);
+        Proposal withdrawn = ours;
+        withdrawn.requestSha256 = guitest::fakeSha('e');
+        emit host.broker.approvalStarted(withdrawn, u"team"_s);
+        emit host.broker.approvalFinished(withdrawn, u"call_cancelled"_s);
+        for (const Proposal &p : {local, withdrawn})
+            QVERIFY(!ui.notifier()->isShown(u"decision:"_s + p.requestSha256));
+        barrier(app, *m_service);
+        QCOMPARE(m_fake->notifies.size(), 5);
+
+        // Turned off (Settings): nothing more is announced.
+        ui.notifier()->setEnabled(false);
+        const ApprovalContext b =
+            guitest::sampleContext(host.clock.nowMs(), ChangeType::ConnectionCreate, u"b"_s, 'f');
+        ui.desktopApprover()->requestApprovalFor(nullptr, false, b, [](const HumanDecision &) {});
+        QVERIFY(!ui.notifier()->isShown(u"approval:"_s + b.proposal.requestSha256));
+        ui.desktopApprover()->denyAllPending();
     }
 
     void withoutAServiceNothingIsShownAndOneLineIsLogged()
