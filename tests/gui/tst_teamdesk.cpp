@@ -13,6 +13,7 @@
 
 #include <QApplication>
 #include <QCryptographicHash>
+#include <QPlainTextEdit>
 #include <QSignalSpy>
 #include <QTest>
 
@@ -197,6 +198,15 @@ private slots:
         QVERIFY(settled(desk));
         QCOMPARE(waiting.size(), 2);
         QCOMPARE(ended.size(), 0);
+        // Its notification opened: the dialog shows that proposal, whichever was selected.
+        const QByteArray second = waiting.at(1).at(0).value<QList<TeamProposal>>().constFirst().id;
+        for (const auto &[id, name] :
+             {std::pair{second, u"\"note-2\""_s}, {first->id, u"\"note-1\""_s}}) {
+            desk.showApprovals(nullptr, id);
+            QCOMPARE(openDialogs().size(), 1);
+            QTRY_VERIFY_WITH_TIMEOUT(openDialogs().first()->details()->toPlainText().contains(name),
+                                     10000);
+        }
         // No longer waiting (its proposer withdrew it): said once.
         std::optional<bool> moved;
         carol->transition(first->id, u"consumed"_s, u"cancelled"_s,
