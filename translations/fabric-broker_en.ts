@@ -849,6 +849,13 @@
     </message>
 </context>
 <context>
+    <name>fb::DesktopNotifier</name>
+    <message>
+        <source>Open</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>fb::DesktopUi</name>
     <message>
         <source>Fabric Broker keeps running</source>
@@ -990,6 +997,61 @@
     <message>
         <source>Settings saved. No switch now: EQUINIX_API_ENDPOINT in Fabric Broker&apos;s environment (%1) overrides the endpoint saved in Settings.</source>
         <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Approval needed (sandbox)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Approval needed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>An agent asks to create a %1:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Approved by the team</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Denied by the team</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Expired without the team&apos;s approval</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No decision: the team database could not be asked</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Your agent&apos;s proposal to create a %1:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Approved by the team and created</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Approved by the team; the outcome is unknown</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Approved by the team, but not created</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Team approvals needed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>%n proposal(s) of other workstations wait for your decision.</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+            <numerusform></numerusform>
+        </translation>
     </message>
 </context>
 <context>
@@ -1594,6 +1656,14 @@ request SHA-256: %2</source>
         <source>Traces and metrics over OTLP/HTTP, and every audit record as syslog (tcp:// or tls://). Used from the next start; the policy and the environment (OTEL_EXPORTER_OTLP_ENDPOINT, FABRIC_BROKER_AUDIT_SYSLOG) win. Never an argument value, a result or a secret (docs/observability.md).</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Notify me when a proposal needs me or a decision arrives</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Shows a desktop notification when an approval waits for you and, in team mode, when the team decided on your proposal; it opens the dialog and never approves.</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>fb::TeamApprovalsDialog</name>
@@ -1746,6 +1816,22 @@ request SHA-256: %2</source>
     <name>fb::TeamDesk</name>
     <message>
         <source>the app is shutting down</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Outcome unknown: a second person is needed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Team approval needed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 proposed by %2 (OS user %3 on %4)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Request SHA-256 %1...</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -45,6 +45,7 @@ enum class SettingId {
     Socket,
     ForceSandbox,
     HttpAddress,
+    DesktopNotifications,
     TeamDatabase,
     CredentialsInKeychain,
 };

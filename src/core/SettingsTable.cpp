@@ -203,6 +203,14 @@ const SettingSpec kTable[] = {
                  "[::1]:PORT; PORT 0 = a free port; without a value 127.0.0.1:7431). Every "
                  "request needs the bearer token kept in fabric-broker-http.token in the runtime "
                  "directory. The URL is printed on stderr."_L1},
+    {.id = SettingId::DesktopNotifications,
+     .name = "desktop.notifications"_L1,
+     .savedKey = "desktop/notifications"_L1,
+     .defaultValue = "true"_L1,
+     .type = SettingType::SavedBool,
+     .summary = "the desktop app's notifications (the freedesktop Notifications service) when an "
+                "approval needs you and, in team mode, when a decision on your proposal "
+                "arrives; they only open the dialog"_L1},
     // No environment variable, flag or saved key: team mode is the administrator's alone
     // (issue #34; docs/team.md, "Who turns team mode on").
     {.id = SettingId::TeamDatabase,

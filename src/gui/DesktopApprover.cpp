@@ -107,7 +107,7 @@ void DesktopApprover::openSession(ApprovalSession *session, const ApprovalContex
                 removeSession(session);
             });
 
-    m_entries.append(Entry{session, dialog});
+    m_entries.append(Entry{session, dialog, context.proposal.requestSha256});
     dialog->open(); // ApprovalDialog::open(): non-modal, returns at once
     bringToFront(dialog);
     if (!dialog->isVisible()) {
@@ -155,6 +155,18 @@ bool DesktopApprover::raiseOldest()
     dialogs.first()->showNormal();
     bringToFront(dialogs.first());
     return true;
+}
+
+bool DesktopApprover::raiseFor(const QString &requestSha256)
+{
+    for (const Entry &e : std::as_const(m_entries)) {
+        if (e.requestSha256 != requestSha256 || !e.dialog || !e.dialog->isVisible())
+            continue;
+        e.dialog->showNormal();
+        bringToFront(e.dialog);
+        return true;
+    }
+    return false;
 }
 
 void DesktopApprover::denyAllPending(const QString &detail)

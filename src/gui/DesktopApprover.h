@@ -51,6 +51,8 @@ public:
     QList<ApprovalDialog *> openDialogs() const;
     // Raises the oldest open approval dialog (tray notification clicked); false if none.
     bool raiseOldest();
+    // Raises the open approval dialog of that proposal (its notification opened); false if none.
+    bool raiseFor(const QString &requestSha256);
     // Ends every open approval as Declined (quitting): calls are answered, dialogs close.
     void denyAllPending(const QString &detail = {});
     // Ends every open approval as Declined with reason (the Fabric binding changed): calls are
@@ -66,6 +68,7 @@ private:
     struct Entry {
         QPointer<ApprovalSession> session;
         QPointer<ApprovalDialog> dialog;
+        QString requestSha256;
     };
     ApprovalSession *newSession(const ApprovalContext &context,
                                 std::function<void(const HumanDecision &)> done);

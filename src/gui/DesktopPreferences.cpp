@@ -14,6 +14,10 @@ DesktopPreferences DesktopPreferences::load(const QSettings &settings)
     p.httpAddress = settings.value(Settings::savedKey(SettingId::HttpAddress)).toString();
     p.otlpEndpoint = settings.value(Settings::savedKey(SettingId::OtlpEndpoint)).toString();
     p.auditSyslog = settings.value(Settings::savedKey(SettingId::AuditSyslog)).toString();
+    p.notifications = settings
+                          .value(Settings::savedKey(SettingId::DesktopNotifications),
+                                 Settings::defaultValue(SettingId::DesktopNotifications))
+                          .toBool();
     p.credentialsInKeychain =
         settings.value(Settings::savedKey(SettingId::CredentialsInKeychain), false).toBool();
     return p;
@@ -38,6 +42,11 @@ void DesktopPreferences::save(QSettings &settings) const
         settings.remove(Settings::savedKey(SettingId::HttpAddress));
     else
         settings.setValue(Settings::savedKey(SettingId::HttpAddress), httpAddress);
+    // Saved only when off: the default may change, a person's "off" stays.
+    if (notifications)
+        settings.remove(Settings::savedKey(SettingId::DesktopNotifications));
+    else
+        settings.setValue(Settings::savedKey(SettingId::DesktopNotifications), false);
     const std::pair<SettingId, const QString *> texts[] = {{SettingId::OtlpEndpoint, &otlpEndpoint},
                                                            {SettingId::AuditSyslog, &auditSyslog}};
     for (const auto &[id, value] : texts) {

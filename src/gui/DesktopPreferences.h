@@ -1,7 +1,7 @@
 #pragma once
 // DesktopPreferences: the desktop app's non-secret settings in QSettings (endpoint, toolsets,
-// approval channel, HTTP endpoint, the exports' targets), under the saved keys of the settings
-// table (core/Settings.h). Credentials never live here: see CredentialStore.
+// approval channel, HTTP endpoint, the exports' targets, notifications), under the saved keys of
+// the settings table (core/Settings.h). Credentials never live here: see CredentialStore.
 #include "broker/BrokerSettings.h"
 
 #include <QSettings>
@@ -20,6 +20,9 @@ struct DesktopPreferences {
     // the policy nor the environment sets them; empty: not saved.
     QString otlpEndpoint; // observability.otlp_endpoint
     QString auditSyslog;  // audit.syslog
+    // Settings > Desktop: notifications when an approval needs this person or a decision on
+    // their team proposal arrives (DesktopNotifier); on unless turned off.
+    bool notifications = true;
     // Whether credentials were saved to the keychain, so startup only asks the keychain (which
     // may be slow or absent) when there is something to read. Not a secret.
     bool credentialsInKeychain = false;

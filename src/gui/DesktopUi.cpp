@@ -10,6 +10,7 @@
 #include "gui/AuditViewDialog.h"
 #include "gui/ConnectClientDialog.h"
 #include "gui/DesktopApprover.h"
+#include "gui/DesktopNotifier.h"
 #include "gui/DesktopPreferences.h"
 #include "gui/GuiResources.h"
 #include "gui/MainWindow.h"
@@ -141,8 +142,6 @@ DesktopUi::DesktopUi(DesktopContext context, QObject *parent)
         connect(m_tray, &TrayIcon::connectClientRequested, this, &DesktopUi::showConnectClient);
         connect(m_tray, &TrayIcon::settingsRequested, this, &DesktopUi::showSettings);
         connect(m_tray, &TrayIcon::quitRequested, this, &DesktopUi::requestQuit);
-        connect(m_approver.get(), &DesktopApprover::approvalRequested, m_tray,
-                &TrayIcon::notifyApproval);
         connect(m_window.get(), &MainWindow::hiddenToTray, this, [this] {
             if (m_trayHintShown)
                 return;
@@ -155,6 +154,7 @@ DesktopUi::DesktopUi(DesktopContext context, QObject *parent)
         qCInfo(lcDesktopUi) << "no system tray: closing the main window quits";
         m_window->setHideOnClose(false);
     }
+    setUpNotifications();
     connect(m_approver.get(), &DesktopApprover::pendingCountChanged, this,
             &DesktopUi::updateCounts);
     connect(m_model, &ProposalTableModel::activeCountChanged, this, &DesktopUi::updateCounts);
@@ -207,6 +207,10 @@ ProposalTableModel *DesktopUi::proposalModel() const
 TrayIcon *DesktopUi::trayIcon() const
 {
     return m_tray;
+}
+DesktopNotifier *DesktopUi::notifier() const
+{
+    return m_notifier;
 }
 keychain::CredentialStore *DesktopUi::credentialStore() const
 {
@@ -348,6 +352,7 @@ void DesktopUi::showSettings()
                     m_live->setEndpoint(MutationBroker::fabricBinding(config).endpoint);
                 }
                 applyToolsetsAndApproval(prefs);
+                m_notifier->setEnabled(prefs.notifications);
                 const QStringList overridden = m_live->current().overridden;
                 m_window->showStatusMessage(
                     overridden.isEmpty() ? tr("Settings saved.")

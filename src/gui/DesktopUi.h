@@ -6,10 +6,13 @@
 #include "broker/BrokerSettings.h"
 #include "core/Clock.h"
 
+#include <QDBusConnection>
 #include <QObject>
 #include <QPointer>
+#include <QSet>
 #include <functional>
 #include <memory>
+#include <optional>
 
 class QMessageBox;
 class QUrl;
@@ -27,6 +30,7 @@ namespace fb {
 class Approver;
 struct DesktopPreferences;
 class DesktopApprover;
+class DesktopNotifier;
 class FabricClient;
 struct FabricConfig;
 class LiveSettings;
@@ -61,6 +65,9 @@ struct DesktopContext {
     // Settings > Observability: what is exported where, now (label, plain text), from the
     // host (ServerHost::observabilityStatus; docs/observability.md). Null: not shown.
     std::function<QList<QPair<QString, QString>>()> observability;
+    // Where desktop notifications go (DesktopNotifier). Unset: the session bus, but none on the
+    // offscreen platform (tests and screenshots: nobody would see them).
+    std::optional<QDBusConnection> notificationBus;
 };
 
 class DesktopUi : public QObject {
@@ -74,6 +81,7 @@ public:
     MainWindow *mainWindow() const;
     ProposalTableModel *proposalModel() const;
     TrayIcon *trayIcon() const; // null when the system has no tray
+    DesktopNotifier *notifier() const;
     keychain::CredentialStore *credentialStore() const;
     LiveSettings *liveSettings() const;
 
@@ -134,6 +142,13 @@ private:
     // with this object instead of outliving it (and the stores they were given).
     QWidget *dialogParent() const;
     void dialogOpened(QWidget *dialog);
+    // Desktop notifications (DesktopUiNotify.cpp): an approval dialog that opens, a team
+    // proposal waiting for this approver, the team's decision on this workstation's proposal.
+    void setUpNotifications();
+    // Through the notifier, or the tray's message where there is no session bus.
+    void notify(const QString &key, const QString &summary, const QStringList &lines);
+    // A notification was opened: what it announced is shown (it never decides anything).
+    void openNotification(const QString &key);
 
     DesktopContext m_context;
     Clock *m_clock;
@@ -143,6 +158,11 @@ private:
     std::unique_ptr<MainWindow> m_window;
     QPointer<TeamDesk> m_teamDesk; // team mode only
     TrayIcon *m_tray = nullptr;
+    DesktopNotifier *m_notifier = nullptr;
+    // This workstation's proposals waiting for the team (by request hash), and those the team
+    // approved whose outcome is still to come.
+    QSet<QString> m_teamWaiting;
+    QSet<QString> m_teamApproved;
     keychain::CredentialStore *m_credentials;
     std::function<bool(int, int)> m_quitQuestion;
     bool m_trayHintShown = false;

@@ -100,6 +100,15 @@ SettingsDialog::SettingsDialog(const FabricConfig &current, const BrokerSettings
     m_httpCheck->setChecked(!prefs.httpAddress.isEmpty());
     m_savedHttpAddress = prefs.httpAddress;
     ui->desktopLayout->addWidget(m_httpCheck);
+    // Desktop notifications (DesktopNotifier): they open the dialog, never decide.
+    m_notifyCheck =
+        new QCheckBox(tr("Notify me when a proposal needs me or a decision arrives"), this);
+    m_notifyCheck->setObjectName(QStringLiteral("notificationsCheck"));
+    m_notifyCheck->setAccessibleDescription(
+        tr("Shows a desktop notification when an approval waits for you and, in team mode, when "
+           "the team decided on your proposal; it opens the dialog and never approves."));
+    m_notifyCheck->setChecked(prefs.notifications);
+    ui->desktopLayout->addWidget(m_notifyCheck);
     addTeamGroup(settings);
     m_savedPrefs = prefs;
     addObservabilityGroup(prefs);
@@ -208,6 +217,7 @@ DesktopPreferences SettingsDialog::preferences() const
     if (m_httpCheck->isChecked())
         p.httpAddress = m_savedHttpAddress.isEmpty() ? transport::HttpAddress::defaultAddress()
                                                      : m_savedHttpAddress;
+    p.notifications = m_notifyCheck->isChecked();
     // A field the policy locks shows the policy's value; the saved one is kept as it was.
     p.otlpEndpoint =
         m_otlpEndpoint->isEnabled() ? m_otlpEndpoint->text().trimmed() : m_savedPrefs.otlpEndpoint;

@@ -89,6 +89,7 @@ private:
     QPointer<ProposalStore> m_proposals;
     QLabel *m_voidWarning = nullptr;
     QCheckBox *m_httpCheck = nullptr;
+    QCheckBox *m_notifyCheck = nullptr;
     // Team mode (docs/team.md): team.database and the role's password (to the keychain).
     void addTeamGroup(const BrokerSettings &settings);
     QLineEdit *m_teamDatabase = nullptr;

@@ -216,11 +216,14 @@ void TeamApprovalsDialog::refresh()
             if (!list) {
                 self->m_status->setText(tr("Could not read the queue: %1").arg(inert(error, 300)));
             } else {
-                const QByteArray selected =
+                QByteArray selected =
                     self->m_list->currentRow() >= 0 &&
                             self->m_list->currentRow() < self->m_rows->proposals.size()
                         ? self->m_rows->proposals.at(self->m_list->currentRow()).id
                         : QByteArray();
+                for (const team::TeamProposal &p : *list)
+                    if (!self->m_wanted.isEmpty() && p.id == self->m_wanted)
+                        selected = std::exchange(self->m_wanted, {});
                 self->m_rows->proposals = *list;
                 self->m_list->clear();
                 int keep = -1;
@@ -240,6 +243,18 @@ void TeamApprovalsDialog::refresh()
                 self->refresh();
             }
         });
+}
+
+void TeamApprovalsDialog::selectProposal(const QByteArray &id)
+{
+    for (qsizetype i = 0; i < m_rows->proposals.size(); ++i) {
+        if (m_rows->proposals.at(i).id == id) {
+            m_wanted.clear();
+            m_list->setCurrentRow(static_cast<int>(i));
+            return;
+        }
+    }
+    m_wanted = id;
 }
 
 void TeamApprovalsDialog::showSelected()

@@ -65,6 +65,10 @@ public:
     QLabel *statusLabel() const { return m_status; }
     QLabel *rejectedLabel() const { return m_rejected; }
 
+    // Selects proposal id now if it is listed, else once a refresh lists it (a notification of it
+    // was opened).
+    void selectProposal(const QByteArray &id);
+
 public slots:
     void refresh();
 
@@ -102,6 +106,7 @@ private:
     team::DecisionRecorder *m_recorder; // a child: what is decided, signed and recorded
     Lookup m_lookup;
     quint64 m_rejectionsAsked = 0;
+    QByteArray m_wanted; // selectProposal's id, until a refresh lists it
     bool m_refreshing = false;
     bool m_refreshAgain = false;
 };

@@ -5,6 +5,7 @@
 #include "gui/TeamApprovalsDialog.h"
 #include "keychain/ApproverKeyStore.h"
 #include "keychain/CredentialStore.h"
+#include "team/ApproverDecision.h"
 #include "team/TeamQueue.h"
 
 #include <QLoggingCategory>
@@ -37,7 +38,7 @@ TeamDesk::~TeamDesk()
     delete m_dialog;
 }
 
-void TeamDesk::showApprovals(QWidget *parent)
+void TeamDesk::showApprovals(QWidget *parent, const QByteArray &select)
 {
     if (!m_dialog) {
         m_dialog = new TeamApprovalsDialog(m_queue.get(), parent);
@@ -62,30 +63,67 @@ void TeamDesk::showApprovals(QWidget *parent)
         });
         m_dialog->open();
     }
+    if (!select.isEmpty())
+        m_dialog->selectProposal(select);
     m_dialog->raise();
     m_dialog->activateWindow();
 }
 
+QString TeamDesk::waitingSummary(const team::TeamProposal &p)
+{
+    return team::awaitsResolution(p) ? tr("Outcome unknown: a second person is needed")
+                                     : tr("Team approval needed");
+}
+
+QStringList TeamDesk::waitingText(const team::TeamProposal &p)
+{
+    return {
+        tr("%1 proposed by %2 (OS user %3 on %4)")
+            .arg(p.changeType.left(64), p.proposer.left(64), p.osUser.left(64), p.host.left(64)),
+        tr("Request SHA-256 %1...").arg(QString::fromLatin1(team::requestSha256Shown(p).left(16)))};
+}
+
 void TeamDesk::lookForNew()
 {
-    if (!m_queue->isApprover() || m_dialog)
+    if (!m_queue->isApprover())
         return;
     QPointer<TeamDesk> self(this);
+    // Listed while the dialog is open too (for the announcements); it opens the dialog only for
+    // what it looked at while none was open.
+    const bool opens = !m_dialog;
     m_queue->listOpen(
-        [self](const std::optional<QList<team::TeamProposal>> &list, const QString &) {
+        [self, opens](const std::optional<QList<team::TeamProposal>> &list, const QString &) {
             if (!self || !list)
                 return;
             bool fresh = false;
+            QSet<QByteArray> waiting;
+            QList<team::TeamProposal> announce;
             for (const team::TeamProposal &p : *list) {
                 // Waiting for a decision, or an unknown outcome waiting for a second person.
                 const bool open = p.state == u"pending" || p.state == u"consumed" ||
                                   (p.state == u"unknown" && !p.resolution);
-                if (open && p.proposer != self->m_queue->role() && !self->m_seen.contains(p.id)) {
+                if (!open || p.proposer == self->m_queue->role())
+                    continue;
+                waiting.insert(p.id);
+                if (!self->m_announced.contains(p.id))
+                    announce.append(p);
+                if (opens && !self->m_seen.contains(p.id)) {
                     self->m_seen.insert(p.id);
                     fresh = true;
                 }
             }
-            if (fresh)
+            // A full page may leave out what still waits: nothing is taken as ended then.
+            if (list->size() < team::TeamQueue::PageSize) {
+                const QSet<QByteArray> ended = self->m_announced - waiting;
+                self->m_announced -= ended;
+                for (const QByteArray &id : ended)
+                    emit self->noLongerWaiting(id);
+            }
+            for (const team::TeamProposal &p : std::as_const(announce))
+                self->m_announced.insert(p.id);
+            if (!announce.isEmpty())
+                emit self->proposalsWaiting(announce);
+            if (fresh && self)
                 self->showApprovals();
         });
 }

@@ -19,6 +19,9 @@ Every command waits on a condition of the accessibility tree (polled), never on 
   {"cmd": "names", "window": NAME_REGEX, "role": ROLE, "contains": REGEX, "timeout": s}
       waits until a node of that role is named REGEX (e.g. a list's items); returns every name of
       that role, in tree order
+  {"cmd": "active", "window": NAME_REGEX, "timeout": s}
+      waits until that window is the active one (the one that has the keyboard); returns the
+      names of the windows that are active then
   {"cmd": "choose", "window": NAME_REGEX, "list": NAME_REGEX, "details": NAME_REGEX,
    "contains": REGEX, "timeout": s}
       selects, one after the other, the items of the list named "list" (its Selection interface,
@@ -216,6 +219,32 @@ def names(window_rx, role, contains_rx, timeout):
     return {'names': found['names']}
 
 
+def active_windows():
+    out = []
+    for w in windows():
+        try:
+            if w.getState().contains(pyatspi.STATE_ACTIVE):
+                out.append(w.name or '')
+        except Exception:  # noqa: BLE001 - a window that went away while we looked
+            continue
+    return out
+
+
+def active(window_rx, timeout):
+    rx = re.compile(window_rx)
+    seen = {}
+
+    def probe():
+        seen['active'] = active_windows()
+        return any(rx.search(n) for n in seen['active'])
+
+    try:
+        wait_for(f'{window_rx} is not the active window', probe, timeout)
+    except TimeoutError as e:
+        raise TimeoutError(f'{e}; active: {seen.get("active")}') from None
+    return {'active': seen['active']}
+
+
 def node_text(node):
     try:
         return node.queryText().getText(0, -1)
@@ -303,6 +332,8 @@ def main():
                 out = find(req['window'], req['role'], req['name'], timeout)
             elif req['cmd'] == 'names':
                 out = names(req['window'], req['role'], req['contains'], timeout)
+            elif req['cmd'] == 'active':
+                out = active(req['window'], timeout)
             elif req['cmd'] == 'choose':
                 out = choose(req['window'], req['list'], req['details'], req['contains'], timeout)
             elif req['cmd'] == 'gone':

@@ -247,6 +247,30 @@ private slots:
         QVERIFY(!approver.raiseOldest());
     }
 
+    void raiseForFindsTheDialogOfThatProposal()
+    {
+        // What opening a desktop notification does: the dialog of that proposal, if still open.
+        ManualClock clock;
+        DesktopApprover approver(&clock);
+        QSignalSpy requested(&approver, &DesktopApprover::approvalRequested);
+        Recorder first, second;
+        QPointer<ApprovalDialog> a = openOne(approver, clock, first, nullptr, 300000, 'a');
+        QPointer<ApprovalDialog> b = openOne(approver, clock, second, nullptr, 300000, 'b');
+        QVERIFY(a && b);
+        QCOMPARE(requested.size(), 2);
+        const QString shaA = requested.at(0).at(0).value<Proposal>().requestSha256;
+        const QString shaB = requested.at(1).at(0).value<Proposal>().requestSha256;
+        QVERIFY(!shaA.isEmpty() && shaA != shaB);
+        QVERIFY(approver.raiseFor(shaB));
+        QVERIFY(!approver.raiseFor(QString(64, u'f')));
+        QTest::mouseClick(b->denyButton(), Qt::LeftButton);
+        QCOMPARE(second.calls, 1);
+        QVERIFY(!approver.raiseFor(shaB));
+        QVERIFY(approver.raiseFor(shaA));
+        QCOMPARE(first.calls, 0); // raising decides nothing
+        approver.denyAllPending();
+    }
+
     void destroyingTheApproverDenies()
     {
         ManualClock clock;

@@ -84,6 +84,21 @@ private slots:
         QVERIFY(!DesktopPreferences::load(s).approvalMode);
     }
 
+    void notificationsAreOnUnlessTurnedOff()
+    {
+        QSettings s(file(), QSettings::IniFormat);
+        QVERIFY(DesktopPreferences::load(s).notifications);
+        DesktopPreferences p;
+        p.notifications = false;
+        p.save(s);
+        QCOMPARE(s.value(Settings::savedKey(SettingId::DesktopNotifications)), QVariant(false));
+        QVERIFY(!DesktopPreferences::load(s).notifications);
+        // On again: the key goes, the default (on) applies.
+        DesktopPreferences().save(s);
+        QVERIFY(!s.contains(Settings::savedKey(SettingId::DesktopNotifications)));
+        QVERIFY(DesktopPreferences::load(s).notifications);
+    }
+
     void keychainFlagIsSetApart()
     {
         QSettings s(file(), QSettings::IniFormat);

@@ -99,6 +99,28 @@ private slots:
         QCOMPARE(dialog.preferences().toolsets, (QStringList{"read", "routing", "account"}));
     }
 
+    void notificationsCheckShowsAndSavesTheSetting()
+    {
+        FabricConfig current;
+        current.endpoint = QUrl("https://api.equinix.com");
+        {
+            SettingsDialog dialog(current, BrokerSettings{}, false, nullptr);
+            QSignalSpy saved(&dialog, &SettingsDialog::saved);
+            auto *check = dialog.findChild<QCheckBox *>("notificationsCheck");
+            QVERIFY(check);
+            QVERIFY(check->isChecked()); // on by default
+            QVERIFY(!check->accessibleDescription().isEmpty());
+            QVERIFY(dialog.preferences().notifications);
+            check->setChecked(false);
+            QVERIFY(!dialog.preferences().notifications);
+            dialog.save();
+            QCOMPARE(saved.size(), 1);
+        }
+        QVERIFY(!DesktopPreferences::load(QSettings()).notifications);
+        SettingsDialog again(current, BrokerSettings{}, false, nullptr);
+        QVERIFY(!again.findChild<QCheckBox *>("notificationsCheck")->isChecked());
+    }
+
     void settingsSavedUnchangedVoidNothing()
     {
         ManualClock clock;

@@ -3,14 +3,18 @@
 // when a proposal of another workstation waits and its role may approve, never for its own
 // proposals nor for a proposer-only role, one dialog at a time (showApprovals raises the one
 // open), and not again for a proposal it opened for; an unknown outcome of another workstation
-// opens it too. What the dialog does: tst_teamapprovalsdialog.
+// opens it too. Each proposal that starts waiting is announced once (the desktop notification),
+// also while the dialog is open, and its end once. What the dialog does: tst_teamapprovalsdialog.
 #include "TeamApprovalsDialogFixture.h"
 #include "TestEnvironment.h"
 #include "gui/TeamApprovalsDialog.h"
 #include "gui/TeamDesk.h"
+#include "team/ApproverDecision.h"
 
 #include <QApplication>
 #include <QCryptographicHash>
+#include <QPlainTextEdit>
+#include <QSignalSpy>
 #include <QTest>
 
 using namespace fbtest;
@@ -162,6 +166,59 @@ private slots:
         TeamDesk desk(fx.cluster.uri(u"alice"_s, db));
         QTRY_COMPARE_WITH_TIMEOUT(openDialogs().size(), 1, 10000);
         QTRY_VERIFY_WITH_TIMEOUT(selectRow(*openDialogs().first(), u"\"lost-1\""_s), 10000);
+    }
+
+    void eachWaitingProposalIsAnnouncedOnceAndItsEndToo()
+    {
+        db = fx.initializedDatabase();
+        QVERIFY(!db.isEmpty());
+        TeamDesk desk(fx.cluster.uri(u"alice"_s, db));
+        QSignalSpy waiting(&desk, &TeamDesk::proposalsWaiting);
+        QSignalSpy ended(&desk, &TeamDesk::noLongerWaiting);
+        QTRY_VERIFY_WITH_TIMEOUT(desk.queue()->isAvailable() && desk.queue()->isApprover(), 10000);
+        QVERIFY(settled(desk));
+        auto carol = queueAs(u"carol"_s, u"ws-1"_s);
+        QTRY_VERIFY_WITH_TIMEOUT(carol->isAvailable(), 10000);
+        const auto first = publishAndConsume(*carol, "note-1");
+        QVERIFY(first);
+        QTRY_COMPARE_WITH_TIMEOUT(waiting.size(), 1, 10000);
+        auto announced = waiting.constFirst().at(0).value<QList<TeamProposal>>();
+        QCOMPARE(announced.size(), 1);
+        QCOMPARE(announced.constFirst().id, first->id);
+        QCOMPARE(TeamDesk::waitingSummary(announced.constFirst()), u"Team approval needed"_s);
+        const QStringList text = TeamDesk::waitingText(announced.constFirst());
+        QCOMPARE(text.value(0), u"connection_create proposed by carol (OS user carol on ws-1)"_s);
+        QCOMPARE(text.value(1), u"Request SHA-256 %1..."_s.arg(
+                                    QString::fromLatin1(requestSha256Shown(*first).left(16))));
+        // While the dialog it opened is up, a new one is announced too; none is announced twice.
+        QTRY_COMPARE_WITH_TIMEOUT(openDialogs().size(), 1, 10000);
+        QVERIFY(publish(*carol, "note-2"));
+        QTRY_COMPARE_WITH_TIMEOUT(waiting.size(), 2, 10000);
+        emit desk.queue()->queueChanged();
+        QVERIFY(settled(desk));
+        QCOMPARE(waiting.size(), 2);
+        QCOMPARE(ended.size(), 0);
+        // Its notification opened: the dialog shows that proposal, whichever was selected.
+        const QByteArray second = waiting.at(1).at(0).value<QList<TeamProposal>>().constFirst().id;
+        for (const auto &[id, name] :
+             {std::pair{second, u"\"note-2\""_s}, {first->id, u"\"note-1\""_s}}) {
+            desk.showApprovals(nullptr, id);
+            QCOMPARE(openDialogs().size(), 1);
+            QTRY_VERIFY_WITH_TIMEOUT(openDialogs().first()->details()->toPlainText().contains(name),
+                                     10000);
+        }
+        // No longer waiting (its proposer withdrew it): said once.
+        std::optional<bool> moved;
+        carol->transition(first->id, u"consumed"_s, u"cancelled"_s,
+                          [&](const std::optional<bool> &v, const QString &) { moved = v; });
+        QTRY_VERIFY_WITH_TIMEOUT(moved.has_value(), 10000);
+        QVERIFY(*moved);
+        QTRY_COMPARE_WITH_TIMEOUT(ended.size(), 1, 10000);
+        QCOMPARE(ended.constFirst().at(0).toByteArray(), first->id);
+        emit desk.queue()->queueChanged();
+        QVERIFY(settled(desk));
+        QCOMPARE(ended.size(), 1);
+        QCOMPARE(waiting.size(), 2);
     }
 };
 
