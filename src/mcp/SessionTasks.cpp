@@ -88,7 +88,8 @@ void Session::startTaskCall(const QJsonValue &id, const QJsonObject &params,
         return;
     }
     qCInfo(lcMcpSession) << "session" << this->id() << tool->name << "runs as task"
-                         << state->taskId;
+                         << (state->taskId.left(13) +
+                             u"…"_s); // never the whole id: it is a capability
     respond(id, QJsonObject{{u"task"_s, state->toJson()}}, batch);
 }
 
@@ -180,7 +181,8 @@ bool Session::escalateToTask(ToolCall *call)
     if (!m_ops.empty())
         endOperation(requestId, QString());
     qCInfo(lcMcpSession) << "session" << this->id() << call->toolName() << "became task"
-                         << state->taskId;
+                         << (state->taskId.left(13) +
+                             u"…"_s); // never the whole id: it is a capability
     respond(requestId, state->toModernJson(u"task"_s), nullptr);
     return true;
 }
