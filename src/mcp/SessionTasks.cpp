@@ -32,6 +32,13 @@ QString taskIdOf(const QJsonObject &params, QString *error)
     return v.toString();
 }
 
+// A task in the log: its first 8 hex digits, never the whole id (a capability: whoever names
+// it may read the task's result or cancel it).
+QString shownTaskId(const QString &taskId)
+{
+    return taskId.left(13) + u"…"_s;
+}
+
 } // namespace
 
 bool Session::servesTasks() const
@@ -88,8 +95,7 @@ void Session::startTaskCall(const QJsonValue &id, const QJsonObject &params,
         return;
     }
     qCInfo(lcMcpSession) << "session" << this->id() << tool->name << "runs as task"
-                         << (state->taskId.left(13) +
-                             u"…"_s); // never the whole id: it is a capability
+                         << shownTaskId(state->taskId);
     respond(id, QJsonObject{{u"task"_s, state->toJson()}}, batch);
 }
 
@@ -181,8 +187,7 @@ bool Session::escalateToTask(ToolCall *call)
     if (!m_ops.empty())
         endOperation(requestId, QString());
     qCInfo(lcMcpSession) << "session" << this->id() << call->toolName() << "became task"
-                         << (state->taskId.left(13) +
-                             u"…"_s); // never the whole id: it is a capability
+                         << shownTaskId(state->taskId);
     respond(requestId, state->toModernJson(u"task"_s), nullptr);
     return true;
 }
