@@ -379,10 +379,10 @@ void ServerHost::applyWebhooks()
     if (targets.isEmpty())
         qCInfo(lcHost) << "webhooks: none";
     else
-        qCInfo(lcHost).noquote() << "webhooks (notify.webhooks in"
-                                 << m_settings.policy.sources.value(
-                                        QStringLiteral("notify.webhooks"))
-                                 << "):" << where.join(QStringLiteral(", "));
+        qCInfo(lcHost).noquote() << QStringLiteral("webhooks (notify.webhooks in %1): %2")
+                                        .arg(m_settings.policy.sources.value(
+                                                 QStringLiteral("notify.webhooks")),
+                                             where.join(QStringLiteral(", ")));
 }
 
 // Observed only when someone looks: an OTLP endpoint (OTEL_*), the HTTP endpoint (its /metrics)

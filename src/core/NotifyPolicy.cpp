@@ -66,7 +66,7 @@ std::optional<WebhookFormat> webhookFormatFromName(QStringView name)
     return valueOf(kFormatNames, name);
 }
 
-bool isLoopbackHost(const QString &host)
+bool isWebhookLoopbackHost(const QString &host)
 {
     static const QRegularExpression ipv4(u"^127\\.[0-9]{1,3}\\.[0-9]{1,3}\\.[0-9]{1,3}$"_s);
     return host == u"localhost" || host == u"::1" || ipv4.match(host).hasMatch();
@@ -90,7 +90,7 @@ QString webhookUrlError(const QString &text)
     const QString scheme = url.scheme();
     if (scheme == u"https")
         return {};
-    if (scheme == u"http" && isLoopbackHost(url.host()))
+    if (scheme == u"http" && isWebhookLoopbackHost(url.host()))
         return {};
     return why;
 }

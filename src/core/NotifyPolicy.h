@@ -64,6 +64,6 @@ struct WebhookTarget {
 QString webhookUrlError(const QString &text);
 // Whether host (as QUrl::host() gives it: IPv4 literals normalized to dotted quads, IPv6 without
 // brackets, names lower-cased) is a loopback address or localhost.
-bool isLoopbackHost(const QString &host);
+bool isWebhookLoopbackHost(const QString &host);
 
 } // namespace fb

@@ -261,9 +261,9 @@ private slots:
              {WebhookFormat::Generic, WebhookFormat::Slack, WebhookFormat::Teams})
             QCOMPARE(webhookFormatFromName(webhookFormatName(f)), f);
         QVERIFY(!webhookFormatFromName(u"msteams"));
-        QVERIFY(isLoopbackHost("127.0.0.1"));
-        QVERIFY(!isLoopbackHost("128.0.0.1"));
-        QVERIFY(!isLoopbackHost("127.0.0.1.example"));
+        QVERIFY(isWebhookLoopbackHost("127.0.0.1"));
+        QVERIFY(!isWebhookLoopbackHost("128.0.0.1"));
+        QVERIFY(!isWebhookLoopbackHost("127.0.0.1.example"));
     }
 };
 
