@@ -13,6 +13,9 @@
 //     audited as failed when the broker exits.
 //  3. A user's policy file naming webhooks: ignored and reported (origin only), nothing is sent;
 //     `policy show` prints the administrator's webhooks as origins only.
+//  4. Webhooks the administrator adds to the file while the broker runs apply to the next
+//     confirm; removed again, they get nothing more.
+// Team mode (only the proposing broker sends): team-webhooks.test.mjs.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -311,4 +314,30 @@ test("a user's policy file naming webhooks is ignored and reported; policy show 
     assert.ok(!out.includes('SHOWSECRET') && !out.includes('USERSECRET'), out);
   }
   assert.match(text.stdout, /notify\.webhooks = \[.*https:\/\/hooks\.slack\.com\/….*\]/);
+});
+
+test('webhooks the administrator adds while the broker runs apply from then on; removed, they get nothing more', async (t) => {
+  if (skipUnlessRoot(t)) return;
+  const rx = await startReceiver('ok');
+  const admin = adminPolicyFile({});
+  const h = await startHookedBroker({ FABRIC_BROKER_EXTRA_ADMIN_POLICY: admin });
+  const first = await proposeAndConfirm(h, accept);
+  assert.equal(first.c.execution.outcome, 'created');
+  fs.writeFileSync(admin, JSON.stringify({ notify: { webhooks: [{ url: `${rx.base}/live/LIVESECRET` }] } }));
+  await until(() => /webhooks \(notify\.webhooks in /.test(h.b.stderr), 10000,
+    () => `the reload did not name the webhooks; stderr: ${h.b.stderr.slice(-1500)}`);
+  const second = await proposeAndConfirm(h, accept);
+  await until(() => rx.requests.length >= 3, 10000, () => `3 events; got ${rx.requests.length}`);
+  const events = rx.requests.map((r) => JSON.parse(r.body));
+  assert.deepEqual(events.map((b) => b.event), ['needs_approval', 'approved', 'created']);
+  assert.ok(events.every((b) => b.request_sha256 === second.p.request_sha256), 'nothing about the create before the reload');
+  assert.ok(readAudit(h.audit).some((r) => r.type === 'policy_changed'));
+
+  fs.writeFileSync(admin, JSON.stringify({}));
+  await until(() => /webhooks: none/.test(h.b.stderr), 10000, () => `no reload; stderr: ${h.b.stderr.slice(-1500)}`);
+  const third = await proposeAndConfirm(h, accept);
+  assert.equal(third.c.execution.outcome, 'created');
+  await sleep(500); // time for a (wrong) delivery to show up
+  assert.equal(rx.requests.length, 3, 'nothing after the webhook was removed');
+  assert.ok(!h.b.stderr.includes('LIVESECRET'));
 });
