@@ -111,7 +111,7 @@ int show(bool json)
         for (const QString &key : Policy::keys()) {
             QJsonObject entry;
             if (p.isSet(key)) {
-                entry = {{QStringLiteral("value"), p.value(key)},
+                entry = {{QStringLiteral("value"), p.shownValue(key)},
                          {QStringLiteral("source"), p.sources.value(key)},
                          {QStringLiteral("locked_by_administrator"), r.lockedByAdministrator(key)}};
             } else if (key == u"revalidate_before_send_after_ms") {
@@ -145,7 +145,7 @@ int show(bool json)
     for (const QString &key : Policy::keys()) {
         QString value, source;
         if (p.isSet(key)) {
-            value = valueText(p.value(key));
+            value = valueText(p.shownValue(key));
             source = p.sources.value(key) + (r.lockedByAdministrator(key)
                                                  ? QStringLiteral(", set by your administrator")
                                                  : QString());

@@ -14,6 +14,7 @@
 #include "mcp/McpServer.h"
 #include "mcp/Session.h"
 #include "mcp/ToolRegistry.h"
+#include "notify/WebhookNotifier.h"
 #include "sandbox/FabricSandbox.h"
 #include "team/TeamQueue.h"
 #include "telemetry/SyslogSink.h"
@@ -61,6 +62,10 @@ ServerHost::~ServerHost()
     // 3) The Fabric client aborts whatever is still running while every tool that waits on it
     //    (catalog, propose) still exists to receive the result.
     m_fabric.reset();
+    // 3b) Webhooks still on their way end as failed, audited while the broker can record them.
+    if (m_notifier)
+        m_notifier->cancelPending(QStringLiteral("the broker ended before the receiver answered"));
+    m_notifier.reset();
     // 4) Then the tools, the store, the sandbox, and the audit trail last.
     m_catalog.reset();
     m_broker.reset();
@@ -116,11 +121,18 @@ void ServerHost::flushTelemetryThen(std::function<void()> done)
     telemetry::OtlpExporter *exporter = m_telemetry ? m_telemetry->exporter() : nullptr;
     if (exporter)
         exporter->flush();
-    // What is still to leave: an OTLP export, or audit records a connected sink has not taken.
+    // What is still to leave: an OTLP export, audit records a connected sink has not taken, and
+    // webhooks (those still waiting then end as failed, each audited).
     const QPointer<telemetry::OtlpExporter> otlp(exporter);
     const QPointer<telemetry::SyslogSink> sink(m_auditSink.get());
-    auto busy = [otlp, sink] {
-        return (otlp && otlp->isBusy()) || (sink && sink->isConnected() && sink->queued() > 0);
+    const QPointer<notify::WebhookNotifier> hooks(m_notifier.get());
+    auto busy = [otlp, sink, hooks] {
+        return (otlp && otlp->isBusy()) || (sink && sink->isConnected() && sink->queued() > 0) ||
+               (hooks && !hooks->isIdle());
+    };
+    auto endHooks = [hooks] {
+        if (hooks)
+            hooks->cancelPending(QStringLiteral("the broker exited before the receiver answered"));
     };
     if (!busy()) {
         done();
@@ -129,13 +141,15 @@ void ServerHost::flushTelemetryThen(std::function<void()> done)
     auto *poll = new QTimer(this);
     QElapsedTimer waited;
     waited.start();
-    connect(poll, &QTimer::timeout, this, [poll, waited, busy, done = std::move(done)]() mutable {
-        if (busy() && waited.elapsed() < kTelemetryFlushMs)
-            return;
-        poll->stop();
-        poll->deleteLater();
-        done();
-    });
+    connect(poll, &QTimer::timeout, this,
+            [poll, waited, busy, endHooks, done = std::move(done)]() mutable {
+                if (busy() && waited.elapsed() < kTelemetryFlushMs)
+                    return;
+                poll->stop();
+                poll->deleteLater();
+                endHooks();
+                done();
+            });
     poll->start(20);
 }
 
@@ -248,6 +262,7 @@ bool ServerHost::start(const Options &options, QString *error)
     m_catalog = std::make_unique<Catalog>(m_fabric.get(), m_store.get(), Clock::system());
     m_broker = std::make_unique<MutationBroker>(m_store.get(), m_fabric.get(), m_settings);
     m_broker->setAuditSink(m_audit.get());
+    startNotifier();
     // Team mode (docs/team.md): every proposal goes through the team's queue. The URI is never
     // logged (it may name certificate files); the queue says what it connects to.
     if (const QString uri = m_settings.teamDatabase.trimmed(); !uri.isEmpty()) {
@@ -276,8 +291,10 @@ bool ServerHost::start(const Options &options, QString *error)
     m_broker->registerTools(m_registry.get());
     m_live->attach(m_registry.get(), m_broker.get());
     m_live->watchPolicyFiles(); // a changed policy applies while running, audited
-    connect(m_live.get(), &LiveSettings::changed, this,
-            [this] { m_settings = m_live->settings(); });
+    connect(m_live.get(), &LiveSettings::changed, this, [this] {
+        m_settings = m_live->settings();
+        applyWebhooks();
+    });
     qCInfo(lcHost).noquote() << "serving toolsets" << m_settings.toolsets.join(u',');
 
     mcp::ServerOptions serverOptions;
@@ -318,6 +335,54 @@ bool ServerHost::start(const Options &options, QString *error)
         stdio->session()->setAsksUnconfirmedMutations(stdioAsksUnconfirmed);
     }
     return true;
+}
+
+// The proposing broker's notify-only webhooks (docs/notify.md). Queued connections: the broker's
+// signals only post an event, and the notifier renders and sends on a later turn of the event
+// loop, so no webhook is ever on a request's path. Only the confirm flow of this process emits
+// these signals: in team mode the proposing broker notifies, the approvers' brokers do not.
+void ServerHost::startNotifier()
+{
+    m_notifier = std::make_unique<notify::WebhookNotifier>();
+    notify::WebhookNotifier *n = m_notifier.get();
+    connect(m_broker.get(), &MutationBroker::approvalStarted, n,
+            &notify::WebhookNotifier::approvalStarted, Qt::QueuedConnection);
+    connect(m_broker.get(), &MutationBroker::approvalFinished, n,
+            &notify::WebhookNotifier::approvalFinished, Qt::QueuedConnection);
+    connect(m_broker.get(), &MutationBroker::executionFinished, n,
+            &notify::WebhookNotifier::executionFinished, Qt::QueuedConnection);
+    // Each delivery audited: target index and origin, never the URL (it may be the secret).
+    connect(n, &notify::WebhookNotifier::delivered, this, [this](const notify::WebhookDelivery &d) {
+        if (m_broker)
+            m_broker->audit(AuditEventType::WebhookDelivered, d.auditRecord());
+    });
+    connect(n, &notify::WebhookNotifier::failed, this, [this](const notify::WebhookDelivery &d) {
+        if (m_broker)
+            m_broker->audit(AuditEventType::WebhookFailed, d.auditRecord());
+    });
+    applyWebhooks();
+}
+
+void ServerHost::applyWebhooks()
+{
+    if (!m_notifier)
+        return;
+    // The merge takes notify.webhooks from an administrator-layer file only (core/Policy).
+    const QList<WebhookTarget> targets =
+        m_settings.policy.notifyWebhooks.value_or(QList<WebhookTarget>{});
+    if (targets == m_notifier->targets())
+        return;
+    m_notifier->setTargets(targets);
+    QStringList where;
+    for (const WebhookTarget &t : targets)
+        where << QStringLiteral("%1 (%2)").arg(t.origin(), webhookFormatName(t.format));
+    if (targets.isEmpty())
+        qCInfo(lcHost) << "webhooks: none";
+    else
+        qCInfo(lcHost).noquote() << QStringLiteral("webhooks (notify.webhooks in %1): %2")
+                                        .arg(m_settings.policy.sources.value(
+                                                 QStringLiteral("notify.webhooks")),
+                                             where.join(QStringLiteral(", ")));
 }
 
 // Observed only when someone looks: an OTLP endpoint (OTEL_*), the HTTP endpoint (its /metrics)

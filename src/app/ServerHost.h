@@ -27,6 +27,9 @@ namespace telemetry {
 class Telemetry;
 class SyslogSink;
 } // namespace telemetry
+namespace notify {
+class WebhookNotifier;
+}
 namespace mcp {
 class McpServer;
 class ToolRegistry;
@@ -97,6 +100,9 @@ public:
     telemetry::SyslogSink *auditSink() const { return m_auditSink.get(); }
     // Settings > Observability: one (label, text) row per export, what it does now.
     QList<QPair<QString, QString>> observabilityStatus() const;
+    // The notify-only webhooks of the administrator's policy (notify.webhooks, docs/notify.md):
+    // made at start, with no target while the policy names none.
+    notify::WebhookNotifier *notifier() const { return m_notifier.get(); }
     // Team mode's queue (the broker's connection to the team database), or null.
     team::TeamQueue *team() const { return m_team.get(); }
     // The one path from a setting (saved, policy) to the running broker.
@@ -122,7 +128,8 @@ public:
     static constexpr int kShutdownGraceMs = 2000;
     // The desktop quit says that it waits, so it may wait longer.
     static constexpr int kDesktopQuitGraceMs = 10000;
-    // How long the exit waits for the last OTLP export (docs/observability.md).
+    // How long the exit waits for the last OTLP export (docs/observability.md) and for the
+    // webhooks still on their way (docs/notify.md).
     static constexpr int kTelemetryFlushMs = 1000;
 
     // Ends the work of this process in order: from now on no create is sent; creates already
@@ -142,6 +149,10 @@ private:
     // Telemetry and the audit export, from the environment (docs/observability.md).
     bool startObservability(const Options &options, const SettingSources &sources, QString *error);
     void addBrokerMetrics();
+    // The webhooks: wired to the broker's signals, each delivery audited (docs/notify.md).
+    void startNotifier();
+    // The policy's notify.webhooks, again after each policy change.
+    void applyWebhooks();
     void flushTelemetryThen(std::function<void()> done);
     // A launcher's fd-passing relay: its command line and environment decide the session
     // exactly as a relayed hello would (RelayHello.h).
@@ -160,6 +171,7 @@ private:
     std::unique_ptr<mcp::ToolRegistry> m_registry;
     std::unique_ptr<MutationBroker> m_broker;
     std::unique_ptr<team::TeamQueue> m_team; // team mode only
+    std::unique_ptr<notify::WebhookNotifier> m_notifier;
     std::unique_ptr<Catalog> m_catalog;
     std::unique_ptr<mcp::McpServer> m_server;
     std::unique_ptr<transport::LocalSocketServer> m_socketServer;

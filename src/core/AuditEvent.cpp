@@ -22,6 +22,7 @@ constexpr std::array<QLatin1StringView, AuditEventTypeCount> Names{
     "policy_changed"_L1,    "approval_rejected"_L1,
     "endpoint_switched"_L1, "export_interrupted"_L1,
     "export_resumed"_L1,    "export_gap"_L1,
+    "webhook_delivered"_L1, "webhook_failed"_L1,
     "log_continued"_L1};
 
 // A QVariant holding an AuditEventType (a queued signal argument, a QSignalSpy entry) converts

@@ -34,6 +34,8 @@ enum class AuditEventType {
     ExportInterrupted, // "export_interrupted": an audit sink (syslog) stopped receiving records
     ExportResumed,     // "export_resumed": the sink receives again, from a given seq on
     ExportGap,         // "export_gap": records that will never reach a sink (its queue was full)
+    WebhookDelivered,  // "webhook_delivered": a notify.webhooks receiver took a notification
+    WebhookFailed,     // "webhook_failed": a notification that will not reach its receiver
     LogContinued,      // "log_continued": AuditLog went on in a replaced log file
 };
 // How many types there are: LogContinued stays the last enumerator.

@@ -59,7 +59,7 @@ void flatten(const QJsonObject &o, const QString &prefix, QMap<QString, QJsonVal
              QStringList *errors)
 {
     static const QStringList groups{u"spend"_s, u"approval"_s,      u"toolsets"_s, u"fabric"_s,
-                                    u"team"_s,  u"observability"_s, u"audit"_s};
+                                    u"team"_s,  u"observability"_s, u"audit"_s,    u"notify"_s};
     for (auto it = o.begin(); it != o.end(); ++it) {
         const QString key = prefix.isEmpty() ? it.key() : prefix + u'.' + it.key();
         if (prefix.isEmpty() && it.key() == u"$schema")
@@ -112,7 +112,7 @@ const QStringList &Policy::keys()
     static const QStringList k{kPerChange,        kPerDay,       kUnpriced,     kDesktopAbove,
                                kTypedAbove,       kChannel,      kRevalidate,   kToolsets,
                                kUnconfirmed,      kEndpoint,     kTeamDatabase, kTeamQuorum,
-                               kTeamApproverKeys, kOtlpEndpoint, kAuditSyslog};
+                               kTeamApproverKeys, kOtlpEndpoint, kAuditSyslog,  kNotifyWebhooks};
     return k;
 }
 
@@ -140,6 +140,7 @@ const QList<PolicyEnforcement> &policyEnforcement()
         {kTeamApproverKeys, true, true, false, false}, // `team verify`; not yet by a confirm
         {kOtlpEndpoint, true, false, false, false},    // the exporter is made at startup
         {kAuditSyslog, true, false, false, false},     // the audit sink is made at startup
+        {kNotifyWebhooks, true, true, false, false},   // the notifier's targets (docs/notify.md)
     };
     return table;
 }
@@ -191,7 +192,17 @@ QJsonValue Policy::value(const QString &key) const
         return otlpEndpoint ? QJsonValue(*otlpEndpoint) : QJsonValue();
     if (key == kAuditSyslog)
         return auditSyslog ? QJsonValue(*auditSyslog) : QJsonValue();
+    if (key == kNotifyWebhooks)
+        return notifyWebhooks ? QJsonValue(WebhookTarget::toJson(*notifyWebhooks)) : QJsonValue();
     return {};
+}
+
+QJsonValue Policy::shownValue(const QString &key) const
+{
+    if (key == kNotifyWebhooks)
+        return notifyWebhooks ? QJsonValue(WebhookTarget::toShownJson(*notifyWebhooks))
+                              : QJsonValue();
+    return value(key);
 }
 
 QJsonObject Policy::toJson() const
@@ -330,6 +341,9 @@ PolicyParseResult parsePolicy(const QByteArray &json, const QString &source)
                 r.errors.append(u"%1: %2"_s.arg(key, why));
             else
                 p.auditSyslog = v.toString();
+        } else if (key == kNotifyWebhooks) {
+            if (const auto w = WebhookTarget::parse(v, key, &r.errors))
+                p.notifyWebhooks = *w;
         }
         if (r.errors.size() == before)
             p.sources.insert(key, source);
@@ -347,7 +361,7 @@ PolicyMergeResult mergePolicy(const Policy &admin, const Policy &user, PolicyLay
     auto take = [&](const QString &key) { e.sources.insert(key, user.sources.value(key)); };
     auto ignore = [&](const QString &key, const QString &why) {
         r.ignored.append(u"%1: the value %2 from %3 is ignored: %4"_s.arg(
-            key, jsonText(user.value(key)), user.sources.value(key), why));
+            key, jsonText(user.shownValue(key)), user.sources.value(key), why));
     };
     const QString looser = u"it is looser than the administrator's %1 (%2); a user "
                            "policy can only tighten"_s;
@@ -499,6 +513,22 @@ PolicyMergeResult mergePolicy(const Policy &admin, const Policy &user, PolicyLay
         } else if (*e.auditSyslog != *user.auditSyslog) {
             ignore(kAuditSyslog, u"the administrator requires the audit export set in %1"_s.arg(
                                      admin.sources.value(kAuditSyslog)));
+        }
+    }
+    // notify.webhooks says where every proposal's summary and outcome go: the administrator's
+    // alone, like audit.syslog (a user's file could send them to a server the agent chose).
+    if (user.notifyWebhooks && layer == PolicyLayer::User) {
+        ignore(kNotifyWebhooks,
+               u"the webhooks are set by the administrator's policy alone (/etc/fabric-broker/"
+               "policy.json or FABRIC_BROKER_EXTRA_ADMIN_POLICY); a user's file cannot add "
+               "any"_s);
+    } else if (user.notifyWebhooks) {
+        if (!e.notifyWebhooks) {
+            e.notifyWebhooks = user.notifyWebhooks;
+            take(kNotifyWebhooks);
+        } else if (*e.notifyWebhooks != *user.notifyWebhooks) {
+            ignore(kNotifyWebhooks, u"the administrator's webhooks are set in %1"_s.arg(
+                                        admin.sources.value(kNotifyWebhooks)));
         }
     }
     if (user.teamQuorum) {

@@ -8,6 +8,7 @@
 // key, a user value (FABRIC_BROKER_POLICY, else $XDG_CONFIG_HOME/fabric-broker/policy.json) only
 // where it is at least as strict as the administrator's.
 #include "core/Money.h"
+#include "core/NotifyPolicy.h"
 #include "core/TeamPolicy.h"
 
 #include <QJsonArray>
@@ -45,6 +46,7 @@ struct Policy {
     std::optional<QList<ApproverKey>> teamApproverKeys; // team.approver_keys (ditto)
     std::optional<QString> otlpEndpoint; // observability.otlp_endpoint (docs/observability.md)
     std::optional<QString> auditSyslog;  // audit.syslog: tcp:// or tls:// (ditto)
+    std::optional<QList<WebhookTarget>> notifyWebhooks; // notify.webhooks (core/NotifyPolicy.h)
 
     // Where each set key came from (a file path); keys absent here are unset (defaults).
     QMap<QString, QString> sources;
@@ -52,6 +54,9 @@ struct Policy {
     bool isSet(const QString &key) const;
     // The key's value as written in a policy file, or null when unset.
     QJsonValue value(const QString &key) const;
+    // The same for people and logs (`policy show`, the merge's reports): a webhook URL, which may
+    // be a secret, cut to its origin (WebhookTarget::toShownJson). Every other key as value().
+    QJsonValue shownValue(const QString &key) const;
     // The file's JSON (nested objects), only the keys that are set.
     QJsonObject toJson() const;
     // spend.unpriced, or its default: require_desktop when an amount limit (spend.max_*) is set
@@ -109,8 +114,9 @@ struct PolicyMergeResult {
 // the database is always ignored, and keys are taken only to remove some the administrator lists.
 // A second administrator-layer file (layer Administrator) may set both. audit.syslog (where
 // every audit record also goes) is the administrator's alone in the same way: a user's file
-// could send the records to whoever the agent chose, or nowhere. observability.otlp_endpoint
-// is taken from a user's file only where the administrator set none.
+// could send the records to whoever the agent chose, or nowhere. notify.webhooks (where the
+// proposals' summaries go) likewise. observability.otlp_endpoint is taken from a user's file only
+// where the administrator set none.
 enum class PolicyLayer { User, Administrator };
 PolicyMergeResult mergePolicy(const Policy &admin, const Policy &user,
                               PolicyLayer layer = PolicyLayer::User);

@@ -22,5 +22,6 @@ inline const QString kTeamQuorum = u"team.quorum"_s;
 inline const QString kTeamApproverKeys = u"team.approver_keys"_s;
 inline const QString kOtlpEndpoint = u"observability.otlp_endpoint"_s;
 inline const QString kAuditSyslog = u"audit.syslog"_s;
+inline const QString kNotifyWebhooks = u"notify.webhooks"_s;
 
 } // namespace fb::policykeys

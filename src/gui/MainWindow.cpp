@@ -281,6 +281,8 @@ QString MainWindow::formatActivity(AuditEventType type, const QJsonObject &recor
     case AuditEventType::Evicted:
     case AuditEventType::Expired:
     case AuditEventType::LedgerReset:
+    case AuditEventType::WebhookDelivered:
+    case AuditEventType::WebhookFailed:
     case AuditEventType::LogContinued:
         what = auditEventNameString(type);
         break;

@@ -71,6 +71,8 @@ private slots:
             {AuditEventType::ExportInterrupted, QStringLiteral("export_interrupted")},
             {AuditEventType::ExportResumed, QStringLiteral("export_resumed")},
             {AuditEventType::ExportGap, QStringLiteral("export_gap")},
+            {AuditEventType::WebhookDelivered, QStringLiteral("webhook_delivered")},
+            {AuditEventType::WebhookFailed, QStringLiteral("webhook_failed")},
             {AuditEventType::LogContinued, QStringLiteral("log_continued")},
         };
         QCOMPARE(expected.size(), fb::AuditEventTypeCount);

@@ -78,7 +78,11 @@ void TestPolicy::parsesEveryKey()
                      "fingerprint": "SHA256:If4x36FUomFia/hUBG/SJxt77UtqvkWqWId+9H+XIbk",
                      "public_key": "11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo="}]},
         "observability": {"otlp_endpoint": "http://127.0.0.1:4318"},
-        "audit": {"syslog": "tls://siem.example.com:6514?ca=/etc/ssl/siem.pem"}
+        "audit": {"syslog": "tls://siem.example.com:6514?ca=/etc/ssl/siem.pem"},
+        "notify": {"webhooks": [{"url": "https://hooks.slack.com/services/T0/B0/x",
+                                 "format": "slack"},
+                                {"url": "http://127.0.0.1:8080/hook",
+                                 "events": ["needs_approval", "denied"]}]}
     })",
                                             QStringLiteral("/etc/x.json"));
     QVERIFY2(r.ok(), qPrintable(r.errors.join('\n')));
@@ -95,6 +99,16 @@ void TestPolicy::parsesEveryKey()
     QCOMPARE(p.fabricEndpoint, QStringLiteral("https://api.equinix.com"));
     QCOMPARE(p.otlpEndpoint, QStringLiteral("http://127.0.0.1:4318"));
     QCOMPARE(p.auditSyslog, QStringLiteral("tls://siem.example.com:6514?ca=/etc/ssl/siem.pem"));
+    QCOMPARE(p.notifyWebhooks->size(), 2);
+    QCOMPARE(p.notifyWebhooks->at(0).format, WebhookFormat::Slack);
+    QCOMPARE(p.notifyWebhooks->at(1).events,
+             (QList<WebhookEvent>{WebhookEvent::NeedsApproval, WebhookEvent::Denied}));
+    // Shown, a webhook URL is its origin only (it may be the secret); compared, all of it.
+    QCOMPARE(p.shownValue("notify.webhooks").toArray().at(0).toObject().value("url").toString(),
+             QStringLiteral("https://hooks.slack.com/\u2026"));
+    QCOMPARE(p.value("notify.webhooks").toArray().at(0).toObject().value("url").toString(),
+             QStringLiteral("https://hooks.slack.com/services/T0/B0/x"));
+    QCOMPARE(p.shownValue("audit.syslog"), p.value("audit.syslog"));
     for (const QString &key : Policy::keys()) {
         QVERIFY2(p.isSet(key), qPrintable(key));
         QCOMPARE(p.sources.value(key), QStringLiteral("/etc/x.json"));
@@ -180,6 +194,17 @@ void TestPolicy::errorsNameTheKey_data()
     QTest::newRow("syslog type") << QByteArray(R"({"audit": {"syslog": true}})") << "audit.syslog";
     QTest::newRow("observability not object")
         << QByteArray(R"({"observability": "x"})") << "observability";
+    QTest::newRow("webhooks not an array")
+        << QByteArray(R"({"notify": {"webhooks": {"url": "https://x.example"}}})")
+        << "notify.webhooks";
+    QTest::newRow("webhook over http elsewhere")
+        << QByteArray(R"({"notify": {"webhooks": [{"url": "http://x.example/hook"}]}})")
+        << "notify.webhooks[0].url";
+    QTest::newRow("webhook format")
+        << QByteArray(R"({"notify": {"webhooks": [{"url": "https://x.example", "format": "x"}]}})")
+        << "notify.webhooks[0].format";
+    QTest::newRow("unknown notify key")
+        << QByteArray(R"({"notify": {"email": "a@b.example"}})") << "notify.email";
 }
 
 void TestPolicy::errorsNameTheKey()

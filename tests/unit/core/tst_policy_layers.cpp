@@ -26,6 +26,7 @@ private slots:
     void mergeEqualValuesKeepTheAdministratorAsSource();
     void mergeUserAloneSetsKeys();
     void auditExportIsTheAdministrators();
+    void webhooksAreTheAdministrators();
     void otlpEndpointFromAUserOnlyWhereTheAdministratorSetNone();
     void channelRanks();
     void adminFileOwnership();
@@ -88,7 +89,8 @@ void TestPolicyLayers::mergeIgnoresAndReportsLooserUserValues()
                      "fingerprint": "SHA256:If4x36FUomFia/hUBG/SJxt77UtqvkWqWId+9H+XIbk",
                      "public_key": "11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo="}]},
         "observability": {"otlp_endpoint": "https://otel.corp.example"},
-        "audit": {"syslog": "tls://siem.corp.example:6514"}
+        "audit": {"syslog": "tls://siem.corp.example:6514"},
+        "notify": {"webhooks": [{"url": "https://hooks.slack.com/services/ADMIN", "format": "slack"}]}
     })",
                                  "admin");
     const Policy user = parseOk(R"({
@@ -112,7 +114,8 @@ void TestPolicyLayers::mergeIgnoresAndReportsLooserUserValues()
                      "fingerprint": "SHA256:OfcT0KZEJT8EUpQhufUbmwiXnQgpWVnE85kO5hf1E58",
                      "public_key": "PUAXw+hDiVqStwqnTRt+vJyYLM8uxJaMwM1V8Sr0Zgw="}]},
         "observability": {"otlp_endpoint": "http://127.0.0.1:9"},
-        "audit": {"syslog": "tcp://127.0.0.1:9"}
+        "audit": {"syslog": "tcp://127.0.0.1:9"},
+        "notify": {"webhooks": [{"url": "https://agent.example/collect/USERSECRET"}]}
     })",
                                 "user");
     const PolicyMergeResult m = mergePolicy(admin, user);
@@ -127,7 +130,8 @@ void TestPolicyLayers::mergeIgnoresAndReportsLooserUserValues()
         if (key == u"spend.max_monthly_recurring_per_day")
             QVERIFY(lines.first().contains("cannot be compared"));
         else if (key != u"fabric.endpoint" && key != u"team.database" &&
-                 key != u"observability.otlp_endpoint" && key != u"audit.syslog")
+                 key != u"observability.otlp_endpoint" && key != u"audit.syslog" &&
+                 key != u"notify.webhooks")
             QVERIFY2(lines.first().contains("looser"), qPrintable(lines.first()));
     }
 }
@@ -168,6 +172,45 @@ void TestPolicyLayers::auditExportIsTheAdministrators()
     QVERIFY2(
         m.ignored.value(0).contains("the administrator requires the audit export set in admin"),
         qPrintable(m.ignored.join('\n')));
+}
+
+void TestPolicyLayers::webhooksAreTheAdministrators()
+{
+    // Where every proposal's summary goes: a user's file (which the agent can write) cannot add
+    // a webhook, with or without the administrator's; the report shows the URL's origin only.
+    const Policy user = parseOk(
+        R"({"notify": {"webhooks": [{"url": "https://agent.example/collect/USERSECRET"}]}})",
+        "user");
+    PolicyMergeResult m = mergePolicy(Policy{}, user);
+    QVERIFY(!m.effective.notifyWebhooks);
+    QVERIFY(!m.effective.isSet("notify.webhooks"));
+    QCOMPARE(m.ignored.size(), 1);
+    QVERIFY2(m.ignored.first().startsWith(
+                 "notify.webhooks: the value [{\"events\":[\"needs_approval\",\"approved\","
+                 "\"denied\",\"created\",\"unknown\"],\"format\":\"generic\",\"url\":"
+                 "\"https://agent.example/\u2026\"}] from user is ignored: the webhooks are set "
+                 "by the administrator's policy alone"),
+             qPrintable(m.ignored.first()));
+    QVERIFY(!m.ignored.first().contains("USERSECRET"));
+    const Policy admin =
+        parseOk(R"({"notify": {"webhooks": [{"url": "https://hooks.slack.com/services/ADMIN"}]}})",
+                "admin");
+    m = mergePolicy(admin, user);
+    QCOMPARE(m.effective.notifyWebhooks, admin.notifyWebhooks);
+    QCOMPARE(m.effective.sources.value("notify.webhooks"), QStringLiteral("admin"));
+    QCOMPARE(m.ignored.size(), 1);
+    // A second administrator-layer file sets them where the first does not, and is reported
+    // where it names others.
+    const Policy extra = parseOk(
+        R"({"notify": {"webhooks": [{"url": "https://extra.example/EXTRASECRET"}]}})", "extra");
+    m = mergePolicy(Policy{}, extra, PolicyLayer::Administrator);
+    QCOMPARE(m.effective.notifyWebhooks, extra.notifyWebhooks);
+    QCOMPARE(m.effective.sources.value("notify.webhooks"), QStringLiteral("extra"));
+    m = mergePolicy(admin, extra, PolicyLayer::Administrator);
+    QCOMPARE(m.effective.notifyWebhooks, admin.notifyWebhooks);
+    QVERIFY2(m.ignored.value(0).contains("the administrator's webhooks are set in admin"),
+             qPrintable(m.ignored.join('\n')));
+    QVERIFY(!m.ignored.join('\n').contains("EXTRASECRET"));
 }
 
 void TestPolicyLayers::otlpEndpointFromAUserOnlyWhereTheAdministratorSetNone()
