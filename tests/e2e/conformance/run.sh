@@ -30,7 +30,9 @@
 #       fabric-broker offers no completions, prompts or resources (capabilities say so).
 #   http-custom-header-server-validation: needs tools with x-mcp-header annotations (Mcp-Param-*
 #       headers); fabric-broker's tools declare none.
-#   sep-2640-skills-*, tasks-*: extensions fabric-broker does not implement.
+#   sep-2640-skills-*: an extension fabric-broker does not implement. tasks-*: fabric-broker
+#       implements the Tasks extension for fabric_confirm_change only (README, "Long decisions");
+#       the scenarios call the suite's own test tools (greet, slow_compute, failing_job, ...).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 e2e="$(dirname "$here")"

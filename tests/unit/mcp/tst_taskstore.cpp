@@ -5,6 +5,7 @@
 #include "mcp/TaskStore.h"
 #include "mcp/ToolCall.h"
 
+#include <QCoreApplication>
 #include <QPointer>
 #include <QRegularExpression>
 #include <QSignalSpy>
@@ -14,12 +15,22 @@ using namespace fb::mcp;
 
 namespace {
 
+// Every call a case made; cleanup() deletes those still there (a call that never finished, or
+// one whose deleteLater the case did not wait for).
+QList<QPointer<ToolCall>> &made()
+{
+    static QList<QPointer<ToolCall>> calls;
+    return calls;
+}
+
 ToolCall *newCall(const QString &tool = QStringLiteral("t"))
 {
     ToolCallRequest request;
     request.id = 1;
     request.tool = tool;
-    return new ToolCall(nullptr, request);
+    auto *call = new ToolCall(nullptr, request);
+    made().append(call);
+    return call;
 }
 
 } // namespace
@@ -28,6 +39,12 @@ class TestTaskStore : public QObject {
     Q_OBJECT
 private slots:
     void init() { fbtest::failOnWarnings(); }
+    void cleanup()
+    {
+        QCoreApplication::sendPostedEvents(nullptr, QEvent::DeferredDelete);
+        for (const QPointer<ToolCall> &call : std::exchange(made(), {}))
+            delete call.data();
+    }
 
     void aTaskWorksThenCompletesWithTheCallsResult()
     {
