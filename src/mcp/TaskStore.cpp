@@ -37,17 +37,11 @@ bool TaskState::isTerminal() const
 
 QJsonObject TaskState::toModernJson(const QString &resultType) const
 {
-    QJsonObject o{{u"resultType"_s, resultType},
-                  {u"taskId"_s, taskId},
-                  {u"status"_s, status},
-                  {u"createdAt"_s, isoTime(createdAtMs)},
-                  {u"lastUpdatedAt"_s, isoTime(lastUpdatedAtMs)},
-                  {u"ttlMs"_s, ttlMs},
-                  {u"pollIntervalMs"_s, pollIntervalMs}};
-    if (!statusMessage.isEmpty())
-        o.insert(u"statusMessage"_s, statusMessage);
-    if (!detail.isEmpty())
-        o.insert(u"_meta"_s, QJsonObject{{QLatin1StringView(TaskStore::DetailMetaKey), detail}});
+    // The same task as toJson(), with the 2026-07-28 names of the two durations.
+    QJsonObject o = toJson();
+    o.insert(u"ttlMs"_s, o.take(u"ttl"_s));
+    o.insert(u"pollIntervalMs"_s, o.take(u"pollInterval"_s));
+    o.insert(u"resultType"_s, resultType);
     return o;
 }
 
