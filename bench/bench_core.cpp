@@ -1,7 +1,10 @@
-// Core micro-benchmarks: canonicalize + hash of a typical connection body, ProposalStore ops.
+// Core micro-benchmarks: canonicalize + hash of a typical connection body, ProposalStore ops;
+// and a read call's tracing (issue 38): the server span the session records on the event loop,
+// and the exporter worker's serialization of a batch of such spans.
 #include "core/CanonicalJson.h"
 #include "core/CompiledRequest.h"
 #include "core/ProposalStore.h"
+#include "telemetry/Tracing.h"
 
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -88,5 +91,63 @@ static void BM_StoreAddAtCapacity(benchmark::State &state)
     }
 }
 BENCHMARK(BM_StoreAddAtCapacity);
+
+// The server span of one tools/call as Session::beginOperation/endOperation record it (the
+// attributes of docs/observability.md), ended into the tracer's queue; the queue is emptied as
+// the exporter takes batches.
+static telemetry::Span readCallSpan(telemetry::Tracer &tracer, qint64 requestId)
+{
+    using namespace Qt::StringLiterals;
+    telemetry::Span span =
+        tracer.startSpan(u"tools/call fabric_list_metros"_s, telemetry::SpanKind::Server);
+    span.setAttribute(u"mcp.method.name"_s, u"tools/call"_s);
+    span.setAttribute(u"gen_ai.tool.name"_s, u"fabric_list_metros"_s);
+    span.setAttribute(u"gen_ai.operation.name"_s, u"execute_tool"_s);
+    span.setAttribute(u"jsonrpc.request.id"_s, QString::number(requestId));
+    span.setAttribute(u"mcp.session.id"_s, u"1"_s);
+    span.setAttribute(u"network.transport"_s, u"pipe"_s);
+    span.setAttribute(u"mcp.protocol.version"_s, u"2025-06-18"_s);
+    return span;
+}
+
+static void BM_ReadCallSpan(benchmark::State &state)
+{
+    telemetry::Tracer tracer;
+    tracer.setEnabled(true);
+    tracer.notifyAt(0);
+    qint64 id = 0;
+    for (auto _ : state) {
+        readCallSpan(tracer, ++id).end();
+        if (tracer.queued() >= 512) {
+            state.PauseTiming();
+            tracer.takeBatch(512);
+            state.ResumeTiming();
+        }
+    }
+}
+BENCHMARK(BM_ReadCallSpan);
+
+// One export batch (512 spans, OTEL_BSP_MAX_EXPORT_BATCH_SIZE's default) written as OTLP JSON.
+static void BM_OtlpSpanBatch(benchmark::State &state)
+{
+    using namespace Qt::StringLiterals;
+    telemetry::Tracer tracer;
+    tracer.setEnabled(true);
+    tracer.notifyAt(0);
+    for (qint64 i = 0; i < 512; ++i)
+        readCallSpan(tracer, i).end();
+    const QList<telemetry::SpanRecord> batch = tracer.takeBatch(512);
+    const QList<telemetry::SpanAttribute> resource{{u"service.name"_s, u"fabric-broker"_s},
+                                                   {u"service.version"_s, u"1.0.0"_s}};
+    qint64 bytes = 0;
+    for (auto _ : state) {
+        const QByteArray body = telemetry::Tracer::otlpJsonBytes(batch, resource, u"1.0.0"_s);
+        bytes += body.size();
+        benchmark::DoNotOptimize(body.data());
+    }
+    state.SetBytesProcessed(bytes);
+    state.SetItemsProcessed(state.iterations() * batch.size());
+}
+BENCHMARK(BM_OtlpSpanBatch);
 
 BENCHMARK_MAIN();

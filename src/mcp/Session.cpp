@@ -321,13 +321,13 @@ void Session::handleRequest(const QString &method, const QJsonValue &id, const Q
     }
     // Only a request's own answer ends its operation: a later request that reuses the id of
     // one still running (refused, or a ping) is dispatched untracked.
-    const bool tracked = beginOperation(method, id, params);
-    const QString outerKey =
-        std::exchange(m_dispatchKey, tracked ? protocol::idKey(id) : QString());
+    const QString key = protocol::idKey(id);
+    const bool tracked = beginOperation(method, key, id, params);
+    const QString outerKey = std::exchange(m_dispatchKey, tracked ? key : QString());
     const QString outerError = std::exchange(m_dispatchError, QString());
     dispatchRequest(method, id, params, batch);
     if (tracked)
-        settleOperation(method, id, m_dispatchError);
+        settleOperation(method, key, m_dispatchError);
     m_dispatchKey = outerKey;
     m_dispatchError = outerError;
 }

@@ -176,10 +176,13 @@ private:
         QString version;    // a 2026-07-28 request's own protocol version
         telemetry::Span span;
     };
-    // False when nothing is observed, or the id is that of a request still running.
-    bool beginOperation(const QString &method, const QJsonValue &id, const QJsonObject &params);
+    // False when nothing is observed, or the id is that of a request still running. key is
+    // protocol::idKey(id), made once per request by handleRequest.
+    bool beginOperation(const QString &method, const QString &key, const QJsonValue &id,
+                        const QJsonObject &params);
     void endOperation(const QJsonValue &id, const QString &errorType);
-    void settleOperation(const QString &method, const QJsonValue &id, const QString &errorType);
+    void endOperationByKey(const QString &key, const QString &errorType);
+    void settleOperation(const QString &method, const QString &key, const QString &errorType);
     void endSessionTelemetry();
 
     void toolCallFinished(ToolCall *call, const QJsonObject &result);
@@ -219,6 +222,7 @@ private:
     int m_logLevel = 1; // info
     QHash<QString, InFlight> m_inFlight;
     std::unordered_map<QString, Operation> m_ops; // by protocol::idKey, only with telemetry
+    QString m_spanSessionId;                      // mcp.session.id of every span, made once
     QString m_dispatchKey;   // the tracked request being dispatched (its idKey)
     QString m_dispatchError; // its synchronous error answer's code, if any
     QList<QString> m_startQueue;

@@ -113,12 +113,12 @@ telemetry::Telemetry *Session::telemetry() const
     return m_server->telemetry();
 }
 
-bool Session::beginOperation(const QString &method, const QJsonValue &id, const QJsonObject &params)
+bool Session::beginOperation(const QString &method, const QString &key, const QJsonValue &id,
+                             const QJsonObject &params)
 {
     telemetry::Telemetry *t = telemetry();
     if (!t)
         return false;
-    const QString key = protocol::idKey(id);
     if (m_ops.find(key) != m_ops.end())
         return false;
     Operation op;
@@ -153,7 +153,9 @@ bool Session::beginOperation(const QString &method, const QJsonValue &id, const 
                 op.span.setAttribute(u"gen_ai.operation.name"_s, u"execute_tool"_s);
             }
             op.span.setAttribute(u"jsonrpc.request.id"_s, requestIdText(id));
-            op.span.setAttribute(u"mcp.session.id"_s, QString::number(m_client.sessionId));
+            if (m_spanSessionId.isEmpty())
+                m_spanSessionId = QString::number(m_client.sessionId);
+            op.span.setAttribute(u"mcp.session.id"_s, m_spanSessionId);
             op.span.setAttribute(u"network.transport"_s, networkTransport(m_client.transport));
         }
     }
@@ -163,9 +165,13 @@ bool Session::beginOperation(const QString &method, const QJsonValue &id, const 
 
 void Session::endOperation(const QJsonValue &id, const QString &errorType)
 {
-    if (m_ops.empty())
-        return;
-    auto it = m_ops.find(protocol::idKey(id));
+    if (!m_ops.empty())
+        endOperationByKey(protocol::idKey(id), errorType);
+}
+
+void Session::endOperationByKey(const QString &key, const QString &errorType)
+{
+    auto it = m_ops.find(key);
     if (it == m_ops.end())
         return;
     Operation op = std::move(it->second);
@@ -174,19 +180,22 @@ void Session::endOperation(const QJsonValue &id, const QString &errorType)
     if (!t)
         return;
     const double seconds = double(steadyNs() - op.startNs) / 1e9;
+    // Appended in the order of their keys, as Attributes keeps them (tst_sessiontelemetry reads
+    // the points back by these attributes).
     telemetry::Attributes attributes;
-    attributes.items.append({u"mcp.method.name"_s, op.method});
-    if (!op.tool.isEmpty()) {
-        attributes.items.append({u"gen_ai.tool.name"_s, op.tool});
-        attributes.items.append({u"gen_ai.operation.name"_s, u"execute_tool"_s});
-    }
+    attributes.items.reserve(6);
     if (!errorType.isEmpty())
         attributes.items.append({u"error.type"_s, errorType});
+    if (!op.tool.isEmpty()) {
+        attributes.items.append({u"gen_ai.operation.name"_s, u"execute_tool"_s});
+        attributes.items.append({u"gen_ai.tool.name"_s, op.tool});
+    }
+    attributes.items.append({u"mcp.method.name"_s, op.method});
     const QString version = op.version.isEmpty() ? m_client.protocolVersion : op.version;
     if (!version.isEmpty())
         attributes.items.append({u"mcp.protocol.version"_s, version});
     attributes.items.append({u"network.transport"_s, networkTransport(m_client.transport)});
-    std::sort(attributes.items.begin(), attributes.items.end());
+    Q_ASSERT(std::is_sorted(attributes.items.begin(), attributes.items.end()));
     t->operationDuration()->record(seconds, attributes);
     if (op.span.isRecording()) {
         // Known only now for initialize (negotiated) and kept per request in 2026-07-28.
@@ -203,19 +212,18 @@ void Session::endOperation(const QJsonValue &id, const QString &errorType)
     }
 }
 
-void Session::settleOperation(const QString &method, const QJsonValue &id, const QString &errorType)
+void Session::settleOperation(const QString &method, const QString &key, const QString &errorType)
 {
     if (m_ops.empty())
         return;
     if (!errorType.isEmpty())
-        return endOperation(id, errorType);
-    const QString key = protocol::idKey(id);
+        return endOperationByKey(key, errorType);
     // A tool call or a subscription still running ends when it is answered.
     if (method == "tools/call"_L1 && m_inFlight.contains(key))
         return;
     if (method == "subscriptions/listen"_L1 && m_listens.contains(key))
         return;
-    endOperation(id, QString());
+    endOperationByKey(key, QString());
 }
 
 void Session::endSessionTelemetry()

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstring>
 
 using namespace Qt::StringLiterals;
 
@@ -320,6 +321,7 @@ Span Tracer::startSpan(const QString &name, SpanKind kind, const SpanContext &pa
     auto record = std::make_unique<SpanRecord>();
     record->name = name;
     record->kind = kind;
+    record->attributes.reserve(8); // a request's span has seven (docs/observability.md)
     if (hasParent) {
         record->context.traceId = parent.traceId;
         record->context.flags = parent.flags;
@@ -384,10 +386,60 @@ namespace {
 // The same document as otlpJson(), written straight into bytes: no tree of QJsonObjects per span
 // (the exporter's worker serializes hundreds of spans a batch). tst_tracing checks that both parse
 // to the same JSON.
-void appendJsonString(QByteArray &out, QStringView text)
+//
+// JsonOut writes into one QByteArray through a pointer of its own: an append is a bounds check
+// and a memcpy (QByteArray::append goes through its general insert, about as costly as the
+// character it writes), the buffer doubles when full and is cut to size once at the end.
+class JsonOut {
+public:
+    void reserve(qsizetype size) { grow(size); }
+    void push_back(char c)
+    {
+        if (m_size == m_capacity)
+            grow(m_size + 1);
+        m_data[m_size++] = c;
+    }
+    void append(const char *bytes, qsizetype size)
+    {
+        if (m_size + size > m_capacity)
+            grow(m_size + size);
+        memcpy(m_data + m_size, bytes, size_t(size));
+        m_size += size;
+    }
+    void append(const char *text) { append(text, qsizetype(strlen(text))); }
+    // Room for size more bytes, which the caller writes.
+    char *extend(qsizetype size)
+    {
+        if (m_size + size > m_capacity)
+            grow(m_size + size);
+        char *at = m_data + m_size;
+        m_size += size;
+        return at;
+    }
+    QByteArray take()
+    {
+        m_buffer.truncate(m_size);
+        return std::move(m_buffer);
+    }
+
+private:
+    void grow(qsizetype needed)
+    {
+        const qsizetype capacity = qMax(needed, 2 * m_capacity);
+        m_buffer.resize(capacity);
+        m_data = m_buffer.data();
+        m_capacity = capacity;
+    }
+    QByteArray m_buffer;
+    char *m_data = nullptr;
+    qsizetype m_size = 0;
+    qsizetype m_capacity = 0;
+};
+
+void appendJsonString(JsonOut &out, QStringView text)
 {
     static const char hex[] = "0123456789abcdef";
-    out.append('"');
+    out.push_back('"');
     // Nearly every string (keys, names, ids) is printable ASCII without a quote or backslash:
     // one byte per character, written in place without a UTF-8 copy.
     const bool plain = std::all_of(text.begin(), text.end(), [](QChar c) {
@@ -395,19 +447,18 @@ void appendJsonString(QByteArray &out, QStringView text)
         return u >= 0x20 && u < 0x7f && u != u'"' && u != u'\\';
     });
     if (plain) {
-        const qsizetype at = out.size();
-        out.resize(at + text.size());
-        char *p = out.data() + at;
+        char *p = out.extend(text.size());
         for (const QChar c : text)
             *p++ = char(c.unicode());
-        out.append('"');
+        out.push_back('"');
         return;
     }
     const QByteArray utf8 = text.toUtf8();
     for (const char ch : utf8) {
         const auto c = static_cast<unsigned char>(ch);
         if (c == '"' || c == '\\') {
-            out.append('\\').append(char(c));
+            out.push_back('\\');
+            out.push_back(char(c));
         } else if (c < 0x20) {
             switch (c) {
             case '\n':
@@ -420,17 +471,19 @@ void appendJsonString(QByteArray &out, QStringView text)
                 out.append("\\t");
                 break;
             default:
-                out.append("\\u00").append(hex[c >> 4]).append(hex[c & 0xf]);
+                out.append("\\u00");
+                out.push_back(hex[c >> 4]);
+                out.push_back(hex[c & 0xf]);
             }
         } else {
-            out.append(char(c));
+            out.push_back(char(c));
         }
     }
-    out.append('"');
+    out.push_back('"');
 }
 
 // Decimal digits of an integer, appended without a temporary.
-void appendNumber(QByteArray &out, qint64 value)
+void appendNumber(JsonOut &out, qint64 value)
 {
     char digits[24];
     const auto end = std::to_chars(digits, digits + sizeof digits, value).ptr;
@@ -438,12 +491,10 @@ void appendNumber(QByteArray &out, qint64 value)
 }
 
 // Lowercase hex of raw id bytes, appended without a temporary.
-void appendHex(QByteArray &out, const QByteArray &bytes)
+void appendHex(JsonOut &out, const QByteArray &bytes)
 {
     static const char hex[] = "0123456789abcdef";
-    const qsizetype at = out.size();
-    out.resize(at + 2 * bytes.size());
-    char *p = out.data() + at;
+    char *p = out.extend(2 * bytes.size());
     for (const char ch : bytes) {
         const auto c = static_cast<unsigned char>(ch);
         *p++ = hex[c >> 4];
@@ -451,7 +502,7 @@ void appendHex(QByteArray &out, const QByteArray &bytes)
     }
 }
 
-void appendAnyValue(QByteArray &out, const AttributeValue &value)
+void appendAnyValue(JsonOut &out, const AttributeValue &value)
 {
     std::visit(
         [&out](const auto &v) {
@@ -462,50 +513,54 @@ void appendAnyValue(QByteArray &out, const AttributeValue &value)
             } else if constexpr (std::is_same_v<T, qint64>) {
                 out.append("{\"intValue\":\"");
                 appendNumber(out, v);
-                out.append('"');
+                out.push_back('"');
             } else if constexpr (std::is_same_v<T, double>) {
                 out.append("{\"doubleValue\":");
                 if (std::isnan(v))
                     out.append("\"NaN\"");
                 else if (std::isinf(v))
                     out.append(v > 0 ? "\"Infinity\"" : "\"-Infinity\"");
-                else
-                    out.append(QByteArray::number(v, 'g', QLocale::FloatingPointShortest));
+                else {
+                    const QByteArray number =
+                        QByteArray::number(v, 'g', QLocale::FloatingPointShortest);
+                    out.append(number.constData(), number.size());
+                }
             } else {
-                out.append("{\"boolValue\":").append(v ? "true" : "false");
+                out.append("{\"boolValue\":");
+                out.append(v ? "true" : "false");
             }
-            out.append('}');
+            out.push_back('}');
         },
         value);
 }
 
-void appendAttributes(QByteArray &out, const QList<SpanAttribute> &attributes)
+void appendAttributes(JsonOut &out, const QList<SpanAttribute> &attributes)
 {
-    out.append('[');
+    out.push_back('[');
     bool first = true;
     for (const SpanAttribute &a : attributes) {
         if (!std::exchange(first, false))
-            out.append(',');
+            out.push_back(',');
         out.append("{\"key\":");
         appendJsonString(out, a.key);
         out.append(",\"value\":");
         appendAnyValue(out, a.value);
-        out.append('}');
+        out.push_back('}');
     }
-    out.append(']');
+    out.push_back(']');
 }
 
-void appendSpan(QByteArray &out, const SpanRecord &span)
+void appendSpan(JsonOut &out, const SpanRecord &span)
 {
     out.append("{\"traceId\":\"");
     appendHex(out, span.context.traceId);
     out.append("\",\"spanId\":\"");
     appendHex(out, span.context.spanId);
-    out.append('"');
+    out.push_back('"');
     if (!span.parentSpanId.isEmpty()) {
         out.append(",\"parentSpanId\":\"");
         appendHex(out, span.parentSpanId);
-        out.append('"');
+        out.push_back('"');
     }
     out.append(",\"name\":");
     appendJsonString(out, span.name);
@@ -515,34 +570,38 @@ void appendSpan(QByteArray &out, const SpanRecord &span)
     appendNumber(out, span.startUnixNano);
     out.append("\",\"endTimeUnixNano\":\"");
     appendNumber(out, span.endUnixNano);
-    out.append('"');
+    out.push_back('"');
     out.append(",\"attributes\":");
     appendAttributes(out, span.attributes);
-    if (span.droppedAttributes > 0)
-        out.append(",\"droppedAttributesCount\":")
-            .append(QByteArray::number(span.droppedAttributes));
+    if (span.droppedAttributes > 0) {
+        out.append(",\"droppedAttributesCount\":");
+        appendNumber(out, span.droppedAttributes);
+    }
     if (!span.events.isEmpty()) {
         out.append(",\"events\":[");
         bool first = true;
         for (const SpanEvent &e : span.events) {
             if (!std::exchange(first, false))
-                out.append(',');
+                out.push_back(',');
             out.append("{\"timeUnixNano\":\"");
             appendNumber(out, e.timeUnixNano);
-            out.append('"');
+            out.push_back('"');
             out.append(",\"name\":");
             appendJsonString(out, e.name);
             out.append(",\"attributes\":");
             appendAttributes(out, e.attributes);
-            out.append('}');
+            out.push_back('}');
         }
-        out.append(']');
+        out.push_back(']');
     }
-    if (span.droppedEvents > 0)
-        out.append(",\"droppedEventsCount\":").append(QByteArray::number(span.droppedEvents));
+    if (span.droppedEvents > 0) {
+        out.append(",\"droppedEventsCount\":");
+        appendNumber(out, span.droppedEvents);
+    }
     out.append(",\"flags\":");
     appendNumber(out, 0x100 | (span.parentRemote ? 0x200 : 0) | span.context.flags);
-    out.append(",\"status\":{\"code\":").append(span.error ? "2" : "0");
+    out.append(",\"status\":{\"code\":");
+    out.append(span.error ? "2" : "0");
     if (span.error && !span.statusMessage.isEmpty()) {
         out.append(",\"message\":");
         appendJsonString(out, span.statusMessage);
@@ -556,8 +615,8 @@ QByteArray Tracer::otlpJsonBytes(const QList<SpanRecord> &spans,
                                  const QList<SpanAttribute> &resource, const QString &scopeVersion)
 {
     const QList<SpanAttribute> ordered = orderedResource(resource);
-    QByteArray out;
-    out.reserve(256 + spans.size() * 900);
+    JsonOut out;
+    out.reserve(256 + spans.size() * 600);
     out.append("{\"resourceSpans\":[{\"resource\":{\"attributes\":");
     appendAttributes(out, ordered);
     out.append("},\"scopeSpans\":[{\"scope\":{\"name\":\"fabric-broker\"");
@@ -569,11 +628,11 @@ QByteArray Tracer::otlpJsonBytes(const QList<SpanRecord> &spans,
     bool first = true;
     for (const SpanRecord &span : spans) {
         if (!std::exchange(first, false))
-            out.append(',');
+            out.push_back(',');
         appendSpan(out, span);
     }
     out.append("]}]}]}");
-    return out;
+    return out.take();
 }
 
 qint64 nowUnixNano()
