@@ -434,6 +434,30 @@ private slots:
                  QJsonDocument(Tracer::otlpJson({}, {}, QString())).toJson(QJsonDocument::Compact));
     }
 
+    // The writer's buffer starts at an estimate per span and doubles: spans far larger than the
+    // estimate (attributes at the length bound) come out whole and equal to the document.
+    void byteWriterGrowsPastItsEstimate()
+    {
+        Tracer tracer;
+        tracer.setEnabled(true);
+        for (int i = 0; i < 3; ++i) {
+            Span span = tracer.startSpan(QStringLiteral("big"), SpanKind::Server);
+            for (int k = 0; k < 5; ++k)
+                span.setAttribute(QStringLiteral("a%1").arg(k),
+                                  QString(Span::MaxStringLength, QChar(u'a' + k)));
+            span.setAttribute(QStringLiteral("quoted"),
+                              QString(Span::MaxStringLength, QChar(u'"')));
+        }
+        const QList<SpanRecord> spans = tracer.takeBatch(10);
+        QCOMPARE(spans.size(), 3);
+        const QByteArray bytes = Tracer::otlpJsonBytes(spans, {}, QString());
+        QVERIFY(bytes.size() > 3 * 7 * Span::MaxStringLength);
+        QJsonParseError error;
+        const QJsonDocument parsed = QJsonDocument::fromJson(bytes, &error);
+        QCOMPARE(error.error, QJsonParseError::NoError);
+        QCOMPARE(parsed.object(), Tracer::otlpJson(spans, {}, QString()));
+    }
+
     void attributeAndEventBounds()
     {
         Tracer tracer;
