@@ -393,20 +393,6 @@ namespace {
 class JsonOut {
 public:
     void reserve(qsizetype size) { grow(size); }
-    void push_back(char c)
-    {
-        if (m_size == m_capacity)
-            grow(m_size + 1);
-        m_data[m_size++] = c;
-    }
-    void append(const char *bytes, qsizetype size)
-    {
-        if (m_size + size > m_capacity)
-            grow(m_size + size);
-        memcpy(m_data + m_size, bytes, size_t(size));
-        m_size += size;
-    }
-    void append(const char *text) { append(text, qsizetype(strlen(text))); }
     // Room for size more bytes, which the caller writes.
     char *extend(qsizetype size)
     {
@@ -416,6 +402,9 @@ public:
         m_size += size;
         return at;
     }
+    void push_back(char c) { *extend(1) = c; }
+    void append(const char *bytes, qsizetype size) { memcpy(extend(size), bytes, size_t(size)); }
+    void append(const char *text) { append(text, qsizetype(strlen(text))); }
     QByteArray take()
     {
         m_buffer.truncate(m_size);
